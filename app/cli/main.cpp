@@ -1,0 +1,2 @@
+#include <cstdio>
+int main() { std::puts("opscope-cli: placeholder"); return 0; }

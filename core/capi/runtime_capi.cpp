@@ -1,0 +1,173 @@
+// libascendcl: the AscendCL runtime over host memory. Work launched on a stream runs
+// synchronously at launch, so aclrtSynchronizeStream only validates the stream.
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include "acl/acl.h"
+#include "opscope/device_memory.h"
+#include "opscope/error.h"
+#include "opscope/objects.h"
+
+using namespace opscope;
+
+namespace {
+
+std::atomic<bool> gInitialized{false};
+constexpr int32_t kDeviceCount = 8;  // device ids 0..7 are accepted, all backed by the host
+thread_local int32_t tCurrentDevice = -1;
+
+struct Stream { int32_t device; };
+
+void checkDeviceId(int32_t id) {
+    if (id < 0 || id >= kDeviceCount)
+        fail(status::kAclInvalidDevice, Msg() << "deviceId " << id << " is out of range [0, " << kDeviceCount << ")");
+}
+
+const char* memcpyKindName(aclrtMemcpyKind k) {
+    switch (k) {
+        case ACL_MEMCPY_HOST_TO_HOST: return "ACL_MEMCPY_HOST_TO_HOST";
+        case ACL_MEMCPY_HOST_TO_DEVICE: return "ACL_MEMCPY_HOST_TO_DEVICE";
+        case ACL_MEMCPY_DEVICE_TO_HOST: return "ACL_MEMCPY_DEVICE_TO_HOST";
+        case ACL_MEMCPY_DEVICE_TO_DEVICE: return "ACL_MEMCPY_DEVICE_TO_DEVICE";
+    }
+    return "?";
+}
+
+// A device-side range must lie inside one allocation: catches overruns the NPU would fault on.
+void checkDeviceRange(const void* p, size_t bytes, const char* side, aclrtMemcpyKind kind) {
+    if (device::containsRange(p, bytes)) return;
+    const device::Region r = device::find(p);
+    if (!r.base)
+        fail(status::kAclInvalidParam, Msg() << side << " " << p << " is not device memory from aclrtMalloc, but "
+                                             << memcpyKindName(kind) << " needs it to be");
+    fail(status::kAclInvalidParam, Msg() << side << " range of " << bytes << " bytes at offset "
+                                         << (static_cast<const char*>(p) - static_cast<const char*>(r.base))
+                                         << " overruns its allocation of " << r.size << " bytes");
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* aclGetRecentErrMsg(void) { return recentErrorMessage(); }
+
+aclError aclInit(const char* /*configPath*/) {
+    return guardCApi("aclInit", [&] {
+        bool expected = false;
+        if (!gInitialized.compare_exchange_strong(expected, true))
+            fail(status::kAclRepeatInitialize, "aclInit was already called (call aclFinalize first)");
+    });
+}
+
+aclError aclFinalize(void) {
+    return guardCApi("aclFinalize", [&] {
+        bool expected = true;
+        if (!gInitialized.compare_exchange_strong(expected, false))
+            fail(status::kAclUninitialized, "aclFinalize without a successful aclInit");
+    });
+}
+
+aclError aclrtSetDevice(int32_t deviceId) {
+    return guardCApi("aclrtSetDevice", [&] {
+        checkDeviceId(deviceId);
+        tCurrentDevice = deviceId;
+    });
+}
+
+aclError aclrtResetDevice(int32_t deviceId) {
+    return guardCApi("aclrtResetDevice", [&] {
+        checkDeviceId(deviceId);
+        if (tCurrentDevice == deviceId) tCurrentDevice = -1;
+    });
+}
+
+aclError aclrtGetDevice(int32_t* deviceId) {
+    return guardCApi("aclrtGetDevice", [&] {
+        if (!deviceId) fail(status::kAclInvalidParam, "deviceId is null");
+        if (tCurrentDevice < 0) fail(status::kAclInvalidDevice, "no device is set on this thread (aclrtSetDevice)");
+        *deviceId = tCurrentDevice;
+    });
+}
+
+aclError aclrtCreateStream(aclrtStream* stream) {
+    return guardCApi("aclrtCreateStream", [&] {
+        if (!stream) fail(status::kAclInvalidParam, "stream is null");
+        auto* s = new Stream{tCurrentDevice};
+        registerHandle(HandleKind::Stream, s);
+        *stream = s;
+    });
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) {
+    return guardCApi("aclrtDestroyStream", [&] {
+        if (!stream) fail(status::kAclInvalidParam, "stream is null");
+        if (!releaseHandle(HandleKind::Stream, stream))
+            fail(status::kAclInvalidParam, "stream is not a live stream (already destroyed?)");
+        delete static_cast<Stream*>(stream);
+    });
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+    return guardCApi("aclrtSynchronizeStream", [&] {
+        if (stream && !isLiveHandle(HandleKind::Stream, stream))
+            fail(status::kAclInvalidParam, "stream is not a live stream (destroyed, or not from aclrtCreateStream)");
+    });
+}
+
+aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+    return guardCApi("aclrtMalloc", [&] {
+        if (!devPtr) fail(status::kAclInvalidParam, "devPtr is null");
+        if (policy < ACL_MEM_MALLOC_HUGE_FIRST || policy > ACL_MEM_MALLOC_NORMAL_ONLY)
+            fail(status::kAclInvalidParam, Msg() << "policy " << static_cast<int>(policy) << " is not an aclrtMemMallocPolicy");
+        *devPtr = device::allocate(size);
+    });
+}
+
+aclError aclrtFree(void* devPtr) {
+    return guardCApi("aclrtFree", [&] { device::release(devPtr); });
+}
+
+aclError aclrtMallocHost(void** hostPtr, size_t size) {
+    return guardCApi("aclrtMallocHost", [&] {
+        if (!hostPtr) fail(status::kAclInvalidParam, "hostPtr is null");
+        *hostPtr = device::allocate(size);  // pinned host memory: tracked the same way
+    });
+}
+
+aclError aclrtFreeHost(void* hostPtr) {
+    return guardCApi("aclrtFreeHost", [&] { device::release(hostPtr); });
+}
+
+aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
+    return guardCApi("aclrtMemset", [&] {
+        if (!devPtr) fail(status::kAclInvalidParam, "devPtr is null");
+        if (count > maxCount)
+            fail(status::kAclInvalidParam, Msg() << "count " << count << " exceeds maxCount " << maxCount);
+        checkDeviceRange(devPtr, count, "devPtr", ACL_MEMCPY_DEVICE_TO_DEVICE);
+        std::memset(devPtr, value, count);
+    });
+}
+
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+    return guardCApi("aclrtMemcpy", [&] {
+        if (!dst) fail(status::kAclInvalidParam, "dst is null");
+        if (!src) fail(status::kAclInvalidParam, "src is null");
+        if (count > destMax)
+            fail(status::kAclInvalidParam, Msg() << "count " << count << " exceeds destMax " << destMax);
+        switch (kind) {
+            case ACL_MEMCPY_HOST_TO_HOST: break;
+            case ACL_MEMCPY_HOST_TO_DEVICE: checkDeviceRange(dst, count, "dst", kind); break;
+            case ACL_MEMCPY_DEVICE_TO_HOST: checkDeviceRange(src, count, "src", kind); break;
+            case ACL_MEMCPY_DEVICE_TO_DEVICE:
+                checkDeviceRange(dst, count, "dst", kind);
+                checkDeviceRange(src, count, "src", kind);
+                break;
+            default:
+                fail(status::kAclInvalidParam, Msg() << "kind " << static_cast<int>(kind) << " is not an aclrtMemcpyKind");
+        }
+        if (count) std::memmove(dst, src, count);
+    });
+}
+
+}  // extern "C"

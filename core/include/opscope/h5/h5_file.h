@@ -1,0 +1,112 @@
+// An open HDF5 file addressed by absolute object paths: groups, existence, children and
+// attributes in the layouts h5py reads back as Python values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "opscope/h5/h5_handle.h"
+
+namespace opscope::h5 {
+
+// "a//b/" -> "/a/b"; "" -> "/". Every path argument below goes through this.
+std::string normalizePath(const std::string& path);
+
+enum class ObjectKind { Missing, Group, Dataset, Datatype, Link };
+// "group", "dataset", "named datatype", "link", "missing object".
+const char* kindName(ObjectKind kind);
+
+struct ObjectInfo {
+    ObjectKind kind = ObjectKind::Missing;  // Link: an external or dangling soft link
+    bool viaSoftLink = false;               // reached through a soft link (which was followed)
+    int64_t attributeCount = 0;
+    std::string identity;                   // opaque; equal for two links to one object
+};
+
+class File {
+public:
+    static File openReadOnly(const std::string& path);
+    static File openReadWrite(const std::string& path);
+    // Creates the file, replacing any existing one.
+    static File create(const std::string& path);
+
+    File(File&&) noexcept = default;
+    File& operator=(File&&) noexcept = default;
+
+    const std::string& path() const { return path_; }
+    bool writable() const { return writable_; }
+    Id id() const { return handle_.id(); }
+    void flush();
+    // Closes now, reporting failures the destructor would have to swallow.
+    void close();
+    // Throws "<what>: the file is open read-only" unless opened for writing.
+    void requireWritable(const std::string& what) const;
+
+    // Creates the group and any missing parents; an existing group is left as it is.
+    void createGroup(const std::string& path);
+    bool exists(const std::string& path) const;
+    bool isGroup(const std::string& path) const;
+    bool isDataset(const std::string& path) const;
+    // Metadata only: never reads data. Soft links are followed; external links are not.
+    ObjectInfo info(const std::string& path) const;
+    // Names of the links in a group, sorted.
+    std::vector<std::string> children(const std::string& groupPath = "/") const;
+
+    // Attributes of the object at objectPath ("/" for the file itself). Writing replaces an
+    // attribute of the same name. Strings are variable-length UTF-8 (h5py reads str), bool
+    // is h5py's enum (numpy.bool_), integers int64, reals float64.
+    bool hasAttribute(const std::string& objectPath, const std::string& name) const;
+    std::vector<std::string> attributeNames(const std::string& objectPath) const;
+    void writeAttribute(const std::string& objectPath, const std::string& name, const std::string& value);
+    void writeAttribute(const std::string& objectPath, const std::string& name, const char* value);
+    void writeAttribute(const std::string& objectPath, const std::string& name, int64_t value);
+    void writeAttribute(const std::string& objectPath, const std::string& name, double value);
+    void writeAttribute(const std::string& objectPath, const std::string& name, bool value);
+    void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<int64_t>& value);
+    void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<double>& value);
+    void writeAttribute(const std::string& objectPath, const std::string& name,
+                        const std::vector<std::string>& value);
+    // Other integer types (int, size_t, ...) are stored as int64.
+    template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+    void writeAttribute(const std::string& objectPath, const std::string& name, T value) {
+        writeAttribute(objectPath, name, static_cast<int64_t>(value));
+    }
+
+    // T is one of the seven written types. Numbers convert (an int attribute reads as double,
+    // a scalar as a one-element vector); other mismatches throw H5Error naming both types.
+    template <class T> T readAttribute(const std::string& objectPath, const std::string& name) const;
+
+private:
+    File(Handle handle, std::string path, bool writable);
+    static File open(const std::string& path, bool writable);
+    // Opens the object for attribute work; objectPath is normalized.
+    Handle openObject(const std::string& objectPath, const std::string& what) const;
+    void writeAttributeData(const std::string& objectPath, const std::string& name, Id type, Id space,
+                            const void* data);
+
+    Handle handle_;
+    std::string path_;
+    bool writable_ = false;
+};
+
+template <> std::string File::readAttribute<std::string>(const std::string&, const std::string&) const;
+template <> int64_t File::readAttribute<int64_t>(const std::string&, const std::string&) const;
+template <> double File::readAttribute<double>(const std::string&, const std::string&) const;
+template <> bool File::readAttribute<bool>(const std::string&, const std::string&) const;
+template <> std::vector<int64_t> File::readAttribute<std::vector<int64_t>>(const std::string&,
+                                                                           const std::string&) const;
+template <> std::vector<double> File::readAttribute<std::vector<double>>(const std::string&,
+                                                                         const std::string&) const;
+template <> std::vector<std::string> File::readAttribute<std::vector<std::string>>(const std::string&,
+                                                                                   const std::string&) const;
+
+// numpy bool as h5py stores it, an int8 enum {FALSE = 0, TRUE = 1}; for attributes and tensors.
+Handle makeBoolType();
+bool isBoolType(Id type);
+// What a datatype holds, for messages and tree views: "float32", "uint8", "bool", "string",
+// "compound", "enum", ... (a 2-byte IEEE float is "float16").
+std::string describeType(Id type);
+
+}  // namespace opscope::h5

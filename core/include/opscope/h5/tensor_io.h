@@ -1,0 +1,62 @@
+// Tensors as HDF5 datasets, in the layouts h5py and numpy use (see datasets/FORMAT.md,
+// "Tensors in HDF5"), and a lazy look at a file's tree that never reads data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "opscope/dtype.h"
+#include "opscope/h5/h5_file.h"
+#include "opscope/host_tensor.h"
+
+namespace opscope::h5 {
+
+// Marks a uint16 dataset as raw bfloat16 bits: opscope_dtype = "bfloat16".
+inline constexpr const char* kDTypeAttribute = "opscope_dtype";
+
+struct WriteOptions {
+    bool compress = false;   // chunks of about 1 MiB, byte shuffle, gzip level 4
+    bool overwrite = false;  // replace an existing dataset (never a group)
+};
+
+struct DatasetInfo {
+    std::vector<int64_t> shape;          // empty for a scalar
+    bool nullSpace = false;              // a dataset with no dataspace holds no values at all
+    DType dtype = DType::Undefined;      // Undefined when the data is not a numeric tensor
+    std::string typeName;                // "float32", "bfloat16", "bool", "string", "compound", ...
+    bool chunked = false;
+    std::vector<int64_t> chunkShape;     // when chunked
+    std::vector<std::string> filters;    // in pipeline order: "shuffle", "gzip", "lzf", ...
+    bool compressed = false;             // a filter other than shuffle/fletcher32 is applied
+    uint64_t storageBytes = 0;           // bytes allocated in the file (0 if never written)
+
+    int64_t numel() const;               // 0 for a null dataspace
+};
+
+struct NodeInfo {
+    std::string path;                    // "/a/b"
+    std::string name;                    // "b"
+    int depth = 0;                       // 1 for the children of the listed root
+    ObjectKind kind = ObjectKind::Missing;
+    int64_t attributeCount = 0;
+    DatasetInfo dataset;                 // filled for datasets only
+};
+
+// Reads any numeric dataset (float16/32/64, bfloat16 by the opscope_dtype convention, every
+// integer width, h5py bool; contiguous or chunked, compressed or not) into a new tensor.
+// A scalar dataset becomes a rank-0 tensor. Throws H5Error with one sentence otherwise.
+HostTensor readTensor(const File& file, const std::string& datasetPath);
+
+// Writes the tensor with its dtype, creating parent groups. Rank 0 becomes a scalar dataset.
+void writeTensor(File& file, const std::string& datasetPath, const HostTensor& tensor,
+                 const WriteOptions& options = {});
+
+// Shape, type and storage of a dataset, from metadata only.
+DatasetInfo datasetInfo(const File& file, const std::string& datasetPath);
+
+// Every object under root (not root itself), depth first in name order, with DatasetInfo for
+// datasets; maxDepth < 0 means no limit. Reads no data, so a file of any size lists quickly.
+std::vector<NodeInfo> listTree(const File& file, const std::string& root = "/", int maxDepth = -1);
+
+}  // namespace opscope::h5

@@ -1,0 +1,54 @@
+// What every operator front end uses: argument checks that produce aclnn codes with
+// messages naming the argument and the values seen, and the two C entry-point wrappers.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "opscope/error.h"
+#include "opscope/objects.h"
+#include "opscope/product.h"
+
+namespace opscope {
+
+// 161001 when null; 161002 when not a live aclTensor.
+const TensorView& requireTensor(const aclTensor* t, const char* name);
+// Null allowed (returns nullptr); otherwise as requireTensor.
+const TensorView* optionalTensor(const aclTensor* t, const char* name);
+const std::vector<bool>& requireBoolArray(const aclBoolArray* a, const char* name);
+const std::vector<int64_t>& requireIntArray(const aclIntArray* a, const char* name);
+const std::vector<int64_t>* optionalIntArray(const aclIntArray* a, const char* name);
+
+std::string dtypeList(const std::vector<DType>& types);
+// 161002 "<name> dtype X is not supported on <product>: expected one of ..."
+void checkDtypeIn(const TensorView& v, const char* name, const std::vector<DType>& allowed, Product p);
+// 161002 "<name> dtype X must equal <refName> dtype Y"
+void checkSameDtype(const TensorView& v, const char* name, const TensorView& ref, const char* refName);
+void checkSameShape(const TensorView& v, const char* name, const TensorView& ref, const char* refName);
+// 161002 for device-private layouts (5HD, fractal) that the operator does not accept.
+void checkPlainFormat(const TensorView& v, const char* name);
+void checkRankRange(const TensorView& v, const char* name, int64_t lo, int64_t hi);
+
+// fp16 and fp32 everywhere; bf16 only where the product has it.
+std::vector<DType> normDtypesFor(Product p);
+
+// Phase 1: checks the out-pointers, runs `build` (which validates and returns the executor),
+// reports its workspace size and hands the executor to the caller.
+template <class Build>
+int32_t prepareExecutor(const char* api, uint64_t* workspaceSize, aclOpExecutor** executor, Build&& build) noexcept {
+    return guardCApi(api, [&] {
+        if (!workspaceSize) fail(status::kParamNullptr, "workspaceSize is null");
+        if (!executor) fail(status::kParamNullptr, "executor is null");
+        std::unique_ptr<aclOpExecutor> e = build();
+        *workspaceSize = e->plan().workspaceBytes();
+        *executor = adoptExecutor(std::move(e));
+    });
+}
+
+// Phase 2: validates executor, stream and workspace, runs every step, retires the executor.
+int32_t launchExecutor(const char* api, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                       aclrtStream stream) noexcept;
+
+}  // namespace opscope

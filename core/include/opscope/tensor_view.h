@@ -1,0 +1,50 @@
+// A strided view over typed storage: what an aclTensor is, without the C API around it.
+// Strides and offset are in elements, like aclCreateTensor's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "opscope/dtype.h"
+
+namespace opscope {
+
+constexpr int kMaxRank = 8;
+
+// aclFormat values (kept as int32 so this header needs no C header).
+enum class Format : int32_t {
+    Undefined = -1, NCHW = 0, NHWC = 1, ND = 2, NC1HWC0 = 3, FractalZ = 4, HWCN = 16,
+    NDHWC = 27, FractalNZ = 29, NCDHW = 30, NC = 35, NCL = 47,
+};
+const char* formatName(Format f);
+// Private device layouts (5HD, fractal) whose element order OpScope does not emulate.
+bool isPrivateFormat(Format f);
+
+struct TensorView {
+    DType dtype = DType::Float32;
+    std::vector<int64_t> shape;
+    std::vector<int64_t> strides;
+    int64_t offset = 0;          // elements from `data` to element [0, ..., 0]
+    void* data = nullptr;        // storage base
+    Format format = Format::ND;
+
+    int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+    int64_t numel() const;
+    bool empty() const { return numel() == 0; }
+    // True when elements are densely packed in row-major order (size-1 dims ignored).
+    bool isContiguous() const;
+    // Address of element [0,...,0].
+    void* first() const;
+    std::size_t elementSize() const { return dtypeSize(dtype); }
+    // "float32[2, 3, 4]" plus " strides [..]" when not contiguous.
+    std::string describe() const;
+
+    static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& shape);
+    static TensorView contiguous(DType dtype, std::vector<int64_t> shape, void* data);
+};
+
+std::string shapeToString(const std::vector<int64_t>& shape);
+int64_t shapeNumel(const std::vector<int64_t>& shape);
+
+}  // namespace opscope

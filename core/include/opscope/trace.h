@@ -1,0 +1,106 @@
+// Executor traces: every executor run recorded step by step into an HDF5 file.
+// Started by OPSCOPE_TRACE=path.h5 (level from OPSCOPE_TRACE_LEVEL) or by startTrace().
+// Layout: docs/TRACE_FORMAT.md.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "opscope/executor.h"
+#include "opscope/host_tensor.h"
+#include "opscope/stats.h"
+
+namespace opscope {
+
+enum class TraceLevel {
+    Metadata = 0,  // names, parameters, shapes, dtypes, durations
+    Stats = 1,     // + statistics of every input, output and step output
+    Full = 2,      // + values of every input, output and intermediate
+};
+const char* traceLevelName(TraceLevel l);
+bool parseTraceLevel(const std::string& text, TraceLevel* out);
+
+struct TensorRecord {
+    std::string name;
+    std::string kind;  // "input", "output", "scratch"
+    DType dtype = DType::Float32;
+    std::vector<int64_t> shape, strides;
+    bool contiguous = true;
+    std::optional<TensorStats> stats;
+    std::optional<HostTensor> values;
+};
+
+struct StepTrace {
+    std::size_t index = 0;
+    std::string name, detail;
+    std::vector<std::string> inputs, outputs;  // slot names
+    double startUs = 0, durationUs = 0;
+    std::vector<TensorRecord> outputTensors;   // stats/values of what the step wrote
+};
+
+struct ExecutorTrace {
+    uint64_t executorId = 0;
+    std::string op, product;
+    std::vector<Param> params;
+    int threads = 1;
+    uint64_t workspaceBytes = 0;
+    double startUs = 0, durationUs = 0;
+    bool completed = false;
+    std::vector<TensorRecord> inputs, outputs;
+    std::vector<StepTrace> steps;
+};
+
+// Captures runs as ExecutorTrace values; subclasses decide where they go.
+class TraceCapture : public ExecutorObserver {
+public:
+    explicit TraceCapture(TraceLevel level) : level_(level) {}
+    TraceLevel level() const { return level_; }
+    void onRunBegin(const Executor& e) override;
+    void onStepEnd(const Executor& e, const StepRecord& r) override;
+    void onRunEnd(const Executor& e, bool completed) override;
+
+protected:
+    virtual void onExecutorTrace(ExecutorTrace&& trace) = 0;
+
+private:
+    TensorRecord recordSlot(const Executor& e, int slot, bool withValues) const;
+    TraceLevel level_;
+    std::mutex mutex_;  // executors may run on several threads
+    // Runs in flight, by executor id (a debugger may interleave executors).
+    std::vector<std::pair<uint64_t, ExecutorTrace>> open_;
+};
+
+// Writes each finished executor to an HDF5 trace file, closing the file in between so a
+// crash leaves a readable file holding every executor that completed before it.
+class TraceFileWriter : public TraceCapture {
+public:
+    // Creates (atomically replaces) `path` with an empty trace. Throws on I/O errors.
+    TraceFileWriter(std::string path, TraceLevel level);
+    const std::string& path() const { return path_; }
+    std::size_t executorsWritten() const { return written_; }
+
+protected:
+    void onExecutorTrace(ExecutorTrace&& trace) override;
+
+private:
+    std::string path_;
+    std::size_t written_ = 0;
+};
+
+// Starts a trace observed by every executor; returns it (stop with stopTrace).
+std::shared_ptr<TraceFileWriter> startTrace(const std::string& path, TraceLevel level);
+void stopTrace(const std::shared_ptr<TraceFileWriter>& trace);
+// Honours OPSCOPE_TRACE / OPSCOPE_TRACE_LEVEL once per process (called by every Executor).
+void startTraceFromEnvironment();
+
+// Reads an HDF5 trace back (for replay, the CLI and the GUI). Throws h5::H5Error with a
+// sentence for files that are not OpScope traces.
+std::vector<ExecutorTrace> readTraceFile(const std::string& path);
+// Chrome trace-event JSON (Perfetto, chrome://tracing): one complete event per executor and
+// per step. Written atomically.
+void exportChromeTrace(const std::vector<ExecutorTrace>& traces, const std::string& jsonPath);
+
+}  // namespace opscope

@@ -1,0 +1,89 @@
+#include "opscope/device_memory.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "opscope/error.h"
+
+namespace opscope::device {
+namespace {
+
+struct Heap {
+    std::mutex m;
+    std::map<const char*, std::size_t> live;  // base -> size, ordered for range lookups
+    std::set<const void*> freed;              // recently freed bases, for a better message
+    std::size_t bytes = 0;
+};
+
+Heap& heap() {
+    static Heap* h = new Heap();  // outlives static destructors of user programs
+    return *h;
+}
+
+}  // namespace
+
+void* allocate(std::size_t bytes) {
+    if (bytes == 0) fail(status::kAclInvalidParam, "size must be greater than 0");
+    const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    if (rounded < bytes) fail(status::kAclBadAlloc, Msg() << "cannot allocate " << bytes << " bytes");
+    void* p = std::aligned_alloc(kAlignment, rounded);
+    if (!p) fail(status::kAclBadAlloc, Msg() << "cannot allocate " << bytes << " bytes: out of memory");
+    Heap& h = heap();
+    std::lock_guard<std::mutex> lk(h.m);
+    h.live[static_cast<const char*>(p)] = bytes;
+    h.freed.erase(p);
+    h.bytes += bytes;
+    return p;
+}
+
+void release(void* p) {
+    if (!p) fail(status::kAclInvalidParam, "devPtr is null");
+    Heap& h = heap();
+    {
+        std::lock_guard<std::mutex> lk(h.m);
+        auto it = h.live.find(static_cast<const char*>(p));
+        if (it == h.live.end()) {
+            if (h.freed.count(p))
+                fail(status::kAclInvalidParam, Msg() << "devPtr " << p << " was already freed (double free)");
+            fail(status::kAclInvalidParam,
+                 Msg() << "devPtr " << p << " was not returned by aclrtMalloc (or is not the start of an allocation)");
+        }
+        h.bytes -= it->second;
+        h.live.erase(it);
+        if (h.freed.size() > 100000) h.freed.clear();
+        h.freed.insert(p);
+    }
+    std::free(p);
+}
+
+Region find(const void* p) {
+    Heap& h = heap();
+    std::lock_guard<std::mutex> lk(h.m);
+    const char* c = static_cast<const char*>(p);
+    auto it = h.live.upper_bound(c);
+    if (it == h.live.begin()) return {};
+    --it;
+    if (c >= it->first && c < it->first + it->second) return {it->first, it->second};
+    return {};
+}
+
+bool containsRange(const void* p, std::size_t bytes) {
+    Region r = find(p);
+    if (!r.base) return false;
+    const char* c = static_cast<const char*>(p);
+    return c + bytes <= static_cast<const char*>(r.base) + r.size;
+}
+
+std::size_t liveAllocationCount() {
+    std::lock_guard<std::mutex> lk(heap().m);
+    return heap().live.size();
+}
+
+std::size_t liveBytes() {
+    std::lock_guard<std::mutex> lk(heap().m);
+    return heap().bytes;
+}
+
+}  // namespace opscope::device

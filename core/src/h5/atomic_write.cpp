@@ -1,0 +1,94 @@
+// Temporary file + fsync + rename(2): the POSIX way to replace a file all at once.
+#include "opscope/h5/atomic_write.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+namespace opscope::h5 {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// An absolute, symlink-free spelling, for paths that may not exist yet.
+fs::path resolved(const fs::path& p) {
+    std::error_code ec;
+    fs::path r = fs::weakly_canonical(p, ec);
+    return ec ? fs::absolute(p, ec).lexically_normal() : r;
+}
+
+bool sameFile(const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    if (fs::exists(a, ec) && fs::exists(b, ec)) {
+        const bool same = fs::equivalent(a, b, ec);  // catches hard links too
+        if (!ec) return same;
+    }
+    return resolved(a) == resolved(b);
+}
+
+// 0 or the errno of the failed open/fsync.
+int fsyncPath(const fs::path& path, int flags) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd < 0) return errno;
+    const int error = ::fsync(fd) == 0 ? 0 : errno;
+    ::close(fd);
+    return error;
+}
+
+fs::path directoryOf(const fs::path& file) { return file.has_parent_path() ? file.parent_path() : fs::path("."); }
+
+}  // namespace
+
+AtomicFileWriter::AtomicFileWriter(fs::path destination, const std::vector<fs::path>& inputs)
+    : destination_(std::move(destination)) {
+    const std::string what = "cannot write " + quoted(destination_);
+    for (const fs::path& input : inputs)
+        if (sameFile(destination_, input))
+            throw std::runtime_error(what + ": it is also an input (" + quoted(input) +
+                                     "), and outputs never overwrite inputs");
+    std::error_code ec;
+    if (fs::is_directory(destination_, ec)) throw std::runtime_error(what + ": it is a directory");
+    const fs::path directory = directoryOf(destination_);
+    if (!fs::is_directory(directory, ec))
+        throw std::runtime_error(what + ": the directory " + quoted(directory) + " does not exist");
+
+    std::random_device random;
+    char suffix[48];
+    std::snprintf(suffix, sizeof suffix, ".tmp-%ld-%08x", static_cast<long>(::getpid()),
+                  static_cast<unsigned>(random()));
+    temp_ = destination_;
+    temp_ += suffix;
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+    if (committed_) return;
+    std::error_code ignored;
+    fs::remove(temp_, ignored);
+}
+
+void AtomicFileWriter::commit() {
+    const std::string what = "cannot write " + quoted(destination_);
+    if (committed_) throw std::runtime_error(what + ": it was already committed");
+    std::error_code ec;
+    if (!fs::exists(temp_, ec)) throw std::runtime_error(what + ": nothing was written to " + quoted(temp_));
+
+    if (const int error = fsyncPath(temp_, O_RDONLY))
+        throw std::runtime_error(what + ": flushing " + quoted(temp_) + " failed: " + std::strerror(error));
+    const fs::file_status old = fs::status(destination_, ec);
+    if (!ec && fs::exists(old)) fs::permissions(temp_, old.permissions(), ec);  // best effort
+    if (std::rename(temp_.c_str(), destination_.c_str()) != 0)
+        throw std::runtime_error(what + ": renaming " + quoted(temp_) + " failed: " + std::strerror(errno));
+    committed_ = true;
+    // Durability of the rename itself; the file is in place either way, so a failure is not fatal.
+    fsyncPath(directoryOf(destination_), O_RDONLY | O_DIRECTORY);
+}
+
+}  // namespace opscope::h5

@@ -1,0 +1,497 @@
+// File, groups and attributes. Only metadata is touched here; tensor data is tensor_io's.
+#include "opscope/h5/h5_file.h"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace opscope::h5 {
+namespace {
+
+std::vector<std::string> splitPath(const std::string& normalized) {
+    std::vector<std::string> parts;
+    for (size_t begin = 1; begin < normalized.size();) {
+        size_t end = normalized.find('/', begin);
+        if (end == std::string::npos) end = normalized.size();
+        parts.push_back(normalized.substr(begin, end - begin));
+        begin = end + 1;
+    }
+    return parts;
+}
+
+ObjectInfo objectInfo(hid_t loc, const std::string& path, const std::string& what) {
+    ObjectInfo result;
+    // Only the cheap fields: the header details HDF5 could also gather are not needed.
+    const unsigned fields = H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS;
+#if H5_VERSION_GE(1, 12, 0)
+    H5O_info2_t oi;
+    call(what, [&] { return H5Oget_info_by_name3(loc, path.c_str(), &oi, fields, H5P_DEFAULT); });
+    result.identity.assign(reinterpret_cast<const char*>(&oi.token), sizeof oi.token);
+#else
+    H5O_info_t oi;
+    call(what, [&] { return H5Oget_info_by_name2(loc, path.c_str(), &oi, fields, H5P_DEFAULT); });
+    result.identity.assign(reinterpret_cast<const char*>(&oi.addr), sizeof oi.addr);
+#endif
+    result.identity.append(reinterpret_cast<const char*>(&oi.fileno), sizeof oi.fileno);
+    result.attributeCount = static_cast<int64_t>(oi.num_attrs);
+    switch (oi.type) {
+    case H5O_TYPE_GROUP: result.kind = ObjectKind::Group; break;
+    case H5O_TYPE_DATASET: result.kind = ObjectKind::Dataset; break;
+    case H5O_TYPE_NAMED_DATATYPE: result.kind = ObjectKind::Datatype; break;
+    default: result.kind = ObjectKind::Missing; break;
+    }
+    return result;
+}
+
+herr_t collectName(const char* name, void* out) {
+    try {
+        static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+        return 0;
+    } catch (...) {
+        return -1;  // no exception may cross HDF5's C frames
+    }
+}
+herr_t collectLinkName(hid_t, const char* name, const H5L_info_t*, void* out) { return collectName(name, out); }
+herr_t collectAttributeName(hid_t, const char* name, const H5A_info_t*, void* out) { return collectName(name, out); }
+
+Handle variableStringType(H5T_cset_t cset, const std::string& what) {
+    Handle type = open(Handle::Kind::Datatype, what, [] { return H5Tcopy(H5T_C_S1); });
+    call(what, [&] { return H5Tset_size(type.id(), H5T_VARIABLE); });
+    call(what, [&] { return H5Tset_cset(type.id(), cset); });
+    return type;
+}
+
+Handle scalarSpace(const std::string& what) {
+    return open(Handle::Kind::Dataspace, what, [] { return H5Screate(H5S_SCALAR); });
+}
+
+Handle vectorSpace(size_t n, const std::string& what) {
+    const hsize_t dims[1] = {n};
+    return open(Handle::Kind::Dataspace, what, [&] { return H5Screate_simple(1, dims, nullptr); });
+}
+
+// An attribute opened for reading, with what the readers check before choosing a memory type.
+struct AttributeReader {
+    Handle attribute;
+    Handle type;
+    Handle space;
+    H5T_class_t typeClass = H5T_NO_CLASS;
+    size_t count = 0;
+    std::string where;  // "attribute 'n' of '/p' in 'f.h5'"
+    std::string what;   // "cannot read " + where
+
+    [[noreturn]] void mismatch(const std::string& wanted) const {
+        throw H5Error(where + " is " + describeType(type.id()) + ", not " + wanted);
+    }
+    template <class T> std::vector<T> readAs(hid_t memoryType) const {
+        std::vector<T> values(count);
+        if (count > 0) call(what, [&] { return H5Aread(attribute.id(), memoryType, values.data()); });
+        return values;
+    }
+    template <class T> T single(std::vector<T> values) const {
+        if (values.size() != 1)
+            throw H5Error(where + " holds " + std::to_string(values.size()) + " values, not one");
+        return std::move(values.front());
+    }
+};
+
+AttributeReader openAttribute(const File& file, const std::string& objectPath, const std::string& name) {
+    const std::string path = normalizePath(objectPath);
+    AttributeReader r;
+    r.where = "attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
+    r.what = "cannot read " + r.where;
+    if (!file.exists(path)) throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
+    const hid_t fid = file.id();
+    if (call(r.what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
+        throw H5Error("no " + r.where);
+    r.attribute = open(Handle::Kind::Attribute, r.what, [&] {
+        return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+    });
+    r.type = open(Handle::Kind::Datatype, r.what, [&] { return H5Aget_type(r.attribute.id()); });
+    r.space = open(Handle::Kind::Dataspace, r.what, [&] { return H5Aget_space(r.attribute.id()); });
+    r.typeClass = call(r.what, [&] { return H5Tget_class(r.type.id()); });
+    const hssize_t n = call(r.what, [&] { return H5Sget_simple_extent_npoints(r.space.id()); });
+    r.count = static_cast<size_t>(n);
+    return r;
+}
+
+herr_t reclaimVariableLength(hid_t type, hid_t space, void* buffer) {
+#if H5_VERSION_GE(1, 12, 0)
+    return H5Treclaim(type, space, H5P_DEFAULT, buffer);
+#else
+    return H5Dvlen_reclaim(type, space, H5P_DEFAULT, buffer);
+#endif
+}
+
+std::vector<std::string> readStrings(const AttributeReader& r) {
+    if (r.typeClass != H5T_STRING) r.mismatch("string");
+    const hid_t fileType = r.type.id();
+    std::vector<std::string> out;
+    out.reserve(r.count);
+    if (call(r.what, [&] { return H5Tis_variable_str(fileType); }) > 0) {
+        const H5T_cset_t cset = call(r.what, [&] { return H5Tget_cset(fileType); });
+        Handle memory = variableStringType(cset, r.what);
+        std::vector<char*> pointers(r.count, nullptr);
+        if (r.count == 0) return out;
+        call(r.what, [&] { return H5Aread(r.attribute.id(), memory.id(), pointers.data()); });
+        // HDF5 allocated the strings: give them back however the copies below end.
+        struct Reclaim {
+            hid_t type, space;
+            void* buffer;
+            ~Reclaim() { probe([&] { return reclaimVariableLength(type, space, buffer); }); }
+        } reclaim{memory.id(), r.space.id(), pointers.data()};
+        for (char* p : pointers) out.emplace_back(p ? p : "");
+        return out;
+    }
+    const size_t size = call(r.what, [&] { return H5Tget_size(fileType); });
+    const H5T_str_t pad = call(r.what, [&] { return H5Tget_strpad(fileType); });
+    Handle memory = open(Handle::Kind::Datatype, r.what, [&] { return H5Tcopy(fileType); });
+    std::vector<char> bytes(r.count * size);
+    if (r.count > 0) call(r.what, [&] { return H5Aread(r.attribute.id(), memory.id(), bytes.data()); });
+    for (size_t i = 0; i < r.count; ++i) {
+        const char* s = bytes.data() + i * size;
+        std::string value(s, strnlen(s, size));
+        if (pad == H5T_STR_SPACEPAD) value.erase(value.find_last_not_of(' ') + 1);
+        out.push_back(std::move(value));
+    }
+    return out;
+}
+
+std::vector<int64_t> readIntegers(const AttributeReader& r) {
+    if (r.typeClass != H5T_INTEGER) r.mismatch("an integer");
+    return r.readAs<int64_t>(H5T_NATIVE_INT64);
+}
+
+std::vector<double> readReals(const AttributeReader& r) {
+    if (r.typeClass != H5T_INTEGER && r.typeClass != H5T_FLOAT) r.mismatch("a number");
+    return r.readAs<double>(H5T_NATIVE_DOUBLE);
+}
+
+}  // namespace
+
+const char* kindName(ObjectKind kind) {
+    switch (kind) {
+    case ObjectKind::Group: return "group";
+    case ObjectKind::Dataset: return "dataset";
+    case ObjectKind::Datatype: return "named datatype";
+    case ObjectKind::Link: return "link";
+    case ObjectKind::Missing: break;
+    }
+    return "missing object";
+}
+
+std::string normalizePath(const std::string& path) {
+    std::string out = "/";
+    for (size_t begin = 0; begin < path.size();) {
+        size_t end = path.find('/', begin);
+        if (end == std::string::npos) end = path.size();
+        if (end > begin) {
+            if (out.size() > 1) out += '/';
+            out.append(path, begin, end - begin);
+        }
+        begin = end + 1;
+    }
+    return out;
+}
+
+// ---- opening -------------------------------------------------------------------------------
+
+File::File(Handle handle, std::string path, bool writable)
+    : handle_(std::move(handle)), path_(std::move(path)), writable_(writable) {}
+
+File File::open(const std::string& path, bool writable) {
+    const std::string what = "cannot open '" + path + "'";
+    Handle access = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_FILE_ACCESS); });
+#if H5_VERSION_GE(1, 10, 7)
+    // Filesystems without flock() (some NFS mounts) would otherwise refuse every open.
+    call(what, [&] { return H5Pset_file_locking(access.id(), true, true); });
+#endif
+    const unsigned flags = writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
+    Handle file = h5::open(Handle::Kind::File, what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });
+    return File(std::move(file), path, writable);
+}
+
+File File::openReadOnly(const std::string& path) { return open(path, false); }
+File File::openReadWrite(const std::string& path) { return open(path, true); }
+
+File File::create(const std::string& path) {
+    const std::string what = "cannot create '" + path + "'";
+    Handle access = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_FILE_ACCESS); });
+#if H5_VERSION_GE(1, 10, 7)
+    call(what, [&] { return H5Pset_file_locking(access.id(), true, true); });
+#endif
+    // The 1.8 format: every h5py reads it, and it allows attributes over 64 KiB.
+    call(what, [&] { return H5Pset_libver_bounds(access.id(), H5F_LIBVER_V18, H5F_LIBVER_V18); });
+    Handle file = h5::open(Handle::Kind::File, what, [&] {
+        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id());
+    });
+    return File(std::move(file), path, true);
+}
+
+void File::flush() {
+    call("cannot flush '" + path_ + "'", [&] { return H5Fflush(id(), H5F_SCOPE_LOCAL); });
+}
+
+void File::close() { handle_.close("cannot close '" + path_ + "'"); }
+
+void File::requireWritable(const std::string& what) const {
+    if (!writable_) throw H5Error(what + ": the file is open read-only");
+}
+
+// ---- objects -------------------------------------------------------------------------------
+
+ObjectInfo File::info(const std::string& path) const {
+    const std::string normalized = normalizePath(path);
+    const std::string what = "cannot look up '" + normalized + "' in '" + path_ + "'";
+    if (normalized == "/") return objectInfo(id(), "/", what);
+
+    // One component at a time: HDF5 reports a missing parent as an error, not as "no".
+    ObjectInfo result;
+    std::string prefix;
+    const auto parts = splitPath(normalized);
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0 && result.kind != ObjectKind::Group) return {};  // nothing lives under a non-group
+        prefix += "/" + parts[i];
+        const char* p = prefix.c_str();
+        if (call(what, [&] { return H5Lexists(id(), p, H5P_DEFAULT); }) == 0) return {};
+        H5L_info_t link;
+        call(what, [&] { return H5Lget_info(id(), p, &link, H5P_DEFAULT); });
+        const bool soft = link.type == H5L_TYPE_SOFT;
+        if (link.type != H5L_TYPE_HARD && !soft) {
+            result = ObjectInfo{ObjectKind::Link, false, 0, {}};  // external links stay unopened
+        } else if (soft && probe([&] { return H5Oexists_by_name(id(), p, H5P_DEFAULT); }) <= 0) {
+            result = ObjectInfo{ObjectKind::Link, true, 0, {}};  // dangling
+        } else {
+            result = objectInfo(id(), prefix, what);
+            result.viaSoftLink = soft;
+        }
+    }
+    return result;
+}
+
+bool File::exists(const std::string& path) const { return info(path).kind != ObjectKind::Missing; }
+bool File::isGroup(const std::string& path) const { return info(path).kind == ObjectKind::Group; }
+bool File::isDataset(const std::string& path) const { return info(path).kind == ObjectKind::Dataset; }
+
+void File::createGroup(const std::string& path) {
+    const std::string normalized = normalizePath(path);
+    const std::string what = "cannot create group '" + normalized + "' in '" + path_ + "'";
+    requireWritable(what);
+    std::string prefix;
+    bool missing = false;
+    for (const auto& part : splitPath(normalized)) {
+        prefix += "/" + part;
+        const ObjectKind kind = info(prefix).kind;
+        missing = kind == ObjectKind::Missing;
+        if (missing) break;
+        if (kind != ObjectKind::Group) throw H5Error(what + ": '" + prefix + "' is a " + kindName(kind));
+    }
+    if (!missing) return;  // the group is already there
+    Handle links = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_LINK_CREATE); });
+    call(what, [&] { return H5Pset_create_intermediate_group(links.id(), 1); });
+    Handle group = h5::open(Handle::Kind::Group, what, [&] {
+        return H5Gcreate2(id(), normalized.c_str(), links.id(), H5P_DEFAULT, H5P_DEFAULT);
+    });
+    group.close(what);
+}
+
+std::vector<std::string> File::children(const std::string& groupPath) const {
+    const std::string normalized = normalizePath(groupPath);
+    const ObjectKind kind = info(normalized).kind;
+    if (kind == ObjectKind::Missing) throw H5Error("no group '" + normalized + "' in file '" + path_ + "'");
+    if (kind != ObjectKind::Group)
+        throw H5Error("'" + normalized + "' in '" + path_ + "' is a " + kindName(kind) + ", not a group");
+    const std::string what = "cannot list group '" + normalized + "' in '" + path_ + "'";
+    Handle group = h5::open(Handle::Kind::Group, what, [&] { return H5Gopen2(id(), normalized.c_str(), H5P_DEFAULT); });
+    std::vector<std::string> names;
+    call(what, [&] { return H5Literate(group.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectLinkName, &names); });
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// ---- attributes ----------------------------------------------------------------------------
+
+Handle File::openObject(const std::string& objectPath, const std::string& what) const {
+    const ObjectKind kind = info(objectPath).kind;
+    if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
+        throw H5Error("no object '" + objectPath + "' in file '" + path_ + "'");
+    return h5::open(Handle::Kind::Object, what, [&] { return H5Oopen(id(), objectPath.c_str(), H5P_DEFAULT); });
+}
+
+bool File::hasAttribute(const std::string& objectPath, const std::string& name) const {
+    const std::string path = normalizePath(objectPath);
+    const std::string what = "cannot look up attribute '" + name + "' of '" + path + "' in '" + path_ + "'";
+    Handle object = openObject(path, what);
+    return call(what, [&] { return H5Aexists(object.id(), name.c_str()); }) > 0;
+}
+
+std::vector<std::string> File::attributeNames(const std::string& objectPath) const {
+    const std::string path = normalizePath(objectPath);
+    const std::string what = "cannot list the attributes of '" + path + "' in '" + path_ + "'";
+    Handle object = openObject(path, what);
+    std::vector<std::string> names;
+    call(what, [&] {
+        return H5Aiterate2(object.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectAttributeName, &names);
+    });
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+void File::writeAttributeData(const std::string& objectPath, const std::string& name, Id type, Id space,
+                              const void* data) {
+    const std::string path = normalizePath(objectPath);
+    const std::string what = "cannot write attribute '" + name + "' of '" + path + "' in '" + path_ + "'";
+    requireWritable(what);
+    Handle object = openObject(path, what);
+    if (call(what, [&] { return H5Aexists(object.id(), name.c_str()); }) > 0)
+        call(what, [&] { return H5Adelete(object.id(), name.c_str()); });
+    Handle attribute = h5::open(Handle::Kind::Attribute, what, [&] {
+        return H5Acreate2(object.id(), name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
+    });
+    // Our memory layouts equal the file layouts (native = little-endian on every supported host).
+    call(what, [&] { return H5Awrite(attribute.id(), type, data); });
+    attribute.close(what);
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, const std::string& value) {
+    const std::string what = "cannot write string attribute '" + name + "'";
+    const char* text = value.c_str();
+    writeAttributeData(objectPath, name, variableStringType(H5T_CSET_UTF8, what).id(), scalarSpace(what).id(),
+                       &text);
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, const char* value) {
+    writeAttribute(objectPath, name, std::string(value ? value : ""));
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, int64_t value) {
+    writeAttributeData(objectPath, name, H5T_NATIVE_INT64, scalarSpace("cannot write attribute").id(), &value);
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, double value) {
+    writeAttributeData(objectPath, name, H5T_NATIVE_DOUBLE, scalarSpace("cannot write attribute").id(), &value);
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, bool value) {
+    const int8_t byte = value ? 1 : 0;
+    writeAttributeData(objectPath, name, makeBoolType().id(), scalarSpace("cannot write attribute").id(), &byte);
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<int64_t>& value) {
+    const int64_t none = 0;  // HDF5 wants a buffer even for zero elements
+    writeAttributeData(objectPath, name, H5T_NATIVE_INT64, vectorSpace(value.size(), "cannot write attribute").id(),
+                       value.empty() ? &none : value.data());
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<double>& value) {
+    const double none = 0;
+    writeAttributeData(objectPath, name, H5T_NATIVE_DOUBLE, vectorSpace(value.size(), "cannot write attribute").id(),
+                       value.empty() ? &none : value.data());
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name,
+                          const std::vector<std::string>& value) {
+    const std::string what = "cannot write string attribute '" + name + "'";
+    std::vector<const char*> texts;
+    for (const auto& s : value) texts.push_back(s.c_str());
+    const char* none = "";
+    writeAttributeData(objectPath, name, variableStringType(H5T_CSET_UTF8, what).id(),
+                       vectorSpace(value.size(), what).id(), texts.empty() ? &none : texts.data());
+}
+
+template <>
+std::string File::readAttribute<std::string>(const std::string& objectPath, const std::string& name) const {
+    const AttributeReader r = openAttribute(*this, objectPath, name);
+    return r.single(readStrings(r));
+}
+
+template <>
+std::vector<std::string> File::readAttribute<std::vector<std::string>>(const std::string& objectPath,
+                                                                       const std::string& name) const {
+    return readStrings(openAttribute(*this, objectPath, name));
+}
+
+template <>
+int64_t File::readAttribute<int64_t>(const std::string& objectPath, const std::string& name) const {
+    const AttributeReader r = openAttribute(*this, objectPath, name);
+    return r.single(readIntegers(r));
+}
+
+template <>
+std::vector<int64_t> File::readAttribute<std::vector<int64_t>>(const std::string& objectPath,
+                                                               const std::string& name) const {
+    return readIntegers(openAttribute(*this, objectPath, name));
+}
+
+template <>
+double File::readAttribute<double>(const std::string& objectPath, const std::string& name) const {
+    const AttributeReader r = openAttribute(*this, objectPath, name);
+    return r.single(readReals(r));
+}
+
+template <>
+std::vector<double> File::readAttribute<std::vector<double>>(const std::string& objectPath,
+                                                             const std::string& name) const {
+    return readReals(openAttribute(*this, objectPath, name));
+}
+
+template <>
+bool File::readAttribute<bool>(const std::string& objectPath, const std::string& name) const {
+    const AttributeReader r = openAttribute(*this, objectPath, name);
+    if (r.typeClass == H5T_INTEGER) return r.single(r.readAs<int64_t>(H5T_NATIVE_INT64)) != 0;
+    if (r.typeClass != H5T_ENUM || !isBoolType(r.type.id())) r.mismatch("bool");
+    return r.single(r.readAs<int8_t>(makeBoolType().id())) != 0;
+}
+
+// ---- shared datatypes ----------------------------------------------------------------------
+
+Handle makeBoolType() {
+    const std::string what = "cannot build the bool datatype";
+    Handle type = h5::open(Handle::Kind::Datatype, what, [] { return H5Tenum_create(H5T_NATIVE_INT8); });
+    const int8_t no = 0, yes = 1;
+    call(what, [&] { return H5Tenum_insert(type.id(), "FALSE", &no); });
+    call(what, [&] { return H5Tenum_insert(type.id(), "TRUE", &yes); });
+    return type;
+}
+
+bool isBoolType(Id type) {
+    const std::string what = "cannot inspect an enum datatype";
+    if (call(what, [&] { return H5Tget_class(type); }) != H5T_ENUM) return false;
+    if (call(what, [&] { return H5Tget_size(type); }) != 1) return false;
+    if (call(what, [&] { return H5Tget_nmembers(type); }) != 2) return false;
+    bool sawFalse = false, sawTrue = false;
+    for (unsigned i = 0; i < 2; ++i) {
+        std::unique_ptr<char, void (*)(char*)> name(call(what, [&] { return H5Tget_member_name(type, i); }),
+                                                    [](char* p) { H5free_memory(p); });
+        int8_t value = -1;
+        call(what, [&] { return H5Tget_member_value(type, i, &value); });
+        sawFalse = sawFalse || (std::strcmp(name.get(), "FALSE") == 0 && value == 0);
+        sawTrue = sawTrue || (std::strcmp(name.get(), "TRUE") == 0 && value == 1);
+    }
+    return sawFalse && sawTrue;
+}
+
+std::string describeType(Id type) {
+    const std::string what = "cannot inspect a datatype";
+    const H5T_class_t typeClass = call(what, [&] { return H5Tget_class(type); });
+    const std::string bits = std::to_string(8 * call(what, [&] { return H5Tget_size(type); }));
+    switch (typeClass) {
+    case H5T_INTEGER:
+        return (call(what, [&] { return H5Tget_sign(type); }) == H5T_SGN_NONE ? "uint" : "int") + bits;
+    case H5T_FLOAT: return "float" + bits;
+    case H5T_ENUM: return isBoolType(type) ? "bool" : "enum";
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_ARRAY: return "array";
+    case H5T_VLEN: return "variable-length sequence";
+    case H5T_REFERENCE: return "reference";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_TIME: return "time";
+    default: return "unknown type";
+    }
+}
+
+}  // namespace opscope::h5

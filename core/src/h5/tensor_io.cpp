@@ -1,0 +1,436 @@
+// Tensors <-> datasets. The dtype is decided once, from the file datatype when reading and
+// from the tensor when writing; the memory datatype is then that dtype's native layout, so
+// HDF5 at most swaps bytes. 16-bit floats have no predefined HDF5 type and are built the way
+// h5py builds them.
+#include "opscope/h5/tensor_io.h"
+
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "opscope/tensor_view.h"
+
+namespace opscope::h5 {
+namespace {
+
+// ---- datatypes -----------------------------------------------------------------------------
+
+enum class Float16Layout { Ieee, BFloat };
+
+// h5py's float16 (IEEE half) and the same recipe for bfloat16 bits kept as an HDF5 float.
+Handle float16Type(Float16Layout layout, H5T_order_t order, const std::string& what) {
+    const bool ieee = layout == Float16Layout::Ieee;
+    Handle type = open(Handle::Kind::Datatype, what, [] { return H5Tcopy(H5T_IEEE_F32LE); });
+    call(what, [&] { return H5Tset_fields(type.id(), 15, ieee ? 10 : 7, ieee ? 5 : 8, 0, ieee ? 10 : 7); });
+    call(what, [&] { return H5Tset_size(type.id(), 2); });
+    call(what, [&] { return H5Tset_ebias(type.id(), ieee ? 15 : 127); });
+    call(what, [&] { return H5Tset_order(type.id(), order); });
+    return type;
+}
+
+bool hasFloat16Layout(hid_t type, Float16Layout layout, const std::string& what) {
+    const bool ieee = layout == Float16Layout::Ieee;
+    size_t spos = 0, epos = 0, esize = 0, mpos = 0, msize = 0;
+    call(what, [&] { return H5Tget_fields(type, &spos, &epos, &esize, &mpos, &msize); });
+    const size_t ebias = call(what, [&] { return H5Tget_ebias(type); });
+    return spos == 15 && epos == (ieee ? 10u : 7u) && esize == (ieee ? 5u : 8u) && mpos == 0 &&
+           msize == (ieee ? 10u : 7u) && ebias == (ieee ? 15u : 127u);
+}
+
+// The predefined little-endian file type and native memory type of the dtypes that have one.
+struct PlainTypes {
+    hid_t file = -1;
+    hid_t memory = -1;
+};
+
+PlainTypes plainTypes(DType dtype) {
+    switch (dtype) {
+    case DType::Float32: return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT};
+    case DType::Float64: return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE};
+    case DType::Int8: return {H5T_STD_I8LE, H5T_NATIVE_INT8};
+    case DType::Int16: return {H5T_STD_I16LE, H5T_NATIVE_INT16};
+    case DType::Int32: return {H5T_STD_I32LE, H5T_NATIVE_INT32};
+    case DType::Int64: return {H5T_STD_I64LE, H5T_NATIVE_INT64};
+    case DType::UInt8: return {H5T_STD_U8LE, H5T_NATIVE_UINT8};
+    case DType::UInt16: case DType::BFloat16: return {H5T_STD_U16LE, H5T_NATIVE_UINT16};
+    case DType::UInt32: return {H5T_STD_U32LE, H5T_NATIVE_UINT32};
+    case DType::UInt64: return {H5T_STD_U64LE, H5T_NATIVE_UINT64};
+    default: return {};
+    }
+}
+
+Handle copyType(hid_t type, const std::string& what) {
+    return open(Handle::Kind::Datatype, what, [&] { return H5Tcopy(type); });
+}
+
+Handle fileType(DType dtype, const std::string& what) {
+    if (dtype == DType::Float16) return float16Type(Float16Layout::Ieee, H5T_ORDER_LE, what);
+    if (dtype == DType::Bool) return makeBoolType();
+    const PlainTypes plain = plainTypes(dtype);
+    if (plain.file < 0) throw H5Error(what + ": OpScope has no HDF5 layout for " + dtypeName(dtype) + " tensors");
+    return copyType(plain.file, what);
+}
+
+// bfloat16 read from a 2-byte HDF5 float (rather than our uint16 convention) keeps that layout.
+Handle memoryType(DType dtype, bool bfloat16AsFloat, const std::string& what) {
+    const H5T_order_t native = call(what, [] { return H5Tget_order(H5T_NATIVE_INT); });
+    if (dtype == DType::Float16) return float16Type(Float16Layout::Ieee, native, what);
+    if (dtype == DType::BFloat16 && bfloat16AsFloat) return float16Type(Float16Layout::BFloat, native, what);
+    if (dtype == DType::Bool) return makeBoolType();
+    return copyType(plainTypes(dtype).memory, what);
+}
+
+// ---- an open dataset -----------------------------------------------------------------------
+
+struct OpenDataset {
+    Handle dataset, type, space;
+    std::string path;   // normalized
+    std::string where;  // "dataset '/a' in 'f.h5'"
+    std::string what;   // "cannot read dataset '/a' in 'f.h5'"
+};
+
+OpenDataset openDataset(const File& file, const std::string& datasetPath, const char* verb) {
+    OpenDataset d;
+    d.path = normalizePath(datasetPath);
+    d.where = "dataset '" + d.path + "' in '" + file.path() + "'";
+    d.what = std::string("cannot ") + verb + " " + d.where;
+    const ObjectKind kind = file.info(d.path).kind;
+    if (kind == ObjectKind::Missing) throw H5Error("no dataset '" + d.path + "' in file '" + file.path() + "'");
+    if (kind != ObjectKind::Dataset)
+        throw H5Error("'" + d.path + "' in file '" + file.path() + "' is a " + kindName(kind) + ", not a dataset");
+    d.dataset = open(Handle::Kind::Dataset, d.what, [&] { return H5Dopen2(file.id(), d.path.c_str(), H5P_DEFAULT); });
+    d.type = open(Handle::Kind::Datatype, d.what, [&] { return H5Dget_type(d.dataset.id()); });
+    d.space = open(Handle::Kind::Dataspace, d.what, [&] { return H5Dget_space(d.dataset.id()); });
+    return d;
+}
+
+struct TensorType {
+    DType dtype = DType::Undefined;
+    std::string name;
+    bool bfloat16AsFloat = false;
+};
+
+DType integerDType(size_t size, bool isSigned) {
+    switch (size) {
+    case 1: return isSigned ? DType::Int8 : DType::UInt8;
+    case 2: return isSigned ? DType::Int16 : DType::UInt16;
+    case 4: return isSigned ? DType::Int32 : DType::UInt32;
+    case 8: return isSigned ? DType::Int64 : DType::UInt64;
+    default: return DType::Undefined;
+    }
+}
+
+TensorType tensorType(const File& file, const OpenDataset& d) {
+    const hid_t type = d.type.id();
+    TensorType result{DType::Undefined, describeType(type)};
+    const H5T_class_t typeClass = call(d.what, [&] { return H5Tget_class(type); });
+    const size_t size = call(d.what, [&] { return H5Tget_size(type); });
+    if (typeClass == H5T_INTEGER) {
+        const bool isSigned = call(d.what, [&] { return H5Tget_sign(type); }) != H5T_SGN_NONE;
+        result.dtype = integerDType(size, isSigned);
+    } else if (typeClass == H5T_FLOAT) {
+        if (size == 4) result.dtype = DType::Float32;
+        if (size == 8) result.dtype = DType::Float64;
+        if (size == 2 && hasFloat16Layout(type, Float16Layout::Ieee, d.what)) result.dtype = DType::Float16;
+        if (size == 2 && hasFloat16Layout(type, Float16Layout::BFloat, d.what)) {
+            result.dtype = DType::BFloat16;
+            result.bfloat16AsFloat = true;
+        }
+        if (size == 2 && result.dtype == DType::Undefined) result.name = "float16 of a non-IEEE layout";
+    } else if (typeClass == H5T_ENUM && isBoolType(type)) {
+        result.dtype = DType::Bool;
+    }
+    if (result.dtype != DType::Undefined) result.name = dtypeName(result.dtype);
+
+    // Our bfloat16 convention: raw bits as uint16, marked by an attribute.
+    if (call(d.what, [&] { return H5Aexists(d.dataset.id(), kDTypeAttribute); }) > 0 &&
+        file.readAttribute<std::string>(d.path, kDTypeAttribute) == "bfloat16") {
+        if (result.dtype != DType::UInt16)
+            throw H5Error(d.where + " is marked " + kDTypeAttribute + "='bfloat16' but stores " + result.name +
+                          ", not uint16");
+        result = TensorType{DType::BFloat16, "bfloat16", false};
+    }
+    return result;
+}
+
+struct Extent {
+    std::vector<hsize_t> dims;  // empty for scalar and null dataspaces
+    bool null = false;
+};
+
+Extent extentOf(const OpenDataset& d) {
+    const hid_t space = d.space.id();
+    const H5S_class_t spaceClass = call(d.what, [&] { return H5Sget_simple_extent_type(space); });
+    Extent extent;
+    extent.null = spaceClass == H5S_NULL;
+    if (spaceClass != H5S_SIMPLE) return extent;
+    const int rank = call(d.what, [&] { return H5Sget_simple_extent_ndims(space); });
+    extent.dims.resize(static_cast<size_t>(rank));
+    call(d.what, [&] { return H5Sget_simple_extent_dims(space, extent.dims.data(), nullptr); });
+    return extent;
+}
+
+std::vector<int64_t> toShape(const std::vector<hsize_t>& dims, const OpenDataset& d) {
+    std::vector<int64_t> shape;
+    for (hsize_t dim : dims) {
+        if (dim > static_cast<hsize_t>(std::numeric_limits<int64_t>::max()))
+            throw H5Error(d.where + " has a dimension of " + std::to_string(dim) + ", beyond a 64-bit index");
+        shape.push_back(static_cast<int64_t>(dim));
+    }
+    return shape;
+}
+
+// ---- filters and storage -------------------------------------------------------------------
+
+struct Filter {
+    H5Z_filter_t id;
+    std::string name;
+};
+
+std::vector<Filter> filtersOf(hid_t createList, const std::string& what) {
+    std::vector<Filter> filters;
+    const int count = call(what, [&] { return H5Pget_nfilters(createList); });
+    for (unsigned i = 0; i < static_cast<unsigned>(count); ++i) {
+        unsigned flags = 0, config = 0;
+        size_t parameterCount = 0;
+        char stored[64] = {};
+        const H5Z_filter_t id = call(what, [&] {
+            return H5Pget_filter2(createList, i, &flags, &parameterCount, nullptr, sizeof stored, stored, &config);
+        });
+        std::string name = stored;
+        switch (id) {
+        case H5Z_FILTER_DEFLATE: name = "gzip"; break;
+        case H5Z_FILTER_SHUFFLE: name = "shuffle"; break;
+        case H5Z_FILTER_FLETCHER32: name = "fletcher32"; break;
+        case H5Z_FILTER_SZIP: name = "szip"; break;
+        case H5Z_FILTER_NBIT: name = "nbit"; break;
+        case H5Z_FILTER_SCALEOFFSET: name = "scaleoffset"; break;
+        default: if (name.empty()) name = "filter " + std::to_string(id); break;
+        }
+        filters.push_back({id, name});
+    }
+    return filters;
+}
+
+Handle createListOf(const OpenDataset& d) {
+    return open(Handle::Kind::PropertyList, d.what, [&] { return H5Dget_create_plist(d.dataset.id()); });
+}
+
+// Fails before reading rather than deep inside HDF5 (e.g. h5py's LZF, or Blosc, not loaded).
+void requireFiltersAvailable(const OpenDataset& d) {
+    Handle createList = createListOf(d);
+    for (const Filter& filter : filtersOf(createList.id(), d.what)) {
+        if (call(d.what, [&] { return H5Zfilter_avail(filter.id); }) == 0)
+            throw H5Error(d.where + " is compressed with '" + filter.name + "' (HDF5 filter " +
+                          std::to_string(filter.id) + "), which this HDF5 library cannot decode");
+    }
+}
+
+// ---- memory limits -------------------------------------------------------------------------
+
+uint64_t physicalMemoryBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || pageSize <= 0) return std::numeric_limits<uint64_t>::max();
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(pages), static_cast<uint64_t>(pageSize), &bytes))
+        return std::numeric_limits<uint64_t>::max();
+    return bytes;
+}
+
+std::string humanBytes(uint64_t bytes) {
+    constexpr size_t kUnits = 7;
+    const char* units[kUnits] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double value = static_cast<double>(bytes);
+    size_t unit = 0;
+    while (value >= 1024 && unit + 1 < kUnits) {
+        value /= 1024;
+        ++unit;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+    return text;
+}
+
+// A corrupt or hostile file may declare any shape: refuse before allocating, not by crashing.
+void requireFitsInMemory(const OpenDataset& d, const std::vector<int64_t>& shape, DType dtype) {
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;
+    const std::string described = " has shape " + shapeToString(shape) + " of " + dtypeName(dtype);
+    uint64_t bytes = dtypeSize(dtype);
+    for (int64_t dim : shape)
+        if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes))
+            throw H5Error(d.where + described + ", more bytes than a 64-bit count can hold");
+    const uint64_t memory = physicalMemoryBytes();
+    if (bytes > memory)
+        throw H5Error(d.where + described + " (" + humanBytes(bytes) + "), more than this machine's memory (" +
+                      humanBytes(memory) + ")");
+}
+
+// ---- writing -------------------------------------------------------------------------------
+
+// About 1 MiB per chunk: big enough for gzip to work well, small enough to read a slice cheaply.
+std::vector<hsize_t> chunkShapeFor(std::vector<hsize_t> chunk, size_t elementSize) {
+    constexpr uint64_t kTargetBytes = 1u << 20;
+    auto bytes = [&] {
+        uint64_t b = elementSize;
+        for (hsize_t c : chunk) b *= c;
+        return b;
+    };
+    while (bytes() > kTargetBytes) {
+        auto largest = std::max_element(chunk.begin(), chunk.end());
+        *largest = (*largest + 1) / 2;
+    }
+    return chunk;
+}
+
+Handle compressedCreateList(const std::vector<hsize_t>& dims, size_t elementSize, const std::string& what) {
+    unsigned config = 0;
+    const bool gzip = call(what, [] { return H5Zfilter_avail(H5Z_FILTER_DEFLATE); }) > 0;
+    if (gzip) call(what, [&] { return H5Zget_filter_info(H5Z_FILTER_DEFLATE, &config); });
+    if (!gzip || (config & H5Z_FILTER_CONFIG_ENCODE_ENABLED) == 0)
+        throw H5Error(what + ": this HDF5 library cannot write gzip");
+    Handle list = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
+    const std::vector<hsize_t> chunk = chunkShapeFor(dims, elementSize);
+    call(what, [&] { return H5Pset_chunk(list.id(), static_cast<int>(chunk.size()), chunk.data()); });
+    // Shuffling bytes groups exponents together, which roughly doubles what gzip saves on floats.
+    call(what, [&] { return H5Pset_shuffle(list.id()); });
+    call(what, [&] { return H5Pset_deflate(list.id(), 4); });
+    return list;
+}
+
+std::string parentOf(const std::string& normalized) {
+    const size_t slash = normalized.rfind('/');
+    return slash == 0 ? "/" : normalized.substr(0, slash);
+}
+
+// Each object's subtree is listed once; other links to it are listed but not walked again,
+// which also ends cycles of hard links.
+void collectTree(const File& file, const std::string& group, int depth, int maxDepth,
+                 std::set<std::string>& walked, std::vector<NodeInfo>& out) {
+    const std::vector<std::string> names = file.children(group);  // also checks that it is a group
+    if (maxDepth == 0) return;
+    for (const std::string& name : names) {
+        NodeInfo node;
+        node.path = (group == "/" ? "" : group) + "/" + name;
+        node.name = name;
+        node.depth = depth;
+        const ObjectInfo info = file.info(node.path);
+        node.kind = info.kind;
+        node.attributeCount = info.attributeCount;
+        if (info.kind == ObjectKind::Dataset) node.dataset = datasetInfo(file, node.path);
+        out.push_back(node);
+        // Soft links are shown, not followed: their target is listed where it lives.
+        const bool descend = info.kind == ObjectKind::Group && !info.viaSoftLink &&
+                             (maxDepth < 0 || depth < maxDepth) && walked.insert(info.identity).second;
+        if (descend) collectTree(file, node.path, depth + 1, maxDepth, walked, out);
+    }
+}
+
+}  // namespace
+
+int64_t DatasetInfo::numel() const {
+    if (nullSpace) return 0;
+    int64_t n = 1;
+    for (int64_t dim : shape)
+        if (__builtin_mul_overflow(n, dim, &n)) return std::numeric_limits<int64_t>::max();
+    return n;
+}
+
+HostTensor readTensor(const File& file, const std::string& datasetPath) {
+    const OpenDataset d = openDataset(file, datasetPath, "read");
+    const TensorType type = tensorType(file, d);
+    if (type.dtype == DType::Undefined) throw H5Error(d.where + " holds " + type.name + " data, not a numeric tensor");
+    const Extent extent = extentOf(d);
+    if (extent.null) throw H5Error(d.where + " has a null dataspace: it holds no values");
+    if (extent.dims.size() > static_cast<size_t>(kMaxRank))
+        throw H5Error(d.where + " has rank " + std::to_string(extent.dims.size()) + ", more than the " +
+                      std::to_string(kMaxRank) + " dimensions a tensor can have");
+    const std::vector<int64_t> shape = toShape(extent.dims, d);
+    requireFitsInMemory(d, shape, type.dtype);
+    requireFiltersAvailable(d);
+
+    HostTensor tensor(type.dtype, shape);
+    if (tensor.numel() == 0) return tensor;
+    Handle memory = memoryType(type.dtype, type.bfloat16AsFloat, d.what);
+    call(d.what, [&] { return H5Dread(d.dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()); });
+    return tensor;
+}
+
+void writeTensor(File& file, const std::string& datasetPath, const HostTensor& tensor, const WriteOptions& options) {
+    const std::string path = normalizePath(datasetPath);
+    const std::string what = "cannot write dataset '" + path + "' in '" + file.path() + "'";
+    file.requireWritable(what);
+    Handle type = fileType(tensor.dtype(), what);
+    Handle memory = memoryType(tensor.dtype(), false, what);
+
+    const ObjectKind existing = file.info(path).kind;
+    if (existing == ObjectKind::Dataset && !options.overwrite)
+        throw H5Error(what + ": it already exists (set WriteOptions::overwrite to replace it)");
+    if (existing != ObjectKind::Missing && existing != ObjectKind::Dataset)
+        throw H5Error(what + ": that path is a " + kindName(existing));
+    file.createGroup(parentOf(path));
+    if (existing == ObjectKind::Dataset) call(what, [&] { return H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT); });
+
+    const std::vector<hsize_t> dims(tensor.shape().begin(), tensor.shape().end());
+    Handle space = open(Handle::Kind::Dataspace, what, [&] {
+        return dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+    });
+    // Chunks need a simple, non-empty dataspace; scalars and empty tensors have nothing to compress.
+    const bool compress = options.compress && !dims.empty() && tensor.numel() > 0;
+    Handle createList = compress ? compressedCreateList(dims, dtypeSize(tensor.dtype()), what)
+                                 : open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
+    Handle dataset = open(Handle::Kind::Dataset, what, [&] {
+        return H5Dcreate2(file.id(), path.c_str(), type.id(), space.id(), H5P_DEFAULT, createList.id(), H5P_DEFAULT);
+    });
+    try {
+        if (tensor.numel() > 0)
+            call(what, [&] { return H5Dwrite(dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()); });
+        dataset.close(what);
+        if (tensor.dtype() == DType::BFloat16) file.writeAttribute(path, kDTypeAttribute, "bfloat16");
+    } catch (...) {
+        dataset.reset();
+        probe([&] { return H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT); });  // no half-written dataset
+        throw;
+    }
+}
+
+DatasetInfo datasetInfo(const File& file, const std::string& datasetPath) {
+    const OpenDataset d = openDataset(file, datasetPath, "inspect");
+    DatasetInfo info;
+    const TensorType type = tensorType(file, d);
+    info.dtype = type.dtype;
+    info.typeName = type.name;
+    const Extent extent = extentOf(d);
+    info.nullSpace = extent.null;
+    info.shape = toShape(extent.dims, d);
+
+    Handle createList = createListOf(d);
+    info.chunked = call(d.what, [&] { return H5Pget_layout(createList.id()); }) == H5D_CHUNKED;
+    if (info.chunked) {
+        std::vector<hsize_t> chunk(std::max<size_t>(extent.dims.size(), 1));
+        const int rank = call(d.what, [&] { return H5Pget_chunk(createList.id(), static_cast<int>(chunk.size()), chunk.data()); });
+        chunk.resize(static_cast<size_t>(rank));
+        info.chunkShape = toShape(chunk, d);
+    }
+    for (const Filter& filter : filtersOf(createList.id(), d.what)) {
+        info.filters.push_back(filter.name);
+        if (filter.id != H5Z_FILTER_SHUFFLE && filter.id != H5Z_FILTER_FLETCHER32) info.compressed = true;
+    }
+    // 0 means both "nothing allocated yet" and failure; neither is worth an error here.
+    info.storageBytes = probe([&] { return H5Dget_storage_size(d.dataset.id()); });
+    return info;
+}
+
+std::vector<NodeInfo> listTree(const File& file, const std::string& root, int maxDepth) {
+    const std::string path = normalizePath(root);
+    std::set<std::string> walked{file.info(path).identity};
+    std::vector<NodeInfo> nodes;
+    collectTree(file, path, 1, maxDepth, walked, nodes);
+    return nodes;
+}
+
+}  // namespace opscope::h5

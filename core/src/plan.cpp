@@ -1,0 +1,56 @@
+#include "opscope/plan.h"
+
+#include "opscope/error.h"
+
+namespace opscope {
+
+const char* slotKindName(SlotKind k) {
+    switch (k) {
+        case SlotKind::Input: return "input";
+        case SlotKind::Output: return "output";
+        case SlotKind::Scratch: return "scratch";
+    }
+    return "?";
+}
+
+int Plan::addInput(const std::string& name, const TensorView& view) {
+    slots_.push_back({name, SlotKind::Input, view, 0, 0});
+    return static_cast<int>(slots_.size() - 1);
+}
+
+int Plan::addOutput(const std::string& name, const TensorView& view) {
+    slots_.push_back({name, SlotKind::Output, view, 0, 0});
+    return static_cast<int>(slots_.size() - 1);
+}
+
+int Plan::addScratch(const std::string& name, DType dtype, const std::vector<int64_t>& shape) {
+    Slot s;
+    s.name = name;
+    s.kind = SlotKind::Scratch;
+    s.view = TensorView::contiguous(dtype, shape, nullptr);
+    s.bytes = static_cast<std::size_t>(shapeNumel(shape)) * dtypeSize(dtype);
+    s.wsOffset = (workspaceBytes_ + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+    workspaceBytes_ = s.wsOffset + s.bytes;
+    slots_.push_back(std::move(s));
+    return static_cast<int>(slots_.size() - 1);
+}
+
+void Plan::addStep(Step step) { steps_.push_back(std::move(step)); }
+
+int Plan::findSlot(const std::string& name) const {
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        if (slots_[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+TensorView Plan::resolve(int id, void* workspace) const {
+    const Slot& s = slot(id);
+    if (s.kind != SlotKind::Scratch) return s.view;
+    TensorView v = s.view;
+    if (s.bytes > 0 && !workspace)
+        fail(status::kRuntimeError, Msg() << "scratch tensor '" << s.name << "' needs a workspace but none is bound");
+    v.data = static_cast<char*>(workspace) + s.wsOffset;
+    return v;
+}
+
+}  // namespace opscope

@@ -1,0 +1,86 @@
+#include "opscope/tensor_view.h"
+
+#include <sstream>
+
+namespace opscope {
+
+const char* formatName(Format f) {
+    switch (f) {
+        case Format::Undefined: return "UNDEFINED";
+        case Format::NCHW: return "NCHW";
+        case Format::NHWC: return "NHWC";
+        case Format::ND: return "ND";
+        case Format::NC1HWC0: return "NC1HWC0";
+        case Format::FractalZ: return "FRACTAL_Z";
+        case Format::HWCN: return "HWCN";
+        case Format::NDHWC: return "NDHWC";
+        case Format::FractalNZ: return "FRACTAL_NZ";
+        case Format::NCDHW: return "NCDHW";
+        case Format::NC: return "NC";
+        case Format::NCL: return "NCL";
+    }
+    return "UNKNOWN";
+}
+
+bool isPrivateFormat(Format f) {
+    return f == Format::NC1HWC0 || f == Format::FractalZ || f == Format::FractalNZ;
+}
+
+int64_t shapeNumel(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+std::string shapeToString(const std::vector<int64_t>& shape) {
+    std::ostringstream os;
+    os << '[';
+    for (std::size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+    os << ']';
+    return os.str();
+}
+
+int64_t TensorView::numel() const { return shapeNumel(shape); }
+
+bool TensorView::isContiguous() const {
+    int64_t expected = 1;
+    for (int64_t i = rank() - 1; i >= 0; --i) {
+        const auto k = static_cast<std::size_t>(i);
+        if (shape[k] == 1) continue;
+        if (shape[k] == 0) return true;
+        if (strides[k] != expected) return false;
+        expected *= shape[k];
+    }
+    return true;
+}
+
+void* TensorView::first() const {
+    return static_cast<char*>(data) + offset * static_cast<int64_t>(elementSize());
+}
+
+std::string TensorView::describe() const {
+    std::string s = std::string(dtypeName(dtype)) + shapeToString(shape);
+    if (!isContiguous()) s += " strides " + shapeToString(strides);
+    return s;
+}
+
+std::vector<int64_t> TensorView::contiguousStrides(const std::vector<int64_t>& shape) {
+    std::vector<int64_t> strides(shape.size(), 1);
+    int64_t s = 1;
+    for (std::size_t i = shape.size(); i-- > 0;) {
+        strides[i] = s;
+        s *= shape[i] > 0 ? shape[i] : 1;
+    }
+    return strides;
+}
+
+TensorView TensorView::contiguous(DType dtype, std::vector<int64_t> shape, void* data) {
+    TensorView v;
+    v.dtype = dtype;
+    v.strides = contiguousStrides(shape);
+    v.shape = std::move(shape);
+    v.data = data;
+    return v;
+}
+
+}  // namespace opscope

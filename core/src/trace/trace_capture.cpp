@@ -1,0 +1,123 @@
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "opscope/parallel.h"
+#include "opscope/trace.h"
+
+namespace opscope {
+
+const char* traceLevelName(TraceLevel l) {
+    switch (l) {
+        case TraceLevel::Metadata: return "metadata";
+        case TraceLevel::Stats: return "stats";
+        case TraceLevel::Full: return "full";
+    }
+    return "stats";
+}
+
+bool parseTraceLevel(const std::string& text, TraceLevel* out) {
+    static const std::pair<const char*, TraceLevel> names[] = {
+        {"metadata", TraceLevel::Metadata}, {"meta", TraceLevel::Metadata}, {"0", TraceLevel::Metadata},
+        {"stats", TraceLevel::Stats}, {"statistics", TraceLevel::Stats}, {"1", TraceLevel::Stats},
+        {"full", TraceLevel::Full}, {"tensors", TraceLevel::Full}, {"2", TraceLevel::Full}};
+    for (const auto& n : names)
+        if (text == n.first) {
+            if (out) *out = n.second;
+            return true;
+        }
+    return false;
+}
+
+TensorRecord TraceCapture::recordSlot(const Executor& e, int slot, bool withValues) const {
+    const Slot& s = e.plan().slot(slot);
+    const TensorView v = e.slotView(slot);
+    TensorRecord r;
+    r.name = s.name;
+    r.kind = slotKindName(s.kind);
+    r.dtype = v.dtype;
+    r.shape = v.shape;
+    r.strides = v.strides;
+    r.contiguous = v.isContiguous();
+    if (level_ >= TraceLevel::Stats) r.stats = computeStats(v);
+    if (withValues && level_ >= TraceLevel::Full) r.values = HostTensor::copyOf(v);
+    return r;
+}
+
+void TraceCapture::onRunBegin(const Executor& e) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    ExecutorTrace t;
+    t.executorId = e.id();
+    t.op = e.opName();
+    t.product = productId(e.product());
+    t.params = e.params();
+    t.threads = numThreads();
+    t.workspaceBytes = e.plan().workspaceBytes();
+    t.startUs = traceClockUs();
+    const auto& slots = e.plan().slots();
+    for (std::size_t i = 0; i < slots.size(); ++i)
+        if (slots[i].kind == SlotKind::Input) t.inputs.push_back(recordSlot(e, static_cast<int>(i), true));
+    open_.erase(std::remove_if(open_.begin(), open_.end(), [&](const auto& p) { return p.first == e.id(); }),
+                open_.end());
+    open_.emplace_back(e.id(), std::move(t));
+}
+
+void TraceCapture::onStepEnd(const Executor& e, const StepRecord& r) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    auto it = std::find_if(open_.begin(), open_.end(), [&](const auto& p) { return p.first == e.id(); });
+    if (it == open_.end()) return;
+    const Step& step = e.plan().steps()[r.index];
+    StepTrace st;
+    st.index = r.index;
+    st.name = step.name;
+    st.detail = step.detail;
+    for (int s : step.inputs) st.inputs.push_back(e.plan().slot(s).name);
+    for (int s : step.outputs) st.outputs.push_back(e.plan().slot(s).name);
+    st.startUs = r.startUs;
+    st.durationUs = r.durationUs;
+    if (level_ >= TraceLevel::Stats)
+        for (int s : step.outputs) st.outputTensors.push_back(recordSlot(e, s, true));
+    it->second.steps.push_back(std::move(st));
+}
+
+void TraceCapture::onRunEnd(const Executor& e, bool completed) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    auto it = std::find_if(open_.begin(), open_.end(), [&](const auto& p) { return p.first == e.id(); });
+    if (it == open_.end()) return;
+    ExecutorTrace t = std::move(it->second);
+    open_.erase(it);
+    t.completed = completed;
+    t.durationUs = traceClockUs() - t.startUs;
+    const auto& slots = e.plan().slots();
+    for (std::size_t i = 0; i < slots.size(); ++i)
+        if (slots[i].kind == SlotKind::Output) t.outputs.push_back(recordSlot(e, static_cast<int>(i), true));
+    onExecutorTrace(std::move(t));
+}
+
+std::shared_ptr<TraceFileWriter> startTrace(const std::string& path, TraceLevel level) {
+    auto w = std::make_shared<TraceFileWriter>(path, level);
+    addGlobalObserver(w);
+    return w;
+}
+
+void stopTrace(const std::shared_ptr<TraceFileWriter>& trace) { removeGlobalObserver(trace); }
+
+void startTraceFromEnvironment() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const char* path = std::getenv("OPSCOPE_TRACE");
+        if (!path || !*path) return;
+        TraceLevel level = TraceLevel::Stats;
+        if (const char* l = std::getenv("OPSCOPE_TRACE_LEVEL"); l && *l && !parseTraceLevel(l, &level))
+            std::fprintf(stderr, "opscope: OPSCOPE_TRACE_LEVEL='%s' is not metadata, stats or full; using stats\n", l);
+        try {
+            startTrace(path, level);
+            std::fprintf(stderr, "opscope: tracing executors to %s (level %s)\n", path, traceLevelName(level));
+        } catch (const std::exception& ex) {
+            std::fprintf(stderr, "opscope: cannot start the trace requested by OPSCOPE_TRACE: %s\n", ex.what());
+        }
+    });
+}
+
+}  // namespace opscope

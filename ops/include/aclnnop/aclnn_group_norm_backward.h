@@ -1,0 +1,24 @@
+/* aclnnGroupNormBackward: gradients of GroupNorm (OpScope CPU emulation). */
+#ifndef OPSCOPE_ACLNNOP_ACLNN_GROUP_NORM_BACKWARD_H_
+#define OPSCOPE_ACLNNOP_ACLNN_GROUP_NORM_BACKWARD_H_
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupNormBackwardGetWorkspaceSize(
+    const aclTensor* gradOut, const aclTensor* input, const aclTensor* mean, const aclTensor* rstd,
+    const aclTensor* gamma, int64_t N, int64_t C, int64_t HxW, int64_t group,
+    const aclBoolArray* outputMask, aclTensor* gradInput, aclTensor* gradGammaOut,
+    aclTensor* gradBetaOut, uint64_t* workspaceSize, aclOpExecutor** executor);
+
+ACL_FUNC_VISIBILITY aclnnStatus aclnnGroupNormBackward(void* workspace, uint64_t workspaceSize,
+                                                       aclOpExecutor* executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPSCOPE_ACLNNOP_ACLNN_GROUP_NORM_BACKWARD_H_ */

@@ -1,0 +1,623 @@
+// HDF5 I/O: tensors of every dtype both ways, fixtures written with the raw C API in the
+// layouts h5py uses, attributes, the lazy tree, one-sentence errors, and atomic writes.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "opscope/h5/atomic_write.h"
+#include "opscope/h5/h5_file.h"
+#include "opscope/h5/tensor_io.h"
+#include "opscope/host_tensor.h"
+
+namespace fs = std::filesystem;
+using namespace opscope;
+using namespace opscope::h5;
+
+namespace {
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+class ScratchDir {
+public:
+    ScratchDir() {
+        std::string pattern = (fs::path(testing::TempDir()) / "opscope-h5-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = pattern;
+    }
+    ~ScratchDir() {
+        std::error_code ignored;
+        fs::remove_all(path_, ignored);
+    }
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+private:
+    fs::path path_;
+};
+
+// Runs f and returns the H5Error's message ("(no error)" when nothing is thrown).
+template <class F>
+std::string errorOf(F&& f) {
+    try {
+        f();
+    } catch (const H5Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+#define EXPECT_CONTAINS(text, part) \
+    EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
+
+// Raw HDF5 calls in fixtures: a negative result fails the test.
+int64_t ok(int64_t result) {
+    if (result < 0) throw std::runtime_error("raw HDF5 call failed while building a fixture");
+    return result;
+}
+
+// Values that survive every dtype exactly, plus NaN, infinities and -0 for floating types.
+HostTensor pattern(DType dtype, const std::vector<int64_t>& shape) {
+    HostTensor t(dtype, shape);
+    const bool isSigned = dtype == DType::Int8 || dtype == DType::Int16 || dtype == DType::Int32 ||
+                          dtype == DType::Int64 || isFloatingType(dtype);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        double v = static_cast<double>(i % 97);
+        if (dtype == DType::Bool) v = (i % 3 == 0) ? 1 : 0;
+        else if (isFloatingType(dtype)) v = (i % 13) * 0.25 - 1.5;
+        else if (isSigned) v -= 48;
+        t.setFromDouble(i, v);
+    }
+    if (isFloatingType(dtype) && t.numel() >= 4) {
+        t.setFromDouble(0, std::numeric_limits<double>::quiet_NaN());
+        t.setFromDouble(1, std::numeric_limits<double>::infinity());
+        t.setFromDouble(2, -std::numeric_limits<double>::infinity());
+        t.setFromDouble(3, -0.0);
+    }
+    return t;
+}
+
+void expectSameTensor(const HostTensor& expected, const HostTensor& actual) {
+    ASSERT_EQ(expected.dtype(), actual.dtype());
+    ASSERT_EQ(expected.shape(), actual.shape());
+    ASSERT_EQ(expected.nbytes(), actual.nbytes());
+    EXPECT_EQ(0, std::memcmp(expected.data(), actual.data(), expected.nbytes())) << "bits differ";
+}
+
+// A dataset of `type` written with the raw C API, optionally chunked and gzip-compressed.
+void writeRawDataset(const std::string& path, const char* name, hid_t fileType, hid_t memoryType,
+                     const std::vector<hsize_t>& dims, const void* data, const std::vector<hsize_t>& chunk = {},
+                     int gzipLevel = 0, bool shuffle = false) {
+    const hid_t file = ok(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    const hid_t space = ok(dims.empty() ? H5Screate(H5S_SCALAR)
+                                        : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+    const hid_t dcpl = ok(H5Pcreate(H5P_DATASET_CREATE));
+    if (!chunk.empty()) ok(H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data()));
+    if (shuffle) ok(H5Pset_shuffle(dcpl));
+    if (gzipLevel > 0) ok(H5Pset_deflate(dcpl, static_cast<unsigned>(gzipLevel)));
+    const hid_t dataset = ok(H5Dcreate2(file, name, fileType, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    if (data) ok(H5Dwrite(dataset, memoryType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+    ok(H5Dclose(dataset));
+    ok(H5Pclose(dcpl));
+    ok(H5Sclose(space));
+    ok(H5Fclose(file));
+}
+
+// The float16 type exactly as h5py builds it (h5py/h5t.pyx).
+hid_t h5pyHalfType(H5T_order_t order) {
+    const hid_t t = ok(H5Tcopy(H5T_IEEE_F32LE));
+    ok(H5Tset_fields(t, 15, 10, 5, 0, 10));
+    ok(H5Tset_size(t, 2));
+    ok(H5Tset_ebias(t, 15));
+    ok(H5Tset_order(t, order));
+    return t;
+}
+
+const DType kAllDTypes[] = {DType::Float16, DType::Float32, DType::Float64, DType::BFloat16, DType::Int8,
+                            DType::Int16,   DType::Int32,   DType::Int64,   DType::UInt8,    DType::UInt16,
+                            DType::UInt32,  DType::UInt64,  DType::Bool};
+
+// ---- round trips -----------------------------------------------------------------------------
+
+class H5RoundTrip : public testing::TestWithParam<DType> {};
+
+TEST_P(H5RoundTrip, EveryShapeBitExactWithAndWithoutCompression) {
+    const DType dtype = GetParam();
+    const std::vector<std::vector<int64_t>> shapes = {
+        {}, {1}, {7}, {3, 5}, {0}, {4, 0, 2}, {2, 3, 4}, {1, 2, 1, 3, 1, 2, 2, 3}, {600, 700}};
+    ScratchDir dir;
+    const std::string path = dir.file("round_trip.h5");
+    {
+        File file = File::create(path);
+        for (size_t i = 0; i < shapes.size(); ++i)
+            for (bool compress : {false, true})
+                writeTensor(file, "/t" + std::to_string(i) + (compress ? "/gz" : "/raw"), pattern(dtype, shapes[i]),
+                            WriteOptions{compress, false});
+        file.close();
+    }
+    const File file = File::openReadOnly(path);
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        for (bool compress : {false, true}) {
+            SCOPED_TRACE(shapeToString(shapes[i]) + (compress ? " compressed" : ""));
+            const std::string name = "/t" + std::to_string(i) + (compress ? "/gz" : "/raw");
+            expectSameTensor(pattern(dtype, shapes[i]), readTensor(file, name));
+            const DatasetInfo info = datasetInfo(file, name);
+            EXPECT_EQ(dtype, info.dtype);
+            EXPECT_EQ(dtypeName(dtype), info.typeName);
+            EXPECT_EQ(shapes[i], info.shape);
+            const bool compressible = compress && !shapes[i].empty() && shapeNumel(shapes[i]) > 0;
+            EXPECT_EQ(compressible, info.compressed);
+            EXPECT_EQ(compressible, info.chunked);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(H5, H5RoundTrip, testing::ValuesIn(kAllDTypes),
+                         [](const testing::TestParamInfo<DType>& p) { return std::string(dtypeName(p.param)); });
+
+TEST(H5TensorWrite, CompressionIsChunkedGzipAndSmaller) {
+    ScratchDir dir;
+    File file = File::create(dir.file("gz.h5"));
+    HostTensor smooth(DType::Float32, {512, 512});
+    for (int64_t i = 0; i < smooth.numel(); ++i) smooth.setFromDouble(i, static_cast<double>(i / 512));
+    writeTensor(file, "/a/b/smooth", smooth, WriteOptions{true, false});
+    const DatasetInfo info = datasetInfo(file, "/a/b/smooth");
+    EXPECT_TRUE(info.chunked);
+    EXPECT_TRUE(info.compressed);
+    EXPECT_EQ((std::vector<std::string>{"shuffle", "gzip"}), info.filters);
+    EXPECT_LE(shapeNumel(info.chunkShape) * 4, 1 << 20);
+    EXPECT_LT(info.storageBytes, smooth.nbytes() / 10);
+    expectSameTensor(smooth, readTensor(file, "/a/b/smooth"));
+}
+
+TEST(H5TensorWrite, OverwriteOnlyWhenAsked) {
+    ScratchDir dir;
+    File file = File::create(dir.file("overwrite.h5"));
+    writeTensor(file, "/x", pattern(DType::Int32, {3}));
+    EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/x", pattern(DType::Int32, {3})); }), "already exists");
+    writeTensor(file, "/x", pattern(DType::Float64, {2, 2}), WriteOptions{false, true});
+    expectSameTensor(pattern(DType::Float64, {2, 2}), readTensor(file, "/x"));
+    file.createGroup("/g");
+    EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/g", pattern(DType::Int32, {3}), WriteOptions{false, true}); }),
+                    "that path is a group");
+    writeTensor(file, "/ds", pattern(DType::Int32, {3}));
+    EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/ds/child", pattern(DType::Int32, {3})); }),
+                    "'/ds' is a dataset");
+}
+
+TEST(H5TensorWrite, BFloat16IsUint16MarkedByAttribute) {
+    ScratchDir dir;
+    File file = File::create(dir.file("bf16.h5"));
+    writeTensor(file, "/w", pattern(DType::BFloat16, {4}));
+    EXPECT_EQ("bfloat16", file.readAttribute<std::string>("/w", kDTypeAttribute));
+    const hid_t dataset = ok(H5Dopen2(file.id(), "/w", H5P_DEFAULT));
+    const hid_t type = ok(H5Dget_type(dataset));
+    EXPECT_GT(H5Tequal(type, H5T_STD_U16LE), 0);
+    ok(H5Tclose(type));
+    ok(H5Dclose(dataset));
+}
+
+TEST(H5TensorWrite, RefusesReadOnlyFilesAndUnstorableDTypes) {
+    ScratchDir dir;
+    const std::string path = dir.file("ro.h5");
+    File::create(path).close();
+    File readOnly = File::openReadOnly(path);
+    EXPECT_CONTAINS(errorOf([&] { writeTensor(readOnly, "/x", pattern(DType::Int8, {1})); }), "read-only");
+    EXPECT_CONTAINS(errorOf([&] { File::openReadWrite(path); }), "already open for read-only in this process");
+    readOnly.close();
+    File writable = File::openReadWrite(path);
+    EXPECT_CONTAINS(errorOf([&] { writeTensor(writable, "/c", HostTensor(DType::Complex64, {2})); }),
+                    "no HDF5 layout for complex64");
+}
+
+// ---- fixtures in the layouts of other writers ----------------------------------------------
+
+TEST(H5TensorRead, ChunkedGzipFixturesFromTheCApi) {
+    ScratchDir dir;
+    std::vector<int32_t> ints(100 * 37);
+    for (size_t i = 0; i < ints.size(); ++i) ints[i] = static_cast<int32_t>(i * 7919 % 100003) - 50000;
+    const std::string intPath = dir.file("ints.h5");
+    writeRawDataset(intPath, "v", H5T_STD_I32BE, H5T_NATIVE_INT32, {100, 37}, ints.data(), {16, 8}, 6);
+    std::vector<double> reals(3 * 50 * 7);
+    for (size_t i = 0; i < reals.size(); ++i) reals[i] = std::sin(static_cast<double>(i));
+    const std::string realPath = dir.file("reals.h5");
+    writeRawDataset(realPath, "v", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {3, 50, 7}, reals.data(), {2, 9, 7}, 9, true);
+
+    const HostTensor i32 = readTensor(File::openReadOnly(intPath), "/v");
+    ASSERT_EQ(DType::Int32, i32.dtype());
+    ASSERT_EQ((std::vector<int64_t>{100, 37}), i32.shape());
+    EXPECT_EQ(0, std::memcmp(ints.data(), i32.data(), i32.nbytes()));  // big-endian in the file
+
+    const File realFile = File::openReadOnly(realPath);
+    const HostTensor f64 = readTensor(realFile, "v");
+    ASSERT_EQ((std::vector<int64_t>{3, 50, 7}), f64.shape());
+    EXPECT_EQ(0, std::memcmp(reals.data(), f64.data(), f64.nbytes()));
+    const DatasetInfo info = datasetInfo(realFile, "v");
+    EXPECT_EQ((std::vector<int64_t>{2, 9, 7}), info.chunkShape);
+    EXPECT_TRUE(info.compressed);
+}
+
+TEST(H5TensorRead, H5pyFloat16InBothByteOrders) {
+    ScratchDir dir;
+    const std::vector<uint16_t> bits = {0x0000, 0x3c00, 0xc000, 0x7bff, 0x0001, 0x7c00, 0xfc00, 0x7e00, 0x8000};
+    for (H5T_order_t order : {H5T_ORDER_LE, H5T_ORDER_BE}) {
+        const std::string path = dir.file(order == H5T_ORDER_LE ? "le.h5" : "be.h5");
+        const hid_t fileType = h5pyHalfType(order);
+        const hid_t memoryType = h5pyHalfType(H5T_ORDER_LE);
+        writeRawDataset(path, "h", fileType, memoryType, {3, 3}, bits.data());
+        ok(H5Tclose(fileType));
+        ok(H5Tclose(memoryType));
+        const HostTensor t = readTensor(File::openReadOnly(path), "/h");
+        ASSERT_EQ(DType::Float16, t.dtype());
+        EXPECT_EQ(0, std::memcmp(bits.data(), t.data(), t.nbytes()));
+        EXPECT_EQ(1.0, t.getAsDouble(1));
+    }
+}
+
+TEST(H5TensorRead, H5pyBoolEnumAndScalars) {
+    ScratchDir dir;
+    const std::string path = dir.file("bool.h5");
+    const hid_t boolType = ok(H5Tenum_create(H5T_NATIVE_INT8));
+    const int8_t no = 0, yes = 1;
+    ok(H5Tenum_insert(boolType, "FALSE", &no));
+    ok(H5Tenum_insert(boolType, "TRUE", &yes));
+    const int8_t values[4] = {1, 0, 0, 1};
+    writeRawDataset(path, "b", boolType, boolType, {4}, values);
+    ok(H5Tclose(boolType));
+    const HostTensor b = readTensor(File::openReadOnly(path), "/b");
+    ASSERT_EQ(DType::Bool, b.dtype());
+    EXPECT_EQ((std::vector<double>{1, 0, 0, 1}), b.toDoubles());
+
+    const double pi = 3.25;
+    writeRawDataset(path, "s", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, {}, &pi);
+    const HostTensor s = readTensor(File::openReadOnly(path), "/s");
+    EXPECT_EQ(0, s.rank());
+    EXPECT_EQ(3.25, s.getAsDouble(0));
+}
+
+// ---- files, groups, attributes ---------------------------------------------------------------
+
+TEST(H5File, GroupsChildrenAndKinds) {
+    ScratchDir dir;
+    File file = File::create(dir.file("groups.h5"));
+    file.createGroup("a/b//c/");
+    file.createGroup("/a/b");  // already there: fine
+    writeTensor(file, "/a/z", pattern(DType::Int8, {2}));
+    writeTensor(file, "/a/m", pattern(DType::Int8, {2}));
+    EXPECT_TRUE(file.isGroup("/a/b/c"));
+    EXPECT_TRUE(file.isDataset("/a/z"));
+    EXPECT_FALSE(file.isGroup("/a/z"));
+    EXPECT_FALSE(file.exists("/a/q"));
+    EXPECT_FALSE(file.exists("/a/z/under/a/dataset"));
+    EXPECT_TRUE(file.exists("/"));
+    EXPECT_EQ((std::vector<std::string>{"b", "m", "z"}), file.children("/a"));
+    EXPECT_EQ("no group '/nope' in file '" + file.path() + "'", errorOf([&] { file.children("/nope"); }));
+    EXPECT_CONTAINS(errorOf([&] { file.createGroup("/a/z/g"); }), "'/a/z' is a dataset");
+    EXPECT_EQ("/a/b", normalizePath("a//b/"));
+    EXPECT_EQ("/", normalizePath(""));
+}
+
+TEST(H5File, AttributesOfEveryTypeRoundTrip) {
+    ScratchDir dir;
+    const std::string path = dir.file("attrs.h5");
+    {
+        File file = File::create(path);
+        writeTensor(file, "/g/t", pattern(DType::Float32, {2}));
+        for (const std::string object : {"/", "/g", "/g/t"}) {
+            file.writeAttribute(object, "s", std::string("héllo, 世界"));
+            file.writeAttribute(object, "c", "literal");
+            file.writeAttribute(object, "i", -(int64_t{1} << 40));
+            file.writeAttribute(object, "small", 7);  // int goes to int64
+            file.writeAttribute(object, "d", 0.1);
+            file.writeAttribute(object, "b", true);
+            file.writeAttribute(object, "vi", std::vector<int64_t>{1, -2, 3});
+            file.writeAttribute(object, "vd", std::vector<double>{0.5, -1e300});
+            file.writeAttribute(object, "vs", std::vector<std::string>{"a", "", "ccc"});
+            file.writeAttribute(object, "empty", std::vector<double>{});
+            file.writeAttribute(object, "nostrings", std::vector<std::string>{});
+        }
+        file.writeAttribute("/g", "b", false);  // replaces, even with another type:
+        file.writeAttribute("/g", "i", std::string("now a string"));
+        file.close();
+    }
+    const File file = File::openReadOnly(path);
+    for (const std::string object : {"/", "/g/t"}) {
+        SCOPED_TRACE(object);
+        EXPECT_EQ("héllo, 世界", file.readAttribute<std::string>(object, "s"));
+        EXPECT_EQ("literal", file.readAttribute<std::string>(object, "c"));
+        EXPECT_EQ(-(int64_t{1} << 40), file.readAttribute<int64_t>(object, "i"));
+        EXPECT_EQ(7, file.readAttribute<int64_t>(object, "small"));
+        EXPECT_EQ(7.0, file.readAttribute<double>(object, "small"));  // integers read as reals
+        EXPECT_EQ(0.1, file.readAttribute<double>(object, "d"));
+        EXPECT_TRUE(file.readAttribute<bool>(object, "b"));
+        EXPECT_EQ((std::vector<int64_t>{1, -2, 3}), file.readAttribute<std::vector<int64_t>>(object, "vi"));
+        EXPECT_EQ((std::vector<double>{0.5, -1e300}), file.readAttribute<std::vector<double>>(object, "vd"));
+        EXPECT_EQ((std::vector<std::string>{"a", "", "ccc"}), file.readAttribute<std::vector<std::string>>(object, "vs"));
+        EXPECT_EQ((std::vector<int64_t>{7}), file.readAttribute<std::vector<int64_t>>(object, "small"));
+        EXPECT_TRUE(file.readAttribute<std::vector<double>>(object, "empty").empty());
+        EXPECT_TRUE(file.readAttribute<std::vector<std::string>>(object, "nostrings").empty());
+        EXPECT_EQ((std::vector<std::string>{"b", "c", "d", "empty", "i", "nostrings", "s", "small", "vd", "vi", "vs"}),
+                  file.attributeNames(object));
+    }
+    EXPECT_FALSE(file.readAttribute<bool>("/g", "b"));
+    EXPECT_EQ("now a string", file.readAttribute<std::string>("/g", "i"));
+    EXPECT_TRUE(file.hasAttribute("/g", "vs"));
+    EXPECT_FALSE(file.hasAttribute("/g", "nope"));
+    EXPECT_EQ("attribute 's' of '/g' in '" + path + "' is string, not an integer",
+              errorOf([&] { file.readAttribute<int64_t>("/g", "s"); }));
+    EXPECT_CONTAINS(errorOf([&] { file.readAttribute<int64_t>("/g", "vi"); }), "holds 3 values, not one");
+    EXPECT_EQ("no attribute 'nope' of '/g' in '" + path + "'", errorOf([&] { file.readAttribute<double>("/g", "nope"); }));
+    EXPECT_EQ("no object '/q' in file '" + path + "'", errorOf([&] { file.readAttribute<double>("/q", "x"); }));
+}
+
+TEST(H5File, ReadsFixedLengthStringAttributes) {
+    ScratchDir dir;
+    const std::string path = dir.file("fixed.h5");
+    File::create(path).close();
+    const hid_t file = ok(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    const hid_t type = ok(H5Tcopy(H5T_C_S1));
+    ok(H5Tset_size(type, 8));
+    const hid_t space = ok(H5Screate(H5S_SCALAR));
+    const hid_t attribute = ok(H5Acreate2(file, "name", type, space, H5P_DEFAULT, H5P_DEFAULT));
+    ok(H5Awrite(attribute, type, "conv2d\0\0"));
+    ok(H5Aclose(attribute));
+    ok(H5Sclose(space));
+    ok(H5Tclose(type));
+    ok(H5Fclose(file));
+    EXPECT_EQ("conv2d", File::openReadOnly(path).readAttribute<std::string>("/", "name"));
+}
+
+// ---- the lazy tree ---------------------------------------------------------------------------
+
+// A chunked float64 dataset of 2^40 x 2^20 elements (8 EiB) that was never written: HDF5
+// allows it, and listing or inspecting it must not touch its data.
+void addEnormousDataset(const std::string& path, const char* name) {
+    const hid_t file = ok(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    const hsize_t dims[2] = {hsize_t{1} << 40, hsize_t{1} << 20};
+    const hsize_t chunk[2] = {256, 256};
+    const hid_t space = ok(H5Screate_simple(2, dims, nullptr));
+    const hid_t dcpl = ok(H5Pcreate(H5P_DATASET_CREATE));
+    ok(H5Pset_chunk(dcpl, 2, chunk));
+    ok(H5Pset_deflate(dcpl, 4));
+    const hid_t dataset = ok(H5Dcreate2(file, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    ok(H5Dclose(dataset));
+    ok(H5Pclose(dcpl));
+    ok(H5Sclose(space));
+    ok(H5Fclose(file));
+}
+
+TEST(H5Tree, ListsEverythingInNameOrderWithoutReadingData) {
+    ScratchDir dir;
+    const std::string path = dir.file("tree.h5");
+    {
+        File file = File::create(path);
+        writeTensor(file, "/step1/out", pattern(DType::Float16, {2, 3}));
+        writeTensor(file, "/step1/in/x", pattern(DType::BFloat16, {4}), WriteOptions{true, false});
+        writeTensor(file, "/step0/loss", pattern(DType::Float32, {}));
+        file.createGroup("/empty");
+        file.writeAttribute("/step1", "op", "aclnnConvolutionBackward");
+        file.writeAttribute("/step1", "index", 1);
+        file.close();
+    }
+    addEnormousDataset(path, "/huge");
+    // A hard link back to an ancestor and a soft link: listed, never walked into.
+    const hid_t raw = ok(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ok(H5Lcreate_hard(raw, "/step1", raw, "/step1/in/loop", H5P_DEFAULT, H5P_DEFAULT));
+    ok(H5Lcreate_soft("/step0", raw, "/alias", H5P_DEFAULT, H5P_DEFAULT));
+    ok(H5Fclose(raw));
+
+    const File file = File::openReadOnly(path);
+    const std::vector<NodeInfo> nodes = listTree(file);
+    std::vector<std::string> paths;
+    for (const NodeInfo& n : nodes) paths.push_back(n.path);
+    EXPECT_EQ((std::vector<std::string>{"/alias", "/empty", "/huge", "/step0", "/step0/loss", "/step1",
+                                        "/step1/in", "/step1/in/loop", "/step1/in/x", "/step1/out"}),
+              paths);
+    auto node = [&](const std::string& p) {
+        for (const NodeInfo& n : nodes)
+            if (n.path == p) return n;
+        throw std::runtime_error("no node " + p);
+    };
+    EXPECT_EQ(ObjectKind::Group, node("/step1").kind);
+    EXPECT_EQ(2, node("/step1").attributeCount);
+    EXPECT_EQ(1, node("/step1").depth);
+    EXPECT_EQ(3, node("/step1/in/x").depth);
+    EXPECT_EQ("x", node("/step1/in/x").name);
+    EXPECT_EQ(DType::BFloat16, node("/step1/in/x").dataset.dtype);
+    EXPECT_TRUE(node("/step1/in/x").dataset.compressed);
+    EXPECT_EQ(1, node("/step1/in/x").attributeCount);  // the opscope_dtype mark
+    EXPECT_EQ((std::vector<int64_t>{2, 3}), node("/step1/out").dataset.shape);
+    EXPECT_EQ(0u, node("/step0/loss").dataset.shape.size());
+    const DatasetInfo huge = node("/huge").dataset;
+    EXPECT_EQ((std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 20}), huge.shape);
+    EXPECT_EQ(DType::Float64, huge.dtype);
+    EXPECT_EQ(0u, huge.storageBytes);
+    EXPECT_EQ(int64_t{1} << 60, huge.numel());
+
+    const std::vector<NodeInfo> top = listTree(file, "/", 1);
+    EXPECT_EQ(5u, top.size());
+    // From /step1/in, "loop" (= /step1) is new and is walked once; its "in" is not walked again.
+    std::vector<std::string> subPaths;
+    for (const NodeInfo& n : listTree(file, "/step1/in")) subPaths.push_back(n.path);
+    EXPECT_EQ((std::vector<std::string>{"/step1/in/loop", "/step1/in/loop/in", "/step1/in/loop/out", "/step1/in/x"}),
+              subPaths);
+    EXPECT_TRUE(listTree(file, "/empty").empty());
+    EXPECT_CONTAINS(errorOf([&] { listTree(file, "/huge"); }), "is a dataset, not a group");
+}
+
+// ---- errors: one sentence each, nothing printed -----------------------------------------------
+
+TEST(H5Errors, UnopenableFiles) {
+    ScratchDir dir;
+    testing::internal::CaptureStderr();
+    const std::string missing = dir.file("missing.h5");
+    EXPECT_EQ("cannot open '" + missing + "': no such file or directory",
+              errorOf([&] { File::openReadOnly(missing); }));
+
+    const std::string garbage = dir.file("garbage.h5");
+    std::ofstream(garbage) << std::string(4096, 'x');
+    EXPECT_EQ("cannot open '" + garbage + "': not an HDF5 file (or it is truncated/corrupt)",
+              errorOf([&] { File::openReadOnly(garbage); }));
+
+    const std::string truncated = dir.file("truncated.h5");
+    {
+        File file = File::create(truncated);
+        writeTensor(file, "/x", pattern(DType::Float64, {1000}));
+        file.close();
+    }
+    fs::resize_file(truncated, fs::file_size(truncated) / 2);
+    EXPECT_EQ("cannot open '" + truncated + "': not an HDF5 file (or it is truncated/corrupt)",
+              errorOf([&] { File::openReadWrite(truncated); }));
+
+    EXPECT_CONTAINS(errorOf([&] { File::create(dir.file("no/such/dir/x.h5")); }), "no such file or directory");
+    EXPECT_EQ("", testing::internal::GetCapturedStderr());  // HDF5's own stack printing is off
+}
+
+TEST(H5Errors, DatasetsThatAreNotTensors) {
+    ScratchDir dir;
+    const std::string path = dir.file("bad.h5");
+    {
+        File file = File::create(path);
+        file.createGroup("/group");
+        file.close();
+    }
+    addEnormousDataset(path, "/huge");
+    {
+        const hid_t file = ok(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+        const hid_t scalar = ok(H5Screate(H5S_SCALAR));
+        const hid_t text = ok(H5Tcopy(H5T_C_S1));
+        ok(H5Tset_size(text, H5T_VARIABLE));
+        const char* hello = "hello";
+        const hid_t strings = ok(H5Dcreate2(file, "/string", text, scalar, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        ok(H5Dwrite(strings, text, H5S_ALL, H5S_ALL, H5P_DEFAULT, &hello));
+        const hid_t pair = ok(H5Tcreate(H5T_COMPOUND, 16));
+        ok(H5Tinsert(pair, "r", 0, H5T_NATIVE_DOUBLE));
+        ok(H5Tinsert(pair, "i", 8, H5T_NATIVE_DOUBLE));
+        const hid_t complexSet = ok(H5Dcreate2(file, "/complex", pair, scalar, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        const hsize_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 2};
+        const hid_t rank9 = ok(H5Screate_simple(9, nine, nullptr));
+        const hid_t deep = ok(H5Dcreate2(file, "/rank9", H5T_NATIVE_INT8, rank9, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        for (hid_t id : {deep, complexSet, strings}) ok(H5Dclose(id));
+        ok(H5Sclose(rank9));
+        ok(H5Tclose(pair));
+        ok(H5Tclose(text));
+        ok(H5Sclose(scalar));
+        ok(H5Fclose(file));
+    }
+    testing::internal::CaptureStderr();
+    const File file = File::openReadOnly(path);
+    EXPECT_EQ("no dataset '/a/b' in file '" + path + "'", errorOf([&] { readTensor(file, "/a/b"); }));
+    EXPECT_EQ("no dataset '/group/x' in file '" + path + "'", errorOf([&] { readTensor(file, "group/x"); }));
+    EXPECT_EQ("'/group' in file '" + path + "' is a group, not a dataset", errorOf([&] { readTensor(file, "/group"); }));
+    EXPECT_EQ("dataset '/string' in '" + path + "' holds string data, not a numeric tensor",
+              errorOf([&] { readTensor(file, "/string"); }));
+    EXPECT_EQ("dataset '/complex' in '" + path + "' holds compound data, not a numeric tensor",
+              errorOf([&] { readTensor(file, "/complex"); }));
+    EXPECT_CONTAINS(errorOf([&] { readTensor(file, "/rank9"); }), "has rank 9, more than the 8 dimensions");
+    const std::string huge = errorOf([&] { readTensor(file, "/huge"); });
+    EXPECT_CONTAINS(huge, "dataset '/huge' in '" + path + "' has shape [1099511627776, 1048576] of float64 (8.0 EiB)");
+    EXPECT_CONTAINS(huge, "more than this machine's memory");
+    // Inspection still works for all of them.
+    EXPECT_EQ("string", datasetInfo(file, "/string").typeName);
+    EXPECT_EQ(DType::Undefined, datasetInfo(file, "/complex").dtype);
+    EXPECT_EQ(9u, datasetInfo(file, "/rank9").shape.size());
+    EXPECT_EQ("", testing::internal::GetCapturedStderr());
+}
+
+TEST(H5Errors, SilentOnWorkerThreadsToo) {
+    // Thread-safe HDF5 builds keep the error-printing switch per thread.
+    ScratchDir dir;
+    testing::internal::CaptureStderr();
+    std::string message;
+    std::thread worker([&] { message = errorOf([&] { File::openReadOnly(dir.file("absent.h5")); }); });
+    worker.join();
+    EXPECT_CONTAINS(message, "no such file or directory");
+    EXPECT_EQ("", testing::internal::GetCapturedStderr());
+}
+
+// ---- atomic writes ---------------------------------------------------------------------------
+
+std::string contents(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(H5AtomicWrite, CommitReplacesTheDestination) {
+    ScratchDir dir;
+    const std::string destination = dir.file("out.h5");
+    std::ofstream(destination) << "old";
+    fs::permissions(destination, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    std::string temp;
+    {
+        AtomicFileWriter writer(destination);
+        temp = writer.tempPath().string();
+        EXPECT_EQ(fs::path(destination).parent_path(), writer.tempPath().parent_path());
+        EXPECT_EQ(0u, writer.tempPath().filename().string().find("out.h5.tmp-"));
+        File file = File::create(temp);
+        writeTensor(file, "/x", pattern(DType::Int16, {5}));
+        file.close();
+        EXPECT_EQ("old", contents(destination));  // untouched until commit
+        writer.commit();
+        EXPECT_TRUE(writer.committed());
+    }
+    EXPECT_FALSE(fs::exists(temp));
+    expectSameTensor(pattern(DType::Int16, {5}), readTensor(File::openReadOnly(destination), "/x"));
+    EXPECT_EQ(fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read,
+              fs::status(destination).permissions());
+}
+
+TEST(H5AtomicWrite, AbandonedWriteLeavesTheDestinationAlone) {
+    ScratchDir dir;
+    const std::string destination = dir.file("out.csv");
+    std::ofstream(destination) << "old";
+    std::string temp;
+    {
+        AtomicFileWriter writer(destination);
+        temp = writer.tempPath().string();
+        std::ofstream(temp) << "half a fi";
+    }
+    EXPECT_FALSE(fs::exists(temp));
+    EXPECT_EQ("old", contents(destination));
+
+    AtomicFileWriter nothingWritten(dir.file("never.json"));
+    try {
+        nothingWritten.commit();
+        ADD_FAILURE() << "commit without a file should throw";
+    } catch (const std::runtime_error& e) {
+        EXPECT_CONTAINS(e.what(), "nothing was written");
+    }
+}
+
+TEST(H5AtomicWrite, RefusesToOverwriteAnInput) {
+    ScratchDir dir;
+    const std::string input = dir.file("trace.h5");
+    std::ofstream(input) << "input";
+    fs::create_symlink(input, dir.file("link.h5"));
+    fs::create_hard_link(input, dir.file("hard.h5"));
+    const std::vector<fs::path> inputs = {dir.file("other.h5"), input};
+    for (const std::string& spelling : {input, dir.file("./trace.h5"), dir.file("sub/../trace.h5"),
+                                        dir.file("link.h5"), dir.file("hard.h5")}) {
+        SCOPED_TRACE(spelling);
+        try {
+            AtomicFileWriter writer(spelling, inputs);
+            ADD_FAILURE() << "an input was accepted as the output";
+        } catch (const std::runtime_error& e) {
+            EXPECT_EQ("cannot write '" + spelling + "': it is also an input ('" + input +
+                          "'), and outputs never overwrite inputs",
+                      std::string(e.what()));
+        }
+    }
+    EXPECT_EQ("input", contents(input));
+    EXPECT_NO_THROW(AtomicFileWriter(dir.file("fresh.h5"), inputs));
+    EXPECT_THROW(AtomicFileWriter(dir.file("no/such/dir/out.h5")), std::runtime_error);
+}
+
+}  // namespace

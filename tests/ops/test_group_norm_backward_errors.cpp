@@ -1,0 +1,191 @@
+// Expected failures of aclnnGroupNormBackwardGetWorkspaceSize: the exact status code and a
+// message that names the argument, for every condition the documentation lists.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "aclnnop/aclnn_group_norm_backward.h"
+#include "device_tensor.h"
+#include "opscope/product.h"
+
+namespace opscope::test {
+namespace {
+
+// A valid call (N=2, C=4, HxW=6, group=2, float32) that each case breaks in one way.
+struct GnCall {
+    DType dtype = DType::Float32;
+    std::vector<int64_t> xShape = {2, 4, 6}, statShape = {2, 2}, gammaShape = {4};
+    std::vector<int64_t> dxShape = {2, 4, 6}, dgShape = {4}, dbShape = {4};
+    DType meanDtype = DType::Undefined, dxDtype = DType::Undefined;  // Undefined = same as dtype
+    int64_t N = 2, C = 4, HxW = 6, group = 2;
+    std::vector<bool> mask = {true, true, true};
+    bool nullGradOut = false, nullInput = false, nullMean = false, nullRstd = false, nullMask = false;
+    bool nullDx = false, nullDg = false, nullDb = false, nullWs = false, nullExe = false;
+    aclFormat xFormat = ACL_FORMAT_ND;
+
+    aclnnStatus run() const {
+        auto dt = [&](DType t) { return t == DType::Undefined ? dtype : t; };
+        DeviceTensor dy = DeviceTensor::zeros(dtype, xShape);
+        DeviceTensor x = DeviceTensor::fromHost(HostTensor(dtype, xShape), xFormat);
+        DeviceTensor mean = DeviceTensor::zeros(dt(meanDtype), statShape);
+        DeviceTensor rstd = DeviceTensor::zeros(dtype, statShape);
+        DeviceTensor gamma = DeviceTensor::zeros(dtype, gammaShape);
+        DeviceTensor dx = DeviceTensor::zeros(dt(dxDtype), dxShape);
+        DeviceTensor dg = DeviceTensor::zeros(dtype, dgShape);
+        DeviceTensor db = DeviceTensor::zeros(dtype, dbShape);
+        BoolArray m(mask);
+        uint64_t ws = 0;
+        aclOpExecutor* exe = nullptr;
+        aclnnStatus st = aclnnGroupNormBackwardGetWorkspaceSize(
+            nullGradOut ? nullptr : dy.get(), nullInput ? nullptr : x.get(), nullMean ? nullptr : mean.get(),
+            nullRstd ? nullptr : rstd.get(), gamma, N, C, HxW, group, nullMask ? nullptr : m.get(),
+            nullDx ? nullptr : dx.get(), nullDg ? nullptr : dg.get(), nullDb ? nullptr : db.get(),
+            nullWs ? nullptr : &ws, nullExe ? nullptr : &exe);
+        if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(exe);
+        return st;
+    }
+};
+
+struct ErrorCase {
+    const char* name;
+    std::function<void(GnCall&)> breakIt;
+    aclnnStatus code;
+    const char* messagePart;
+    Product product = Product::AtlasA2;
+};
+
+class GroupNormBackwardErrors : public ::testing::TestWithParam<ErrorCase> {
+protected:
+    void TearDown() override { setProduct(Product::AtlasA2); }
+};
+
+TEST_P(GroupNormBackwardErrors, ReturnsDocumentedCodeAndMessage) {
+    const ErrorCase& c = GetParam();
+    setProduct(c.product);
+    GnCall call;
+    c.breakIt(call);
+    EXPECT_EQ(call.run(), c.code);
+    const std::string msg = aclGetRecentErrMsg();
+    EXPECT_NE(msg.find(c.messagePart), std::string::npos) << "message: " << msg;
+    EXPECT_NE(msg.find(std::to_string(c.code)), std::string::npos) << "message: " << msg;
+}
+
+const ErrorCase kCases[] = {
+    {"NullGradOut", [](GnCall& c) { c.nullGradOut = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradOut is null"},
+    {"NullInput", [](GnCall& c) { c.nullInput = true; }, ACLNN_ERR_PARAM_NULLPTR, "input is null"},
+    {"NullMean", [](GnCall& c) { c.nullMean = true; }, ACLNN_ERR_PARAM_NULLPTR, "mean is null"},
+    {"NullRstd", [](GnCall& c) { c.nullRstd = true; }, ACLNN_ERR_PARAM_NULLPTR, "rstd is null"},
+    {"NullOutputMask", [](GnCall& c) { c.nullMask = true; }, ACLNN_ERR_PARAM_NULLPTR, "outputMask is null"},
+    {"NullGradInputWhenMasked", [](GnCall& c) { c.nullDx = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradInput is null"},
+    {"NullGradGammaWhenMasked", [](GnCall& c) { c.nullDg = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradGammaOut is null"},
+    {"NullGradBetaWhenMasked", [](GnCall& c) { c.nullDb = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradBetaOut is null"},
+    {"NullWorkspaceSize", [](GnCall& c) { c.nullWs = true; }, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null"},
+    {"NullExecutor", [](GnCall& c) { c.nullExe = true; }, ACLNN_ERR_PARAM_NULLPTR, "executor is null"},
+    {"MaskWrongLength", [](GnCall& c) { c.mask = {true, true}; }, ACLNN_ERR_PARAM_INVALID, "outputMask has 2"},
+    {"UnsupportedDtype", [](GnCall& c) { c.dtype = DType::Float64; }, ACLNN_ERR_PARAM_INVALID,
+     "gradOut dtype float64 is not supported"},
+    {"IntDtype", [](GnCall& c) { c.dtype = DType::Int32; }, ACLNN_ERR_PARAM_INVALID, "gradOut dtype int32"},
+    {"MeanDtypeDiffers", [](GnCall& c) { c.meanDtype = DType::Float16; }, ACLNN_ERR_PARAM_INVALID,
+     "mean dtype float16 must equal gradOut dtype float32"},
+    {"OutputDtypeDiffers", [](GnCall& c) { c.dxDtype = DType::Float16; }, ACLNN_ERR_PARAM_INVALID,
+     "gradInput dtype float16"},
+    {"GradInputShape", [](GnCall& c) { c.dxShape = {2, 24}; }, ACLNN_ERR_PARAM_INVALID,
+     "gradInput shape [2, 24] must equal input shape [2, 4, 6]"},
+    {"GradGammaShape", [](GnCall& c) { c.dgShape = {1, 4}; }, ACLNN_ERR_PARAM_INVALID, "gradGammaOut shape [1, 4]"},
+    {"GradBetaShape", [](GnCall& c) { c.dbShape = {5}; }, ACLNN_ERR_PARAM_INVALID, "gradBetaOut shape [5]"},
+    {"GroupZero", [](GnCall& c) { c.group = 0; }, ACLNN_ERR_PARAM_INVALID, "group must be greater than 0, got 0"},
+    {"GroupNegative", [](GnCall& c) { c.group = -2; }, ACLNN_ERR_PARAM_INVALID, "got -2"},
+    {"CNotDivisible", [](GnCall& c) { c.group = 3; c.statShape = {2, 3}; }, ACLNN_ERR_PARAM_INVALID,
+     "C (4) must be divisible by group (3)"},
+    {"InputNumel", [](GnCall& c) { c.HxW = 5; }, ACLNN_ERR_PARAM_INVALID, "input has 48 elements"},
+    {"MeanNumel", [](GnCall& c) { c.statShape = {2, 3}; }, ACLNN_ERR_PARAM_INVALID, "mean has 6 elements"},
+    {"GammaNumel", [](GnCall& c) { c.gammaShape = {5}; c.dgShape = {5}; c.dbShape = {5}; },
+     ACLNN_ERR_PARAM_INVALID, "gamma has 5 elements"},
+    {"NegativeN", [](GnCall& c) { c.N = -1; }, ACLNN_ERR_PARAM_INVALID, "N=-1"},
+    {"PrivateFormat", [](GnCall& c) { c.xFormat = ACL_FORMAT_NC1HWC0; }, ACLNN_ERR_PARAM_INVALID,
+     "input format NC1HWC0"},
+    {"ChannelsPerGroupOver8000OnA2",
+     [](GnCall& c) { c.C = 8001; c.group = 1; c.xShape = c.dxShape = {1, 8001, 1}; c.N = 1; c.HxW = 1;
+                     c.statShape = {1, 1}; c.gammaShape = c.dgShape = c.dbShape = {8001}; },
+     ACLNN_ERR_PARAM_INVALID, "C / group = 8001 exceeds 8000"},
+    {"ChannelsPerGroupOver8000OnA3",
+     [](GnCall& c) { c.C = 8001; c.group = 1; c.xShape = c.dxShape = {1, 8001, 1}; c.N = 1; c.HxW = 1;
+                     c.statShape = {1, 1}; c.gammaShape = c.dgShape = c.dbShape = {8001}; },
+     ACLNN_ERR_PARAM_INVALID, "exceeds 8000", Product::AtlasA3},
+    {"Bf16OnTrainingSeries", [](GnCall& c) { c.dtype = DType::BFloat16; }, ACLNN_ERR_PARAM_INVALID,
+     "bfloat16 is not supported on Atlas training series", Product::AtlasTraining},
+    {"InferenceSeriesHasNoGroupNormBackward", [](GnCall&) {}, ACLNN_ERR_PARAM_INVALID,
+     "not supported on Atlas inference series", Product::AtlasInference},
+};
+
+void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
+
+INSTANTIATE_TEST_SUITE_P(Documented, GroupNormBackwardErrors, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(GroupNormBackwardProducts, TrainingSeriesAllowsLargeChannelsPerGroup) {
+    setProduct(Product::AtlasTraining);
+    GnCall c;
+    c.C = 8001; c.group = 1; c.xShape = c.dxShape = {1, 8001, 1}; c.N = 1; c.HxW = 1;
+    c.statShape = {1, 1}; c.gammaShape = c.dgShape = c.dbShape = {8001};
+    EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    setProduct(Product::AtlasA2);
+}
+
+TEST(GroupNormBackwardRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {
+    GnCall c;
+    c.dtype = DType::Float16;  // needs Cast scratch in the workspace
+    DeviceTensor dy = DeviceTensor::zeros(c.dtype, c.xShape), x = DeviceTensor::zeros(c.dtype, c.xShape);
+    DeviceTensor mean = DeviceTensor::zeros(c.dtype, c.statShape), rstd = DeviceTensor::zeros(c.dtype, c.statShape);
+    DeviceTensor dx = DeviceTensor::zeros(c.dtype, c.xShape), dg = DeviceTensor::zeros(c.dtype, {4}),
+                 db = DeviceTensor::zeros(c.dtype, {4});
+    BoolArray m({true, true, true});
+    uint64_t ws = 0;
+    aclOpExecutor* exe = nullptr;
+    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, dg, db, &ws, &exe),
+              ACLNN_SUCCESS);
+    ASSERT_GT(ws, 0u);
+    ASSERT_EQ(aclSetAclOpExecutorRepeatable(exe), ACLNN_SUCCESS);
+    EXPECT_EQ(aclnnGroupNormBackward(nullptr, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspace is null"), std::string::npos);
+    void* buf = nullptr;
+    ASSERT_EQ(aclrtMalloc(&buf, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclnnGroupNormBackward(buf, ws - 1, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspaceSize is " + std::to_string(ws - 1)), std::string::npos);
+    // Repeatable: runs twice, then destroyed explicitly.
+    EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(aclDestroyAclOpExecutor(exe), ACLNN_SUCCESS);
+    EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    aclrtFree(buf);
+}
+
+TEST(GroupNormBackwardRuntime, SpentExecutorIsAnErrorNotACrash) {
+    GnCall c;
+    DeviceTensor dy = DeviceTensor::zeros(c.dtype, c.xShape), x = DeviceTensor::zeros(c.dtype, c.xShape);
+    DeviceTensor mean = DeviceTensor::zeros(c.dtype, c.statShape), rstd = DeviceTensor::zeros(c.dtype, c.statShape);
+    DeviceTensor dx = DeviceTensor::zeros(c.dtype, c.xShape);
+    BoolArray m({true, false, false});
+    uint64_t ws = 0;
+    aclOpExecutor* exe = nullptr;
+    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, nullptr, nullptr,
+                                                     &ws, &exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    void* buf = nullptr;
+    ASSERT_EQ(aclrtMalloc(&buf, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, nullptr), ACLNN_SUCCESS);
+    EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("already ran"), std::string::npos);
+    aclrtStream s = nullptr;
+    ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+    ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, nullptr, nullptr,
+                                                     &ws, &exe), ACLNN_SUCCESS);
+    EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, s), ACLNN_ERR_RUNTIME_ERROR);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("not a live stream"), std::string::npos);
+    EXPECT_EQ(aclDestroyAclOpExecutor(exe), ACLNN_SUCCESS);
+    aclrtFree(buf);
+}
+
+}  // namespace
+}  // namespace opscope::test
