@@ -543,6 +543,40 @@ TEST(H5Errors, SilentOnWorkerThreadsToo) {
     EXPECT_EQ("", testing::internal::GetCapturedStderr());
 }
 
+// ---- handles ---------------------------------------------------------------------------------
+
+// Open files, groups, datasets, named types and attributes in the process. HDF5 frees leaked
+// identifiers at exit, so valgrind cannot see them. (Transient types, dataspaces and property
+// lists are not counted by HDF5; they go through the same Handle.)
+ssize_t openObjectCount() { return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL); }
+
+TEST(H5Handles, NoIdentifierOutlivesItsCallEvenOnErrors) {
+    ScratchDir dir;
+    const std::string path = dir.file("ids.h5");
+    File::create(path).close();
+    addEnormousDataset(path, "/huge");
+    const ssize_t before = openObjectCount();
+    {
+        File file = File::openReadWrite(path);
+        for (DType dtype : kAllDTypes) writeTensor(file, "/t/" + std::string(dtypeName(dtype)), pattern(dtype, {3, 2}),
+                                                    WriteOptions{true, false});
+        file.writeAttribute("/t", "names", std::vector<std::string>{"a", "b"});
+        file.writeAttribute("/t", "flag", true);
+        for (DType dtype : kAllDTypes) readTensor(file, "/t/" + std::string(dtypeName(dtype)));
+        file.readAttribute<std::vector<std::string>>("/t", "names");
+        file.readAttribute<bool>("/t", "flag");
+        listTree(file);
+        errorOf([&] { readTensor(file, "/huge"); });
+        errorOf([&] { readTensor(file, "/t"); });
+        errorOf([&] { file.readAttribute<int64_t>("/t", "names"); });
+        errorOf([&] { writeTensor(file, "/t/float32", pattern(DType::Float32, {1})); });
+        errorOf([&] { File::openReadOnly(dir.file("absent.h5")); });
+        EXPECT_EQ(before + 1, openObjectCount());  // only the file itself
+        file.close();
+    }
+    EXPECT_EQ(before, openObjectCount());
+}
+
 // ---- atomic writes ---------------------------------------------------------------------------
 
 std::string contents(const std::string& path) {

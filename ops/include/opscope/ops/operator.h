@@ -1,0 +1,141 @@
+// Operators as data: a schema per aclnn operator (its tensor and attribute arguments and its
+// outputs), a way to prepare a call from named arguments through the public C API, and the
+// float64 reference for the same arguments. The CLI, the GUI and the dataset tests all bind
+// case files to operators through this one interface.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "opscope/executor.h"
+#include "opscope/host_tensor.h"
+#include "opscope/objects.h"
+
+namespace opscope::ops {
+
+enum class ArgKind { Tensor, Int, Bool, Float, IntArray, BoolArray, Enum };
+const char* argKindName(ArgKind k);
+
+struct ArgSpec {
+    std::string name;                    // the aclnn parameter name: "gradOut", "group", ...
+    ArgKind kind = ArgKind::Tensor;
+    bool optional = false;               // may be absent (gamma, biasSizes)
+    std::string help;                    // one line for forms and --help
+    std::vector<std::string> enumNames;  // Enum: value i is called enumNames[i]
+    ParamValue defaultValue = int64_t{0};
+};
+
+// Short constructors for schema tables.
+ArgSpec tensorArg(std::string name, std::string help, bool optional = false);
+ArgSpec intArg(std::string name, std::string help, int64_t defaultValue);
+ArgSpec boolArg(std::string name, std::string help, bool defaultValue);
+ArgSpec floatArg(std::string name, std::string help, double defaultValue);
+ArgSpec intArrayArg(std::string name, std::string help, std::vector<int64_t> defaultValue, bool optional = false);
+ArgSpec boolArrayArg(std::string name, std::string help, std::vector<bool> defaultValue);
+ArgSpec enumArg(std::string name, std::string help, std::vector<std::string> names, int64_t defaultValue);
+
+struct OutputSpec {
+    std::string name;         // "gradInput", ...
+    int maskIndex = -1;       // index in the schema's output mask argument, -1 if always produced
+};
+
+struct OpSchema {
+    std::string name;         // "aclnnGroupNormBackward"
+    std::string shortName;    // "group_norm_backward"
+    std::string summary;
+    std::vector<ArgSpec> tensors;
+    std::vector<ArgSpec> attributes;
+    std::string maskArgument;  // the BoolArray attribute selecting outputs ("outputMask"), or ""
+    std::vector<OutputSpec> outputs;
+};
+
+// Named argument values for one call.
+struct OpArguments {
+    std::map<std::string, HostTensor> tensors;
+    std::map<std::string, ParamValue> attributes;
+
+    bool hasTensor(const std::string& name) const { return tensors.count(name) > 0; }
+    const HostTensor& tensor(const std::string& name) const;  // throws ArgumentError if absent
+    // Attribute readers with coercion (an int array of 0/1 is a bool array, a bool an int, ...);
+    // absent attributes take the schema default (see Operator::withDefaults).
+    int64_t intAttr(const std::string& name) const;
+    bool boolAttr(const std::string& name) const;
+    double floatAttr(const std::string& name) const;
+    std::vector<int64_t> intArrayAttr(const std::string& name) const;
+    std::vector<bool> boolArrayAttr(const std::string& name) const;
+    bool hasAttr(const std::string& name) const { return attributes.count(name) > 0; }
+};
+
+// A binding problem (missing argument, wrong kind): not an aclnn status, a usage error.
+class ArgumentError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// One prepared executor over host-memory copies of the arguments. The executor writes the
+// output tensors held here; step it via executor(), after bindWorkspace().
+class PreparedCall {
+public:
+    PreparedCall() = default;
+    ~PreparedCall();
+    PreparedCall(const PreparedCall&) = delete;
+    PreparedCall& operator=(const PreparedCall&) = delete;
+
+    Executor& executor() { return *executor_; }
+    const Executor& executor() const { return *executor_; }
+    uint64_t workspaceSize() const { return workspaceSize_; }
+    // Allocates the workspace (once) and binds it, rewinding the executor to step 0.
+    void bindWorkspace();
+    // Runs every remaining step.
+    void runToEnd();
+    const std::vector<std::pair<std::string, HostTensor>>& outputs() const { return outputs_; }
+    const HostTensor* output(const std::string& name) const;
+    const OpArguments& arguments() const { return args_; }
+
+    // --- for Operator implementations (building the C API call) ---
+    explicit PreparedCall(OpArguments args) : args_(std::move(args)) {}
+    aclTensor* inputTensor(const std::string& name);  // null when the optional tensor is absent
+    aclTensor* outputTensor(const std::string& name, DType dtype, const std::vector<int64_t>& shape);
+    aclIntArray* intArray(const std::vector<int64_t>& values);
+    aclBoolArray* boolArray(const std::vector<bool>& values);
+    // Takes the result of XxxGetWorkspaceSize; throws StatusError with aclGetRecentErrMsg()
+    // when the status is not success.
+    void finishPhase1(int32_t status, uint64_t workspaceSize, aclOpExecutor* executor);
+
+private:
+    OpArguments args_;
+    std::vector<HostTensor> inputCopies_;
+    std::vector<std::pair<std::string, HostTensor>> outputs_;
+    std::vector<aclTensor*> tensors_;
+    std::vector<aclIntArray*> intArrays_;
+    std::vector<aclBoolArray*> boolArrays_;
+    aclOpExecutor* executor_ = nullptr;
+    uint64_t workspaceSize_ = 0;
+    HostTensor workspace_;
+};
+
+class Operator {
+public:
+    virtual ~Operator() = default;
+    virtual const OpSchema& schema() const = 0;
+    // Phase 1 through the public C API; throws StatusError (the aclnn code and message) when the
+    // operator rejects the arguments, ArgumentError when they do not fit the schema.
+    virtual std::unique_ptr<PreparedCall> prepare(const OpArguments& args) const = 0;
+    // Float64 outputs of the scalar reference, by output name (only the masked-in ones).
+    virtual std::map<std::string, HostTensor> reference(const OpArguments& args) const = 0;
+    // The arguments with every floating tensor converted to `dtype` ("run as"); operators
+    // whose tensors have fixed dtypes (RmsNormGrad's rstd) override this.
+    virtual OpArguments castTo(const OpArguments& args, DType dtype) const;
+    // Fills absent attributes with the schema defaults and checks names and kinds.
+    OpArguments withDefaults(const OpArguments& args) const;
+};
+
+// All registered operators, sorted by name.
+std::vector<const Operator*> allOperators();
+// By aclnn name or short name ("aclnnGroupNormBackward", "group_norm_backward"); null if unknown.
+const Operator* findOperator(const std::string& name);
+
+}  // namespace opscope::ops

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <vector>
+
+#include "opscope/ops/operator.h"
+
+namespace opscope::ops {
+
+// Defined in ops/<op>/<op>_operator.cpp.
+const Operator& groupNormBackwardOperator();
+
+std::vector<const Operator*> builtinOperators();
+
+}  // namespace opscope::ops

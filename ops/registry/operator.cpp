@@ -1,0 +1,241 @@
+#include "opscope/ops/operator.h"
+
+#include <algorithm>
+
+#include "aclnn/acl_meta.h"
+#include "builtin_operators.h"
+#include "opscope/convert.h"
+#include "opscope/error.h"
+
+namespace opscope::ops {
+
+const char* argKindName(ArgKind k) {
+    switch (k) {
+        case ArgKind::Tensor: return "tensor";
+        case ArgKind::Int: return "int";
+        case ArgKind::Bool: return "bool";
+        case ArgKind::Float: return "float";
+        case ArgKind::IntArray: return "int[]";
+        case ArgKind::BoolArray: return "bool[]";
+        case ArgKind::Enum: return "enum";
+    }
+    return "?";
+}
+
+ArgSpec tensorArg(std::string name, std::string help, bool optional) {
+    ArgSpec a;
+    a.name = std::move(name);
+    a.kind = ArgKind::Tensor;
+    a.optional = optional;
+    a.help = std::move(help);
+    return a;
+}
+
+namespace {
+ArgSpec attr(std::string name, ArgKind kind, std::string help, ParamValue def, bool optional = false) {
+    ArgSpec a;
+    a.name = std::move(name);
+    a.kind = kind;
+    a.help = std::move(help);
+    a.defaultValue = std::move(def);
+    a.optional = optional;
+    return a;
+}
+}  // namespace
+
+ArgSpec intArg(std::string name, std::string help, int64_t d) { return attr(std::move(name), ArgKind::Int, std::move(help), d); }
+ArgSpec boolArg(std::string name, std::string help, bool d) { return attr(std::move(name), ArgKind::Bool, std::move(help), d); }
+ArgSpec floatArg(std::string name, std::string help, double d) {
+    return attr(std::move(name), ArgKind::Float, std::move(help), d);
+}
+ArgSpec intArrayArg(std::string name, std::string help, std::vector<int64_t> d, bool optional) {
+    return attr(std::move(name), ArgKind::IntArray, std::move(help), std::move(d), optional);
+}
+ArgSpec boolArrayArg(std::string name, std::string help, std::vector<bool> d) {
+    return attr(std::move(name), ArgKind::BoolArray, std::move(help), std::move(d));
+}
+ArgSpec enumArg(std::string name, std::string help, std::vector<std::string> names, int64_t d) {
+    ArgSpec a = attr(std::move(name), ArgKind::Enum, std::move(help), d);
+    a.enumNames = std::move(names);
+    return a;
+}
+
+// ---- OpArguments ----
+
+const HostTensor& OpArguments::tensor(const std::string& name) const {
+    auto it = tensors.find(name);
+    if (it == tensors.end()) throw ArgumentError("tensor argument '" + name + "' is not bound");
+    return it->second;
+}
+
+namespace {
+
+const ParamValue& attrValue(const OpArguments& a, const std::string& name) {
+    auto it = a.attributes.find(name);
+    if (it == a.attributes.end()) throw ArgumentError("attribute '" + name + "' is not set");
+    return it->second;
+}
+
+std::vector<int64_t> asInts(const ParamValue& v, const std::string& name) {
+    if (auto p = std::get_if<std::vector<int64_t>>(&v)) return *p;
+    if (auto p = std::get_if<std::vector<bool>>(&v)) return std::vector<int64_t>(p->begin(), p->end());
+    if (auto p = std::get_if<int64_t>(&v)) return {*p};
+    if (auto p = std::get_if<bool>(&v)) return {*p ? 1 : 0};
+    if (auto p = std::get_if<std::vector<double>>(&v)) {
+        std::vector<int64_t> out;
+        for (double d : *p) {
+            if (d != static_cast<double>(static_cast<int64_t>(d)))
+                throw ArgumentError("attribute '" + name + "' must hold integers, got " + paramToString(v));
+            out.push_back(static_cast<int64_t>(d));
+        }
+        return out;
+    }
+    throw ArgumentError("attribute '" + name + "' must be an integer or integer array, got " + paramToString(v));
+}
+
+}  // namespace
+
+int64_t OpArguments::intAttr(const std::string& name) const {
+    const std::vector<int64_t> v = asInts(attrValue(*this, name), name);
+    if (v.size() != 1) throw ArgumentError("attribute '" + name + "' must be one integer, got " + std::to_string(v.size()));
+    return v[0];
+}
+
+bool OpArguments::boolAttr(const std::string& name) const { return intAttr(name) != 0; }
+
+double OpArguments::floatAttr(const std::string& name) const {
+    const ParamValue& v = attrValue(*this, name);
+    if (auto p = std::get_if<double>(&v)) return *p;
+    return static_cast<double>(intAttr(name));
+}
+
+std::vector<int64_t> OpArguments::intArrayAttr(const std::string& name) const {
+    return asInts(attrValue(*this, name), name);
+}
+
+std::vector<bool> OpArguments::boolArrayAttr(const std::string& name) const {
+    const std::vector<int64_t> v = asInts(attrValue(*this, name), name);
+    std::vector<bool> out;
+    for (int64_t x : v) out.push_back(x != 0);
+    return out;
+}
+
+// ---- PreparedCall ----
+
+PreparedCall::~PreparedCall() {
+    if (executor_) aclDestroyAclOpExecutor(executor_);
+    for (aclTensor* t : tensors_) aclDestroyTensor(t);
+    for (aclIntArray* a : intArrays_) aclDestroyIntArray(a);
+    for (aclBoolArray* a : boolArrays_) aclDestroyBoolArray(a);
+}
+
+namespace {
+
+aclTensor* createTensorOver(const HostTensor& t) {
+    const std::vector<int64_t> strides = TensorView::contiguousStrides(t.shape());
+    aclTensor* h = aclCreateTensor(t.shape().data(), t.shape().size(), static_cast<aclDataType>(t.dtype()),
+                                   strides.data(), 0, ACL_FORMAT_ND, t.shape().data(), t.shape().size(),
+                                   const_cast<void*>(t.data()));
+    if (!h) fail(status::kParamInvalid, aclGetRecentErrMsg());
+    return h;
+}
+
+}  // namespace
+
+aclTensor* PreparedCall::inputTensor(const std::string& name) {
+    auto it = args_.tensors.find(name);
+    if (it == args_.tensors.end()) return nullptr;
+    inputCopies_.push_back(HostTensor::copyOf(it->second.view()));  // the call never aliases the caller's data
+    tensors_.push_back(createTensorOver(inputCopies_.back()));
+    return tensors_.back();
+}
+
+aclTensor* PreparedCall::outputTensor(const std::string& name, DType dtype, const std::vector<int64_t>& shape) {
+    outputs_.emplace_back(name, HostTensor(dtype, shape));
+    tensors_.push_back(createTensorOver(outputs_.back().second));
+    return tensors_.back();
+}
+
+aclIntArray* PreparedCall::intArray(const std::vector<int64_t>& values) {
+    intArrays_.push_back(aclCreateIntArray(values.data(), values.size()));
+    return intArrays_.back();
+}
+
+aclBoolArray* PreparedCall::boolArray(const std::vector<bool>& values) {
+    std::unique_ptr<bool[]> buf(new bool[values.size() + 1]);
+    for (std::size_t i = 0; i < values.size(); ++i) buf[i] = values[i];
+    boolArrays_.push_back(aclCreateBoolArray(buf.get(), values.size()));
+    return boolArrays_.back();
+}
+
+void PreparedCall::finishPhase1(int32_t status, uint64_t workspaceSize, aclOpExecutor* executor) {
+    if (status != ACLNN_SUCCESS) throw StatusError(status, aclGetRecentErrMsg());
+    executor_ = executor;
+    workspaceSize_ = workspaceSize;
+    aclSetAclOpExecutorRepeatable(executor_);  // the debugger restarts it at will
+}
+
+void PreparedCall::bindWorkspace() {
+    if (workspace_.nbytes() < workspaceSize_) workspace_ = HostTensor(DType::UInt8, {static_cast<int64_t>(workspaceSize_)});
+    executor_->bindWorkspace(workspace_.data(), workspaceSize_);
+}
+
+void PreparedCall::runToEnd() {
+    if (executor_->atEnd() || executor_->nextStep() == 0) bindWorkspace();
+    executor_->runToEnd();
+}
+
+const HostTensor* PreparedCall::output(const std::string& name) const {
+    for (const auto& o : outputs_)
+        if (o.first == name) return &o.second;
+    return nullptr;
+}
+
+// ---- Operator ----
+
+OpArguments Operator::castTo(const OpArguments& args, DType dtype) const {
+    OpArguments out = args;
+    for (auto& [name, t] : out.tensors) {
+        if (!isFloatingType(t.dtype()) || t.dtype() == dtype) continue;
+        HostTensor c(dtype, t.shape());
+        copyConvert(t.view(), c.view());
+        t = std::move(c);
+    }
+    return out;
+}
+
+OpArguments Operator::withDefaults(const OpArguments& args) const {
+    const OpSchema& s = schema();
+    OpArguments out = args;
+    for (const auto& [name, t] : args.tensors) {
+        const bool known = std::any_of(s.tensors.begin(), s.tensors.end(), [&](const ArgSpec& a) { return a.name == name; });
+        if (!known) throw ArgumentError(s.name + " has no tensor argument '" + name + "'");
+    }
+    for (const ArgSpec& a : s.tensors)
+        if (!a.optional && !args.hasTensor(a.name))
+            throw ArgumentError(s.name + " needs tensor '" + a.name + "' (" + a.help + ")");
+    for (const auto& [name, v] : args.attributes) {
+        const bool known =
+            std::any_of(s.attributes.begin(), s.attributes.end(), [&](const ArgSpec& a) { return a.name == name; });
+        if (!known) throw ArgumentError(s.name + " has no attribute '" + name + "'");
+    }
+    for (const ArgSpec& a : s.attributes)
+        if (!out.hasAttr(a.name)) out.attributes[a.name] = a.defaultValue;
+    return out;
+}
+
+// ---- registry ----
+
+std::vector<const Operator*> allOperators() {
+    std::vector<const Operator*> v = builtinOperators();
+    std::sort(v.begin(), v.end(), [](const Operator* a, const Operator* b) { return a->schema().name < b->schema().name; });
+    return v;
+}
+
+const Operator* findOperator(const std::string& name) {
+    for (const Operator* op : allOperators())
+        if (op->schema().name == name || op->schema().shortName == name) return op;
+    return nullptr;
+}
+
+}  // namespace opscope::ops
