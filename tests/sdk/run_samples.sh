@@ -24,8 +24,9 @@ for sample in "$samples_dir"/sample_*.cpp; do
   grep -q "result\[0\] is" "$work/$name.out"
   LD_LIBRARY_PATH="$sdk/lib" OPSCOPE_TRACE="$work/$name.h5" OPSCOPE_TRACE_LEVEL=full "$work/$name" > /dev/null
   [ -s "$work/$name.h5" ] || { echo "no trace written"; exit 1; }
-  if python3 -c "import h5py" 2> /dev/null; then
-    python3 - "$work/$name.h5" <<'PY'
+  # Debian's python3 (python3-h5py), not whatever python3 comes first on PATH.
+  if /usr/bin/python3 -c "import h5py" 2> /dev/null; then
+    /usr/bin/python3 - "$work/$name.h5" <<'PY'
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     assert f.attrs["opscope_format"] == "trace", dict(f.attrs)
