@@ -6,6 +6,7 @@
 
 #include "opscope/dispatch.h"
 #include "opscope/parallel.h"
+#include "opscope/widen.h"
 
 namespace opscope {
 namespace {
@@ -35,6 +36,10 @@ void copyTyped(const TensorView& src, const TensorView& dst) {
     if (src.isContiguous() && dst.isContiguous()) {
         if constexpr (std::is_same_v<S, D>) {
             std::memcpy(dp, sp, static_cast<std::size_t>(n) * sizeof(S));
+        } else if constexpr (std::is_same_v<D, float> && (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>)) {
+            parallelFor(0, n, 1 << 16, [&](int64_t b, int64_t e) { widenToFloat(sp + b, dp + b, e - b); });
+        } else if constexpr (std::is_same_v<S, float> && (std::is_same_v<D, half> || std::is_same_v<D, bfloat16>)) {
+            parallelFor(0, n, 1 << 16, [&](int64_t b, int64_t e) { narrowFromFloat(sp + b, dp + b, e - b); });
         } else {
             parallelFor(0, n, 1 << 16, [&](int64_t b, int64_t e) {
                 for (int64_t i = b; i < e; ++i) dp[i] = convertValue<D>(sp[i]);
@@ -46,9 +51,11 @@ void copyTyped(const TensorView& src, const TensorView& dst) {
     const int64_t inner = src.shape[r - 1];
     const int64_t sInner = src.strides[r - 1], dInner = dst.strides[r - 1];
     RowWalker w;
-    w.outerShape.assign(src.shape.begin(), src.shape.end() - 1);
-    w.srcStrides.assign(src.strides.begin(), src.strides.end() - 1);
-    w.dstStrides.assign(dst.strides.begin(), dst.strides.end() - 1);
+    for (std::size_t i = 0; i + 1 < r; ++i) {
+        w.outerShape.push_back(src.shape[i]);
+        w.srcStrides.push_back(src.strides[i]);
+        w.dstStrides.push_back(dst.strides[i]);
+    }
     const int64_t rows = n / inner;
     const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(inner, 1));
     parallelFor(0, rows, grain, [&](int64_t b, int64_t e) {

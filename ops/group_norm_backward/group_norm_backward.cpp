@@ -1,10 +1,11 @@
 // aclnnGroupNormBackward front end: validates in the documented order, then plans
-//   [Contiguous] [Cast->float32] GroupNormGrad.ReduceAndInputGrad | GroupNormGrad.Reduce
-//   GroupNormGrad.GammaBetaGrad [Cast->out dtype] [ViewCopy]
+//   [Contiguous] [Cast mean/rstd/gamma->float32] GroupNormGrad.ReduceAndInputGrad | .Reduce
+//   GroupNormGrad.GammaBetaGrad [Cast dgamma/dbeta->out dtype] [ViewCopy]
 // Formulas and the checks' numbering: ops/group_norm_backward/README.md.
 #include "aclnnop/aclnn_group_norm_backward.h"
 
 #include "group_norm_backward_kernel.h"
+#include "opscope/dispatch.h"
 #include "opscope/op_support.h"
 #include "opscope/standard_steps.h"
 
@@ -125,34 +126,53 @@ std::unique_ptr<aclOpExecutor> build(const Args& a) {
     }
 
     const kernels::GroupNormShape shape{a.N, a.C, a.HxW, a.group};
-    const int fDy = materializeInput(plan, sDy, DType::Float32);
-    const int fX = materializeInput(plan, sX, DType::Float32);
+    // dy, x and dx stay in the operator's dtype: the kernel widens tiles itself. The small
+    // per-group and per-channel tensors are cast to float32 up front.
+    const DType T = dy.dtype;
+    const int fDy = materializeInput(plan, sDy, T);
+    const int fX = materializeInput(plan, sX, T);
     const int fMean = materializeInput(plan, sMean, DType::Float32);
     const int fRstd = materializeInput(plan, sRstd, DType::Float32);
     const int fGamma = sGamma >= 0 ? materializeInput(plan, sGamma, DType::Float32) : -1;
     const int ds = plan.addScratch("ds", DType::Float32, {a.N, a.C});
     const int db = plan.addScratch("db", DType::Float32, {a.N, a.C});
     OutputTarget t[3];
-    for (int i = 0; i < 3; ++i)
+    if (sOut[0] >= 0) t[0] = prepareOutput(plan, sOut[0], T);
+    for (int i = 1; i < 3; ++i)
         if (sOut[i] >= 0) t[i] = prepareOutput(plan, sOut[i], DType::Float32);
 
+    const std::string widen = T == DType::Float32 ? "" : std::string(" (") + dtypeName(T) + " tiles widened to float32)";
     if (sOut[0] >= 0) {
         std::vector<int> in = {fDy, fX, fMean, fRstd};
         if (fGamma >= 0) in.push_back(fGamma);
         const int dx = t[0].compute;
         plan.addStep({"GroupNormGrad.ReduceAndInputGrad",
-                      "ds = sum(dy*x), db = sum(dy) per (n,c); dx = rstd*gamma*dy + c2*x + c3 per group",
+                      "ds = sum(dy*x), db = sum(dy) per (n,c); dx = rstd*gamma*dy + c2*x + c3 per group" + widen,
                       in, {ds, db, dx}, [=](const StepContext& ctx) {
-                          kernels::groupNormReduceAndInputGrad(
-                              shape, ctx.data<float>(fDy), ctx.data<float>(fX), ctx.data<float>(fMean),
-                              ctx.data<float>(fRstd), fGamma >= 0 ? ctx.data<float>(fGamma) : nullptr,
-                              ctx.data<float>(ds), ctx.data<float>(db), ctx.data<float>(dx));
+                          dispatchFloating(T, [&](auto tag) {
+                              using S = typename decltype(tag)::type;
+                              if constexpr (std::is_same_v<S, double>) {
+                                  fail(status::kInner, "GroupNormGrad has no float64 kernel");
+                              } else {
+                                  kernels::groupNormReduceAndInputGrad<S>(
+                                      shape, ctx.data<S>(fDy), ctx.data<S>(fX), ctx.data<float>(fMean),
+                                      ctx.data<float>(fRstd), fGamma >= 0 ? ctx.data<float>(fGamma) : nullptr,
+                                      ctx.data<float>(ds), ctx.data<float>(db), ctx.data<S>(dx));
+                              }
+                          });
                       }});
     } else if (sOut[1] >= 0 || sOut[2] >= 0) {
-        plan.addStep({"GroupNormGrad.Reduce", "ds = sum(dy*x), db = sum(dy) per (n,c)", {fDy, fX}, {ds, db},
+        plan.addStep({"GroupNormGrad.Reduce", "ds = sum(dy*x), db = sum(dy) per (n,c)" + widen, {fDy, fX}, {ds, db},
                       [=](const StepContext& ctx) {
-                          kernels::groupNormReduce(shape, ctx.data<float>(fDy), ctx.data<float>(fX),
-                                                   ctx.data<float>(ds), ctx.data<float>(db));
+                          dispatchFloating(T, [&](auto tag) {
+                              using S = typename decltype(tag)::type;
+                              if constexpr (std::is_same_v<S, double>) {
+                                  fail(status::kInner, "GroupNormGrad has no float64 kernel");
+                              } else {
+                                  kernels::groupNormReduce<S>(shape, ctx.data<S>(fDy), ctx.data<S>(fX),
+                                                              ctx.data<float>(ds), ctx.data<float>(db));
+                              }
+                          });
                       }});
     }
     if (sOut[1] >= 0 || sOut[2] >= 0) {

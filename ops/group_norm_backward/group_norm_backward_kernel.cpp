@@ -1,13 +1,18 @@
 // Design: parallel over (n, group), the unit whose statistics dx needs; nothing is shared
 // between units, so results do not depend on the thread count. Row sums use Eigen's packet
 // reductions over blocks, accumulated in double across blocks (accurate for long rows). The
-// fused pass keeps a group's dy and x in L2 between the reduction and dx.
+// fused pass keeps a group's dy and x in L2 between the reduction and dx. For fp16/bf16 a
+// group is widened into per-thread float buffers first, and dx is narrowed from one.
 #include "group_norm_backward_kernel.h"
 
 #include <Eigen/Core>
 #include <algorithm>
 
+#include <vector>
+
+#include "opscope/float16.h"
 #include "opscope/parallel.h"
+#include "opscope/widen.h"
 
 namespace opscope::kernels {
 namespace {
@@ -29,6 +34,7 @@ void rowSums(const float* dy, const float* x, int64_t n, float* dsOut, float* db
 }
 
 // Coefficients of dx = c1[c]*dy + c2*x + c3 for one (n, g); see ops/group_norm_backward/README.md.
+// dy, x, dx point at the group's first element (D rows of HxW).
 void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const float* dy, const float* x,
                        const float* mean, const float* rstd, const float* gamma, const float* ds,
                        const float* db, float* dx) {
@@ -47,7 +53,7 @@ void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const floa
     const float c2 = static_cast<float>(c2d), c3 = static_cast<float>(c3d);
     for (int64_t c = c0; c < c0 + D; ++c) {
         const float c1 = static_cast<float>(r * (gamma ? gamma[c] : 1.0));
-        const int64_t off = (n * s.C + c) * s.HxW;
+        const int64_t off = (c - c0) * s.HxW;
         const Eigen::Index len = static_cast<Eigen::Index>(s.HxW);
         Arr(dx + off, len) = c1 * ConstArr(dy + off, len) + c2 * ConstArr(x + off, len) + c3;
     }
@@ -57,27 +63,67 @@ int64_t grainFor(int64_t workPerItem) { return std::max<int64_t>(1, (1 << 14) / 
 
 }  // namespace
 
-void groupNormReduce(const GroupNormShape& s, const float* dy, const float* x, float* ds, float* db) {
+// Per-thread float views of a T range: the range itself for float, a widened copy otherwise.
+template <class T>
+class FloatTile {
+public:
+    const float* load(const T* src, int64_t n) {
+        if constexpr (std::is_same_v<T, float>) {
+            return src;
+        } else {
+            buf_.resize(static_cast<std::size_t>(n));
+            widenToFloat(src, buf_.data(), n);
+            return buf_.data();
+        }
+    }
+
+private:
+    std::vector<float> buf_;
+};
+
+template <class T>
+void groupNormReduce(const GroupNormShape& s, const T* dy, const T* x, float* ds, float* db) {
     parallelFor(0, s.N * s.C, grainFor(s.HxW), [&](int64_t b, int64_t e) {
+        FloatTile<T> tdy, tx;
         for (int64_t row = b; row < e; ++row)
-            rowSums(dy + row * s.HxW, x + row * s.HxW, s.HxW, ds + row, db + row);
+            rowSums(tdy.load(dy + row * s.HxW, s.HxW), tx.load(x + row * s.HxW, s.HxW), s.HxW, ds + row, db + row);
     });
 }
 
-void groupNormReduceAndInputGrad(const GroupNormShape& s, const float* dy, const float* x, const float* mean,
-                                 const float* rstd, const float* gamma, float* ds, float* db, float* dx) {
+template <class T>
+void groupNormReduceAndInputGrad(const GroupNormShape& s, const T* dy, const T* x, const float* mean,
+                                 const float* rstd, const float* gamma, float* ds, float* db, T* dx) {
     const int64_t D = s.channelsPerGroup();
-    parallelFor(0, s.N * s.G, grainFor(D * s.HxW), [&](int64_t b, int64_t e) {
+    const int64_t groupSize = D * s.HxW;
+    parallelFor(0, s.N * s.G, grainFor(groupSize), [&](int64_t b, int64_t e) {
+        FloatTile<T> tdy, tx;
+        std::vector<float> dxBuf(std::is_same_v<T, float> ? 0 : static_cast<std::size_t>(groupSize));
         for (int64_t ng = b; ng < e; ++ng) {
             const int64_t n = ng / s.G, g = ng % s.G;
-            for (int64_t c = g * D; c < (g + 1) * D; ++c) {
-                const int64_t row = n * s.C + c;
-                rowSums(dy + row * s.HxW, x + row * s.HxW, s.HxW, ds + row, db + row);
+            const int64_t base = (n * s.C + g * D) * s.HxW;  // the group is contiguous
+            const float* fdy = tdy.load(dy + base, groupSize);
+            const float* fx = tx.load(x + base, groupSize);
+            for (int64_t c = 0; c < D; ++c) {
+                const int64_t row = n * s.C + g * D + c;
+                rowSums(fdy + c * s.HxW, fx + c * s.HxW, s.HxW, ds + row, db + row);
             }
-            inputGradForGroup(s, n, g, dy, x, mean, rstd, gamma, ds, db, dx);
+            float* fdx;
+            if constexpr (std::is_same_v<T, float>) fdx = dx + base;
+            else fdx = dxBuf.data();
+            inputGradForGroup(s, n, g, fdy, fx, mean, rstd, gamma, ds, db, fdx);
+            if constexpr (!std::is_same_v<T, float>) narrowFromFloat(fdx, dx + base, groupSize);
         }
     });
 }
+
+#define OPSCOPE_INSTANTIATE_GROUP_NORM(T)                                                                      \
+    template void groupNormReduce<T>(const GroupNormShape&, const T*, const T*, float*, float*);               \
+    template void groupNormReduceAndInputGrad<T>(const GroupNormShape&, const T*, const T*, const float*,      \
+                                                 const float*, const float*, float*, float*, T*);
+OPSCOPE_INSTANTIATE_GROUP_NORM(float)
+OPSCOPE_INSTANTIATE_GROUP_NORM(half)
+OPSCOPE_INSTANTIATE_GROUP_NORM(bfloat16)
+#undef OPSCOPE_INSTANTIATE_GROUP_NORM
 
 void groupNormGammaBetaGrad(const GroupNormShape& s, const float* ds, const float* db, const float* mean,
                             const float* rstd, float* dgamma, float* dbeta) {

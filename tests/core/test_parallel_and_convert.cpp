@@ -99,3 +99,57 @@ TEST(TensorView, ContiguityIgnoresSizeOneDims) {
 
 }  // namespace
 }  // namespace opscope
+
+#include <cstring>
+#include <random>
+
+#include "opscope/widen.h"
+
+namespace opscope {
+namespace {
+
+template <class H>
+void checkBulkMatchesScalar() {
+    // Every 16-bit pattern widens exactly like the scalar conversion.
+    std::vector<H> all(65536);
+    for (uint32_t i = 0; i < 65536; ++i) {
+        const uint16_t b = static_cast<uint16_t>(i);
+        std::memcpy(&all[i], &b, 2);
+    }
+    std::vector<float> wide(65536);
+    widenToFloat(all.data(), wide.data(), 65536);
+    for (uint32_t i = 0; i < 65536; ++i) {
+        const float expect = static_cast<float>(all[i]);
+        if (std::isnan(expect)) EXPECT_TRUE(std::isnan(wide[i])) << i;
+        else EXPECT_EQ(wide[i], expect) << i;
+    }
+    // Random float bit patterns (including ties, subnormals, NaN, Inf) narrow like the scalar.
+    std::mt19937 rng(7);
+    std::vector<float> src(100003);
+    for (float& f : src) {
+        const uint32_t bits = rng();
+        std::memcpy(&f, &bits, 4);
+    }
+    src[0] = 1.0f + std::ldexp(1.0f, -8);   // bf16 tie
+    src[1] = 1.0f + std::ldexp(1.0f, -11);  // half tie
+    src[2] = INFINITY;
+    std::vector<H> narrow(src.size());
+    narrowFromFloat(src.data(), narrow.data(), static_cast<int64_t>(src.size()));
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        const H expect = H(src[i]);
+        if (std::isnan(static_cast<float>(expect))) {
+            EXPECT_TRUE(std::isnan(static_cast<float>(narrow[i]))) << i;
+        } else {
+            uint16_t a, b;
+            std::memcpy(&a, &narrow[i], 2);
+            std::memcpy(&b, &expect, 2);
+            ASSERT_EQ(a, b) << "float " << src[i];
+        }
+    }
+}
+
+TEST(Widen, HalfMatchesScalarConversions) { checkBulkMatchesScalar<half>(); }
+TEST(Widen, BFloat16MatchesScalarConversions) { checkBulkMatchesScalar<bfloat16>(); }
+
+}  // namespace
+}  // namespace opscope

@@ -1,0 +1,49 @@
+#include "opscope/widen.h"
+
+#include <cstring>
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+namespace opscope {
+
+void widenToFloat(const bfloat16* src, float* dst, int64_t n) {
+    const auto* s = reinterpret_cast<const uint16_t*>(src);
+    auto* d = reinterpret_cast<uint32_t*>(dst);
+    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<uint32_t>(s[i]) << 16;
+}
+
+void narrowFromFloat(const float* src, bfloat16* dst, int64_t n) {
+    const auto* s = reinterpret_cast<const uint32_t*>(src);
+    auto* d = reinterpret_cast<uint16_t*>(dst);
+    for (int64_t i = 0; i < n; ++i) {
+        const uint32_t b = s[i];
+        const bool isNan = (b & 0x7fffffffu) > 0x7f800000u;
+        const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+        d[i] = static_cast<uint16_t>(isNan ? ((b >> 16) | 0x0040u) : rounded);
+    }
+}
+
+void widenToFloat(const half* src, float* dst, int64_t n) {
+    int64_t i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+    }
+#endif
+    for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+void narrowFromFloat(const float* src, half* dst, int64_t n) {
+    int64_t i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
+    }
+#endif
+    for (; i < n; ++i) dst[i] = half(src[i]);
+}
+
+}  // namespace opscope
