@@ -1,5 +1,7 @@
 #include "opscope/device_memory.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -9,6 +11,23 @@
 
 namespace opscope::device {
 namespace {
+
+// Large blocks are mapped directly, like a device allocator's: freeing them returns the memory
+// at once (malloc would keep it in its heap), so peak memory measures what is really in use.
+constexpr std::size_t kMapThreshold = std::size_t{1} << 20;
+
+void* rawAllocate(std::size_t bytes) {
+    if (bytes >= kMapThreshold) {
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? nullptr : p;
+    }
+    return std::aligned_alloc(kAlignment, bytes);
+}
+
+void rawFree(void* p, std::size_t bytes) {
+    if (bytes >= kMapThreshold) munmap(p, bytes);
+    else std::free(p);
+}
 
 struct Heap {
     std::mutex m;
@@ -28,11 +47,11 @@ void* allocate(std::size_t bytes) {
     if (bytes == 0) fail(status::kAclInvalidParam, "size must be greater than 0");
     const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (rounded < bytes) fail(status::kAclBadAlloc, Msg() << "cannot allocate " << bytes << " bytes");
-    void* p = std::aligned_alloc(kAlignment, rounded);
+    void* p = rawAllocate(rounded);
     if (!p) fail(status::kAclBadAlloc, Msg() << "cannot allocate " << bytes << " bytes: out of memory");
     Heap& h = heap();
     std::lock_guard<std::mutex> lk(h.m);
-    h.live[static_cast<const char*>(p)] = bytes;
+    h.live[static_cast<const char*>(p)] = bytes;  // the requested size: overruns past it are errors
     h.freed.erase(p);
     h.bytes += bytes;
     return p;
@@ -41,6 +60,7 @@ void* allocate(std::size_t bytes) {
 void release(void* p) {
     if (!p) fail(status::kAclInvalidParam, "devPtr is null");
     Heap& h = heap();
+    std::size_t size = 0;
     {
         std::lock_guard<std::mutex> lk(h.m);
         auto it = h.live.find(static_cast<const char*>(p));
@@ -50,12 +70,13 @@ void release(void* p) {
             fail(status::kAclInvalidParam,
                  Msg() << "devPtr " << p << " was not returned by aclrtMalloc (or is not the start of an allocation)");
         }
-        h.bytes -= it->second;
+        size = it->second;
+        h.bytes -= size;
         h.live.erase(it);
         if (h.freed.size() > 100000) h.freed.clear();
         h.freed.insert(p);
     }
-    std::free(p);
+    rawFree(p, (size + kAlignment - 1) / kAlignment * kAlignment);
 }
 
 Region find(const void* p) {
