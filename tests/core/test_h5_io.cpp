@@ -262,6 +262,25 @@ TEST(H5TensorRead, H5pyFloat16InBothByteOrders) {
     }
 }
 
+TEST(H5TensorRead, BFloat16StoredAsA16BitHdf5Float) {
+    // Another writer's choice: bfloat16 as an HDF5 float with 8 exponent and 7 mantissa bits.
+    ScratchDir dir;
+    const std::string path = dir.file("bf16float.h5");
+    const hid_t type = ok(H5Tcopy(H5T_IEEE_F32LE));
+    ok(H5Tset_fields(type, 15, 7, 8, 0, 7));
+    ok(H5Tset_size(type, 2));
+    ok(H5Tset_ebias(type, 127));
+    const std::vector<uint16_t> bits = {0x3f80, 0xc020, 0x7f80, 0x0000};  // 1, -2.5, inf, 0
+    writeRawDataset(path, "w", type, type, {4}, bits.data());
+    ok(H5Tclose(type));
+    const File file = File::openReadOnly(path);
+    const HostTensor t = readTensor(file, "/w");
+    ASSERT_EQ(DType::BFloat16, t.dtype());
+    EXPECT_EQ(0, std::memcmp(bits.data(), t.data(), t.nbytes()));
+    EXPECT_EQ(-2.5, t.getAsDouble(1));
+    EXPECT_EQ("bfloat16", datasetInfo(file, "/w").typeName);
+}
+
 TEST(H5TensorRead, H5pyBoolEnumAndScalars) {
     ScratchDir dir;
     const std::string path = dir.file("bool.h5");
@@ -303,6 +322,32 @@ TEST(H5File, GroupsChildrenAndKinds) {
     EXPECT_CONTAINS(errorOf([&] { file.createGroup("/a/z/g"); }), "'/a/z' is a dataset");
     EXPECT_EQ("/a/b", normalizePath("a//b/"));
     EXPECT_EQ("/", normalizePath(""));
+    EXPECT_EQ("/a", parentPath("/a/b"));
+    EXPECT_EQ("/", parentPath("/a"));
+
+    const std::vector<File::Child> listed = file.listChildren("a");
+    ASSERT_EQ(3u, listed.size());
+    EXPECT_EQ("b", listed[0].name);
+    EXPECT_EQ(ObjectKind::Group, listed[0].info.kind);
+    EXPECT_EQ(ObjectKind::Dataset, listed[2].info.kind);
+    EXPECT_EQ(file.info("/a/z").identity, listed[2].info.identity);
+}
+
+TEST(H5File, AttributesLargerThan64KiB) {
+    // Files are created in the 1.8 format, whose dense attribute storage lifts HDF5's 64 KiB limit.
+    ScratchDir dir;
+    const std::string path = dir.file("large.h5");
+    const std::vector<double> many(20000, 0.5);
+    const std::vector<std::string> names(5000, "a rather long operator name");
+    {
+        File file = File::create(path);
+        file.writeAttribute("/", "many", many);
+        file.writeAttribute("/", "names", names);
+        file.close();
+    }
+    File file = File::openReadWrite(path);
+    EXPECT_EQ(many, file.readAttribute<std::vector<double>>("/", "many"));
+    EXPECT_EQ(names, file.readAttribute<std::vector<std::string>>("/", "names"));
 }
 
 TEST(H5File, AttributesOfEveryTypeRoundTrip) {
@@ -340,7 +385,8 @@ TEST(H5File, AttributesOfEveryTypeRoundTrip) {
         EXPECT_TRUE(file.readAttribute<bool>(object, "b"));
         EXPECT_EQ((std::vector<int64_t>{1, -2, 3}), file.readAttribute<std::vector<int64_t>>(object, "vi"));
         EXPECT_EQ((std::vector<double>{0.5, -1e300}), file.readAttribute<std::vector<double>>(object, "vd"));
-        EXPECT_EQ((std::vector<std::string>{"a", "", "ccc"}), file.readAttribute<std::vector<std::string>>(object, "vs"));
+        EXPECT_EQ((std::vector<std::string>{"a", "", "ccc"}),
+                  file.readAttribute<std::vector<std::string>>(object, "vs"));
         EXPECT_EQ((std::vector<int64_t>{7}), file.readAttribute<std::vector<int64_t>>(object, "small"));
         EXPECT_TRUE(file.readAttribute<std::vector<double>>(object, "empty").empty());
         EXPECT_TRUE(file.readAttribute<std::vector<std::string>>(object, "nostrings").empty());
@@ -354,7 +400,8 @@ TEST(H5File, AttributesOfEveryTypeRoundTrip) {
     EXPECT_EQ("attribute 's' of '/g' in '" + path + "' is string, not an integer",
               errorOf([&] { file.readAttribute<int64_t>("/g", "s"); }));
     EXPECT_CONTAINS(errorOf([&] { file.readAttribute<int64_t>("/g", "vi"); }), "holds 3 values, not one");
-    EXPECT_EQ("no attribute 'nope' of '/g' in '" + path + "'", errorOf([&] { file.readAttribute<double>("/g", "nope"); }));
+    EXPECT_EQ("no attribute 'nope' of '/g' in '" + path + "'",
+              errorOf([&] { file.readAttribute<double>("/g", "nope"); }));
     EXPECT_EQ("no object '/q' in file '" + path + "'", errorOf([&] { file.readAttribute<double>("/q", "x"); }));
 }
 
@@ -504,7 +551,8 @@ TEST(H5Errors, DatasetsThatAreNotTensors) {
         const hid_t complexSet = ok(H5Dcreate2(file, "/complex", pair, scalar, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         const hsize_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 2};
         const hid_t rank9 = ok(H5Screate_simple(9, nine, nullptr));
-        const hid_t deep = ok(H5Dcreate2(file, "/rank9", H5T_NATIVE_INT8, rank9, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        const hid_t deep =
+            ok(H5Dcreate2(file, "/rank9", H5T_NATIVE_INT8, rank9, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         for (hid_t id : {deep, complexSet, strings}) ok(H5Dclose(id));
         ok(H5Sclose(rank9));
         ok(H5Tclose(pair));
@@ -516,7 +564,8 @@ TEST(H5Errors, DatasetsThatAreNotTensors) {
     const File file = File::openReadOnly(path);
     EXPECT_EQ("no dataset '/a/b' in file '" + path + "'", errorOf([&] { readTensor(file, "/a/b"); }));
     EXPECT_EQ("no dataset '/group/x' in file '" + path + "'", errorOf([&] { readTensor(file, "group/x"); }));
-    EXPECT_EQ("'/group' in file '" + path + "' is a group, not a dataset", errorOf([&] { readTensor(file, "/group"); }));
+    EXPECT_EQ("'/group' in file '" + path + "' is a group, not a dataset",
+              errorOf([&] { readTensor(file, "/group"); }));
     EXPECT_EQ("dataset '/string' in '" + path + "' holds string data, not a numeric tensor",
               errorOf([&] { readTensor(file, "/string"); }));
     EXPECT_EQ("dataset '/complex' in '" + path + "' holds compound data, not a numeric tensor",

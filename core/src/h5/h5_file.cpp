@@ -10,17 +10,6 @@
 namespace opscope::h5 {
 namespace {
 
-std::vector<std::string> splitPath(const std::string& normalized) {
-    std::vector<std::string> parts;
-    for (size_t begin = 1; begin < normalized.size();) {
-        size_t end = normalized.find('/', begin);
-        if (end == std::string::npos) end = normalized.size();
-        parts.push_back(normalized.substr(begin, end - begin));
-        begin = end + 1;
-    }
-    return parts;
-}
-
 ObjectInfo objectInfo(hid_t loc, const std::string& path, const std::string& what) {
     ObjectInfo result;
     // Only the cheap fields: the header details HDF5 could also gather are not needed.
@@ -45,16 +34,58 @@ ObjectInfo objectInfo(hid_t loc, const std::string& path, const std::string& wha
     return result;
 }
 
-herr_t collectName(const char* name, void* out) {
+// What the link `name` in `location` leads to: soft links are followed, external ones are not.
+ObjectInfo resolveLink(hid_t location, const std::string& name, H5L_type_t type, const std::string& what) {
+    const bool soft = type == H5L_TYPE_SOFT;
+    if (soft && probe([&] { return H5Oexists_by_name(location, name.c_str(), H5P_DEFAULT); }) <= 0)
+        return ObjectInfo{ObjectKind::Link, true, 0, {}};  // dangling
+    if (type != H5L_TYPE_HARD && !soft) return ObjectInfo{ObjectKind::Link, false, 0, {}};
+    ObjectInfo result = objectInfo(location, name, what);
+    result.viaSoftLink = soft;
+    return result;
+}
+
+struct Link {
+    std::string name;
+    H5L_type_t type;
+};
+
+herr_t collectLink(hid_t, const char* name, const H5L_info_t* info, void* out) {
     try {
-        static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+        static_cast<std::vector<Link>*>(out)->push_back({name, info->type});
         return 0;
     } catch (...) {
         return -1;  // no exception may cross HDF5's C frames
     }
 }
-herr_t collectLinkName(hid_t, const char* name, const H5L_info_t*, void* out) { return collectName(name, out); }
-herr_t collectAttributeName(hid_t, const char* name, const H5A_info_t*, void* out) { return collectName(name, out); }
+
+herr_t collectAttributeName(hid_t, const char* name, const H5A_info_t*, void* out) {
+    try {
+        static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+        return 0;
+    } catch (...) {
+        return -1;
+    }
+}
+
+// An open group and its links, sorted by name.
+struct GroupLinks {
+    Handle handle;
+    std::vector<Link> links;
+    std::string what;
+
+    GroupLinks(const File& file, const std::string& groupPath) {
+        const std::string path = normalizePath(groupPath);
+        const ObjectKind kind = file.info(path).kind;
+        if (kind == ObjectKind::Missing) throw H5Error("no group '" + path + "' in file '" + file.path() + "'");
+        if (kind != ObjectKind::Group)
+            throw H5Error("'" + path + "' in '" + file.path() + "' is a " + kindName(kind) + ", not a group");
+        what = "cannot list group '" + path + "' in '" + file.path() + "'";
+        handle = open(Handle::Kind::Group, what, [&] { return H5Gopen2(file.id(), path.c_str(), H5P_DEFAULT); });
+        call(what, [&] { return H5Literate(handle.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectLink, &links); });
+        std::sort(links.begin(), links.end(), [](const Link& a, const Link& b) { return a.name < b.name; });
+    }
+};
 
 Handle variableStringType(H5T_cset_t cset, const std::string& what) {
     Handle type = open(Handle::Kind::Datatype, what, [] { return H5Tcopy(H5T_C_S1); });
@@ -70,6 +101,18 @@ Handle scalarSpace(const std::string& what) {
 Handle vectorSpace(size_t n, const std::string& what) {
     const hsize_t dims[1] = {n};
     return open(Handle::Kind::Dataspace, what, [&] { return H5Screate_simple(1, dims, nullptr); });
+}
+
+Handle fileAccessList(const std::string& what) {
+    Handle access = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_FILE_ACCESS); });
+#if H5_VERSION_GE(1, 10, 7)
+    // Filesystems without flock() (some NFS mounts) would otherwise refuse every open.
+    call(what, [&] { return H5Pset_file_locking(access.id(), true, true); });
+#endif
+    // New objects in the 1.8 format: every h5py reads it, and it allows attributes over 64 KiB.
+    // The high bound stays open so that files written by newer libraries still open for writing.
+    call(what, [&] { return H5Pset_libver_bounds(access.id(), H5F_LIBVER_V18, H5F_LIBVER_LATEST); });
+    return access;
 }
 
 // An attribute opened for reading, with what the readers check before choosing a memory type.
@@ -102,7 +145,9 @@ AttributeReader openAttribute(const File& file, const std::string& objectPath, c
     AttributeReader r;
     r.where = "attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
     r.what = "cannot read " + r.where;
-    if (!file.exists(path)) throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
+    const ObjectKind kind = file.info(path).kind;
+    if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
+        throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
     const hid_t fid = file.id();
     if (call(r.what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
         throw H5Error("no " + r.where);
@@ -133,8 +178,8 @@ std::vector<std::string> readStrings(const AttributeReader& r) {
     if (call(r.what, [&] { return H5Tis_variable_str(fileType); }) > 0) {
         const H5T_cset_t cset = call(r.what, [&] { return H5Tget_cset(fileType); });
         Handle memory = variableStringType(cset, r.what);
-        std::vector<char*> pointers(r.count, nullptr);
         if (r.count == 0) return out;
+        std::vector<char*> pointers(r.count, nullptr);
         call(r.what, [&] { return H5Aread(r.attribute.id(), memory.id(), pointers.data()); });
         // HDF5 allocated the strings: give them back however the copies below end.
         struct Reclaim {
@@ -182,6 +227,11 @@ const char* kindName(ObjectKind kind) {
     return "missing object";
 }
 
+std::string parentPath(const std::string& normalized) {
+    const size_t slash = normalized.rfind('/');
+    return slash == 0 || slash == std::string::npos ? "/" : normalized.substr(0, slash);
+}
+
 std::string normalizePath(const std::string& path) {
     std::string out = "/";
     for (size_t begin = 0; begin < path.size();) {
@@ -203,11 +253,7 @@ File::File(Handle handle, std::string path, bool writable)
 
 File File::open(const std::string& path, bool writable) {
     const std::string what = "cannot open '" + path + "'";
-    Handle access = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_FILE_ACCESS); });
-#if H5_VERSION_GE(1, 10, 7)
-    // Filesystems without flock() (some NFS mounts) would otherwise refuse every open.
-    call(what, [&] { return H5Pset_file_locking(access.id(), true, true); });
-#endif
+    Handle access = fileAccessList(what);
     const unsigned flags = writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
     Handle file = h5::open(Handle::Kind::File, what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });
     return File(std::move(file), path, writable);
@@ -218,12 +264,7 @@ File File::openReadWrite(const std::string& path) { return open(path, true); }
 
 File File::create(const std::string& path) {
     const std::string what = "cannot create '" + path + "'";
-    Handle access = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_FILE_ACCESS); });
-#if H5_VERSION_GE(1, 10, 7)
-    call(what, [&] { return H5Pset_file_locking(access.id(), true, true); });
-#endif
-    // The 1.8 format: every h5py reads it, and it allows attributes over 64 KiB.
-    call(what, [&] { return H5Pset_libver_bounds(access.id(), H5F_LIBVER_V18, H5F_LIBVER_V18); });
+    Handle access = fileAccessList(what);
     Handle file = h5::open(Handle::Kind::File, what, [&] {
         return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id());
     });
@@ -246,29 +287,17 @@ ObjectInfo File::info(const std::string& path) const {
     const std::string normalized = normalizePath(path);
     const std::string what = "cannot look up '" + normalized + "' in '" + path_ + "'";
     if (normalized == "/") return objectInfo(id(), "/", what);
-
-    // One component at a time: HDF5 reports a missing parent as an error, not as "no".
-    ObjectInfo result;
-    std::string prefix;
-    const auto parts = splitPath(normalized);
-    for (size_t i = 0; i < parts.size(); ++i) {
-        if (i > 0 && result.kind != ObjectKind::Group) return {};  // nothing lives under a non-group
-        prefix += "/" + parts[i];
-        const char* p = prefix.c_str();
-        if (call(what, [&] { return H5Lexists(id(), p, H5P_DEFAULT); }) == 0) return {};
-        H5L_info_t link;
-        call(what, [&] { return H5Lget_info(id(), p, &link, H5P_DEFAULT); });
-        const bool soft = link.type == H5L_TYPE_SOFT;
-        if (link.type != H5L_TYPE_HARD && !soft) {
-            result = ObjectInfo{ObjectKind::Link, false, 0, {}};  // external links stay unopened
-        } else if (soft && probe([&] { return H5Oexists_by_name(id(), p, H5P_DEFAULT); }) <= 0) {
-            result = ObjectInfo{ObjectKind::Link, true, 0, {}};  // dangling
-        } else {
-            result = objectInfo(id(), prefix, what);
-            result.viaSoftLink = soft;
-        }
+    const char* p = normalized.c_str();
+    htri_t exists = probe([&] { return H5Lexists(id(), p, H5P_DEFAULT); });
+    if (exists < 0) {
+        // HDF5 fails, rather than answering "no", when a parent is missing or not a group.
+        if (info(parentPath(normalized)).kind != ObjectKind::Group) return {};
+        exists = call(what, [&] { return H5Lexists(id(), p, H5P_DEFAULT); });  // a genuine failure
     }
-    return result;
+    if (exists == 0) return {};
+    H5L_info_t link;
+    call(what, [&] { return H5Lget_info(id(), p, &link, H5P_DEFAULT); });
+    return resolveLink(id(), normalized, link.type, what);
 }
 
 bool File::exists(const std::string& path) const { return info(path).kind != ObjectKind::Missing; }
@@ -279,16 +308,15 @@ void File::createGroup(const std::string& path) {
     const std::string normalized = normalizePath(path);
     const std::string what = "cannot create group '" + normalized + "' in '" + path_ + "'";
     requireWritable(what);
-    std::string prefix;
-    bool missing = false;
-    for (const auto& part : splitPath(normalized)) {
-        prefix += "/" + part;
-        const ObjectKind kind = info(prefix).kind;
-        missing = kind == ObjectKind::Missing;
-        if (missing) break;
-        if (kind != ObjectKind::Group) throw H5Error(what + ": '" + prefix + "' is a " + kindName(kind));
+    const ObjectKind kind = info(normalized).kind;
+    if (kind == ObjectKind::Group) return;
+    if (kind != ObjectKind::Missing) throw H5Error(what + ": '" + normalized + "' is a " + kindName(kind));
+    // Name a dataset in the way rather than let HDF5 fail obscurely below it.
+    for (std::string parent = parentPath(normalized); parent != "/"; parent = parentPath(parent)) {
+        const ObjectKind parentKind = info(parent).kind;
+        if (parentKind == ObjectKind::Group) break;
+        if (parentKind != ObjectKind::Missing) throw H5Error(what + ": '" + parent + "' is a " + kindName(parentKind));
     }
-    if (!missing) return;  // the group is already there
     Handle links = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_LINK_CREATE); });
     call(what, [&] { return H5Pset_create_intermediate_group(links.id(), 1); });
     Handle group = h5::open(Handle::Kind::Group, what, [&] {
@@ -298,17 +326,18 @@ void File::createGroup(const std::string& path) {
 }
 
 std::vector<std::string> File::children(const std::string& groupPath) const {
-    const std::string normalized = normalizePath(groupPath);
-    const ObjectKind kind = info(normalized).kind;
-    if (kind == ObjectKind::Missing) throw H5Error("no group '" + normalized + "' in file '" + path_ + "'");
-    if (kind != ObjectKind::Group)
-        throw H5Error("'" + normalized + "' in '" + path_ + "' is a " + kindName(kind) + ", not a group");
-    const std::string what = "cannot list group '" + normalized + "' in '" + path_ + "'";
-    Handle group = h5::open(Handle::Kind::Group, what, [&] { return H5Gopen2(id(), normalized.c_str(), H5P_DEFAULT); });
     std::vector<std::string> names;
-    call(what, [&] { return H5Literate(group.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectLinkName, &names); });
-    std::sort(names.begin(), names.end());
+    for (const Link& link : GroupLinks(*this, groupPath).links) names.push_back(link.name);
     return names;
+}
+
+std::vector<File::Child> File::listChildren(const std::string& groupPath) const {
+    const GroupLinks group(*this, groupPath);
+    std::vector<Child> out;
+    out.reserve(group.links.size());
+    for (const Link& link : group.links)
+        out.push_back({link.name, resolveLink(group.handle.id(), link.name, link.type, group.what)});
+    return out;
 }
 
 // ---- attributes ----------------------------------------------------------------------------

@@ -71,6 +71,8 @@ std::string reasonFromStack() {
             return "another program holds a lock on the file (HDF5 file locking; close the writer, or set "
                    "HDF5_USE_FILE_LOCKING=FALSE)";
         if (e.desc == "no write intent on file") return "the file is open read-only";
+        if (e.desc == "object header message is too large")
+            return "over 64 KiB, more than an object created in the old (pre-1.8) file format can hold";
         if (e.desc.rfind("file is already open", 0) == 0) return e.desc + " in this process";
     }
     // The innermost description is the most specific; drop the diagnostic tail after ':'.
@@ -101,7 +103,6 @@ void Handle::reset() noexcept {
     if (!valid()) return;
     detail::silenceErrorPrinting();
     closeId(id_, kind_);
-    H5Eclear2(H5E_DEFAULT);
     id_ = -1;
 }
 

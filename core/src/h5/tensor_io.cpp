@@ -93,19 +93,25 @@ struct OpenDataset {
     std::string what;   // "cannot read dataset '/a' in 'f.h5'"
 };
 
-OpenDataset openDataset(const File& file, const std::string& datasetPath, const char* verb) {
+// For a path already known to be a dataset.
+OpenDataset openKnownDataset(const File& file, const std::string& normalizedPath, const char* verb) {
     OpenDataset d;
-    d.path = normalizePath(datasetPath);
+    d.path = normalizedPath;
     d.where = "dataset '" + d.path + "' in '" + file.path() + "'";
     d.what = std::string("cannot ") + verb + " " + d.where;
-    const ObjectKind kind = file.info(d.path).kind;
-    if (kind == ObjectKind::Missing) throw H5Error("no dataset '" + d.path + "' in file '" + file.path() + "'");
-    if (kind != ObjectKind::Dataset)
-        throw H5Error("'" + d.path + "' in file '" + file.path() + "' is a " + kindName(kind) + ", not a dataset");
     d.dataset = open(Handle::Kind::Dataset, d.what, [&] { return H5Dopen2(file.id(), d.path.c_str(), H5P_DEFAULT); });
     d.type = open(Handle::Kind::Datatype, d.what, [&] { return H5Dget_type(d.dataset.id()); });
     d.space = open(Handle::Kind::Dataspace, d.what, [&] { return H5Dget_space(d.dataset.id()); });
     return d;
+}
+
+OpenDataset openDataset(const File& file, const std::string& datasetPath, const char* verb) {
+    const std::string path = normalizePath(datasetPath);
+    const ObjectKind kind = file.info(path).kind;
+    if (kind == ObjectKind::Missing) throw H5Error("no dataset '" + path + "' in file '" + file.path() + "'");
+    if (kind != ObjectKind::Dataset)
+        throw H5Error("'" + path + "' in file '" + file.path() + "' is a " + kindName(kind) + ", not a dataset");
+    return openKnownDataset(file, path, verb);
 }
 
 struct TensorType {
@@ -126,7 +132,7 @@ DType integerDType(size_t size, bool isSigned) {
 
 TensorType tensorType(const File& file, const OpenDataset& d) {
     const hid_t type = d.type.id();
-    TensorType result{DType::Undefined, describeType(type)};
+    TensorType result;
     const H5T_class_t typeClass = call(d.what, [&] { return H5Tget_class(type); });
     const size_t size = call(d.what, [&] { return H5Tget_size(type); });
     if (typeClass == H5T_INTEGER) {
@@ -140,11 +146,12 @@ TensorType tensorType(const File& file, const OpenDataset& d) {
             result.dtype = DType::BFloat16;
             result.bfloat16AsFloat = true;
         }
-        if (size == 2 && result.dtype == DType::Undefined) result.name = "float16 of a non-IEEE layout";
     } else if (typeClass == H5T_ENUM && isBoolType(type)) {
         result.dtype = DType::Bool;
     }
     if (result.dtype != DType::Undefined) result.name = dtypeName(result.dtype);
+    else if (typeClass == H5T_FLOAT && size == 2) result.name = "float16 of a non-IEEE layout";
+    else result.name = describeType(type);
 
     // Our bfloat16 convention: raw bits as uint16, marked by an attribute.
     if (call(d.what, [&] { return H5Aexists(d.dataset.id(), kDTypeAttribute); }) > 0 &&
@@ -302,31 +309,50 @@ Handle compressedCreateList(const std::vector<hsize_t>& dims, size_t elementSize
     return list;
 }
 
-std::string parentOf(const std::string& normalized) {
-    const size_t slash = normalized.rfind('/');
-    return slash == 0 ? "/" : normalized.substr(0, slash);
+DatasetInfo describeDataset(const File& file, const OpenDataset& d) {
+    DatasetInfo info;
+    const TensorType type = tensorType(file, d);
+    info.dtype = type.dtype;
+    info.typeName = type.name;
+    const Extent extent = extentOf(d);
+    info.nullSpace = extent.null;
+    info.shape = toShape(extent.dims, d);
+
+    Handle createList = createListOf(d);
+    info.chunked = call(d.what, [&] { return H5Pget_layout(createList.id()); }) == H5D_CHUNKED;
+    if (info.chunked) {
+        std::vector<hsize_t> chunk(std::max<size_t>(extent.dims.size(), 1));
+        const int rank = call(d.what, [&] {
+            return H5Pget_chunk(createList.id(), static_cast<int>(chunk.size()), chunk.data());
+        });
+        chunk.resize(static_cast<size_t>(rank));
+        info.chunkShape = toShape(chunk, d);
+    }
+    for (const Filter& filter : filtersOf(createList.id(), d.what)) {
+        info.filters.push_back(filter.name);
+        if (filter.id != H5Z_FILTER_SHUFFLE && filter.id != H5Z_FILTER_FLETCHER32) info.compressed = true;
+    }
+    // 0 means both "nothing allocated yet" and failure; neither is worth an error here.
+    info.storageBytes = probe([&] { return H5Dget_storage_size(d.dataset.id()); });
+    return info;
 }
 
 // Each object's subtree is listed once; other links to it are listed but not walked again,
 // which also ends cycles of hard links.
 void collectTree(const File& file, const std::string& group, int depth, int maxDepth,
                  std::set<std::string>& walked, std::vector<NodeInfo>& out) {
-    const std::vector<std::string> names = file.children(group);  // also checks that it is a group
+    const std::vector<File::Child> children = file.listChildren(group);  // also checks that it is a group
     if (maxDepth == 0) return;
-    for (const std::string& name : names) {
-        NodeInfo node;
-        node.path = (group == "/" ? "" : group) + "/" + name;
-        node.name = name;
-        node.depth = depth;
-        const ObjectInfo info = file.info(node.path);
-        node.kind = info.kind;
-        node.attributeCount = info.attributeCount;
-        if (info.kind == ObjectKind::Dataset) node.dataset = datasetInfo(file, node.path);
-        out.push_back(node);
+    for (const File::Child& child : children) {
+        const std::string path = (group == "/" ? "" : group) + "/" + child.name;
+        NodeInfo node{path, child.name, depth, child.info.kind, child.info.attributeCount, {}};
+        if (node.kind == ObjectKind::Dataset)
+            node.dataset = describeDataset(file, openKnownDataset(file, path, "inspect"));
+        out.push_back(std::move(node));
         // Soft links are shown, not followed: their target is listed where it lives.
-        const bool descend = info.kind == ObjectKind::Group && !info.viaSoftLink &&
-                             (maxDepth < 0 || depth < maxDepth) && walked.insert(info.identity).second;
-        if (descend) collectTree(file, node.path, depth + 1, maxDepth, walked, out);
+        const bool descend = child.info.kind == ObjectKind::Group && !child.info.viaSoftLink &&
+                             (maxDepth < 0 || depth < maxDepth) && walked.insert(child.info.identity).second;
+        if (descend) collectTree(file, path, depth + 1, maxDepth, walked, out);
     }
 }
 
@@ -372,12 +398,13 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
         throw H5Error(what + ": it already exists (set WriteOptions::overwrite to replace it)");
     if (existing != ObjectKind::Missing && existing != ObjectKind::Dataset)
         throw H5Error(what + ": that path is a " + kindName(existing));
-    file.createGroup(parentOf(path));
+    file.createGroup(parentPath(path));
     if (existing == ObjectKind::Dataset) call(what, [&] { return H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT); });
 
     const std::vector<hsize_t> dims(tensor.shape().begin(), tensor.shape().end());
     Handle space = open(Handle::Kind::Dataspace, what, [&] {
-        return dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+        return dims.empty() ? H5Screate(H5S_SCALAR)
+                            : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
     });
     // Chunks need a simple, non-empty dataspace; scalars and empty tensors have nothing to compress.
     const bool compress = options.compress && !dims.empty() && tensor.numel() > 0;
@@ -388,7 +415,9 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
     });
     try {
         if (tensor.numel() > 0)
-            call(what, [&] { return H5Dwrite(dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()); });
+            call(what, [&] {
+                return H5Dwrite(dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data());
+            });
         dataset.close(what);
         if (tensor.dtype() == DType::BFloat16) file.writeAttribute(path, kDTypeAttribute, "bfloat16");
     } catch (...) {
@@ -399,30 +428,7 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
 }
 
 DatasetInfo datasetInfo(const File& file, const std::string& datasetPath) {
-    const OpenDataset d = openDataset(file, datasetPath, "inspect");
-    DatasetInfo info;
-    const TensorType type = tensorType(file, d);
-    info.dtype = type.dtype;
-    info.typeName = type.name;
-    const Extent extent = extentOf(d);
-    info.nullSpace = extent.null;
-    info.shape = toShape(extent.dims, d);
-
-    Handle createList = createListOf(d);
-    info.chunked = call(d.what, [&] { return H5Pget_layout(createList.id()); }) == H5D_CHUNKED;
-    if (info.chunked) {
-        std::vector<hsize_t> chunk(std::max<size_t>(extent.dims.size(), 1));
-        const int rank = call(d.what, [&] { return H5Pget_chunk(createList.id(), static_cast<int>(chunk.size()), chunk.data()); });
-        chunk.resize(static_cast<size_t>(rank));
-        info.chunkShape = toShape(chunk, d);
-    }
-    for (const Filter& filter : filtersOf(createList.id(), d.what)) {
-        info.filters.push_back(filter.name);
-        if (filter.id != H5Z_FILTER_SHUFFLE && filter.id != H5Z_FILTER_FLETCHER32) info.compressed = true;
-    }
-    // 0 means both "nothing allocated yet" and failure; neither is worth an error here.
-    info.storageBytes = probe([&] { return H5Dget_storage_size(d.dataset.id()); });
-    return info;
+    return describeDataset(file, openDataset(file, datasetPath, "inspect"));
 }
 
 std::vector<NodeInfo> listTree(const File& file, const std::string& root, int maxDepth) {

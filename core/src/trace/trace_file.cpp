@@ -1,9 +1,8 @@
 // HDF5 trace layout (docs/TRACE_FORMAT.md): one group per executor under /executors, written
 // whole and followed by closing the file, so the file on disk is complete after each one.
 #include <cstdio>
-#include <filesystem>
-#include <unistd.h>
 
+#include "opscope/h5/atomic_write.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
@@ -68,9 +67,9 @@ void writeParams(h5::File& f, const std::string& path, const std::vector<Param>&
 TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level) : TraceCapture(level), path_(std::move(path)) {
     // Build the empty trace beside the destination, then rename: an old trace is replaced
     // only by a valid new one.
-    const std::string tmp = path_ + ".tmp-" + std::to_string(::getpid());
+    h5::AtomicFileWriter out(path_);
     {
-        h5::File f = h5::File::create(tmp);
+        h5::File f = h5::File::create(out.tempPath().string());
         f.writeAttribute("/", "opscope_format", std::string("trace"));
         f.writeAttribute("/", "format_version", kTraceFormatVersion);
         f.writeAttribute("/", "trace_level", std::string(traceLevelName(level)));
@@ -78,7 +77,7 @@ TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level) : TraceCapt
         f.createGroup("/executors");
         f.close();
     }
-    std::filesystem::rename(tmp, path_);
+    out.commit();
 }
 
 void TraceFileWriter::onExecutorTrace(ExecutorTrace&& t) {

@@ -13,6 +13,8 @@ namespace opscope::h5 {
 
 // "a//b/" -> "/a/b"; "" -> "/". Every path argument below goes through this.
 std::string normalizePath(const std::string& path);
+// "/a/b" -> "/a"; "/a" -> "/". Takes a normalized path.
+std::string parentPath(const std::string& normalized);
 
 enum class ObjectKind { Missing, Group, Dataset, Datatype, Link };
 // "group", "dataset", "named datatype", "link", "missing object".
@@ -53,6 +55,12 @@ public:
     ObjectInfo info(const std::string& path) const;
     // Names of the links in a group, sorted.
     std::vector<std::string> children(const std::string& groupPath = "/") const;
+    // The same with what each link leads to, in one pass over the group: for tree views.
+    struct Child {
+        std::string name;
+        ObjectInfo info;
+    };
+    std::vector<Child> listChildren(const std::string& groupPath = "/") const;
 
     // Attributes of the object at objectPath ("/" for the file itself). Writing replaces an
     // attribute of the same name. Strings are variable-length UTF-8 (h5py reads str), bool
