@@ -1,0 +1,198 @@
+// Binding cases to operators and judging their outputs (see case_runner.h).
+#include "case_runner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <stdexcept>
+
+#include "opscope/error.h"
+#include "opscope/h5/h5_handle.h"
+
+namespace opscope::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string describe(const HostTensor& t) { return std::string(dtypeName(t.dtype())) + shapeToString(t.shape()); }
+
+bool isJudgedDtype(DType d) { return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32; }
+
+// The dtype a case "is": that of its first floating tensor argument in schema order.
+DType caseDtypeOf(const ops::Operator& op, const ops::OpArguments& args) {
+    for (const ops::ArgSpec& a : op.schema().tensors) {
+        auto it = args.tensors.find(a.name);
+        if (it != args.tensors.end() && isFloatingType(it->second.dtype())) return it->second.dtype();
+    }
+    return DType::Undefined;
+}
+
+metrics::Standard resolveStandard(const cases::Case& c, const ops::Operator& op, const RunSettings& s) {
+    if (s.standard) return *s.standard;
+    if (!c.standard.empty()) {
+        try {
+            return metrics::parseStandard(c.standard);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument("the case's 'standard' attribute: " + std::string(e.what()));
+        }
+    }
+    return metrics::parseStandard(metrics::defaultStandardName(op.schema().name));
+}
+
+Comparison judge(const std::string& output, const std::string& actualName, const HostTensor& actual,
+                 const std::string& referenceName, const HostTensor& reference, DType outputDtype,
+                 const metrics::Standard& standard) {
+    Comparison c;
+    c.output = output;
+    c.actual = actualName;
+    c.reference = referenceName;
+    if (actual.numel() != reference.numel())
+        throw std::invalid_argument(referenceName + "/" + output + " is " + describe(reference) + " but " + actualName +
+                                    "/" + output + " is " + describe(actual) + ": the element counts differ");
+    c.metrics = metrics::compare(actual, reference, outputDtype, standard.options);
+    c.judgement = standard.judge(c.metrics);
+    return c;
+}
+
+}  // namespace
+
+bool CaseResult::passed() const {
+    if (!ok()) return false;
+    return std::all_of(comparisons.begin(), comparisons.end(),
+                       [](const Comparison& c) { return !c.judged || c.judgement.passed(); });
+}
+
+std::string unknownOperatorMessage(const std::string& name) {
+    std::string known;
+    for (const ops::Operator* op : ops::allOperators())
+        known += (known.empty() ? "" : ", ") + op->schema().name + " (" + op->schema().shortName + ")";
+    return "unknown operator '" + name + "' (registered: " + (known.empty() ? "none" : known) + ")";
+}
+
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return s;
+}
+
+// An enum attribute may be given by name ("bilinear"), as traces record it and people write it.
+ParamValue enumByName(const ops::ArgSpec& spec, const ParamValue& v) {
+    const auto* text = std::get_if<std::string>(&v);
+    if (spec.kind != ops::ArgKind::Enum || !text) return v;
+    std::string names;
+    for (std::size_t i = 0; i < spec.enumNames.size(); ++i) {
+        if (lower(spec.enumNames[i]) == lower(*text)) return static_cast<int64_t>(i);
+        names += (i ? ", " : "") + std::to_string(i) + " " + spec.enumNames[i];
+    }
+    throw ops::ArgumentError("attribute '" + spec.name + "' is \"" + *text + "\", which is none of " + names);
+}
+
+}  // namespace
+
+ops::OpArguments bindArguments(const ops::Operator& op, const cases::Case& c) {
+    ops::OpArguments args;
+    for (const auto& [name, tensor] : c.inputs) args.tensors[name] = tensor;
+    const auto& schemaAttrs = op.schema().attributes;
+    for (const Param& p : c.params) {
+        auto spec = std::find_if(schemaAttrs.begin(), schemaAttrs.end(),
+                                 [&](const ops::ArgSpec& a) { return a.name == p.name; });
+        if (spec == schemaAttrs.end()) {
+            if (c.origin == "trace") continue;  // recorded for information only (the run's dtype, ...)
+            args.attributes[p.name] = p.value;  // withDefaults names the unknown attribute
+            continue;
+        }
+        args.attributes[p.name] = enumByName(*spec, p.value);
+    }
+    return op.withDefaults(args);  // checks names, kinds and required tensors
+}
+
+CaseResult runCase(const cases::Case& c, const std::string& file, const RunSettings& settings) {
+    CaseResult r;
+    r.file = file;
+    r.path = c.path;
+    r.op = c.op;
+    r.origin = c.origin;
+    r.description = c.description;
+    try {
+        const ops::Operator* op = ops::findOperator(c.op);
+        if (!op) throw std::invalid_argument(unknownOperatorMessage(c.op));
+        r.op = op->schema().name;
+        const metrics::Standard standard = resolveStandard(c, *op, settings);
+        r.standard = standard.name;
+
+        ops::OpArguments args = bindArguments(*op, c);
+        r.caseDtype = caseDtypeOf(*op, args);
+        if (settings.dtype != DType::Undefined) args = op->castTo(args, settings.dtype);
+        r.runDtype = caseDtypeOf(*op, args);
+        const bool recast = settings.dtype != DType::Undefined && r.runDtype != r.caseDtype;
+
+        auto start = Clock::now();
+        std::unique_ptr<ops::PreparedCall> call = op->prepare(args);
+        call->runToEnd();
+        r.runMs = msSince(start);
+        start = Clock::now();
+        const std::map<std::string, HostTensor> golden = op->reference(args);
+        r.goldenMs = msSince(start);
+
+        for (const auto& [name, out] : call->outputs()) {
+            r.outputs.push_back({name, out.dtype(), out.shape()});
+            auto g = golden.find(name);
+            if (g == golden.end()) {
+                r.notes.push_back("the reference computed no '" + name + "'");
+                continue;
+            }
+            r.comparisons.push_back(judge(name, "opscope", out, "golden", g->second, out.dtype(), standard));
+            for (const cases::OutputSource& src : c.sources) {
+                const HostTensor* t = src.find(name);
+                if (!t) continue;
+                const std::string informational =
+                    "inputs were cast from " + std::string(dtypeName(r.caseDtype)) + " to " + dtypeName(r.runDtype) +
+                    ", so " + src.name + "/ (from the stored inputs) is shown for information only";
+                if (src.role == cases::SourceRole::Reference) {
+                    Comparison cmp = judge(name, "opscope", out, src.name, *t, out.dtype(), standard);
+                    if (recast) {
+                        cmp.judged = false;
+                        cmp.note = informational;
+                    }
+                    r.comparisons.push_back(std::move(cmp));
+                } else {
+                    const DType d = isJudgedDtype(t->dtype()) ? t->dtype() : out.dtype();
+                    Comparison cmp = judge(name, src.name, *t, "golden", g->second, d, standard);
+                    if (recast) {
+                        cmp.judged = false;
+                        cmp.note = informational;
+                    }
+                    r.comparisons.push_back(std::move(cmp));
+                }
+            }
+        }
+        for (const cases::OutputSource& src : c.sources)
+            for (const auto& [name, t] : src.tensors)
+                if (!call->output(name))
+                    r.notes.push_back(src.name + "/" + name + " not compared: the run produced no output '" + name +
+                                      "' (outputMask or the operator's outputs)");
+    } catch (const StatusError& e) {
+        // aclGetRecentErrMsg() already starts with "[<code>] <api>: ".
+        const std::string message = e.what();
+        r.error = "the operator rejected the case: " +
+                  (message.rfind("[", 0) == 0 ? message : "[" + std::to_string(e.code()) + "] " + message);
+    } catch (const ops::ArgumentError& e) {
+        r.error = std::string("the case does not fit the operator: ") + e.what();
+    } catch (const h5::H5Error& e) {
+        r.error = e.what();
+    } catch (const std::invalid_argument& e) {
+        r.error = e.what();
+    } catch (const std::bad_alloc&) {
+        r.error = "out of memory while running the case";
+    } catch (const std::exception& e) {
+        r.error = std::string("internal error: ") + e.what();
+    }
+    return r;
+}
+
+}  // namespace opscope::cli

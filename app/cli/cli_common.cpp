@@ -1,0 +1,78 @@
+#include "cli_common.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "opscope/h5/atomic_write.h"
+#include "opscope/tensor_view.h"
+
+namespace opscope::cli {
+
+DatasetRef parseDatasetRef(const std::string& text, const std::string& what) {
+    const std::size_t colon = text.rfind(":/");
+    if (colon == std::string::npos || colon == 0)
+        throw CliError(what + " must be FILE.h5:/path/to/dataset, got '" + text + "'");
+    return DatasetRef{text.substr(0, colon), text.substr(colon + 1)};
+}
+
+bool stderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+std::string formatNumber(double v, int significant) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+    return buf;
+}
+
+std::string formatPercent(double share) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.3f%%", share * 100.0);
+    return buf;
+}
+
+std::string formatBytes(uint64_t bytes) {
+    char buf[40];
+    if (bytes < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    else if (bytes < 1024ull * 1024) std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(bytes) / 1024);
+    else std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024));
+    return buf;
+}
+
+std::string tensorText(DType dtype, const std::vector<int64_t>& shape) {
+    return std::string(dtypeName(dtype)) + shapeToString(shape);
+}
+
+std::string tensorText(const std::string& typeName, const std::vector<int64_t>& shape) {
+    return typeName + shapeToString(shape);
+}
+
+DType parseFloatDtype(const std::string& text) {
+    const DType d = dtypeFromName(text);
+    if (d == DType::Float32 || d == DType::Float16 || d == DType::BFloat16 || d == DType::Float64) return d;
+    throw CliError("unknown --dtype '" + text + "': use float32 (fp32), float16 (fp16), bfloat16 (bf16) or float64");
+}
+
+void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs, const std::string& what) {
+    std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
+    try {
+        h5::AtomicFileWriter probe(output, paths);  // validates only: nothing is created
+    } catch (const std::exception& e) {
+        throw CliError(what + ": " + e.what());
+    }
+}
+
+void requireReadableFile(const std::string& path) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) throw CliError("no file '" + path + "'");
+    if (std::filesystem::is_directory(status)) throw CliError("'" + path + "' is a directory, not an HDF5 file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw CliError("cannot read '" + path + "': permission denied");
+}
+
+}  // namespace opscope::cli

@@ -1,0 +1,51 @@
+// What every opscope-cli command shares: exit codes, the one-sentence input error, number and
+// shape formatting, "FILE:/path" dataset references, and output-path checks.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "opscope/dtype.h"
+
+namespace opscope::cli {
+
+// 0: everything judged passed; 1: something failed its standard; 2: usage or input error.
+enum ExitCode : int { kExitPass = 0, kExitFail = 1, kExitError = 2 };
+
+// A usage or input error: main prints "opscope-cli: <what()>" to stderr and exits 2.
+class CliError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// "FILE.h5:/path/in/file" (the last ':' before a '/').
+struct DatasetRef {
+    std::string file;
+    std::string path;
+    std::string text() const { return file + ":" + path; }
+};
+// Throws CliError naming `what` ("the first tensor", "--bind gradOut") when malformed.
+DatasetRef parseDatasetRef(const std::string& text, const std::string& what);
+
+bool stderrIsTerminal();
+
+// "1.23e-05", "0.999", "nan"; fixed precision for tables.
+std::string formatNumber(double v, int significant = 3);
+std::string formatPercent(double share);  // "99.950%"
+std::string formatBytes(uint64_t bytes);   // "333 KiB"
+std::string tensorText(DType dtype, const std::vector<int64_t>& shape);  // "float32[2, 3]"
+std::string tensorText(const std::string& typeName, const std::vector<int64_t>& shape);
+
+// --dtype values: the floating dtypes by name or alias ("fp16", "bf16", "float32").
+DType parseFloatDtype(const std::string& text);
+
+// Throws CliError when `output` is one of `inputs` (the same file by any name), a directory, or
+// in a directory that does not exist: checked before any work starts.
+void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs, const std::string& what);
+
+// Files must exist and be regular before HDF5 sees them: a clearer sentence than HDF5's.
+void requireReadableFile(const std::string& path);
+
+}  // namespace opscope::cli

@@ -1,0 +1,99 @@
+// opscope-cli standards / operators: what can judge, and what can run.
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "json_writer.h"
+#include "opscope/metrics.h"
+#include "opscope/ops/operator.h"
+
+namespace opscope::cli {
+
+CommandSpec standardsSpec() {
+    CommandSpec s;
+    s.name = "standards";
+    s.usage = "standards [--json]";
+    s.summary = "list the accuracy standards, their rules and thresholds, and each operator's default";
+    s.options = {{"--json", "", false, "print JSON on stdout"}};
+    s.maxPositionals = 0;
+    return s;
+}
+
+CommandSpec operatorsSpec() {
+    CommandSpec s;
+    s.name = "operators";
+    s.usage = "operators [--json]";
+    s.summary = "list the registered operators with their tensor arguments, attributes and outputs";
+    s.options = {{"--json", "", false, "print JSON on stdout"}};
+    s.maxPositionals = 0;
+    return s;
+}
+
+int runStandards(const ParsedArgs& a) {
+    const metrics::Standard tolerance = metrics::toleranceStandard(1e-3, 1e-5);
+    std::vector<metrics::Standard> all = metrics::builtinStandards();
+    all.push_back(tolerance);
+    if (a.has("--json")) {
+        JsonWriter w(std::cout);
+        w.beginObject().key("standards").beginArray();
+        for (const metrics::Standard& s : all)
+            w.beginObject().field("name", s.name).field("title", s.title).field("rule", s.formula)
+                .field("thresholds", s.thresholds).endObject();
+        w.endArray().key("defaults").beginObject();
+        for (const ops::Operator* op : ops::allOperators())
+            w.field(op->schema().name, metrics::defaultStandardName(op->schema().name));
+        w.endObject().endObject();
+        w.finish();
+        return kExitPass;
+    }
+    for (const metrics::Standard& s : all) {
+        std::cout << (&s == &all.back() ? "rtol=X,atol=Y" : s.name) << "  (" << s.title << ")\n";
+        std::cout << "    rule:       " << s.formula << "\n    thresholds: "
+                  << (&s == &all.back() ? "given, e.g. rtol=1e-3,atol=1e-5" : s.thresholds) << "\n\n";
+    }
+    std::cout << "Every metric compares with the reference rounded to the output dtype; rel = |a - r| / (|r| + 1e-7).\n"
+                 "defaults:\n";
+    for (const ops::Operator* op : ops::allOperators())
+        std::cout << "    " << op->schema().name << ": " << metrics::defaultStandardName(op->schema().name) << "\n";
+    std::cout << "    (aclnnConvolutionBackward: dual-thousandth; every other operator: cann)\n";
+    return kExitPass;
+}
+
+int runOperators(const ParsedArgs& a) {
+    if (a.has("--json")) {
+        JsonWriter w(std::cout);
+        w.beginObject().key("operators").beginArray();
+        for (const ops::Operator* op : ops::allOperators()) {
+            const ops::OpSchema& s = op->schema();
+            w.beginObject().field("name", s.name).field("short_name", s.shortName).field("summary", s.summary);
+            w.key("tensors").beginArray();
+            for (const ops::ArgSpec& t : s.tensors)
+                w.beginObject().field("name", t.name).field("optional", t.optional).field("help", t.help).endObject();
+            w.endArray().key("attributes").beginArray();
+            for (const ops::ArgSpec& t : s.attributes)
+                w.beginObject().field("name", t.name).field("kind", ops::argKindName(t.kind))
+                    .field("default", paramToString(t.defaultValue)).field("help", t.help).endObject();
+            w.endArray().key("outputs").beginArray();
+            for (const ops::OutputSpec& o : s.outputs) w.value(o.name);
+            w.endArray().endObject();
+        }
+        w.endArray().endObject();
+        w.finish();
+        return kExitPass;
+    }
+    for (const ops::Operator* op : ops::allOperators()) {
+        const ops::OpSchema& s = op->schema();
+        std::cout << s.name << " (" << s.shortName << "): " << s.summary << "\n";
+        for (const ops::ArgSpec& t : s.tensors)
+            std::cout << "    tensor " << t.name << (t.optional ? " (optional)" : "") << ": " << t.help << "\n";
+        for (const ops::ArgSpec& t : s.attributes)
+            std::cout << "    attr   " << t.name << " " << ops::argKindName(t.kind) << " = " << paramToString(t.defaultValue)
+                      << ": " << t.help << "\n";
+        std::string outs;
+        for (const ops::OutputSpec& o : s.outputs) outs += (outs.empty() ? "" : ", ") + o.name;
+        std::cout << "    outputs " << outs << "\n\n";
+    }
+    return kExitPass;
+}
+
+}  // namespace opscope::cli

@@ -1,0 +1,119 @@
+// opscope-cli compare: every metric between two tensors of any HDF5 files, and a verdict.
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "json_writer.h"
+#include "opscope/h5/h5_file.h"
+#include "opscope/h5/tensor_io.h"
+#include "opscope/metrics.h"
+#include "report.h"
+
+namespace opscope::cli {
+
+CommandSpec compareSpec() {
+    CommandSpec s;
+    s.name = "compare";
+    s.usage = "compare ACTUAL.h5:/path REFERENCE.h5:/path [--dtype DTYPE] [--standard NAME] [--json]";
+    s.summary = "metrics and a verdict between two tensors (an output and its reference)";
+    s.description =
+        "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
+        "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
+        "The element counts must agree; shapes may differ ([C] against [1, C]).";
+    s.options = {
+        {"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
+        {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
+        {"--json", "", false, "print JSON on stdout"},
+    };
+    s.minPositionals = 2;
+    s.maxPositionals = 2;
+    s.examples = "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n";
+    return s;
+}
+
+namespace {
+
+HostTensor readOperand(const DatasetRef& ref, const std::string& role) {
+    requireReadableFile(ref.file);
+    const h5::File f = h5::File::openReadOnly(ref.file);
+    const h5::ObjectKind kind = f.info(ref.path).kind;
+    if (kind == h5::ObjectKind::Missing) throw CliError("the " + role + " tensor: no dataset '" + ref.path + "' in '" + ref.file + "'");
+    if (kind != h5::ObjectKind::Dataset)
+        throw CliError("the " + role + " tensor: '" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
+                       ", not a dataset");
+    return h5::readTensor(f, ref.path);
+}
+
+std::string at(const metrics::ElementRef& e) {
+    if (e.index < 0) return "";
+    std::string c;
+    for (std::size_t i = 0; i < e.coords.size(); ++i) c += (i ? ", " : "") + std::to_string(e.coords[i]);
+    return " at [" + c + "] (actual " + formatNumber(e.actual, 7) + ", reference " + formatNumber(e.reference, 7) + ")";
+}
+
+}  // namespace
+
+int runCompare(const ParsedArgs& a) {
+    const DatasetRef actualRef = parseDatasetRef(a.positionals[0], "the actual tensor");
+    const DatasetRef referenceRef = parseDatasetRef(a.positionals[1], "the reference tensor");
+    metrics::Standard standard;
+    try {
+        standard = metrics::parseStandard(a.valueOr("--standard", "cann"));
+    } catch (const std::invalid_argument& e) {
+        throw CliError(e.what());
+    }
+    const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
+    const HostTensor actual = readOperand(actualRef, "actual");
+    const HostTensor reference = readOperand(referenceRef, "reference");
+    const DType outputDtype = forced != DType::Undefined ? forced
+                              : isFloatingType(actual.dtype()) ? actual.dtype() : DType::Float32;
+    metrics::ComparisonMetrics m;
+    try {
+        m = metrics::compare(actual, reference, outputDtype, standard.options);
+    } catch (const std::invalid_argument& e) {
+        throw CliError(e.what());
+    }
+    const metrics::Judgement j = standard.judge(m);
+    const int code = j.passed() ? kExitPass : kExitFail;
+
+    if (a.has("--json")) {
+        JsonWriter w(std::cout);
+        w.beginObject().field("command", "compare");
+        w.key("actual").beginObject().field("ref", actualRef.text()).field("dtype", dtypeName(actual.dtype()));
+        w.field("shape", actual.shape()).endObject();
+        w.key("reference").beginObject().field("ref", referenceRef.text()).field("dtype", dtypeName(reference.dtype()));
+        w.field("shape", reference.shape()).endObject();
+        w.field("standard", j.standard).field("verdict", metrics::verdictName(j.verdict)).field("reason", j.reason);
+        w.key("metrics");
+        writeMetricsJson(w, m);
+        w.field("exit_code", code).endObject();
+        w.finish();
+        return code;
+    }
+    auto row = [](const std::string& k, const std::string& v) {
+        std::cout << k << std::string(k.size() < 22 ? 22 - k.size() : 1, ' ') << v << "\n";
+    };
+    row("actual", actualRef.text() + "  " + tensorText(actual.dtype(), actual.shape()));
+    row("reference", referenceRef.text() + "  " + tensorText(reference.dtype(), reference.shape()) +
+                         (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
+    row("elements", std::to_string(m.count) + " (" + std::to_string(m.finiteCount) + " finite pairs)");
+    row("cosine", formatNumber(m.cosine, 9));
+    row("max abs error", formatNumber(m.maxAbsError) + at(m.worstAbs));
+    row("mean abs error", formatNumber(m.meanAbsError));
+    row("max rel error", formatNumber(m.maxRelError) + at(m.worstRel));
+    row("mean rel error", formatNumber(m.meanRelError));
+    row("rmse", formatNumber(m.rmse));
+    row("error balance", formatNumber(m.errorBalance));
+    row("rel < 1e-2/1e-3/1e-4", formatPercent(m.shareRelBelow1e2) + " / " + formatPercent(m.shareRelBelow1e3) + " / " +
+                                    formatPercent(m.shareRelBelow1e4));
+    row("ulp max/mean", m.ulpApplicable ? formatNumber(m.maxUlpError) + " / " + formatNumber(m.meanUlpError) : "-");
+    row("small values", std::to_string(m.smallValueCount) + ", error ratio " + formatNumber(m.smallValueErrorRatio));
+    row("nan/inf", "actual " + std::to_string(m.nanActual) + "/" + std::to_string(m.infActual) + ", reference " +
+                       std::to_string(m.nanReference) + "/" + std::to_string(m.infReference) + ", mismatches " +
+                       std::to_string(m.nonFiniteMismatches) + at(m.firstMismatch));
+    if (m.toleranceChecked) row("outside tolerance", std::to_string(m.toleranceViolations) + at(m.worstTolerance));
+    row("verdict", std::string(metrics::verdictName(j.verdict)) + " (" + j.standard + "): " + j.reason);
+    return code;
+}
+
+}  // namespace opscope::cli

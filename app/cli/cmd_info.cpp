@@ -1,0 +1,285 @@
+// opscope-cli info: what a file holds (cases, trace executors, every dataset), from metadata
+// only: no tensor data is read, so a checkpoint of any size lists at once.
+#include <filesystem>
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "json_writer.h"
+#include "opscope/case_file.h"
+#include "opscope/h5/attribute_value.h"
+#include "opscope/h5/h5_file.h"
+#include "opscope/h5/tensor_io.h"
+
+namespace opscope::cli {
+
+CommandSpec infoSpec() {
+    CommandSpec s;
+    s.name = "info";
+    s.usage = "info FILE.h5 [--tree] [--attrs] [--depth N] [--json]";
+    s.summary = "list the cases, trace executors and datasets in an HDF5 file (reads no tensor data)";
+    s.description =
+        "A case file lists its cases (operator, parameters, inputs, output sources); a trace lists its\n"
+        "executors; any other HDF5 file (a checkpoint, a dump) lists its tree. Dataset paths in the\n"
+        "tree can be bound to operator arguments with 'run --op NAME --bind ARG=FILE.h5:/path'.";
+    s.options = {
+        {"--tree", "", false, "also list every group and dataset (the default for files without cases)"},
+        {"--attrs", "", false, "with the tree: show each object's attributes"},
+        {"--depth", "N", false, "with the tree: list at most N levels"},
+        {"--json", "", false, "print JSON on stdout"},
+    };
+    s.minPositionals = 1;
+    s.maxPositionals = 1;
+    s.examples = "  opscope-cli info datasets/convolution_backward.h5\n  opscope-cli info model.h5 --attrs\n";
+    return s;
+}
+
+namespace {
+
+std::string tensorsText(const std::vector<cases::TensorSummary>& tensors) {
+    std::string s;
+    for (const cases::TensorSummary& t : tensors)
+        s += (s.empty() ? "" : "  ") + t.name + " " + tensorText(t.typeName, t.shape);
+    return s.empty() ? "(none)" : s;
+}
+
+std::string paramsText(const std::vector<Param>& params) {
+    std::string s;
+    for (const Param& p : params) s += (s.empty() ? "" : " ") + p.name + "=" + paramToString(p.value);
+    return s.empty() ? "(none)" : s;
+}
+
+void writeTensorsJson(JsonWriter& w, const std::vector<cases::TensorSummary>& tensors) {
+    w.beginArray();
+    for (const cases::TensorSummary& t : tensors)
+        w.beginObject().field("name", t.name).field("dtype", t.typeName).field("shape", t.shape).endObject();
+    w.endArray();
+}
+
+void writeParamJson(JsonWriter& w, const ParamValue& v) {
+    std::visit([&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::vector<bool>> || std::is_same_v<T, std::vector<double>>) {
+            w.beginArray();
+            for (auto e : x) w.value(static_cast<typename T::value_type>(e));
+            w.endArray();
+        } else {
+            w.value(x);
+        }
+    }, v);
+}
+
+struct ExecutorSummary {
+    std::string path, op, product;
+    int64_t threads = 0, steps = 0;
+    double durationUs = 0;
+    bool completed = false;
+    std::vector<cases::TensorSummary> inputs, outputs;
+    bool replayable = true;
+};
+
+std::vector<cases::TensorSummary> recordedTensors(const h5::File& f, const std::string& group, bool* allValues) {
+    std::vector<cases::TensorSummary> out;
+    if (!f.isGroup(group)) return out;
+    for (const std::string& n : f.children(group)) {
+        const std::string p = group + "/" + n;
+        cases::TensorSummary t;
+        t.name = n;
+        t.typeName = f.readAttribute<std::string>(p, "dtype");
+        t.dtype = dtypeFromName(t.typeName);
+        t.shape = f.readAttribute<std::vector<int64_t>>(p, "shape");
+        if (!f.isDataset(p + "/values") && allValues) *allValues = false;
+        out.push_back(t);
+    }
+    return out;
+}
+
+std::vector<ExecutorSummary> traceExecutors(const h5::File& f) {
+    std::vector<ExecutorSummary> out;
+    if (!f.isGroup("/executors")) return out;
+    for (const std::string& name : f.children("/executors")) {
+        const std::string g = "/executors/" + name;
+        ExecutorSummary e;
+        e.path = g;
+        e.op = f.readAttribute<std::string>(g, "op");
+        e.product = f.readAttribute<std::string>(g, "product");
+        e.threads = f.readAttribute<int64_t>(g, "threads");
+        e.steps = f.readAttribute<int64_t>(g, "step_count");
+        e.durationUs = f.readAttribute<double>(g, "duration_us");
+        e.completed = f.readAttribute<bool>(g, "completed");
+        e.inputs = recordedTensors(f, g + "/inputs", &e.replayable);
+        e.outputs = recordedTensors(f, g + "/outputs", nullptr);
+        e.replayable = e.replayable && e.completed;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool attrs) {
+    std::size_t width = 0;
+    for (const h5::NodeInfo& n : nodes) width = std::max(width, n.path.size());
+    width = std::min<std::size_t>(width, 60);
+    auto attributes = [&](const std::string& path) {
+        if (!attrs) return;
+        for (const std::string& a : f.attributeNames(path))
+            std::cout << "    @" << a << " = " << h5::attributeText(f, path, a) << "\n";
+    };
+    attributes("/");
+    for (const h5::NodeInfo& n : nodes) {
+        std::string line = n.path + (n.kind == h5::ObjectKind::Group ? "/" : "");
+        if (line.size() < width + 2) line += std::string(width + 2 - line.size(), ' ');
+        else line += "  ";
+        if (n.kind == h5::ObjectKind::Dataset) {
+            const h5::DatasetInfo& d = n.dataset;
+            line += d.nullSpace ? d.typeName + " (empty)" : tensorText(d.typeName, d.shape);
+            line += "  " + formatBytes(d.storageBytes);
+            if (d.compressed) {
+                std::string filters;
+                for (const std::string& fl : d.filters) filters += (filters.empty() ? "" : "+") + fl;
+                line += "  " + filters;
+            }
+            if (d.dtype == DType::Undefined) line += "  (not a tensor)";
+        } else {
+            line += h5::kindName(n.kind);
+        }
+        std::cout << line << "\n";
+        attributes(n.path);
+    }
+}
+
+}  // namespace
+
+int runInfo(const ParsedArgs& a) {
+    const std::string file = a.positionals[0];
+    requireReadableFile(file);
+    int depth = -1;
+    if (a.has("--depth")) {
+        try {
+            std::size_t used = 0;
+            depth = std::stoi(a.value("--depth"), &used);
+            if (used != a.value("--depth").size() || depth < 1) throw std::invalid_argument("");
+        } catch (const std::exception&) {
+            throw CliError("--depth must be a whole number of levels, at least 1, got '" + a.value("--depth") + "'");
+        }
+    }
+    h5::File f = h5::File::openReadOnly(file);  // H5Error: not HDF5, truncated, ... (exit 2 in main)
+    const bool trace = cases::isTraceFile(f);
+    std::vector<cases::CaseSummary> caseList;
+    std::vector<std::string> caseErrors;  // per case: "" or why it cannot be read
+    std::vector<ExecutorSummary> executors;
+    if (trace) {
+        executors = traceExecutors(f);
+    } else {
+        for (const std::string& p : cases::findCases(f)) {
+            try {
+                caseList.push_back(cases::inspectCase(f, p));
+                caseErrors.emplace_back();
+            } catch (const h5::H5Error& e) {
+                cases::CaseSummary broken;
+                broken.path = p;
+                broken.op = f.readAttribute<std::string>(p, cases::kOpAttribute);
+                caseList.push_back(broken);
+                caseErrors.emplace_back(e.what());
+            }
+        }
+    }
+    const bool tree = a.has("--tree") || (!trace && caseList.empty());
+    const std::vector<h5::NodeInfo> nodes = tree ? h5::listTree(f, "/", depth) : std::vector<h5::NodeInfo>{};
+    const uint64_t size = std::filesystem::file_size(file);
+    const char* kind = trace ? "trace" : !caseList.empty() ? "case file" : "HDF5 file";
+
+    if (a.has("--json")) {
+        JsonWriter w(std::cout);
+        w.beginObject().field("file", file).field("kind", kind).field("bytes", size);
+        w.key("cases").beginArray();
+        for (std::size_t i = 0; i < caseList.size(); ++i) {
+            const cases::CaseSummary& c = caseList[i];
+            w.beginObject().field("path", c.path).field("op", c.op).field("description", c.description);
+            if (!caseErrors[i].empty()) w.field("error", caseErrors[i]);
+            w.key("standard");
+            if (c.standard.empty()) w.null(); else w.value(c.standard);
+            w.key("params").beginObject();
+            for (const Param& p : c.params) {
+                w.key(p.name);
+                writeParamJson(w, p.value);
+            }
+            w.endObject();
+            w.key("inputs");
+            writeTensorsJson(w, c.inputs);
+            w.key("sources").beginArray();
+            for (const cases::SourceSummary& s : c.sources) {
+                w.beginObject().field("name", s.name).field("role", cases::sourceRoleName(s.role));
+                w.key("tensors");
+                writeTensorsJson(w, s.tensors);
+                w.endObject();
+            }
+            w.endArray().endObject();
+        }
+        w.endArray();
+        w.key("executors").beginArray();
+        for (const ExecutorSummary& e : executors) {
+            w.beginObject().field("path", e.path).field("op", e.op).field("product", e.product);
+            w.field("threads", e.threads).field("steps", e.steps).field("duration_us", e.durationUs);
+            w.field("completed", e.completed).field("replayable", e.replayable);
+            w.key("inputs");
+            writeTensorsJson(w, e.inputs);
+            w.key("outputs");
+            writeTensorsJson(w, e.outputs);
+            w.endObject();
+        }
+        w.endArray();
+        w.key("tree").beginArray();
+        for (const h5::NodeInfo& n : nodes) {
+            w.beginObject().field("path", n.path).field("kind", h5::kindName(n.kind));
+            if (n.kind == h5::ObjectKind::Dataset) {
+                w.field("dtype", n.dataset.typeName).field("shape", n.dataset.shape);
+                w.field("tensor", n.dataset.dtype != DType::Undefined).field("storage_bytes", n.dataset.storageBytes);
+                w.key("filters").value(n.dataset.filters);
+            }
+            if (a.has("--attrs")) {
+                w.key("attributes").beginObject();
+                for (const std::string& at : f.attributeNames(n.path)) w.field(at, h5::attributeText(f, n.path, at));
+                w.endObject();
+            }
+            w.endObject();
+        }
+        w.endArray().endObject();
+        w.finish();
+        return kExitPass;
+    }
+
+    std::cout << file << ": " << kind << ", " << formatBytes(size);
+    if (trace) std::cout << ", " << executors.size() << " executor" << (executors.size() == 1 ? "" : "s");
+    else if (!caseList.empty()) std::cout << ", " << caseList.size() << " case" << (caseList.size() == 1 ? "" : "s");
+    std::cout << "\n";
+    for (std::size_t i = 0; i < caseList.size(); ++i) {
+        const cases::CaseSummary& c = caseList[i];
+        std::cout << "\n" << c.path << "  " << c.op;
+        if (!caseErrors[i].empty()) {
+            std::cout << "\n    error    " << caseErrors[i] << "\n";
+            continue;
+        }
+        if (!c.description.empty()) std::cout << "  \"" << c.description << "\"";
+        std::cout << "\n    params   " << paramsText(c.params) << "\n    inputs   " << tensorsText(c.inputs) << "\n";
+        if (!c.standard.empty()) std::cout << "    standard " << c.standard << "\n";
+        for (const cases::SourceSummary& s : c.sources)
+            std::cout << "    " << s.name << std::string(s.name.size() < 8 ? 9 - s.name.size() : 1, ' ')
+                      << tensorsText(s.tensors) << "  (" << cases::sourceRoleName(s.role) << ")\n";
+    }
+    for (const ExecutorSummary& e : executors) {
+        std::cout << "\n" << e.path << "  " << e.op << "  product " << e.product << ", " << e.threads << " thread"
+                  << (e.threads == 1 ? "" : "s") << ", " << e.steps << " steps, " << formatNumber(e.durationUs / 1000.0)
+                  << " ms" << (e.completed ? "" : ", did not complete")
+                  << (e.replayable ? ", replayable" : ", not replayable (no input values)") << "\n";
+        std::cout << "    inputs   " << tensorsText(e.inputs) << "\n    outputs  " << tensorsText(e.outputs) << "\n";
+    }
+    if (tree) {
+        if (!caseList.empty() || !executors.empty()) std::cout << "\n";
+        printTree(f, nodes, a.has("--attrs"));
+    } else if (!caseList.empty()) {
+        std::cout << "\n(run 'opscope-cli info " << file << " --tree' to list every group and dataset)\n";
+    }
+    return kExitPass;
+}
+
+}  // namespace opscope::cli

@@ -1,0 +1,415 @@
+// opscope-cli run: runs the cases of case files and traces (or one call built from --op,
+// --bind and --attr), judges every output, prints a table, writes a report.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "case_runner.h"
+#include "cli_common.h"
+#include "commands.h"
+#include "opscope/h5/h5_file.h"
+#include "opscope/h5/tensor_io.h"
+#include "opscope/parallel.h"
+#include "opscope/product.h"
+#include "opscope/trace.h"
+#include "report.h"
+#include "results_table.h"
+
+namespace opscope::cli {
+
+CommandSpec runSpec() {
+    CommandSpec s;
+    s.name = "run";
+    s.usage = "run FILE.h5... [--case PATH]... [options]\n       opscope-cli run --op NAME --bind ARG=FILE.h5:/path... "
+              "[--attr NAME=VALUE]... [options]";
+    s.summary = "run cases (or a trace's executors) and judge every output by an accuracy standard";
+    s.description =
+        "Each case runs through the operator's public aclnn API. Every output is compared with OpScope's\n"
+        "float64 golden reference computed from the same inputs (\"opscope vs golden\"), with the case's\n"
+        "reference sources such as expected/ (\"opscope vs expected\"), and each of the case's actual\n"
+        "sources such as npu/ is judged against the golden (\"npu vs golden\"). A trace file replays\n"
+        "every executor recorded at level full and compares with the recorded outputs (\"trace\").\n\n"
+        "--dtype casts the floating inputs before the run; the golden is recomputed from the cast\n"
+        "inputs, and sources computed from the stored inputs are then shown for information only.\n"
+        "Thresholds follow each output's dtype. Default standard: dual-thousandth for\n"
+        "aclnnConvolutionBackward, cann for every other operator (see 'opscope-cli standards').";
+    s.options = {
+        {"--case", "PATH", true, "run only this case, or the cases under this group"},
+        {"--op", "NAME", false, "build one call of this operator instead of reading cases"},
+        {"--bind", "ARG=FILE.h5:/path", true, "with --op: tensor argument ARG from a dataset of any HDF5 file"},
+        {"--attr", "NAME=VALUE", true, "with --op: an attribute (1, 2.5, true, 1,2,3 or [true,false])"},
+        {"--expect", "OUT=FILE.h5:/path", true, "with --op: a reference for output OUT (source 'expected')"},
+        {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
+        {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
+        {"--product", "ID", false, "emulated product: a2 (default), a3, training, inference"},
+        {"--threads", "N", false, "CPU threads for the kernels"},
+        {"--trace", "OUT.h5", false, "record every executor to this trace file"},
+        {"--trace-level", "LEVEL", false, "metadata, stats or full (default full: replayable)"},
+        {"--report", "OUT.json|OUT.csv", false, "write the results to a file (atomically; never over an input)"},
+        {"--json", "", false, "print the results as JSON on stdout instead of a table"},
+        {"--progress", "", false, "print progress on stderr even when it is not a terminal"},
+        {"--brief", "", false, "one row per case (its worst comparison) instead of one per comparison"},
+        {"--verbose", "", false, "print every comparison's reason and the notes"},
+    };
+    s.minPositionals = 0;
+    s.examples =
+        "  opscope-cli run datasets/group_norm_backward.h5\n"
+        "  opscope-cli run datasets/*.h5 --report results.json\n"
+        "  opscope-cli run datasets/group_norm_backward.h5 --case /group_norm_backward/fp16 --dtype bf16\n"
+        "  opscope-cli run trace.h5 --threads 1\n"
+        "  opscope-cli run --op group_norm_backward --bind gradOut=d.h5:/dy --bind input=d.h5:/x \\\n"
+        "      --bind mean=d.h5:/mean --bind rstd=d.h5:/rstd --attr N=2 --attr C=8 --attr HxW=16 --attr group=2\n";
+    return s;
+}
+
+namespace {
+
+std::pair<std::string, std::string> splitAssignment(const std::string& text, const std::string& option) {
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw CliError(option + " expects NAME=VALUE, got '" + text + "'");
+    return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string trim(const std::string& s) {
+    std::size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+}
+
+std::optional<bool> asBool(const std::string& s) {
+    std::string l = s;
+    std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (l == "true") return true;
+    if (l == "false") return false;
+    return std::nullopt;
+}
+
+std::optional<int64_t> asInt(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (end != s.c_str() + s.size()) return std::nullopt;
+    return static_cast<int64_t>(v);
+}
+
+std::optional<double> asDouble(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size()) return std::nullopt;
+    return v;
+}
+
+// "2" -> int, "2.5" -> double, "true" -> bool, "1,2" or "[1, 2]" -> int[], "[true,false]" -> bool[].
+ParamValue parseAttributeValue(const std::string& name, const std::string& text) {
+    std::string t = trim(text);
+    const bool bracketed = t.size() >= 2 && t.front() == '[' && t.back() == ']';
+    if (bracketed) t = t.substr(1, t.size() - 2);
+    if (!bracketed && t.find(',') == std::string::npos) {
+        if (auto b = asBool(t)) return *b;
+        if (auto i = asInt(t)) return *i;
+        if (auto d = asDouble(t)) return *d;
+        return t;
+    }
+    std::vector<std::string> parts;
+    std::size_t begin = 0;
+    while (begin <= t.size()) {
+        std::size_t end = t.find(',', begin);
+        if (end == std::string::npos) end = t.size();
+        const std::string part = trim(t.substr(begin, end - begin));
+        if (!part.empty()) parts.push_back(part);
+        begin = end + 1;
+    }
+    if (std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return asBool(p).has_value(); })) {
+        std::vector<bool> v;
+        for (const auto& p : parts) v.push_back(*asBool(p));
+        return v;
+    }
+    if (std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return asInt(p).has_value(); })) {
+        std::vector<int64_t> v;
+        for (const auto& p : parts) v.push_back(*asInt(p));
+        return v;
+    }
+    if (std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return asDouble(p).has_value(); })) {
+        std::vector<double> v;
+        for (const auto& p : parts) v.push_back(*asDouble(p));
+        return v;
+    }
+    throw CliError("--attr " + name + "=" + text + ": a list must hold only numbers or only true/false");
+}
+
+HostTensor readBoundTensor(const DatasetRef& ref, const std::string& what) {
+    requireReadableFile(ref.file);
+    try {
+        const h5::File f = h5::File::openReadOnly(ref.file);
+        if (!f.isDataset(ref.path)) {
+            const h5::ObjectKind kind = f.info(ref.path).kind;
+            throw CliError(what + ": " + (kind == h5::ObjectKind::Missing
+                                              ? "no dataset '" + ref.path + "' in '" + ref.file + "'"
+                                              : "'" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
+                                                    ", not a dataset"));
+        }
+        return h5::readTensor(f, ref.path);
+    } catch (const h5::H5Error& e) {
+        throw CliError(what + ": " + e.what());
+    }
+}
+
+// The one call --op/--bind/--attr/--expect describe, as a case.
+cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* inputFiles) {
+    cases::Case c;
+    c.op = a.value("--op");
+    c.path = "--op " + c.op;
+    c.origin = "command line";
+    for (const std::string& b : a.values("--bind")) {
+        const auto [name, target] = splitAssignment(b, "--bind");
+        const DatasetRef ref = parseDatasetRef(target, "--bind " + name);
+        inputFiles->push_back(ref.file);
+        if (c.input(name)) throw CliError("--bind " + name + " is given twice");
+        c.inputs.emplace_back(name, readBoundTensor(ref, "--bind " + name));
+    }
+    for (const std::string& at : a.values("--attr")) {
+        const auto [name, value] = splitAssignment(at, "--attr");
+        c.params.push_back({name, parseAttributeValue(name, value)});
+    }
+    if (a.has("--expect")) {
+        cases::OutputSource expected;
+        expected.name = cases::kExpectedSource;
+        expected.role = cases::SourceRole::Reference;
+        for (const std::string& e : a.values("--expect")) {
+            const auto [name, target] = splitAssignment(e, "--expect");
+            const DatasetRef ref = parseDatasetRef(target, "--expect " + name);
+            inputFiles->push_back(ref.file);
+            expected.tensors.emplace_back(name, readBoundTensor(ref, "--expect " + name));
+        }
+        c.sources.push_back(std::move(expected));
+    }
+    return c;
+}
+
+// Where the cases of one file are, before any tensor is read.
+struct FilePlan {
+    std::string file;
+    bool trace = false;
+    std::vector<std::string> casePaths;    // case files
+    std::vector<cases::Case> traceCases;   // traces (read whole: traces hold their tensors per executor)
+};
+
+FilePlan planFile(const std::string& file, const std::vector<std::string>& selections, std::vector<std::string>* skipped,
+                  std::vector<std::string>* unmatched) {
+    requireReadableFile(file);
+    FilePlan plan;
+    plan.file = file;
+    try {
+        const h5::File f = h5::File::openReadOnly(file);
+        plan.trace = cases::isTraceFile(f);
+        if (plan.trace) {
+            std::vector<std::string> why;
+            for (cases::Case& c : cases::casesFromTrace(file, &why)) plan.traceCases.push_back(std::move(c));
+            for (const std::string& w : why) skipped->push_back(file + ": " + w);
+            if (plan.traceCases.empty())
+                throw CliError("trace '" + file + "' has no executor that can be replayed" +
+                               (why.empty() ? std::string(": it is empty") : ": " + why.front()));
+        } else {
+            plan.casePaths = cases::findCases(f);
+        }
+    } catch (const h5::H5Error& e) {
+        throw CliError(e.what());
+    }
+    if (!plan.trace && plan.casePaths.empty())
+        throw CliError("'" + file + "' holds no cases (a case is a group with an 'op' attribute, see "
+                       "datasets/FORMAT.md); to run an operator on datasets of any file use --op with --bind");
+    if (selections.empty()) return plan;
+    auto selected = [&](const std::string& path) {
+        for (const std::string& s : selections) {
+            const std::string n = h5::normalizePath(s);
+            if (path == n || (path.size() > n.size() && path.compare(0, n.size(), n) == 0 &&
+                              (n == "/" || path[n.size()] == '/')))
+                return true;
+        }
+        return false;
+    };
+    for (const std::string& s : selections) {
+        const std::string n = h5::normalizePath(s);
+        bool any = false;
+        for (const std::string& p : plan.casePaths) any = any || p == n || p.rfind(n + "/", 0) == 0 || n == "/";
+        for (const cases::Case& c : plan.traceCases) any = any || c.path == n || c.path.rfind(n + "/", 0) == 0 || n == "/";
+        if (!any) unmatched->push_back(s);
+    }
+    plan.casePaths.erase(std::remove_if(plan.casePaths.begin(), plan.casePaths.end(),
+                                        [&](const std::string& p) { return !selected(p); }),
+                         plan.casePaths.end());
+    plan.traceCases.erase(std::remove_if(plan.traceCases.begin(), plan.traceCases.end(),
+                                         [&](const cases::Case& c) { return !selected(c.path); }),
+                          plan.traceCases.end());
+    return plan;
+}
+
+class Progress {
+public:
+    Progress(bool enabled, std::size_t total) : enabled_(enabled), tty_(stderrIsTerminal()), total_(total) {}
+    void step(std::size_t index, const std::string& what) {
+        if (!enabled_) return;
+        const std::string line = "[" + std::to_string(index) + "/" + std::to_string(total_) + "] " + what + " ...";
+        if (tty_) std::cerr << "\r\033[K" << line << std::flush;
+        else std::cerr << line << "\n";
+    }
+    void done() {
+        if (enabled_ && tty_) std::cerr << "\r\033[K" << std::flush;
+    }
+
+private:
+    bool enabled_, tty_;
+    std::size_t total_;
+};
+
+CaseResult errorResult(const std::string& file, const std::string& path, const std::string& error) {
+    CaseResult r;
+    r.file = file;
+    r.path = path;
+    r.error = error;
+    return r;
+}
+
+}  // namespace
+
+int runRun(const ParsedArgs& a) {
+    // ---- check everything before any work ----
+    const bool adHoc = a.has("--op");
+    if (adHoc && !a.positionals.empty())
+        throw CliError("give either case files or --op with --bind, not both (got '" + a.positionals[0] + "' and --op)");
+    if (!adHoc && a.positionals.empty())
+        throw CliError("'run' needs a case or trace file, or --op with --bind: usage: opscope-cli run FILE.h5... "
+                       "(see opscope-cli run --help)");
+    if (!adHoc)
+        for (const char* o : {"--bind", "--attr", "--expect"})
+            if (a.has(o)) throw CliError(std::string(o) + " needs --op NAME (the operator to call)");
+    if (adHoc && a.has("--case")) throw CliError("--case selects cases in files; it does not apply to --op");
+
+    RunSettings settings;
+    RunSummary summary;
+    if (a.has("--dtype")) {
+        settings.dtype = parseFloatDtype(a.value("--dtype"));
+        summary.dtype = dtypeName(settings.dtype);
+    }
+    std::optional<metrics::Standard> standard;
+    if (a.has("--standard")) {
+        try {
+            standard = metrics::parseStandard(a.value("--standard"));
+        } catch (const std::invalid_argument& e) {
+            throw CliError(e.what());
+        }
+        settings.standard = &*standard;
+        summary.standardOverride = standard->name;
+    }
+    if (a.has("--product")) {
+        Product p;
+        if (!parseProduct(a.value("--product"), &p))
+            throw CliError("unknown --product '" + a.value("--product") + "': use a2, a3, training or inference");
+        setProduct(p);
+    }
+    if (a.has("--threads")) {
+        const std::string& t = a.value("--threads");
+        char* end = nullptr;
+        const long n = std::strtol(t.c_str(), &end, 10);
+        if (t.empty() || end != t.c_str() + t.size() || n < 1 || n > 1024)
+            throw CliError("--threads must be a whole number from 1 to 1024, got '" + t + "'");
+        setNumThreads(static_cast<int>(n));
+    }
+    TraceLevel traceLevel = TraceLevel::Full;
+    if (a.has("--trace-level") && !parseTraceLevel(a.value("--trace-level"), &traceLevel))
+        throw CliError("unknown --trace-level '" + a.value("--trace-level") + "': use metadata, stats or full");
+    if (a.has("--trace-level") && !a.has("--trace")) throw CliError("--trace-level needs --trace OUT.h5");
+    if (a.has("--report")) checkReportPath(a.value("--report"));
+
+    std::vector<std::string> inputFiles = a.positionals;
+    std::optional<cases::Case> adHocCase;
+    if (adHoc) adHocCase = caseFromOptions(a, &inputFiles);
+    if (a.has("--report")) checkOutputPath(a.value("--report"), inputFiles, "--report");
+    if (a.has("--trace")) {
+        std::vector<std::string> taken = inputFiles;
+        if (a.has("--report")) taken.push_back(a.value("--report"));
+        checkOutputPath(a.value("--trace"), taken, "--trace");
+    }
+
+    // ---- find the cases (metadata only) ----
+    std::vector<FilePlan> plans;
+    std::vector<std::string> unmatched;
+    std::size_t total = adHoc ? 1 : 0;
+    for (const std::string& file : a.positionals) {
+        std::vector<std::string> fileUnmatched;
+        plans.push_back(planFile(file, a.values("--case"), &summary.skipped, &fileUnmatched));
+        total += plans.back().casePaths.size() + plans.back().traceCases.size();
+        for (const std::string& u : fileUnmatched)
+            if (a.positionals.size() == 1) throw CliError("no case or group '" + u + "' in '" + file + "'");
+        unmatched.insert(unmatched.end(), fileUnmatched.begin(), fileUnmatched.end());
+    }
+    for (const std::string& sel : a.values("--case"))
+        if (std::count(unmatched.begin(), unmatched.end(), sel) == static_cast<long>(a.positionals.size()))
+            throw CliError("no case or group '" + sel + "' in any of the files");
+    if (total == 0) throw CliError("no cases to run");
+
+    // ---- run ----
+    std::shared_ptr<TraceFileWriter> trace;
+    if (a.has("--trace")) {
+        try {
+            trace = startTrace(a.value("--trace"), traceLevel);
+        } catch (const std::exception& e) {
+            throw CliError("cannot start the trace: " + std::string(e.what()));
+        }
+    }
+    summary.product = productId(currentProduct());
+    summary.threads = numThreads();
+    Progress progress(a.has("--progress") || stderrIsTerminal(), total);
+    std::size_t index = 0;
+    auto record = [&](CaseResult r) {
+        if (!r.ok()) ++summary.errors;
+        else if (r.passed()) ++summary.passed;
+        else ++summary.failed;
+        summary.results.push_back(std::move(r));
+    };
+    if (adHocCase) {
+        progress.step(++index, adHocCase->path);
+        record(runCase(*adHocCase, "", settings));
+    }
+    for (const FilePlan& plan : plans) {
+        for (const cases::Case& c : plan.traceCases) {
+            progress.step(++index, c.path);
+            record(runCase(c, plan.file, settings));
+        }
+        if (plan.casePaths.empty()) continue;
+        const h5::File f = h5::File::openReadOnly(plan.file);
+        for (const std::string& path : plan.casePaths) {
+            progress.step(++index, path);
+            cases::Case c;
+            try {
+                c = cases::readCase(f, path);
+            } catch (const h5::H5Error& e) {
+                record(errorResult(plan.file, path, e.what()));
+                continue;
+            }
+            record(runCase(c, plan.file, settings));
+        }
+    }
+    progress.done();
+    if (trace) stopTrace(trace);
+
+    // ---- report ----
+    if (a.has("--json")) writeRunJson(std::cout, summary);
+    else if (a.has("--brief")) printBriefTable(std::cout, summary);
+    else printRunTable(std::cout, summary, a.has("--verbose"));
+    if (a.has("--report")) writeReport(a.value("--report"), summary, inputFiles);
+    if (trace)
+        std::cerr << "trace: " << trace->executorsWritten() << " executor" << (trace->executorsWritten() == 1 ? "" : "s")
+                  << " written to " << trace->path() << "\n";
+    for (const CaseResult& r : summary.results)
+        if (!r.ok()) std::cerr << "opscope-cli: " << (r.file.empty() ? "" : r.file + ":") << r.path << ": " << r.error << "\n";
+    return summary.exitCode();
+}
+
+}  // namespace opscope::cli

@@ -1,0 +1,52 @@
+// A streaming JSON writer for --json output and reports: objects, arrays, escaped strings,
+// and non-finite numbers as null (JSON has no NaN).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace opscope::cli {
+
+class JsonWriter {
+public:
+    explicit JsonWriter(std::ostream& os) : os_(os) {}
+
+    JsonWriter& beginObject();
+    JsonWriter& endObject();
+    JsonWriter& beginArray();
+    JsonWriter& endArray();
+    JsonWriter& key(const std::string& k);
+
+    JsonWriter& value(const std::string& v);
+    JsonWriter& value(const char* v) { return value(std::string(v)); }
+    JsonWriter& value(double v);
+    JsonWriter& value(int64_t v);
+    JsonWriter& value(int v) { return value(static_cast<int64_t>(v)); }
+    JsonWriter& value(uint64_t v) { return value(static_cast<int64_t>(v)); }
+    JsonWriter& value(bool v);
+    JsonWriter& null();
+    JsonWriter& value(const std::vector<int64_t>& v);
+    JsonWriter& value(const std::vector<std::string>& v);
+
+    template <class T>
+    JsonWriter& field(const std::string& k, const T& v) {
+        key(k);
+        return value(v);
+    }
+    // Ends the document with a newline.
+    void finish();
+
+    static std::string quote(const std::string& s);
+
+private:
+    void separator();
+    JsonWriter& close(char bracket);
+    void newline();
+    std::ostream& os_;
+    std::vector<bool> first_;  // per open container: nothing written yet
+    bool afterKey_ = false;
+};
+
+}  // namespace opscope::cli

@@ -1,0 +1,34 @@
+// Run results as JSON (--json, --report OUT.json) and CSV (--report OUT.csv), and the
+// atomic write of a report file that never replaces an input.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "case_runner.h"
+#include "json_writer.h"
+
+namespace opscope::cli {
+
+struct RunSummary {
+    std::vector<CaseResult> results;
+    std::string product;
+    int threads = 1;
+    std::string dtype;            // --dtype or ""
+    std::string standardOverride; // --standard or ""
+    std::vector<std::string> skipped;  // trace executors that could not be replayed, and why
+    int passed = 0, failed = 0, errors = 0;
+    int exitCode() const;
+};
+
+void writeMetricsJson(JsonWriter& w, const metrics::ComparisonMetrics& m);
+void writeRunJson(std::ostream& os, const RunSummary& s);
+void writeRunCsv(std::ostream& os, const RunSummary& s);
+
+// Throws CliError unless the path ends in .json or .csv.
+void checkReportPath(const std::string& path);
+// Writes the report atomically; `inputs` are refused as destinations.
+void writeReport(const std::string& path, const RunSummary& s, const std::vector<std::string>& inputs);
+
+}  // namespace opscope::cli

@@ -1,0 +1,134 @@
+#include "results_table.h"
+
+#include <set>
+
+#include "cli_common.h"
+#include "table.h"
+
+namespace opscope::cli {
+namespace {
+
+std::string verdictCell(const Comparison& c) {
+    if (!c.judged) return "info";
+    switch (c.judgement.verdict) {
+        case metrics::Verdict::Pass: return "pass";
+        case metrics::Verdict::Warning: return "WARN";
+        case metrics::Verdict::Fail: return "FAIL";
+    }
+    return "?";
+}
+
+std::string location(const CaseResult& r) {
+    return r.file.empty() ? r.path : r.file + ":" + r.path;
+}
+
+void printSummary(std::ostream& os, const RunSummary& s) {
+    int comparisons = 0, informational = 0;
+    for (const CaseResult& r : s.results)
+        for (const Comparison& c : r.comparisons) (c.judged ? comparisons : informational)++;
+    os << "\n" << s.results.size() << " case" << (s.results.size() == 1 ? "" : "s") << ", " << comparisons
+       << " judged comparison" << (comparisons == 1 ? "" : "s");
+    if (informational) os << " (+" << informational << " informational)";
+    os << ": " << s.passed << " passed, " << s.failed << " failed, " << s.errors << " error"
+       << (s.errors == 1 ? "" : "s") << ".";
+    os << " Standard: " << (s.standardOverride.empty() ? "per operator (cann; dual-thousandth for convolution)"
+                                                        : s.standardOverride)
+       << "; product " << s.product << ", " << s.threads << " thread" << (s.threads == 1 ? "" : "s");
+    if (!s.dtype.empty()) os << ", inputs cast to " << s.dtype;
+    os << ".\n";
+    for (const std::string& k : s.skipped) os << "skipped: " << k << "\n";
+}
+
+}  // namespace
+
+void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
+    Table t;
+    using A = Table::Align;
+    t.addColumn("case");
+    t.addColumn("output");
+    t.addColumn("compared");
+    t.addColumn("dtype");
+    t.addColumn("cosine", A::Right);
+    t.addColumn("max abs", A::Right);
+    t.addColumn("max rel", A::Right);
+    t.addColumn("mean rel", A::Right);
+    t.addColumn("rel<1e-3", A::Right);
+    t.addColumn("max ulp", A::Right);
+    t.addColumn("standard");
+    t.addColumn("verdict");
+    // Files are named once per file unless several files ran.
+    std::set<std::string> files;
+    for (const CaseResult& r : s.results) files.insert(r.file);
+    for (const CaseResult& r : s.results) {
+        const std::string name = files.size() > 1 ? location(r) : r.path;
+        if (!r.ok()) {
+            t.addRow({name, "-", "-", "-", "", "", "", "", "", "", r.standard.empty() ? "-" : r.standard, "ERROR"});
+            t.addNote("error: " + r.error);
+            continue;
+        }
+        bool first = true;
+        for (const Comparison& c : r.comparisons) {
+            const metrics::ComparisonMetrics& m = c.metrics;
+            t.addRow({first ? name : "", c.output, c.actual + " vs " + c.reference, dtypeName(m.outputDtype),
+                      formatNumber(m.cosine, 7), formatNumber(m.maxAbsError), formatNumber(m.maxRelError),
+                      formatNumber(m.meanRelError), formatPercent(m.shareRelBelow1e3),
+                      m.ulpApplicable ? formatNumber(m.maxUlpError) : "-", c.judgement.standard, verdictCell(c)});
+            first = false;
+            if (!c.judged) {
+                if (verbose) t.addNote("info: " + c.note);
+            } else if (c.judgement.verdict != metrics::Verdict::Pass || verbose) {
+                t.addNote(std::string(c.judgement.verdict == metrics::Verdict::Fail ? "fail" : c.judgement.verdict ==
+                          metrics::Verdict::Warning ? "warning" : "pass") + " (" + c.judgement.standard + "): " +
+                          c.judgement.reason);
+            }
+        }
+        if (r.comparisons.empty()) t.addRow({name, "-", "no outputs", "", "", "", "", "", "", "", r.standard, "pass"});
+        if (verbose)
+            for (const std::string& n : r.notes) t.addNote("note: " + n);
+    }
+    t.print(os);
+    printSummary(os, s);
+}
+
+void printBriefTable(std::ostream& os, const RunSummary& s) {
+    Table t;
+    using A = Table::Align;
+    t.addColumn("case");
+    t.addColumn("op");
+    t.addColumn("dtype");
+    t.addColumn("outputs", A::Right);
+    t.addColumn("max rel", A::Right);
+    t.addColumn("rel<1e-3", A::Right);
+    t.addColumn("standard");
+    t.addColumn("verdict");
+    std::set<std::string> files;
+    for (const CaseResult& r : s.results) files.insert(r.file);
+    for (const CaseResult& r : s.results) {
+        const std::string name = files.size() > 1 ? location(r) : r.path;
+        if (!r.ok()) {
+            t.addRow({name, r.op, "-", "-", "", "", r.standard.empty() ? "-" : r.standard, "ERROR"});
+            t.addNote("error: " + r.error);
+            continue;
+        }
+        double maxRel = 0, minShare = 1;
+        bool warned = false;
+        for (const Comparison& c : r.comparisons) {
+            if (!c.judged) continue;
+            maxRel = std::max(maxRel, c.metrics.maxRelError);
+            minShare = std::min(minShare, c.metrics.shareRelBelow1e3);
+            warned = warned || c.judgement.verdict == metrics::Verdict::Warning;
+        }
+        const std::string dtype = r.runDtype == r.caseDtype ? dtypeName(r.caseDtype)
+                                                            : std::string(dtypeName(r.caseDtype)) + "->" + dtypeName(r.runDtype);
+        t.addRow({name, r.op, dtype, std::to_string(r.outputs.size()), formatNumber(maxRel), formatPercent(minShare),
+                  r.standard, r.passed() ? (warned ? "WARN" : "pass") : "FAIL"});
+        for (const Comparison& c : r.comparisons)
+            if (c.judged && c.judgement.verdict != metrics::Verdict::Pass)
+                t.addNote(c.output + " " + c.actual + " vs " + c.reference + ": " + metrics::verdictName(c.judgement.verdict) +
+                          " (" + c.judgement.standard + "): " + c.judgement.reason);
+    }
+    t.print(os);
+    printSummary(os, s);
+}
+
+}  // namespace opscope::cli

@@ -1,0 +1,311 @@
+// Case groups in HDF5: finding, summarising, reading and writing them (layout in
+// datasets/FORMAT.md, "Case files"). Only metadata is touched until a case is read.
+#include "opscope/case_file.h"
+
+#include <set>
+
+#include "opscope/h5/atomic_write.h"
+#include "opscope/h5/attribute_value.h"
+#include "opscope/h5/tensor_io.h"
+
+namespace opscope::cases {
+namespace {
+
+constexpr int64_t kCaseFormatVersion = 1;
+constexpr std::size_t kCompressAbove = 64 * 1024;
+
+std::string join(const std::string& group, const std::string& name) {
+    return (group == "/" ? "" : group) + "/" + name;
+}
+
+std::string where(const h5::File& file, const std::string& path) { return "'" + path + "' in '" + file.path() + "'"; }
+
+std::string optionalString(const h5::File& file, const std::string& path, const char* name) {
+    if (!file.hasAttribute(path, name)) return {};
+    return file.readAttribute<std::string>(path, name);
+}
+
+SourceRole roleOf(const h5::File& file, const std::string& sourcePath, const std::string& sourceName) {
+    if (!file.hasAttribute(sourcePath, kRoleAttribute)) return defaultRole(sourceName);
+    const std::string role = file.readAttribute<std::string>(sourcePath, kRoleAttribute);
+    if (role == "reference") return SourceRole::Reference;
+    if (role == "actual") return SourceRole::Actual;
+    throw h5::H5Error("source " + where(file, sourcePath) + " has role \"" + role +
+                      "\"; a role is \"reference\" (what a run is held to) or \"actual\" (outputs judged against the "
+                      "golden reference)");
+}
+
+// Children of a case-level group that must all be datasets (inputs/, a source).
+std::vector<std::string> datasetChildren(const h5::File& file, const std::string& group) {
+    std::vector<std::string> names = file.children(group);
+    for (const std::string& name : names) {
+        const h5::ObjectKind kind = file.info(join(group, name)).kind;
+        if (kind != h5::ObjectKind::Dataset)
+            throw h5::H5Error(where(file, join(group, name)) + " is a " + h5::kindName(kind) + ", but " + where(file, group) +
+                              " may hold only tensor datasets, one per argument or output");
+    }
+    return names;
+}
+
+void requireCase(const h5::File& file, const std::string& path) {
+    const h5::ObjectKind kind = file.info(path).kind;
+    if (kind == h5::ObjectKind::Missing) throw h5::H5Error("no case " + where(file, path) + ": nothing is there");
+    if (!isCaseGroup(file, path))
+        throw h5::H5Error(where(file, path) + " is not a case: a case is a group with a string attribute 'op' naming "
+                          "the operator");
+    if (!file.isGroup(join(path, kInputsGroup)))
+        throw h5::H5Error("case " + where(file, path) + " has no group '" + kInputsGroup +
+                          "' holding its input tensors");
+}
+
+// The case's subgroups other than inputs/, and a sentence for anything else found there.
+std::vector<std::string> sourceGroups(const h5::File& file, const std::string& path) {
+    std::vector<std::string> out;
+    for (const std::string& name : file.children(path)) {
+        if (name == kInputsGroup) continue;
+        const std::string child = join(path, name);
+        const h5::ObjectKind kind = file.info(child).kind;
+        if (kind == h5::ObjectKind::Group) {
+            out.push_back(name);
+            continue;
+        }
+        throw h5::H5Error(where(file, child) + " is a " + h5::kindName(kind) + " directly inside the case; inputs go in '" +
+                          join(path, kInputsGroup) + "/' and outputs in a source group such as '" +
+                          join(path, kExpectedSource) + "/'");
+    }
+    return out;
+}
+
+TensorSummary summarize(const h5::File& file, const std::string& path, const std::string& name) {
+    const h5::DatasetInfo info = h5::datasetInfo(file, path);
+    return TensorSummary{name, info.dtype, info.typeName, info.shape};
+}
+
+std::vector<Param> readParams(const h5::File& file, const std::string& path, bool lenient) {
+    std::vector<Param> params;
+    for (const std::string& name : file.attributeNames(path)) {
+        if (isReservedAttribute(name)) continue;
+        try {
+            params.push_back({name, h5::readAttributeValue(file, path, name)});
+        } catch (const h5::H5Error&) {
+            if (!lenient) throw;
+            params.push_back({name, h5::attributeText(file, path, name)});
+        }
+    }
+    return params;
+}
+
+std::string indexName(std::size_t i) {
+    std::string digits = std::to_string(i);
+    return std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
+}
+
+}  // namespace
+
+bool isReservedAttribute(const std::string& name) {
+    return name == kOpAttribute || name == kDescriptionAttribute || name == kStandardAttribute ||
+           name.rfind("opscope_", 0) == 0;
+}
+
+const char* sourceRoleName(SourceRole r) { return r == SourceRole::Reference ? "reference" : "actual"; }
+
+SourceRole defaultRole(const std::string& sourceName) {
+    return sourceName == kExpectedSource || sourceName == "golden" ? SourceRole::Reference : SourceRole::Actual;
+}
+
+const HostTensor* OutputSource::find(const std::string& output) const {
+    for (const auto& [tensorName, t] : tensors)
+        if (tensorName == output) return &t;
+    return nullptr;
+}
+
+const HostTensor* Case::input(const std::string& name) const {
+    for (const auto& [n, t] : inputs)
+        if (n == name) return &t;
+    return nullptr;
+}
+
+const OutputSource* Case::source(const std::string& name) const {
+    for (const OutputSource& s : sources)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+bool isCaseGroup(const h5::File& file, const std::string& path) {
+    if (!file.isGroup(path) || !file.hasAttribute(path, kOpAttribute)) return false;
+    try {
+        (void)file.readAttribute<std::string>(path, kOpAttribute);
+        return true;
+    } catch (const h5::H5Error&) {
+        return false;  // an 'op' attribute that is not a string is someone else's data
+    }
+}
+
+std::vector<std::string> findCases(const h5::File& file, const std::string& root) {
+    const std::string start = h5::normalizePath(root);
+    const h5::ObjectKind kind = file.info(start).kind;
+    if (kind != h5::ObjectKind::Group)
+        throw h5::H5Error(kind == h5::ObjectKind::Missing ? "no group " + where(file, start)
+                                                          : where(file, start) + " is a " + h5::kindName(kind) + ", not a group");
+    std::vector<std::string> out;
+    if (isTraceFile(file)) return out;  // its executors look alike; casesFromTrace reads them
+    std::set<std::string> walked;
+    std::vector<std::string> stack{start};
+    // Depth first in name order: children are pushed in reverse.
+    while (!stack.empty()) {
+        const std::string path = stack.back();
+        stack.pop_back();
+        const h5::ObjectInfo info = file.info(path);
+        if (info.kind != h5::ObjectKind::Group || info.viaSoftLink || !walked.insert(info.identity).second) continue;
+        if (isCaseGroup(file, path)) {
+            out.push_back(path);
+            continue;
+        }
+        const std::vector<std::string> names = file.children(path);
+        for (auto it = names.rbegin(); it != names.rend(); ++it) stack.push_back(join(path, *it));
+    }
+    return out;
+}
+
+CaseSummary inspectCase(const h5::File& file, const std::string& casePath) {
+    const std::string path = h5::normalizePath(casePath);
+    requireCase(file, path);
+    CaseSummary s;
+    s.path = path;
+    s.op = file.readAttribute<std::string>(path, kOpAttribute);
+    s.description = optionalString(file, path, kDescriptionAttribute);
+    s.standard = optionalString(file, path, kStandardAttribute);
+    s.params = readParams(file, path, true);
+    const std::string inputs = join(path, kInputsGroup);
+    for (const std::string& name : datasetChildren(file, inputs)) s.inputs.push_back(summarize(file, join(inputs, name), name));
+    for (const std::string& name : sourceGroups(file, path)) {
+        const std::string sp = join(path, name);
+        SourceSummary src;
+        src.name = name;
+        src.role = roleOf(file, sp, name);
+        src.description = optionalString(file, sp, kDescriptionAttribute);
+        for (const std::string& out : datasetChildren(file, sp)) src.tensors.push_back(summarize(file, join(sp, out), out));
+        s.sources.push_back(std::move(src));
+    }
+    return s;
+}
+
+Case readCase(const h5::File& file, const std::string& casePath) {
+    const std::string path = h5::normalizePath(casePath);
+    requireCase(file, path);
+    Case c;
+    c.path = path;
+    c.op = file.readAttribute<std::string>(path, kOpAttribute);
+    if (c.op.empty()) throw h5::H5Error("case " + where(file, path) + " has an empty 'op' attribute");
+    c.description = optionalString(file, path, kDescriptionAttribute);
+    c.standard = optionalString(file, path, kStandardAttribute);
+    c.params = readParams(file, path, false);
+    const std::string inputs = join(path, kInputsGroup);
+    for (const std::string& name : datasetChildren(file, inputs))
+        c.inputs.emplace_back(name, h5::readTensor(file, join(inputs, name)));
+    for (const std::string& name : sourceGroups(file, path)) {
+        const std::string sp = join(path, name);
+        OutputSource src;
+        src.name = name;
+        src.role = roleOf(file, sp, name);
+        src.description = optionalString(file, sp, kDescriptionAttribute);
+        for (const std::string& out : datasetChildren(file, sp)) src.tensors.emplace_back(out, h5::readTensor(file, join(sp, out)));
+        c.sources.push_back(std::move(src));
+    }
+    return c;
+}
+
+void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
+    const std::string path = h5::normalizePath(casePath);
+    if (file.exists(path)) throw h5::H5Error("cannot write case " + where(file, path) + ": that path already exists");
+    if (c.op.empty()) throw h5::H5Error("cannot write case " + where(file, path) + ": it names no operator");
+    file.createGroup(path);
+    file.writeAttribute(path, kOpAttribute, c.op);
+    if (!c.description.empty()) file.writeAttribute(path, kDescriptionAttribute, c.description);
+    if (!c.standard.empty()) file.writeAttribute(path, kStandardAttribute, c.standard);
+    for (const Param& p : c.params) {
+        if (isReservedAttribute(p.name))
+            throw h5::H5Error("cannot write case " + where(file, path) + ": parameter name '" + p.name + "' is reserved");
+        h5::writeAttributeValue(file, path, p.name, p.value);
+    }
+    auto options = [](const HostTensor& t) {
+        h5::WriteOptions o;
+        o.compress = t.nbytes() > kCompressAbove;
+        return o;
+    };
+    const std::string inputs = join(path, kInputsGroup);
+    file.createGroup(inputs);
+    for (const auto& [name, t] : c.inputs) h5::writeTensor(file, join(inputs, name), t, options(t));
+    for (const OutputSource& s : c.sources) {
+        if (s.name == kInputsGroup) throw h5::H5Error("cannot write case " + where(file, path) + ": a source cannot be called 'inputs'");
+        const std::string sp = join(path, s.name);
+        file.createGroup(sp);
+        file.writeAttribute(sp, kRoleAttribute, sourceRoleName(s.role));
+        if (!s.description.empty()) file.writeAttribute(sp, kDescriptionAttribute, s.description);
+        for (const auto& [name, t] : s.tensors) h5::writeTensor(file, join(sp, name), t, options(t));
+    }
+}
+
+void writeCaseFile(const std::string& destination, const std::vector<Case>& cases, const std::vector<std::string>& inputs) {
+    std::vector<std::filesystem::path> inputPaths(inputs.begin(), inputs.end());
+    h5::AtomicFileWriter writer(destination, inputPaths);
+    {
+        h5::File f = h5::File::create(writer.tempPath().string());
+        f.writeAttribute("/", "opscope_format", "cases");
+        f.writeAttribute("/", "format_version", kCaseFormatVersion);
+        for (const Case& c : cases) writeCase(f, c.path, c);
+        f.close();
+    }
+    writer.commit();
+}
+
+bool isTraceFile(const h5::File& file) {
+    if (!file.hasAttribute("/", "opscope_format")) return false;
+    try {
+        return file.readAttribute<std::string>("/", "opscope_format") == "trace";
+    } catch (const h5::H5Error&) {
+        return false;
+    }
+}
+
+Case caseFromExecutorTrace(const ExecutorTrace& t, const std::string& path) {
+    Case c;
+    c.path = path;
+    c.op = t.op;
+    c.origin = "trace";
+    c.description = "executor " + std::to_string(t.executorId) + " recorded on product " + t.product + " with " +
+                    std::to_string(t.threads) + " thread" + (t.threads == 1 ? "" : "s");
+    c.params = t.params;
+    for (const TensorRecord& r : t.inputs)
+        if (r.values) c.inputs.emplace_back(r.name, *r.values);
+    OutputSource recorded;
+    recorded.name = "trace";
+    recorded.role = SourceRole::Reference;
+    recorded.description = "outputs recorded in the trace";
+    for (const TensorRecord& r : t.outputs)
+        if (r.values) recorded.tensors.emplace_back(r.name, *r.values);
+    if (!recorded.tensors.empty()) c.sources.push_back(std::move(recorded));
+    return c;
+}
+
+std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::string>* skipped) {
+    const std::vector<ExecutorTrace> traces = readTraceFile(tracePath);
+    std::vector<Case> out;
+    for (std::size_t i = 0; i < traces.size(); ++i) {
+        const ExecutorTrace& t = traces[i];
+        const std::string path = "/executors/" + indexName(i);
+        std::string why;
+        if (!t.completed) why = "did not run to completion";
+        for (const TensorRecord& r : t.inputs)
+            if (why.empty() && !r.values)
+                why = "has no values for input '" + r.name + "' (record the trace at level full to replay it)";
+        if (!why.empty()) {
+            if (skipped) skipped->push_back("executor " + path + " (" + t.op + ") " + why);
+            continue;
+        }
+        out.push_back(caseFromExecutorTrace(t, path));
+    }
+    return out;
+}
+
+}  // namespace opscope::cases

@@ -1,0 +1,133 @@
+// Error maps, histograms and per-axis summaries: what the GUI charts draw, as plain values.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "element_access.h"
+#include "opscope/metrics.h"
+
+namespace opscope::metrics {
+
+ErrorMaps errorMaps(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
+                    const CompareOptions& options) {
+    if (actual.numel() != reference.numel())
+        throw std::invalid_argument("cannot map errors between " + std::string(dtypeName(actual.dtype())) +
+                                    shapeToString(actual.shape()) + " and " + dtypeName(reference.dtype()) +
+                                    shapeToString(reference.shape()) + ": the element counts differ");
+    const detail::Reader readA(actual, "actual");
+    const detail::Reader readR(reference, "reference");
+    ErrorMaps maps{HostTensor(DType::Float64, actual.shape()), HostTensor(DType::Float64, actual.shape())};
+    double* absOut = maps.absError.dataAs<double>();
+    double* relOut = maps.relError.dataAs<double>();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int64_t i = 0; i < actual.numel(); ++i) {
+        const double a = readA(i);
+        const double r = options.roundReference ? roundToDtype(readR(i), outputDtype) : readR(i);
+        if (std::isfinite(a) && std::isfinite(r)) {
+            absOut[i] = std::fabs(a - r);
+            relOut[i] = absOut[i] / (std::fabs(r) + options.relativeGuard);
+        } else {
+            const bool same = (std::isnan(a) && std::isnan(r)) ||
+                              (std::isinf(a) && std::isinf(r) && std::signbit(a) == std::signbit(r));
+            absOut[i] = relOut[i] = same ? 0.0 : nan;
+        }
+    }
+    return maps;
+}
+
+double LogHistogram::edge(std::size_t i) const {
+    return std::pow(10.0, minExponent + static_cast<double>(i) / binsPerDecade);
+}
+
+int64_t LogHistogram::total() const {
+    int64_t n = zeros + below + above + nonFinite;
+    for (int64_t c : counts) n += c;
+    return n;
+}
+
+LogHistogram logHistogram(const HostTensor& values, int minExponent, int maxExponent, int binsPerDecade) {
+    if (maxExponent <= minExponent || binsPerDecade <= 0)
+        throw std::invalid_argument("a log histogram needs maxExponent > minExponent and binsPerDecade > 0");
+    const detail::Reader read(values, "histogram");
+    LogHistogram h;
+    h.minExponent = minExponent;
+    h.maxExponent = maxExponent;
+    h.binsPerDecade = binsPerDecade;
+    const std::size_t bins = static_cast<std::size_t>(maxExponent - minExponent) * static_cast<std::size_t>(binsPerDecade);
+    h.counts.assign(bins, 0);
+    const double lo = std::pow(10.0, minExponent), hi = std::pow(10.0, maxExponent);
+    for (int64_t i = 0; i < values.numel(); ++i) {
+        const double v = read(i);
+        if (!std::isfinite(v) || v < 0) ++h.nonFinite;
+        else if (v == 0) ++h.zeros;
+        else if (v < lo) ++h.below;
+        else if (v >= hi) ++h.above;
+        else {
+            auto bin = static_cast<std::size_t>(std::floor((std::log10(v) - minExponent) * binsPerDecade));
+            // log10 rounding can put a value exactly on an edge one bin off; the edges decide.
+            if (bin >= bins) bin = bins - 1;
+            if (bin > 0 && v < h.edge(bin)) --bin;
+            else if (bin + 1 < bins && v >= h.edge(bin + 1)) ++bin;
+            ++h.counts[bin];
+        }
+    }
+    return h;
+}
+
+std::vector<AxisErrorStats> perAxisErrors(const ErrorMaps& maps, int axis) {
+    const std::vector<int64_t>& shape = maps.absError.shape();
+    if (axis < 0 || axis >= static_cast<int>(shape.size()))
+        throw std::invalid_argument("axis " + std::to_string(axis) + " is outside a tensor of shape " +
+                                    shapeToString(shape));
+    const int64_t extent = shape[static_cast<std::size_t>(axis)];
+    int64_t inner = 1;
+    for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    std::vector<AxisErrorStats> out(static_cast<std::size_t>(extent));
+    std::vector<long double> sumAbs(out.size(), 0), sumRel(out.size(), 0);
+    for (int64_t k = 0; k < extent; ++k) out[static_cast<std::size_t>(k)].index = k;
+    const double* absErr = maps.absError.dataAs<double>();
+    const double* relErr = maps.relError.dataAs<double>();
+    for (int64_t i = 0; i < maps.absError.numel(); ++i) {
+        const auto k = static_cast<std::size_t>((i / inner) % extent);
+        AxisErrorStats& s = out[k];
+        if (std::isnan(absErr[i])) {
+            ++s.nonFinite;
+            continue;
+        }
+        ++s.count;
+        sumAbs[k] += absErr[i];
+        sumRel[k] += relErr[i];
+        s.maxAbs = std::max(s.maxAbs, absErr[i]);
+        s.maxRel = std::max(s.maxRel, relErr[i]);
+    }
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        if (out[k].count == 0) continue;
+        out[k].meanAbs = static_cast<double>(sumAbs[k] / static_cast<long double>(out[k].count));
+        out[k].meanRel = static_cast<double>(sumRel[k] / static_cast<long double>(out[k].count));
+    }
+    return out;
+}
+
+std::vector<ToleranceShare> cumulativeShare(const HostTensor& errors, const std::vector<double>& tolerances) {
+    const detail::Reader read(errors, "error");
+    std::vector<int64_t> within(tolerances.size(), 0);
+    for (int64_t i = 0; i < errors.numel(); ++i) {
+        const double e = read(i);
+        if (std::isnan(e)) continue;
+        for (std::size_t t = 0; t < tolerances.size(); ++t) within[t] += e < tolerances[t];
+    }
+    std::vector<ToleranceShare> out;
+    for (std::size_t t = 0; t < tolerances.size(); ++t)
+        out.push_back({tolerances[t], errors.numel() > 0 ? static_cast<double>(within[t]) / static_cast<double>(errors.numel()) : 1.0});
+    return out;
+}
+
+std::vector<double> logTolerances(int minExponent, int maxExponent, int perDecade) {
+    std::vector<double> out;
+    if (perDecade <= 0) return out;
+    for (int i = 0; i <= (maxExponent - minExponent) * perDecade; ++i)
+        out.push_back(std::pow(10.0, minExponent + static_cast<double>(i) / perDecade));
+    return out;
+}
+
+}  // namespace opscope::metrics

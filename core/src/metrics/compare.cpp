@@ -1,0 +1,198 @@
+// The element-wise comparison behind every metric: one pass over both tensors, accumulating in
+// long double, with the reference rounded to the output dtype as it is read.
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "element_access.h"
+#include "opscope/float16.h"
+#include "opscope/metrics.h"
+
+namespace opscope::metrics {
+
+DTypeTolerances tolerancesFor(DType outputDtype) {
+    switch (outputDtype) {
+        case DType::Float16: return {std::ldexp(1.0, -10), 1e-3, 1e-5, 10, -14};
+        case DType::BFloat16: return {std::ldexp(1.0, -7), 1e-3, 1e-5, 7, -126};
+        case DType::Float64: return {std::ldexp(1.0, -13), 1e-6, 1e-9, 52, -1022};
+        default: return {std::ldexp(1.0, -13), 1e-6, 1e-9, 23, -126};
+    }
+}
+
+double relativeError(double actual, double reference, double guard) {
+    return std::fabs(actual - reference) / (std::fabs(reference) + guard);
+}
+
+double ulpOf(double reference, DType dtype) {
+    if (!std::isfinite(reference)) return std::numeric_limits<double>::quiet_NaN();
+    const DTypeTolerances t = tolerancesFor(dtype);
+    int exponent = t.minExponent;
+    if (reference != 0) {
+        int e = 0;
+        std::frexp(std::fabs(reference), &e);  // |r| = m * 2^e, m in [0.5, 1): floor(log2|r|) = e - 1
+        exponent = std::max(e - 1, t.minExponent);
+    }
+    return std::ldexp(1.0, exponent - t.mantissaBits);
+}
+
+double ulpError(double actual, double reference, DType dtype) {
+    return std::fabs(actual - reference) / ulpOf(reference, dtype);
+}
+
+double roundToDtype(double value, DType dtype) {
+    switch (dtype) {
+        case DType::Float32: return static_cast<double>(static_cast<float>(value));
+        case DType::Float16: return static_cast<double>(static_cast<float>(half(static_cast<float>(value))));
+        case DType::BFloat16: return static_cast<double>(static_cast<float>(bfloat16(static_cast<float>(value))));
+        default: return value;
+    }
+}
+
+HostTensor roundedTo(const HostTensor& t, DType dtype) {
+    const detail::Reader read(t, "input");
+    HostTensor out(DType::Float64, t.shape());
+    double* o = out.dataAs<double>();
+    for (int64_t i = 0; i < t.numel(); ++i) o[i] = roundToDtype(read(i), dtype);
+    return out;
+}
+
+namespace {
+
+bool isUlpDtype(DType d) {
+    return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64;
+}
+
+void requireSameCount(const HostTensor& actual, const HostTensor& reference) {
+    if (actual.numel() == reference.numel()) return;
+    std::ostringstream os;
+    os << "cannot compare tensors of different sizes: the actual tensor is " << dtypeName(actual.dtype())
+       << shapeToString(actual.shape()) << " (" << actual.numel() << " elements) and the reference "
+       << dtypeName(reference.dtype()) << shapeToString(reference.shape()) << " (" << reference.numel() << ")";
+    throw std::invalid_argument(os.str());
+}
+
+ElementRef elementRef(int64_t i, const std::vector<int64_t>& shape, double a, double r, double absErr, double rel) {
+    ElementRef e;
+    e.index = i;
+    e.coords = detail::coordsOf(i, shape);
+    e.actual = a;
+    e.reference = r;
+    e.absError = absErr;
+    e.relError = rel;
+    return e;
+}
+
+bool sameNonFinite(double a, double r) {
+    if (std::isnan(a) || std::isnan(r)) return std::isnan(a) && std::isnan(r);
+    return std::isinf(a) && std::isinf(r) && std::signbit(a) == std::signbit(r);
+}
+
+}  // namespace
+
+ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
+                          const CompareOptions& options) {
+    requireSameCount(actual, reference);
+    const detail::Reader readA(actual, "actual");
+    const detail::Reader readR(reference, "reference");
+    const DTypeTolerances tol = tolerancesFor(outputDtype);
+
+    ComparisonMetrics m;
+    m.outputDtype = outputDtype;
+    m.shape = actual.shape();
+    m.count = actual.numel();
+    m.ulpApplicable = isUlpDtype(outputDtype);
+    m.toleranceChecked = options.checkTolerance;
+
+    long double sumAbs = 0, sumRel = 0, sumSq = 0, sumBalance = 0, sumUlp = 0;
+    long double dot = 0, normA = 0, normR = 0;
+    int64_t within2 = 0, within3 = 0, within4 = 0, smallErrors = 0;
+    double worstToleranceRatio = -1;
+
+    for (int64_t i = 0; i < m.count; ++i) {
+        const double a = readA(i);
+        const double exact = readR(i);
+        const double r = options.roundReference ? roundToDtype(exact, outputDtype) : exact;
+        m.nanActual += std::isnan(a);
+        m.infActual += std::isinf(a);
+        m.nanReference += std::isnan(r);
+        m.infReference += std::isinf(r);
+        if (!std::isfinite(a) || !std::isfinite(r)) {
+            if (sameNonFinite(a, r)) {
+                ++within2, ++within3, ++within4;
+                continue;
+            }
+            if (m.nonFiniteMismatches++ == 0)
+                m.firstMismatch = elementRef(i, m.shape, a, r, std::numeric_limits<double>::infinity(),
+                                             std::numeric_limits<double>::infinity());
+            if (options.checkTolerance) ++m.toleranceViolations;
+            continue;
+        }
+        ++m.finiteCount;
+        const double absErr = std::fabs(a - r);
+        const double rel = absErr / (std::fabs(r) + options.relativeGuard);
+        sumAbs += absErr;
+        sumRel += rel;
+        sumSq += static_cast<long double>(absErr) * absErr;
+        sumBalance += (a - r) / std::max(std::fabs(r), 1.0);
+        dot += static_cast<long double>(a) * r;
+        normA += static_cast<long double>(a) * a;
+        normR += static_cast<long double>(r) * r;
+        if (m.worstAbs.index < 0 || absErr > m.maxAbsError) {
+            m.maxAbsError = absErr;
+            m.worstAbs = elementRef(i, m.shape, a, r, absErr, rel);
+        }
+        if (m.worstRel.index < 0 || rel > m.maxRelError) {
+            m.maxRelError = rel;
+            m.worstRel = elementRef(i, m.shape, a, r, absErr, rel);
+        }
+        within2 += rel < 1e-2;
+        within3 += rel < 1e-3;
+        within4 += rel < 1e-4;
+        if (m.ulpApplicable) {
+            const double u = ulpError(a, std::isfinite(exact) ? exact : r, outputDtype);
+            sumUlp += u;
+            m.maxUlpError = std::max(m.maxUlpError, u);
+        }
+        if (std::fabs(r) < tol.smallValue) {
+            ++m.smallValueCount;
+            smallErrors += absErr > tol.smallValueAtol;
+        }
+        if (options.checkTolerance) {
+            const double limit = options.atol + options.rtol * std::fabs(r);
+            if (absErr > limit) ++m.toleranceViolations;
+            const double ratio = limit > 0 ? absErr / limit : (absErr > 0 ? std::numeric_limits<double>::infinity() : 0);
+            if (ratio > worstToleranceRatio) {
+                worstToleranceRatio = ratio;
+                m.worstTolerance = elementRef(i, m.shape, a, r, absErr, rel);
+            }
+        }
+    }
+
+    if (m.finiteCount > 0) {
+        const long double n = static_cast<long double>(m.finiteCount);
+        m.meanAbsError = static_cast<double>(sumAbs / n);
+        m.meanRelError = static_cast<double>(sumRel / n);
+        m.rmse = static_cast<double>(std::sqrt(sumSq / n));
+        m.errorBalance = static_cast<double>(sumBalance / n);
+        m.meanUlpError = m.ulpApplicable ? static_cast<double>(sumUlp / n) : 0;
+    }
+    if (normA == 0 && normR == 0) m.cosine = 1;
+    else if (normA == 0 || normR == 0) m.cosine = 0;
+    else m.cosine = static_cast<double>(std::max(-1.0L, std::min(1.0L, dot / std::sqrt(normA * normR))));
+    if (m.count > 0) {
+        const double n = static_cast<double>(m.count);
+        m.shareRelBelow1e2 = static_cast<double>(within2) / n;
+        m.shareRelBelow1e3 = static_cast<double>(within3) / n;
+        m.shareRelBelow1e4 = static_cast<double>(within4) / n;
+    }
+    m.smallValueErrorRatio = m.smallValueCount > 0 ? static_cast<double>(smallErrors) / static_cast<double>(m.smallValueCount) : 0;
+    return m;
+}
+
+ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference) {
+    const DType d = isFloatingType(actual.dtype()) ? actual.dtype() : DType::Float32;
+    return compare(actual, reference, d);
+}
+
+}  // namespace opscope::metrics

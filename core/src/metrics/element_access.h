@@ -1,0 +1,52 @@
+// Private to the metrics module: any numeric tensor read element by element as double, with
+// the dtype switch done once (a function pointer per tensor, not a switch per element).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "opscope/dispatch.h"
+#include "opscope/host_tensor.h"
+
+namespace opscope::metrics::detail {
+
+using Getter = double (*)(const void*, int64_t);
+
+template <class T>
+double getAs(const void* data, int64_t i) {
+    return convertValue<double>(static_cast<const T*>(data)[i]);
+}
+
+// Throws std::invalid_argument naming `role` for tensors without numeric storage.
+inline Getter getterFor(const HostTensor& t, const char* role) {
+    try {
+        return dispatchAll(t.dtype(), [](auto tag) -> Getter { return &getAs<typename decltype(tag)::type>; });
+    } catch (const StatusError&) {
+        throw std::invalid_argument(std::string("the ") + role + " tensor has dtype " + dtypeName(t.dtype()) +
+                                    ", which holds no numbers to compare");
+    }
+}
+
+struct Reader {
+    Reader(const HostTensor& t, const char* role) : data(t.data()), get(getterFor(t, role)) {
+        if (!data && t.numel() > 0)
+            throw std::invalid_argument(std::string("the ") + role + " tensor holds no data (a default HostTensor)");
+    }
+    double operator()(int64_t i) const { return get(data, i); }
+    const void* data;
+    Getter get;
+};
+
+// Row-major coordinates of element `index` in `shape`.
+inline std::vector<int64_t> coordsOf(int64_t index, const std::vector<int64_t>& shape) {
+    std::vector<int64_t> c(shape.size(), 0);
+    for (std::size_t d = shape.size(); d-- > 0;) {
+        if (shape[d] > 0) {
+            c[d] = index % shape[d];
+            index /= shape[d];
+        }
+    }
+    return c;
+}
+
+}  // namespace opscope::metrics::detail
