@@ -20,7 +20,7 @@ void narrowFromFloat(const float* src, bfloat16* dst, int64_t n) {
         const uint32_t b = s[i];
         const bool isNan = (b & 0x7fffffffu) > 0x7f800000u;
         const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
-        d[i] = static_cast<uint16_t>(isNan ? ((b >> 16) | 0x0040u) : rounded);
+        d[i] = static_cast<uint16_t>(isNan ? (((b >> 16) | 0x7fc0u) & 0xffc0u) : rounded);  // quiet NaN, sign kept
     }
 }
 

@@ -7,6 +7,9 @@ namespace opscope::ops {
 std::vector<const Operator*> builtinOperators() {
     return {
         &groupNormBackwardOperator(),
+        &rmsNormGradOperator(),
+        &gridSampler2DBackwardOperator(),
+        &convolutionBackwardOperator(),
     };
 }
 

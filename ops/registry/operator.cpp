@@ -156,6 +156,12 @@ aclTensor* PreparedCall::outputTensor(const std::string& name, DType dtype, cons
     return tensors_.back();
 }
 
+aclTensor* PreparedCall::unusedOutputTensor(DType dtype, const std::vector<int64_t>& shape) {
+    inputCopies_.emplace_back(dtype, shape);
+    tensors_.push_back(createTensorOver(inputCopies_.back()));
+    return tensors_.back();
+}
+
 aclIntArray* PreparedCall::intArray(const std::vector<int64_t>& values) {
     intArrays_.push_back(aclCreateIntArray(values.data(), values.size()));
     return intArrays_.back();

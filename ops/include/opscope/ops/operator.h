@@ -99,6 +99,9 @@ public:
     explicit PreparedCall(OpArguments args) : args_(std::move(args)) {}
     aclTensor* inputTensor(const std::string& name);  // null when the optional tensor is absent
     aclTensor* outputTensor(const std::string& name, DType dtype, const std::vector<int64_t>& shape);
+    // An output the C API needs although the output mask turns it off: written to nothing
+    // that is reported.
+    aclTensor* unusedOutputTensor(DType dtype, const std::vector<int64_t>& shape);
     aclIntArray* intArray(const std::vector<int64_t>& values);
     aclBoolArray* boolArray(const std::vector<bool>& values);
     // Takes the result of XxxGetWorkspaceSize; throws StatusError with aclGetRecentErrMsg()
@@ -107,7 +110,7 @@ public:
 
 private:
     OpArguments args_;
-    std::vector<HostTensor> inputCopies_;
+    std::vector<HostTensor> inputCopies_;  // also holds unused outputs
     std::vector<std::pair<std::string, HostTensor>> outputs_;
     std::vector<aclTensor*> tensors_;
     std::vector<aclIntArray*> intArrays_;

@@ -1,0 +1,89 @@
+// Tiled 2-D transposes of each batch's [C, HW] plane. A task owns a range of HW positions of
+// one batch (all channels), so every output element has one writer. Within a task the channel
+// axis is walked in tiles of 64: each tile's rows are widened to float32 contiguously (vector
+// F16C / bit shifts for the 16-bit types), then written transposed. The way back gathers a
+// tile and rounds each channel row once (round to nearest even, like Eigen's conversions).
+#include "channels_last.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "opscope/error.h"
+#include "opscope/float16.h"
+#include "opscope/parallel.h"
+#include "opscope/widen.h"
+
+namespace opscope::kernels {
+namespace {
+
+constexpr int64_t kTileC = 64;
+constexpr int64_t kTileP = 64;
+
+
+
+
+
+
+
+int64_t grainFor(int64_t C) { return std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(C * kTileP, 1)); }
+
+template <class S>
+void toLast(const S* src, float* dst, int64_t N, int64_t C, int64_t HW) {
+    const int64_t tilesP = (HW + kTileP - 1) / kTileP;
+    parallelFor(0, N * tilesP, grainFor(C), [&](int64_t b, int64_t e) {
+        float tile[kTileC][kTileP];
+        for (int64_t t = b; t < e; ++t) {
+            const int64_t n = t / tilesP, p0 = (t % tilesP) * kTileP, np = std::min(kTileP, HW - p0);
+            for (int64_t c0 = 0; c0 < C; c0 += kTileC) {
+                const int64_t nc = std::min(kTileC, C - c0);
+                for (int64_t c = 0; c < nc; ++c) widenToFloat(src + (n * C + c0 + c) * HW + p0, tile[c], np);
+                for (int64_t p = 0; p < np; ++p) {
+                    float* out = dst + (n * HW + p0 + p) * C + c0;
+                    for (int64_t c = 0; c < nc; ++c) out[c] = tile[c][p];
+                }
+            }
+        }
+    });
+}
+
+template <class D>
+void toFirst(const float* src, D* dst, int64_t N, int64_t C, int64_t HW) {
+    const int64_t tilesP = (HW + kTileP - 1) / kTileP;
+    parallelFor(0, N * tilesP, grainFor(C), [&](int64_t b, int64_t e) {
+        float tile[kTileC][kTileP];
+        for (int64_t t = b; t < e; ++t) {
+            const int64_t n = t / tilesP, p0 = (t % tilesP) * kTileP, np = std::min(kTileP, HW - p0);
+            for (int64_t c0 = 0; c0 < C; c0 += kTileC) {
+                const int64_t nc = std::min(kTileC, C - c0);
+                for (int64_t p = 0; p < np; ++p) {
+                    const float* in = src + (n * HW + p0 + p) * C + c0;
+                    for (int64_t c = 0; c < nc; ++c) tile[c][p] = in[c];
+                }
+                for (int64_t c = 0; c < nc; ++c) narrowFromFloat(tile[c], dst + (n * C + c0 + c) * HW + p0, np);
+            }
+        }
+    });
+}
+
+}  // namespace
+
+void toChannelsLast(DType dtype, const void* src, float* dst, int64_t N, int64_t C, int64_t HW) {
+    switch (dtype) {
+        case DType::Float32: return toLast(static_cast<const float*>(src), dst, N, C, HW);
+        case DType::Float16: return toLast(static_cast<const half*>(src), dst, N, C, HW);
+        case DType::BFloat16: return toLast(static_cast<const bfloat16*>(src), dst, N, C, HW);
+        default: fail(status::kInner, Msg() << "Transpose has no " << dtypeName(dtype) << " variant");
+    }
+}
+
+void toChannelsFirst(const float* src, DType dtype, void* dst, int64_t N, int64_t C, int64_t HW) {
+    switch (dtype) {
+        case DType::Float32: return toFirst(src, static_cast<float*>(dst), N, C, HW);
+        case DType::Float16: return toFirst(src, static_cast<half*>(dst), N, C, HW);
+        case DType::BFloat16: return toFirst(src, static_cast<bfloat16*>(dst), N, C, HW);
+        default: fail(status::kInner, Msg() << "Transpose has no " << dtypeName(dtype) << " variant");
+    }
+}
+
+}  // namespace opscope::kernels

@@ -1,0 +1,52 @@
+// GridSampler2DBackward kernels on dense tensors of the compute type T (float, or double for
+// float64 data). gradOutput is [N, C, Ho, Wo] (NCHW) or [N, Ho, Wo, C] (NHWC), input and
+// inputGrad [N, C, H, W] or [N, H, W, C]; grid and gridGrad are [N, Ho, Wo, 2] (x, y).
+// Semantics are PyTorch's CPU grid_sampler_2d_backward; see ops/grid_sampler2d_backward/README.md.
+#pragma once
+
+#include <cstdint>
+
+namespace opscope::kernels {
+
+enum class GridInterpolation { Bilinear = 0, Nearest = 1, Bicubic = 2 };
+enum class GridPadding { Zeros = 0, Border = 1, Reflection = 2 };
+enum class GridLayout { NCHW, NHWC };
+
+struct GridSamplerGradProblem {
+    int64_t N = 0, C = 0, H = 0, W = 0, Ho = 0, Wo = 0;
+    GridInterpolation interpolation = GridInterpolation::Bilinear;
+    GridPadding padding = GridPadding::Zeros;
+    bool alignCorners = false;
+    GridLayout layout = GridLayout::NHWC;
+};
+
+// inputGrad is a scatter. It is made race-free and deterministic by ownership: a task owns
+// (batch n, channel block b) and is the only writer of inputGrad[n, block b]; inside a task the
+// grid points are visited in raster order. Channel blocks (multiples of 16 channels) are only
+// used when the batches alone cannot keep the threads busy; their count is fixed when the plan
+// is built, and gridGrad, a sum over channels, is then reduced over the blocks in block order.
+struct ChannelBlocks {
+    int64_t size = 0;   // channels per block (the last block may be shorter)
+    int64_t count = 1;
+};
+ChannelBlocks gridSamplerChannelBlocks(int64_t N, int64_t C, int threads);
+
+template <class T>
+struct GridSamplerGradTensors {
+    const T* gradOutput = nullptr;
+    const T* input = nullptr;      // may be null when gridGrad is not wanted or mode is nearest
+    const T* grid = nullptr;
+    T* inputGrad = nullptr;        // null: not wanted
+    T* gridGrad = nullptr;         // null: not wanted
+    T* gridPartials = nullptr;     // [blocks.count, N, Ho, Wo, 2] when blocks.count > 1
+};
+
+template <class T>
+void gridSamplerGrad(const GridSamplerGradProblem& p, const GridSamplerGradTensors<T>& t, const ChannelBlocks& blocks);
+
+extern template void gridSamplerGrad<float>(const GridSamplerGradProblem&, const GridSamplerGradTensors<float>&,
+                                            const ChannelBlocks&);
+extern template void gridSamplerGrad<double>(const GridSamplerGradProblem&, const GridSamplerGradTensors<double>&,
+                                             const ChannelBlocks&);
+
+}  // namespace opscope::kernels

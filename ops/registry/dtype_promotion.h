@@ -1,0 +1,24 @@
+// The "higher precision of the two" rule several aclnn operators use for output dtypes.
+#pragma once
+
+#include "opscope/dtype.h"
+
+namespace opscope::ops {
+
+inline int precisionRank(DType t) {
+    switch (t) {
+        case DType::Float64: return 4;
+        case DType::Float32: return 3;
+        case DType::BFloat16: return 2;  // bf16 with fp16 promotes to float32 (neither holds the other)
+        case DType::Float16: return 2;
+        default: return 0;
+    }
+}
+
+inline DType promoteTypes(DType a, DType b) {
+    if (a == b) return a;
+    if (precisionRank(a) == precisionRank(b)) return DType::Float32;
+    return precisionRank(a) > precisionRank(b) ? a : b;
+}
+
+}  // namespace opscope::ops
