@@ -69,6 +69,8 @@ def torch_peers(torch):
         "BM_ConvolutionBackward/27": lambda: conv(bf16),
         # PyTorch's CPU grid sampler has no fp16/bf16 kernels: fp32 is the peer of all three.
         "BM_GridSampler2DBackward/0": lambda: grid_sampler(f32),
+        "BM_GridSampler2DBackward/1": lambda: grid_sampler(f32),
+        "BM_GridSampler2DBackward/27": lambda: grid_sampler(f32),
     }
 
 
@@ -142,8 +144,9 @@ def main():
 
     print("threads=%d  torch=%s  copy bandwidth (STREAM-like, this run): %s" %
           (args.threads, torch.__version__, "%.1f GB/s" % copy_gbs if copy_gbs else "n/a"))
-    hdr = "%-30s %-5s %10s %10s %7s %9s %7s %9s %12s" % ("benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio",
-                                                          "GB/s", "%copy", "peak MB", "in+out+ws MB")
+    fp32_ms = {r["name"].split("/")[0]: r["ms"] for r in rows if r["label"] == "fp32"}
+    hdr = "%-30s %-5s %10s %10s %7s %8s %9s %7s %9s %12s" % ("benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio",
+                                                               "x fp32", "GB/s", "%copy", "peak MB", "in+out+ws MB")
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
@@ -152,8 +155,13 @@ def main():
         pct = "%.0f%%" % (100 * r["gbs"] / copy_gbs) if copy_gbs and r["gbs"] else "-"
         gbs = "%.1f" % r["gbs"] if r["gbs"] else "-"
         need = r["data_mb"] + r["ws_mb"]
-        print("%-30s %-5s %10.2f %10s %7s %9s %7s %9.0f %12s" % (r["name"], r["label"], r["ms"], tms, ratio, gbs, pct,
-                                                                r["peak_mb"], "%.0f" % need if need else "-"))
+        base = fp32_ms.get(r["name"].split("/")[0])
+        own = "%.2f" % (r["ms"] / base) if base and r["label"] != "fp32" else "-"
+        print("%-30s %-5s %10.2f %10s %7s %8s %9s %7s %9.0f %12s" % (r["name"], r["label"], r["ms"], tms, ratio, own,
+                                                                     gbs, pct, r["peak_mb"],
+                                                                     "%.0f" % need if need else "-"))
+    print("ratio = OpScope / PyTorch (PyTorch has no fp16/bf16 CPU grid sampler: its fp32 is the peer); "
+          "x fp32 = OpScope time / OpScope fp32 time")
     return 0
 
 
