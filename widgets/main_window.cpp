@@ -1,22 +1,442 @@
 #include "main_window.h"
 
-#include <QChart>
-#include <QChartView>
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
-#include <QVBoxLayout>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QTimer>
+#include <QToolButton>
+
+#include "opscope/h5/atomic_write.h"
+#include "session/debug_context.h"
+#include "session/session_io.h"
+#include "views/argument_form.h"
+#include "views/charts_panel.h"
+#include "views/element_history_panel.h"
+#include "views/file_browser_panel.h"
+#include "views/log_panel.h"
+#include "views/metrics_panel.h"
+#include "views/step_list_panel.h"
+#include "views/tensor_view_panel.h"
 
 namespace opscope::gui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-    setWindowTitle("OpScope");
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    layout->addWidget(new QLabel("OpScope: open an HDF5 case or trace (File > Open) — coming with the debugger issue.", central));
-    auto* chart = new QChart();
-    chart->setTitle("Error versus reference");
-    layout->addWidget(new QChartView(chart, central));
-    setCentralWidget(central);
-    resize(900, 600);
+namespace {
+constexpr int kMaxRecent = 10;
+constexpr const char* kRecentKey = "recentFiles";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent), context_(new DebugContext(this)) {
+    setObjectName("MainWindow");
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    tensorView_ = new TensorViewPanel(context_, this);
+    setCentralWidget(tensorView_);
+    createDocks();
+    createActions();
+
+    busyLabel_ = new QLabel(this);
+    progress_ = new QProgressBar(this);
+    progress_->setMaximumWidth(180);
+    progress_->setTextVisible(true);
+    progress_->hide();
+    cancel_ = new QToolButton(this);
+    cancel_->setText(tr("Cancel"));
+    cancel_->setToolTip(tr("Stop the run before its next step (Shift+F5)"));
+    cancel_->hide();
+    statusBar()->addPermanentWidget(busyLabel_);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QToolButton::clicked, context_, &DebugContext::cancel);
+
+    connect(context_, &DebugContext::statusMessage, this, [this](const QString& text, bool isError) {
+        statusBar()->showMessage(text, isError ? 15000 : 6000);
+        log_->addMessage(text, isError);
+    });
+    connect(context_, &DebugContext::busyChanged, this, [this](bool busy) {
+        busyLabel_->setText(busy ? context_->busyText() + QStringLiteral("…") : QString());
+        progress_->setVisible(busy);
+        cancel_->setVisible(busy);
+        if (busy) {
+            const int n = static_cast<int>(context_->plan().steps.size());
+            progress_->setRange(0, n > 0 ? n : 0);
+            progress_->setValue(static_cast<int>(context_->nextStep()));
+            progress_->setFormat(tr("step %v / %m"));
+        }
+        if (!busy) QApplication::restoreOverrideCursor();
+        updateActions();
+    });
+    connect(context_, &DebugContext::backgroundChanged, this, [this](bool working) {
+        if (!context_->isBusy()) busyLabel_->setText(working ? context_->backgroundText() + QStringLiteral("…") : QString());
+        updateActions();
+    });
+    connect(context_, &DebugContext::analysisChanged, this, &MainWindow::updateActions);
+    connect(context_, &DebugContext::positionChanged, this, [this](std::size_t next) {
+        if (progress_->maximum() > 0) progress_->setValue(static_cast<int>(next));
+        updateActions();
+    });
+    connect(context_, &DebugContext::planChanged, this, [this] {
+        updateActions();
+        updateTitle();
+    });
+    connect(context_, &DebugContext::fileChanged, this, &MainWindow::updateTitle);
+    connect(context_, &DebugContext::operatorChanged, this, &MainWindow::updateActions);
+    connect(context_, &DebugContext::runStopped, this, [this](StopKind kind, const QString& message) {
+        if (kind == StopKind::NonFinite || kind == StopKind::ErrorExceeded || kind == StopKind::Breakpoint)
+            statusBar()->showMessage(tr("Stopped (%1): %2").arg(QString::fromUtf8(stopKindText(kind)), message), 15000);
+    });
+    connect(context_, &DebugContext::caseLoaded, this, [this] { findChild<QDockWidget*>("StepsDock")->raise(); });
+
+    resize(1500, 950);
+    if (restoreLayout) {
+        QSettings s;
+        restoreGeometry(s.value("window/geometry").toByteArray());
+        layoutRestored_ = restoreState(s.value("window/state").toByteArray());
+        context_->setBreakOnNonFinite(s.value("debug/breakOnNonFinite", false).toBool());
+        context_->setBreakOnError(s.value("debug/breakOnError", false).toBool());
+        tensorView_->loadPreferences(s);
+        action("breakOnNonFinite")->setChecked(context_->breakOnNonFinite());
+        action("breakOnError")->setChecked(context_->breakOnError());
+    }
+    updateRecentMenu();
+    updateActions();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget* MainWindow::dock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(w);
+    addDockWidget(area, d);
+    return d;
+}
+
+void MainWindow::createDocks() {
+    files_ = new FileBrowserPanel(context_, this);
+    form_ = new ArgumentForm(context_, this);
+    auto* formScroll = new QScrollArea(this);
+    formScroll->setWidget(form_);
+    formScroll->setWidgetResizable(true);
+    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the form wraps to the dock's width
+    steps_ = new StepListPanel(context_, this);
+    metrics_ = new MetricsPanel(context_, this);
+    charts_ = new ChartsPanel(context_, this);
+    history_ = new ElementHistoryPanel(context_, this);
+    log_ = new LogPanel(this);
+
+    // Side columns keep a readable width; the centre takes the rest.
+    files_->setMinimumWidth(300);
+    formScroll->setMinimumWidth(300);
+    metrics_->setMinimumWidth(420);
+    charts_->setMinimumWidth(420);
+    QDockWidget* fileDock = dock(tr("File"), "FileDock", files_, Qt::LeftDockWidgetArea);
+    QDockWidget* callDock = dock(tr("Call"), "CallDock", formScroll, Qt::LeftDockWidgetArea);
+    splitDockWidget(fileDock, callDock, Qt::Vertical);
+    QDockWidget* stepsDock = dock(tr("Steps"), "StepsDock", steps_, Qt::BottomDockWidgetArea);
+    QDockWidget* historyDock = dock(tr("Element history"), "HistoryDock", history_, Qt::BottomDockWidgetArea);
+    QDockWidget* logDock = dock(tr("Log"), "LogDock", log_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(stepsDock, historyDock);
+    tabifyDockWidget(historyDock, logDock);
+    stepsDock->raise();
+    QDockWidget* metricsDock = dock(tr("Metrics"), "MetricsDock", metrics_, Qt::RightDockWidgetArea);
+    QDockWidget* chartsDock = dock(tr("Charts"), "ChartsDock", charts_, Qt::RightDockWidgetArea);
+    splitDockWidget(metricsDock, chartsDock, Qt::Vertical);
+    // Bottom docks span the centre only: the side columns keep their full height.
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+QAction* MainWindow::action(const QString& objectName) const { return findChild<QAction*>(objectName); }
+
+void MainWindow::createActions() {
+    auto make = [this](const QString& text, const QString& name, const QKeySequence& key, auto slot) {
+        auto* a = new QAction(text, this);
+        a->setObjectName(name);
+        if (!key.isEmpty()) a->setShortcut(key);
+        a->setShortcutContext(Qt::ApplicationShortcut);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(make(tr("&Open…"), "open", QKeySequence::Open, [this] {
+        const QString dir = QSettings().value("lastDir").toString();
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open an HDF5 case or trace"), dir,
+                                                          tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
+        if (!path.isEmpty()) openFile(path);
+    }));
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(make(tr("&Save Session…"), "saveSession", QKeySequence::Save, [this] { saveSession(); }));
+    file->addAction(make(tr("&Export Report (CSV/JSON)…"), "exportReport", QKeySequence(Qt::CTRL | Qt::Key_E),
+                         [this] { exportReport(); }));
+    file->addAction(make(tr("Export Tensor View as &PNG…"), "exportPng", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                         [this] { exportTensorPng(); }));
+    file->addSeparator();
+    file->addAction(make(tr("&Quit"), "quit", QKeySequence::Quit, [this] { close(); }));
+
+    QMenu* debug = menuBar()->addMenu(tr("&Debug"));
+    QAction* prepare = make(tr("&Prepare"), "prepare", QKeySequence(Qt::CTRL | Qt::Key_P), [this] { context_->prepare(); });
+    prepare->setToolTip(tr("Phase 1: validate and plan (Ctrl+P)"));
+    QAction* cont = make(tr("&Continue"), "continue", QKeySequence(Qt::Key_F5), [this] { context_->continueRun(); });
+    cont->setToolTip(tr("Run to the next breakpoint or the end (F5)"));
+    QAction* step = make(tr("&Step"), "step", QKeySequence(Qt::Key_F10), [this] { context_->step(); });
+    step->setToolTip(tr("Run the next step (F10)"));
+    QAction* runTo = make(tr("Run to &Cursor"), "runToCursor", QKeySequence(Qt::CTRL | Qt::Key_F10), [this] {
+        if (auto s = steps_->selectedStep()) context_->runTo(*s);
+    });
+    runTo->setToolTip(tr("Run until the selected step is next, replaying from the start if needed (Ctrl+F10)"));
+    QAction* restart = make(tr("&Restart"), "restart", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
+                            [this] { context_->restart(); });
+    restart->setToolTip(tr("Rewind to step 0 (Ctrl+Shift+F5)"));
+    QAction* cancel = make(tr("Ca&ncel"), "cancel", QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { context_->cancel(); });
+    cancel->setToolTip(tr("Stop a run before its next step (Shift+F5)"));
+    QAction* bp = make(tr("Toggle &Breakpoint"), "toggleBreakpoint", QKeySequence(Qt::Key_F9), [this] {
+        if (auto s = steps_->selectedStep()) context_->toggleBreakpoint(*s);
+    });
+    QAction* nan = make(tr("Break on &NaN/Inf"), "breakOnNonFinite", {}, [this](bool on) { context_->setBreakOnNonFinite(on); });
+    nan->setCheckable(true);
+    nan->setToolTip(tr("Stop after a step that writes NaN or Inf"));
+    QAction* err = make(tr("Break when error &exceeds the standard"), "breakOnError", {},
+                        [this](bool on) { context_->setBreakOnError(on); });
+    err->setCheckable(true);
+    err->setToolTip(tr("Stop after a step whose output fails the standard against the reference"));
+    for (QAction* a : {prepare, step, cont, runTo, restart, cancel}) debug->addAction(a);
+    debug->addSeparator();
+    for (QAction* a : {bp, nan, err}) debug->addAction(a);
+    debugActions_ = {prepare, step, cont, runTo, restart, cancel, bp};
+
+    auto* bar = addToolBar(tr("Debug"));
+    bar->setObjectName("DebugToolBar");
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->addAction(action("open"));
+    bar->addSeparator();
+    for (QAction* a : {prepare, step, cont, restart, cancel}) bar->addAction(a);
+    bar->addSeparator();
+    bar->addAction(nan);
+    bar->addAction(err);
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
+    viewMenu->addSeparator();
+    viewMenu->addAction(make(tr("&Reset Layout"), "resetLayout", {}, [this] { resetLayout(); }));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(make(tr("&Keyboard Shortcuts"), "shortcuts", QKeySequence::HelpContents, [this] { showShortcuts(); }));
+    help->addAction(make(tr("&About OpScope"), "about", {}, [this] {
+        QMessageBox::about(this, tr("About OpScope"),
+                           tr("<b>OpScope</b> — a debugger for aclnn operator executors on the CPU.<br>"
+                              "Open a case, step through the plan, compare with the float64 reference."));
+    }));
+}
+
+void MainWindow::updateActions() {
+    const bool busy = context_->isBusy();
+    const bool prepared = context_->isPrepared();
+    action("prepare")->setEnabled(!busy && context_->op());
+    for (const char* n : {"step", "continue", "runToCursor", "restart"}) action(n)->setEnabled(!busy && prepared);
+    action("cancel")->setEnabled(busy);
+    action("saveSession")->setEnabled(!busy && prepared);
+    action("exportReport")->setEnabled(context_->analysis() != nullptr || prepared);
+}
+
+void MainWindow::updateTitle() {
+    QString t = QStringLiteral("OpScope");
+    if (!context_->filePath().isEmpty()) t = QFileInfo(context_->filePath()).fileName() + QStringLiteral(" — ") + t;
+    if (context_->isPrepared()) t = QString::fromStdString(context_->plan().op) + QStringLiteral(" · ") + t;
+    setWindowTitle(t);
+}
+
+bool MainWindow::openFile(const QString& path) {
+    QString error;
+    if (!context_->openFile(path, &error)) {
+        QMessageBox::warning(this, tr("Cannot open file"), error);
+        return false;
+    }
+    addRecent(context_->filePath());
+    QSettings().setValue("lastDir", QFileInfo(path).absolutePath());
+    return true;
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QSettings s;
+    QStringList list = s.value(kRecentKey).toStringList();
+    list.removeAll(path);
+    list.prepend(path);
+    while (list.size() > kMaxRecent) list.removeLast();
+    s.setValue(kRecentKey, list);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+    recentMenu_->clear();
+    const QStringList list = QSettings().value(kRecentKey).toStringList();
+    for (int i = 0; i < list.size(); ++i) {
+        const QString path = list[i];
+        QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg((i + 1) % 10).arg(path));
+        connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+    }
+    recentMenu_->setEnabled(!list.isEmpty());
+}
+
+namespace {
+
+SessionSnapshot snapshotOf(const DebugContext& c) {
+    SessionSnapshot s;
+    s.plan = c.plan();
+    s.inputFile = c.filePath().toStdString();
+    s.casePath = c.currentCase() ? c.currentCase()->path : std::string();
+    s.steps = c.stepStates();
+    s.outputs = c.finalOutputs();
+    s.baseline = c.baseline();
+    s.analysis = c.analysis();
+    return s;
+}
+
+bool sameFile(const QString& a, const QString& b) {
+    if (a.isEmpty() || b.isEmpty()) return false;
+    std::error_code ec;
+    return std::filesystem::equivalent(a.toStdString(), b.toStdString(), ec);
+}
+
+}  // namespace
+
+void MainWindow::saveSession() {
+    if (!context_->isPrepared()) return;
+    const QString dest = QFileDialog::getSaveFileName(this, tr("Save session (results, metrics and trace)"),
+                                                      QSettings().value("lastDir").toString() + "/session.h5",
+                                                      tr("HDF5 files (*.h5)"));
+    if (dest.isEmpty()) return;
+    const QString input = context_->filePath();
+    const bool replacesInput = sameFile(dest, input);
+    if (replacesInput &&
+        QMessageBox::question(this, tr("Replace the input file?"),
+                              tr("%1 is the file this session was loaded from. Replace it with the session?").arg(dest)) !=
+            QMessageBox::Yes)
+        return;
+    const SessionSnapshot snap = snapshotOf(*context_);
+    const std::size_t resumeAt = context_->nextStep();
+    auto writer = std::make_shared<std::unique_ptr<h5::AtomicFileWriter>>();
+    try {
+        std::vector<std::filesystem::path> inputs;
+        if (!replacesInput && !input.isEmpty()) inputs.push_back(input.toStdString());
+        *writer = std::make_unique<h5::AtomicFileWriter>(dest.toStdString(), inputs);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Cannot save"), QString::fromUtf8(e.what()));
+        return;
+    }
+    const std::string temp = (*writer)->tempPath().string();
+    context_->withExecutor([temp, snap, resumeAt](ops::PreparedCall& call) { saveSessionOnWorker(call, temp, snap, resumeAt); },
+                           [this, writer, dest, replacesInput](QString error) {
+                               try {
+                                   if (!error.isEmpty()) throw std::runtime_error(error.toStdString());
+                                   if (replacesInput) context_->closeFile();
+                                   (*writer)->commit();
+                                   if (replacesInput) context_->openFile(dest);
+                                   Q_EMIT context_->statusMessage(tr("Saved the session to %1").arg(dest), false);
+                               } catch (const std::exception& e) {
+                                   QMessageBox::warning(this, tr("Cannot save"), QString::fromUtf8(e.what()));
+                               }
+                           });
+}
+
+void MainWindow::exportReport() {
+    QString filter;
+    const QString dest = QFileDialog::getSaveFileName(this, tr("Export report"), QSettings().value("lastDir").toString() + "/report.json",
+                                                      tr("JSON (*.json);;CSV (*.csv)"), &filter);
+    if (dest.isEmpty()) return;
+    const SessionSnapshot snap = snapshotOf(*context_);
+    const bool csv = dest.endsWith(".csv", Qt::CaseInsensitive) || filter.startsWith("CSV");
+    try {
+        writeFileAtomically(dest.toStdString(), csv ? reportCsv(snap) : reportJson(snap), {context_->filePath().toStdString()});
+        Q_EMIT context_->statusMessage(tr("Wrote %1").arg(dest), false);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Cannot export"), QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::exportTensorPng() {
+    const QString dest = QFileDialog::getSaveFileName(this, tr("Export tensor view"), QSettings().value("lastDir").toString() + "/tensor.png",
+                                                      tr("PNG images (*.png)"));
+    if (dest.isEmpty()) return;
+    if (!tensorView_->exportPng(dest)) QMessageBox::warning(this, tr("Cannot export"), tr("Nothing to export, or %1 is not writable").arg(dest));
+}
+
+void MainWindow::showShortcuts() {
+    QString text = QStringLiteral("<table>");
+    for (QAction* a : findChildren<QAction*>())
+        if (!a->shortcut().isEmpty())
+            text += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                        .arg(a->shortcut().toString(QKeySequence::NativeText), a->text().remove('&'));
+    text += tr("<tr><td><b>B</b></td><td>A/B: output or reference</td></tr>"
+               "<tr><td><b>F</b></td><td>fit the heatmap</td></tr>"
+               "<tr><td><b>+ / −, wheel</b></td><td>zoom the heatmap</td></tr></table>");
+    QMessageBox::information(this, tr("Keyboard shortcuts"), text);
+}
+
+void MainWindow::applyDefaultDockSizes() {
+    auto d = [this](const char* name) { return findChild<QDockWidget*>(name); };
+    const int left = std::max(300, width() * 21 / 100), right = std::max(420, width() * 32 / 100);
+    resizeDocks({d("FileDock"), d("MetricsDock")}, {left, right}, Qt::Horizontal);
+    resizeDocks({d("StepsDock")}, {std::max(220, height() / 4)}, Qt::Vertical);
+    resizeDocks({d("FileDock"), d("CallDock")}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
+    resizeDocks({d("MetricsDock"), d("ChartsDock")}, {height() / 2, height() / 2}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    if (shownOnce_) return;
+    shownOnce_ = true;
+    // Dock sizes only take once the window is laid out; keep them as the "reset" layout too.
+    QTimer::singleShot(0, this, [this] {
+        if (!layoutRestored_) applyDefaultDockSizes();
+        defaultState_ = saveState();
+    });
+}
+
+void MainWindow::resetLayout() {
+    restoreState(defaultState_);
+    applyDefaultDockSizes();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    QSettings s;
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("window/state", saveState());
+    s.setValue("debug/breakOnNonFinite", context_->breakOnNonFinite());
+    s.setValue("debug/breakOnError", context_->breakOnError());
+    tensorView_->savePreferences(s);
+    e->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasUrls())
+        for (const QUrl& u : e->mimeData()->urls())
+            if (u.isLocalFile()) {
+                e->acceptProposedAction();
+                return;
+            }
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    for (const QUrl& u : e->mimeData()->urls())
+        if (u.isLocalFile()) {
+            openFile(u.toLocalFile());
+            e->acceptProposedAction();
+            return;
+        }
 }
 
 }  // namespace opscope::gui

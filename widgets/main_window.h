@@ -1,15 +1,87 @@
-// The debugger's main window. For now: the shell that later views dock into, proving the
-// build finds and links Qt 6 Widgets and Charts.
+// The debugger's main window: menus, toolbar and shortcuts a debugger user expects, docks
+// for the views, the status bar with progress and Cancel, recent files, drag and drop of
+// files, and the layout kept in QSettings. It wires actions to the context; the views
+// observe the context themselves.
 #pragma once
 
 #include <QMainWindow>
 
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QToolButton;
+
 namespace opscope::gui {
+
+class ArgumentForm;
+class ChartsPanel;
+class DebugContext;
+class ElementHistoryPanel;
+class FileBrowserPanel;
+class LogPanel;
+class MetricsPanel;
+class StepListPanel;
+class TensorViewPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // restoreLayout = false ignores saved geometry and layout (screenshots, tests).
+    explicit MainWindow(QWidget* parent = nullptr, bool restoreLayout = true);
+    ~MainWindow() override;
+
+    DebugContext* context() const { return context_; }
+    bool openFile(const QString& path);
+
+    TensorViewPanel* tensorView() const { return tensorView_; }
+    StepListPanel* stepList() const { return steps_; }
+    ArgumentForm* argumentForm() const { return form_; }
+    MetricsPanel* metricsPanel() const { return metrics_; }
+    ChartsPanel* chartsPanel() const { return charts_; }
+    FileBrowserPanel* fileBrowser() const { return files_; }
+    ElementHistoryPanel* historyPanel() const { return history_; }
+    QAction* action(const QString& objectName) const;
+
+protected:
+    void closeEvent(QCloseEvent*) override;
+    void showEvent(QShowEvent*) override;
+    void dragEnterEvent(QDragEnterEvent*) override;
+    void dropEvent(QDropEvent*) override;
+
+private:
+    void createDocks();
+    void createActions();
+    void updateActions();
+    void updateTitle();
+    void updateRecentMenu();
+    void addRecent(const QString& path);
+    void saveSession();
+    void exportReport();
+    void exportTensorPng();
+    void showShortcuts();
+    void resetLayout();
+    void applyDefaultDockSizes();
+    QDockWidget* dock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area);
+
+    DebugContext* context_;
+    TensorViewPanel* tensorView_;
+    StepListPanel* steps_;
+    ArgumentForm* form_;
+    MetricsPanel* metrics_;
+    ChartsPanel* charts_;
+    FileBrowserPanel* files_;
+    ElementHistoryPanel* history_;
+    LogPanel* log_;
+    QMenu* recentMenu_ = nullptr;
+    QLabel* busyLabel_;
+    QProgressBar* progress_;
+    QToolButton* cancel_;
+    QByteArray defaultState_;
+    bool layoutRestored_ = false;
+    bool shownOnce_ = false;
+    std::vector<QAction*> debugActions_;
 };
 
 }  // namespace opscope::gui

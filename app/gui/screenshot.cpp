@@ -1,0 +1,170 @@
+#include "screenshot.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QPixmap>
+#include <QDockWidget>
+#include <QMap>
+#include <QTabWidget>
+
+#include "opscope/view/colormap.h"
+#include "opscope/view/scale.h"
+#include <cstdio>
+
+#include "main_window.h"
+#include "session/debug_context.h"
+#include "views/charts_panel.h"
+#include "views/tensor_view_panel.h"
+
+namespace opscope::gui {
+
+namespace {
+
+// "3" -> int, "true" -> bool, "1,2" -> int[], "true,false" -> bool[].
+ParamValue parseValue(const QString& text) {
+    const QStringList parts = text.split(',', Qt::SkipEmptyParts);
+    auto isBool = [](const QString& p) { return p.trimmed() == "true" || p.trimmed() == "false"; };
+    if (parts.size() == 1 && !text.contains(',')) {
+        if (isBool(parts[0])) return parts[0].trimmed() == "true";
+        return static_cast<int64_t>(parts[0].trimmed().toLongLong());
+    }
+    if (!parts.isEmpty() && isBool(parts[0])) {
+        std::vector<bool> v;
+        for (const QString& p : parts) v.push_back(p.trimmed() == "true");
+        return v;
+    }
+    std::vector<int64_t> v;
+    for (const QString& p : parts) v.push_back(p.trimmed().toLongLong());
+    return v;
+}
+
+}  // namespace
+
+ScreenshotDriver::ScreenshotDriver(MainWindow* window, ScreenshotOptions options)
+    : QObject(window), window_(window), options_(std::move(options)) {
+    timer_.setInterval(100);
+    connect(&timer_, &QTimer::timeout, this, &ScreenshotDriver::poll);
+}
+
+void ScreenshotDriver::start() {
+    started_ = QDateTime::currentMSecsSinceEpoch();
+    DebugContext* c = window_->context();
+    QString path = options_.casePath;
+    if (path.isEmpty() && !c->cases().empty()) path = QString::fromStdString(c->cases().front().path);
+    // A case that cannot be loaded is still worth a picture: the error is on screen.
+    connect(c, &DebugContext::caseLoadFailed, this, [this](const QString&, const QString& error) {
+        failure_ = error;
+        stage_ = 3;
+    });
+    if (!options_.runAs.isEmpty() || !options_.set.isEmpty()) {
+        // Applied once the case has filled the form; the new prepare supersedes the case's.
+        connect(c, &DebugContext::caseLoaded, this, [this, c] {
+            if (!options_.runAs.isEmpty()) c->setRunAs(dtypeFromName(options_.runAs.toStdString()));
+            for (const QString& kv : options_.set) c->setAttribute(kv.section('=', 0, 0).toStdString(), parseValue(kv.section('=', 1)));
+            c->prepare();
+        });
+    }
+    if (!path.isEmpty()) c->loadCase(path);
+    stage_ = path.isEmpty() ? 3 : 0;
+    timer_.start();
+}
+
+bool ScreenshotDriver::idle() const { return window_->context()->isIdle(); }
+
+void ScreenshotDriver::poll() {
+    if (QDateTime::currentMSecsSinceEpoch() - started_ > options_.timeoutMs) {
+        window_->grab().save(options_.output, "PNG");
+        return finish(2, QStringLiteral("timed out; saved what was on screen"));
+    }
+    DebugContext* c = window_->context();
+    switch (stage_) {
+        case 0:  // reading, preparing and the reference
+            if (!idle()) return;
+            if (!c->isPrepared()) {
+                if (c->prepareError()) stage_ = 3;  // show the error beside its argument
+                return;
+            }
+            if (options_.run) c->continueRun();
+            stage_ = 1;
+            return;
+        case 1:  // running, then the analysis
+            if (!idle()) return;
+            if (options_.run && !c->atEnd() && !c->isBusy()) {
+                c->continueRun();  // stopped at a breakpoint or NaN: keep going
+                return;
+            }
+            if (!options_.tensor.isEmpty()) {
+                const QString t = options_.tensor;
+                TensorKey key{TensorKey::Source::Slot, t.toStdString()};
+                if (t.endsWith(":reference")) key = {TensorKey::Source::Baseline, t.section(':', 0, 0).toStdString()};
+                else if (t.endsWith(":abs")) key = {TensorKey::Source::AbsError, t.section(':', 0, 0).toStdString()};
+                else if (t.endsWith(":rel")) key = {TensorKey::Source::RelError, t.section(':', 0, 0).toStdString()};
+                c->selectTensor(key);
+            }
+            if (options_.sideBySide) window_->tensorView()->setSideBySide(true);
+            if (!options_.colormap.isEmpty() || !options_.scale.isEmpty() || !options_.range.isEmpty()) {
+                DisplaySettings s = window_->tensorView()->settings();
+                view::parseColormap(options_.colormap.toStdString(), &s.colormap);
+                view::parseScale(options_.scale.toStdString(), &s.scale);
+                view::parseRangeMode(options_.range.toStdString(), &s.range.mode);
+                window_->tensorView()->setSettings(s);
+            }
+            if (!options_.raise.isEmpty()) {
+                static const QMap<QString, QString> docks{{"history", "HistoryDock"}, {"log", "LogDock"},
+                                                          {"steps", "StepsDock"},     {"call", "CallDock"},
+                                                          {"file", "FileDock"}};
+                if (auto* d = window_->findChild<QDockWidget*>(docks.value(options_.raise))) d->raise();
+            }
+            if (!options_.tab.isEmpty()) {
+                static const QStringList tabs{"histogram", "axis", "scatter", "tolerance"};
+                const int i = tabs.indexOf(options_.tab);
+                if (i >= 0) window_->chartsPanel()->tabs()->setCurrentIndex(i);
+            }
+            stage_ = options_.pick.isEmpty() ? 3 : 2;
+            return;
+        case 2: {  // pick an element once the tensor view shows the tensor
+            if (!idle() || window_->tensorView()->isLoading()) return;
+            const TensorKey key = window_->tensorView()->currentKey();
+            const PlanInfo& plan = c->plan();
+            ElementPick pick;
+            pick.slot = key.name;
+            if (const SlotInfo* s = plan.findSlot(key.name)) {
+                pick.output = s->output;
+                pick.shape = s->shape;
+            }
+            if (options_.pick == "worst") {
+                // The element with the largest relative error of the shown output.
+                const AnalysisPtr a = c->analysis();
+                const OutputAnalysis* o = a ? a->find(pick.output) : nullptr;
+                if (!o) {
+                    if (QDateTime::currentMSecsSinceEpoch() - started_ < options_.timeoutMs / 2) return;  // not yet
+                    return finish(1, QStringLiteral("--pick worst needs an output with a reference"));
+                }
+                pick.index = o->metrics.worstRel.coords;
+            } else {
+                for (const QString& part : options_.pick.split(',')) pick.index.push_back(part.trimmed().toLongLong());
+            }
+            if (pick.index.size() != pick.shape.size()) return finish(1, QStringLiteral("--pick needs one index per axis"));
+            window_->tensorView()->showElement(pick.index);
+            c->pickElement(pick);
+            stage_ = 3;
+            return;
+        }
+        case 3:  // settle: idle for a while so the views have drawn
+            stableTicks_ = idle() ? stableTicks_ + 1 : 0;
+            if (stableTicks_ < 8) return;
+            if (!window_->grab().save(options_.output, "PNG")) return finish(1, QStringLiteral("cannot write ") + options_.output);
+            if (!failure_.isEmpty()) return finish(1, failure_ + QStringLiteral("; wrote ") + options_.output);
+            if (const auto& err = c->prepareError())
+                std::fprintf(stderr, "opscope: prepare failed (%d): %s\n", err->code, qPrintable(err->message));
+            return finish(0, QStringLiteral("wrote ") + options_.output);
+    }
+}
+
+void ScreenshotDriver::finish(int code, const QString& message) {
+    timer_.stop();
+    std::fprintf(code ? stderr : stdout, "opscope: %s\n", qPrintable(message));
+    QCoreApplication::exit(code);
+}
+
+}  // namespace opscope::gui

@@ -1,0 +1,44 @@
+// Downsampling a plane for display without hiding extremes: each block of cells keeps its
+// minimum, its maximum and whether it holds NaN, +Inf or -Inf, so one bad element in a
+// million still shows on screen.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "opscope/view/slice.h"
+
+namespace opscope::view {
+
+enum CellFlag : uint8_t {
+    kCellNaN = 1,
+    kCellPosInf = 2,
+    kCellNegInf = 4,
+    kCellEmpty = 8,  // no finite value in the block (min/max meaningless)
+};
+
+struct Cell {
+    double min = 0;
+    double max = 0;
+    uint8_t flags = 0;
+};
+
+struct Downsampled {
+    int64_t rows = 0, cols = 0;            // cells
+    int64_t blockRows = 1, blockCols = 1;  // plane rows/cols per cell (the last block may be smaller)
+    std::vector<Cell> cells;               // row-major
+
+    const Cell& at(int64_t r, int64_t c) const { return cells[static_cast<std::size_t>(r * cols + c)]; }
+};
+
+// Blocks of ceil(rows/maxRows) x ceil(cols/maxCols) plane cells; block size 1 (no loss)
+// when the plane already fits.
+Downsampled downsample(const Plane& plane, int64_t maxRows, int64_t maxCols);
+
+// Which value of a cell to colour: the one farther from `centre` (0 for a diverging map,
+// the low end of the range for a sequential one), so peaks of either sign survive.
+inline double cellDisplayValue(const Cell& c, double centre) {
+    return (c.max - centre) >= (centre - c.min) ? c.max : c.min;
+}
+
+}  // namespace opscope::view

@@ -1,0 +1,295 @@
+// The context and its execution worker, end to end on a small GroupNormBackward case:
+// open, load, prepare, step, continue, breakpoints, errors beside the argument at fault,
+// tensors fetched between steps, element history, analysis and cancel.
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include "session/argument_binding.h"
+#include "session/debug_context.h"
+#include "widget_test_support.h"
+
+using namespace opscope;
+using namespace opscope::gui;
+
+class TestDebugContext : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(dir_.isValid()); file_ = test::writeCaseFile(dir_.path()); }
+
+    void opensFileAndListsCases() {
+        DebugContext ctx;
+        QSignalSpy changed(&ctx, &DebugContext::fileChanged);
+        QString error;
+        QVERIFY(!ctx.openFile(dir_.filePath("missing.h5"), &error));
+        QVERIFY(!error.isEmpty());
+        QVERIFY(ctx.openFile(file_, &error));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(ctx.cases().size(), std::size_t(2));
+        QCOMPARE(QString::fromStdString(ctx.cases()[0].path), QString("/gn/bad_group"));
+        QCOMPARE(QString::fromStdString(ctx.cases()[1].op), QString("aclnnGroupNormBackward"));
+    }
+
+    void loadsPreparesStepsAndContinues() {
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(file_));
+        QSignalSpy plan(&ctx, &DebugContext::planChanged);
+        QSignalSpy stopped(&ctx, &DebugContext::runStopped);
+        QSignalSpy analysis(&ctx, &DebugContext::analysisChanged);
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(plan.count() >= 1);
+        QCOMPARE(QString::fromStdString(ctx.plan().op), QString("aclnnGroupNormBackward"));
+        QVERIFY(ctx.plan().steps.size() >= 2);
+        QVERIFY(ctx.baseline());
+        QCOMPARE(ctx.baseline()->size(), std::size_t(3));
+
+        ctx.step();
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(ctx.nextStep(), std::size_t(1));
+        QCOMPARE(int(ctx.stepStates()[0].status), int(StepStatus::Done));
+        QCOMPARE(int(ctx.stepStates()[1].status), int(StepStatus::Pending));
+
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(ctx.nextStep(), ctx.plan().steps.size());
+        QVERIFY(ctx.atEnd());
+        QCOMPARE(stopped.last().at(0).value<StopKind>(), StopKind::End);
+        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000));
+        QCOMPARE(ctx.analysis()->outputs.size(), std::size_t(3));
+        for (const OutputAnalysis& o : ctx.analysis()->outputs) {
+            QVERIFY(!o.judgements.empty());
+            QVERIFY2(o.judgements.front().passed(), o.judgements.front().reason.c_str());
+            QVERIFY(o.metrics.cosine > 0.9999);
+        }
+        // Every step that wrote an output was judged against the reference.
+        bool judged = false;
+        for (const StepState& s : ctx.stepStates()) judged = judged || s.verdict().has_value();
+        QVERIFY(judged);
+        QVERIFY(analysis.count() >= 1);
+    }
+
+    void breakpointsStopBeforeTheStep() {
+        DebugContext ctx;
+        prepareBasic(ctx);
+        const std::size_t last = ctx.plan().steps.size() - 1;
+        ctx.toggleBreakpoint(last);
+        QVERIFY(ctx.hasBreakpoint(last));
+        QSignalSpy stopped(&ctx, &DebugContext::runStopped);
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(ctx.nextStep(), last);
+        QCOMPARE(stopped.last().at(0).value<StopKind>(), StopKind::Breakpoint);
+        ctx.continueRun();  // from a breakpoint, Continue runs the step it stopped before
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(ctx.nextStep(), last + 1);
+        // Run to cursor replays from the start when the step is behind us.
+        ctx.runTo(1);
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(ctx.nextStep(), std::size_t(1));
+        ctx.restart();
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(ctx.nextStep(), std::size_t(0));
+        QCOMPARE(int(ctx.stepStates()[0].status), int(StepStatus::Pending));
+    }
+
+    void cancelStopsBetweenSteps() {
+        // Steps long enough (2M elements) that Cancel arrives while the first one runs.
+        const QString path = QDir(dir_.path()).filePath("cancel.h5");
+        cases::writeCaseFile(path.toStdString(), {test::largeGroupNormCase(4, 32, 16384)});
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(path));
+        ctx.loadCase("/gn/large");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 60000));
+        QVERIFY(test::waitIdle(ctx, 60000));
+        QVERIFY(ctx.plan().steps.size() >= 2);
+        QSignalSpy stopped(&ctx, &DebugContext::runStopped);
+        ctx.continueRun();
+        ctx.cancel();  // steps are atomic: the first one completes, then the run stops
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(stopped.last().at(0).value<StopKind>(), StopKind::Cancelled);
+        QCOMPARE(ctx.nextStep(), std::size_t(1));
+        ctx.continueRun();  // and a new Continue is not cancelled
+        QVERIFY(test::waitIdle(ctx, 60000));
+        QVERIFY(ctx.atEnd());
+    }
+
+    void breakOnNonFiniteStopsAfterTheStep() {
+        cases::Case c = test::groupNormCase("/gn/nan");
+        std::vector<double> dy = c.inputs[0].second.toDoubles();
+        dy[7] = std::nan("");
+        c.inputs[0].second = HostTensor::fromDoubles(DType::Float32, c.inputs[0].second.shape(), dy);
+        const QString path = QDir(dir_.path()).filePath("nan.h5");
+        cases::writeCaseFile(path.toStdString(), {c});
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(path));
+        ctx.loadCase("/gn/nan");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        ctx.setBreakOnNonFinite(true);
+        QSignalSpy stopped(&ctx, &DebugContext::runStopped);
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(stopped.last().at(0).value<StopKind>(), StopKind::NonFinite);
+        const std::size_t at = ctx.nextStep() - 1;
+        QVERIFY(ctx.stepStates()[at].nonFinite);
+        QVERIFY(!ctx.atEnd());
+    }
+
+    void validationErrorsNameTheArgument() {
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(file_));
+        QSignalSpy failed(&ctx, &DebugContext::prepareFailed);
+        ctx.loadCase("/gn/bad_group");
+        QVERIFY(failed.wait(20000));
+        QVERIFY(!ctx.isPrepared());
+        QCOMPARE(failed.last().at(1).toInt(), 161002);
+        const QString arg = failed.last().at(0).toString();
+        QVERIFY2(arg == "C" || arg == "group", qPrintable(arg));
+        QVERIFY(failed.last().at(2).toString().contains("divisible"));
+        // A missing tensor is a binding problem, reported for that argument, and no crash.
+        ctx.setAttribute("group", int64_t{2});
+        ctx.unbindTensor("rstd");
+        ctx.prepare();
+        QVERIFY(failed.wait(20000));
+        QCOMPARE(failed.last().at(0).toString(), QString("rstd"));
+    }
+
+    void fetchesTensorsAndErrors() {
+        DebugContext ctx;
+        prepareBasic(ctx);
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+        TensorPtr out, ref, rel;
+        QObject receiver;
+        ctx.fetchTensor({TensorKey::Source::Slot, "gradInput"}, &receiver, [&](TensorPtr t, QString) { out = t; });
+        ctx.fetchTensor({TensorKey::Source::Baseline, "gradInput"}, &receiver, [&](TensorPtr t, QString) { ref = t; });
+        ctx.fetchTensor({TensorKey::Source::RelError, "gradInput"}, &receiver, [&](TensorPtr t, QString) { rel = t; });
+        QVERIFY(QTest::qWaitFor([&] { return out && ref && rel; }, 20000));
+        QCOMPARE(out->shape(), (std::vector<int64_t>{2, 4, 2, 3}));
+        QCOMPARE(ref->dtype(), DType::Float64);
+        QCOMPARE(rel->numel(), out->numel());
+        QVERIFY(std::fabs(out->getAsDouble(5) - ref->getAsDouble(5)) < 1e-4);
+        // A receiver that is gone gets nothing (and nothing crashes).
+        bool called = false;
+        {
+            QObject gone;
+            ctx.fetchTensor({TensorKey::Source::Slot, "gradInput"}, &gone, [&](TensorPtr, QString) { called = true; });
+        }
+        QTest::qWait(200);
+        QVERIFY(!called);
+    }
+
+    void elementHistoryFollowsThePickedElement() {
+        DebugContext ctx;
+        prepareBasic(ctx);
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+        ElementPick pick;
+        pick.slot = "gradInput";
+        pick.output = "gradInput";
+        pick.shape = {2, 4, 2, 3};
+        pick.index = {1, 2, 0, 1};
+        QSignalSpy history(&ctx, &DebugContext::historyChanged);
+        ctx.pickElement(pick);
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(!ctx.history().empty());
+        QCOMPARE(QString::fromStdString(ctx.history().back().slotName).section('.', 0, 0), QString("gradInput"));
+        QVERIFY(std::isfinite(ctx.history().back().value));
+        QCOMPARE(ctx.nextStep(), ctx.plan().steps.size());  // the replay ends where we were
+    }
+
+    void runAsHalfChangesThePlan() {
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(file_));
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        ctx.setRunAs(DType::Float16);
+        QVERIFY(!ctx.isPrepared());  // the plan no longer matches
+        ctx.prepare();
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QCOMPARE(ctx.plan().slot(0)->dtype, DType::Float16);
+        bool hasCast = false;
+        for (const StepInfo& s : ctx.plan().steps) hasCast = hasCast || s.name == "Cast";
+        QVERIFY(hasCast);
+        QVERIFY(test::waitIdle(ctx));
+        // Run as compares with the reference of the stored inputs by default (the whole cost of
+        // fp16); the reference of the inputs as run (opscope-cli's golden) is one choice away.
+        QCOMPARE(ctx.baselineSource(), QString(DebugContext::kStoredInputsBaseline));
+        QVERIFY(ctx.baselineChoices().contains(DebugContext::kComputedBaseline));
+        ctx.continueRun();
+        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        const double storedError = ctx.analysis()->find("gradInput")->metrics.maxAbsError;
+        ctx.setBaselineSource(DebugContext::kComputedBaseline);
+        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(ctx.analysis()->find("gradInput")->metrics.maxAbsError < storedError);
+        ctx.setRunAs(DType::Undefined);
+        QCOMPARE(ctx.baselineSource(), QString(DebugContext::kComputedBaseline));
+    }
+
+    void staysResponsiveOnALargeCase() {
+        // 2M elements per tensor: reading, the float64 reference, the steps, snapshots and the
+        // analysis all run off the GUI thread, whose event loop must keep turning.
+        const QString path = QDir(dir_.path()).filePath("large.h5");
+        cases::writeCaseFile(path.toStdString(), {test::largeGroupNormCase(4, 32, 16384)});
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(path));
+        QElapsedTimer clock, gap;
+        qint64 worst = 0;
+        QTimer tick;
+        tick.setInterval(10);
+        connect(&tick, &QTimer::timeout, [&] {
+            worst = std::max(worst, gap.restart());
+        });
+        clock.start();
+        gap.start();
+        tick.start();
+        ctx.loadCase("/gn/large");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 60000));
+        QVERIFY(test::waitIdle(ctx, 60000));
+        ctx.continueRun();
+        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 60000));
+        QVERIFY(test::waitIdle(ctx, 60000));
+        TensorPtr rel;
+        QObject receiver;
+        ctx.fetchTensor({TensorKey::Source::RelError, "gradInput"}, &receiver, [&](TensorPtr t, QString) { rel = t; });
+        QVERIFY(QTest::qWaitFor([&] { return rel != nullptr; }, 60000));
+        tick.stop();
+        qInfo("large case: %lld ms in all, longest event-loop gap %lld ms", clock.elapsed(), worst);
+        QVERIFY2(worst < 500, qPrintable(QString("the GUI thread was blocked for %1 ms").arg(worst)));
+    }
+
+    void faultyArgumentParsing() {
+        const ops::Operator* op = ops::findOperator("group_norm_backward");
+        QVERIFY(op);
+        const ops::OpSchema& s = op->schema();
+        QCOMPARE(QString::fromStdString(faultyArgument(s, "aclnnGroupNormBackwardGetWorkspaceSize: gradOut dtype int8 is not supported")),
+                 QString("gradOut"));
+        QCOMPARE(QString::fromStdString(faultyArgument(s, "aclnnGroupNormBackwardGetWorkspaceSize: group must be greater than 0, got 0")),
+                 QString("group"));
+        QCOMPARE(QString::fromStdString(faultyArgument(s, "gradBetaOut is null but outputMask[2] is true")),
+                 QString("outputMask"));
+        QCOMPARE(QString::fromStdString(faultyArgument(s, "input has 5 elements (shape [5]) but N * C * HxW = 6")),
+                 QString("input"));
+        QCOMPARE(QString::fromStdString(faultyArgument(s, "something unrelated")), QString());
+    }
+
+private:
+    void prepareBasic(DebugContext& ctx) {
+        QVERIFY(ctx.openFile(file_));
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+    }
+
+    QTemporaryDir dir_;
+    QString file_;
+};
+
+QTEST_MAIN(TestDebugContext)
+#include "test_debug_context.moc"

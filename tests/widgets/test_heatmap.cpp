@@ -1,0 +1,127 @@
+// The painting widgets with synthetic mouse events: the heatmap maps pixels to elements,
+// reports hover and clicks, zooms and pans; the range histogram's handles set a range.
+#include <QtTest>
+
+#include "opscope/host_tensor.h"
+#include "views/heatmap_widget.h"
+#include "views/range_histogram_widget.h"
+#include "views/tensor_display.h"
+
+using namespace opscope;
+using namespace opscope::gui;
+
+class TestHeatmap : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void hoverAndClickReportElements() {
+        HeatmapWidget w;
+        w.resize(408, 208);  // 4-pixel margin: 8 columns x 4 rows of 50 px
+        QImage img(8, 4, QImage::Format_RGB32);
+        img.fill(Qt::red);
+        w.setImage(img, 4, 8);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.fitToWindow();
+        QCOMPARE(w.zoom(), 50.0);
+        int64_t r = -1, c = -1;
+        QVERIFY(w.elementAt(QPointF(204, 104), &r, &c));  // the centre of the slice
+        QCOMPARE(r, 2);
+        QCOMPARE(c, 4);
+        QVERIFY(!w.elementAt(QPointF(1, 1), &r, &c));  // the margin is outside
+
+        QSignalSpy hovered(&w, &HeatmapWidget::hovered);
+        QSignalSpy clicked(&w, &HeatmapWidget::clicked);
+        QTest::mouseMove(&w, QPoint(30, 30));  // element (0, 0)
+        QVERIFY(hovered.count() >= 1);
+        QCOMPARE(hovered.last().at(0).toLongLong(), 0);
+        QCOMPARE(hovered.last().at(1).toLongLong(), 0);
+        QTest::mouseClick(&w, Qt::LeftButton, {}, QPoint(380, 180));  // element (3, 7)
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.last().at(0).toLongLong(), 3);
+        QCOMPARE(clicked.last().at(1).toLongLong(), 7);
+    }
+
+    void zoomAndPanMoveTheView() {
+        HeatmapWidget w;
+        w.resize(400, 400);
+        QImage img(10, 10, QImage::Format_RGB32);
+        img.fill(Qt::blue);
+        w.setImage(img, 10, 10);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.fitToWindow();
+        const double z0 = w.zoom();
+        QSignalSpy view(&w, &HeatmapWidget::viewChanged);
+        QWheelEvent wheel(QPointF(200, 200), w.mapToGlobal(QPointF(200, 200)), {}, QPoint(0, 120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(&w, &wheel);
+        QVERIFY(w.zoom() > z0);
+        QVERIFY(view.count() >= 1);
+        // The element under the cursor stays put while zooming.
+        int64_t r, c;
+        QVERIFY(w.elementAt(QPointF(200, 200), &r, &c));
+        QCOMPARE(r, 5);
+        QCOMPARE(c, 5);
+        const QPointF before = w.origin();
+        QTest::mousePress(&w, Qt::LeftButton, {}, QPoint(200, 200));
+        QTest::mouseMove(&w, QPoint(260, 230));
+        QTest::mouseRelease(&w, Qt::LeftButton, {}, QPoint(260, 230));
+        QVERIFY(w.origin().x() < before.x());  // dragged right: the view moved left
+        QVERIFY(w.origin().y() < before.y());
+        QTest::keyClick(&w, Qt::Key_F);
+        QCOMPARE(w.zoom(), z0);
+    }
+
+    void rangeHandlesEmitTheNewRange() {
+        RangeHistogramWidget h;
+        h.resize(420, 120);
+        const view::ValueScale scale(view::ScaleKind::Linear, {-1, 1});
+        const view::ValueHistogram hist = view::valueHistogram({-1, -0.5, 0, 0.5, 1}, scale, 10);
+        h.setHistogram(hist, scale, scale, view::Colormap::CoolWarm);
+        h.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&h));
+        QSignalSpy edited(&h, &RangeHistogramWidget::rangeEdited);
+        // The low handle sits at the plot's left edge (x = 8); drag it to the middle.
+        QTest::mousePress(&h, Qt::LeftButton, {}, QPoint(9, 40));
+        QTest::mouseMove(&h, QPoint(210, 40));
+        QTest::mouseRelease(&h, Qt::LeftButton, {}, QPoint(210, 40));
+        QCOMPARE(edited.count(), 1);
+        QVERIFY(std::fabs(edited.last().at(0).toDouble()) < 0.05);
+        QCOMPARE(edited.last().at(1).toDouble(), 1.0);
+    }
+
+    void displayFramesKeepExtremesAndCountOverlays() {
+        // A 3000 x 3000 plane downsampled to at most 1000 cells per axis keeps a lone NaN.
+        std::vector<double> v(9000000, 0.25);
+        v[4500123] = std::nan("");
+        auto t = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float32, {3000, 3000}, v));
+        DisplayRequest req;
+        req.tensor = t;
+        req.maxCells = 1000;
+        DisplayFrame f = computeDisplay(req);
+        QCOMPARE(f.planeRows, 3000);
+        QCOMPARE(f.blockRows, 3);
+        QCOMPARE(f.image.width(), 1000);
+        int magenta = 0;
+        for (int y = 0; y < f.image.height(); ++y)
+            for (int x = 0; x < f.image.width(); ++x) magenta += f.image.pixel(x, y) == view::kNaNColor.argb() ? 1 : 0;
+        QCOMPARE(magenta, 1);
+        QCOMPARE(f.tensorStats.nanCount, 1);
+        // Beyond tolerance needs both errors above their tolerances.
+        auto small = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float32, {2, 2}, {1, 2, 3, 4}));
+        auto abs = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {0, 1, 1, 1e-9}));
+        auto rel = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {0, 0.5, 1e-6, 0.5}));
+        DisplayRequest r2;
+        r2.tensor = small;
+        r2.absError = abs;
+        r2.relError = rel;
+        r2.settings.relTolerance = 1e-3;
+        r2.settings.absTolerance = 1e-6;
+        QCOMPARE(computeDisplay(r2).beyondCount, 1);
+        r2.fixedRange = view::ValueRange{0, 100};
+        QCOMPARE(computeDisplay(r2).scale.range().hi, 100.0);
+    }
+};
+
+QTEST_MAIN(TestHeatmap)
+#include "test_heatmap.moc"

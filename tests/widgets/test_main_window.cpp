@@ -1,0 +1,144 @@
+// The main window as a user drives it (actions and shortcuts on a live session), and keeping
+// a session: the saved HDF5 file is a trace that reopens as a case, the report is valid
+// CSV/JSON, files are written atomically and never over the input.
+#include <QAction>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "main_window.h"
+#include "opscope/h5/tensor_io.h"
+#include "opscope/trace.h"
+#include "session/session_io.h"
+#include "views/step_list_panel.h"
+#include "views/tensor_view_panel.h"
+#include "widget_test_support.h"
+
+using namespace opscope;
+using namespace opscope::gui;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("OpScopeTest");  // keep the user's settings alone
+        file_ = test::writeCaseFile(dir_.path());
+    }
+
+    void shortcutsDriveTheDebugger() {
+        MainWindow w(nullptr, false);
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(!w.action("step")->isEnabled());
+        QVERIFY(w.openFile(file_));
+        DebugContext* ctx = w.context();
+        ctx->loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(w.action("step")->isEnabled());
+        QCOMPARE(w.action("step")->shortcut(), QKeySequence(Qt::Key_F10));
+        QCOMPARE(w.action("continue")->shortcut(), QKeySequence(Qt::Key_F5));
+        QCOMPARE(w.action("toggleBreakpoint")->shortcut(), QKeySequence(Qt::Key_F9));
+
+        QTest::keyClick(&w, Qt::Key_F10);  // Step
+        QVERIFY(test::waitIdle(*ctx));
+        QCOMPARE(ctx->nextStep(), std::size_t(1));
+        QTest::keyClick(&w, Qt::Key_F5);  // Continue
+        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(ctx->atEnd());
+        QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 20000));
+        QTest::keyClick(&w, Qt::Key_F5, Qt::ControlModifier | Qt::ShiftModifier);  // Restart
+        QVERIFY(test::waitIdle(*ctx));
+        QCOMPARE(ctx->nextStep(), std::size_t(0));
+
+        // A breakpoint on the last step from the step list, then Continue stops before it.
+        const int last = int(ctx->plan().steps.size()) - 1;
+        w.stepList()->stepView()->setCurrentIndex(w.stepList()->stepView()->model()->index(last, 0));
+        QTest::keyClick(&w, Qt::Key_F9);
+        QVERIFY(ctx->hasBreakpoint(std::size_t(last)));
+        QTest::keyClick(&w, Qt::Key_F5);
+        QVERIFY(test::waitIdle(*ctx));
+        QCOMPARE(ctx->nextStep(), std::size_t(last));
+        QTest::keyClick(&w, Qt::Key_F5);
+        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(ctx->atEnd());
+        QVERIFY(QTest::qWaitFor([&] { return !w.tensorView()->isLoading() && w.tensorView()->frame().valid(); }, 20000));
+        const QImage shot = w.grab().toImage();
+        QCOMPARE(shot.size(), w.size());
+    }
+
+    void sessionsAndReportsAreKept() {
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(file_));
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() && ctx.finalOutputs(); }, 20000));
+
+        SessionSnapshot snap;
+        snap.plan = ctx.plan();
+        snap.inputFile = file_.toStdString();
+        snap.casePath = "/gn/basic";
+        snap.steps = ctx.stepStates();
+        snap.outputs = ctx.finalOutputs();
+        snap.baseline = ctx.baseline();
+        snap.analysis = ctx.analysis();
+
+        const std::string saved = dir_.filePath("session.h5").toStdString();
+        bool done = false;
+        QString error;
+        ctx.withExecutor([&](ops::PreparedCall& call) { saveSessionOnWorker(call, saved, snap, call.executor().stepCount()); },
+                         [&](QString e) {
+                             error = e;
+                             done = true;
+                         });
+        QVERIFY(QTest::qWaitFor([&] { return done; }, 20000));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(ctx.atEnd());
+        // A full trace of one run plus the results, and it reopens as a case.
+        const std::vector<ExecutorTrace> traces = readTraceFile(saved);
+        QCOMPARE(traces.size(), std::size_t(1));
+        QCOMPARE(traces[0].steps.size(), ctx.plan().steps.size());
+        const h5::File f = h5::File::openReadOnly(saved);
+        QVERIFY(f.isDataset("/session/outputs/gradInput"));
+        QVERIFY(f.isDataset("/session/reference/gradInput"));
+        QCOMPARE(f.readAttribute<std::vector<std::string>>("/session/metrics/gradInput", "verdicts").front(), std::string("pass"));
+        QCOMPARE(h5::readTensor(f, "/session/outputs/gradInput").shape(), (std::vector<int64_t>{2, 4, 2, 3}));
+        DebugContext again;
+        QVERIFY(again.openFile(QString::fromStdString(saved)));
+        QVERIFY(again.isTraceFile());
+        QCOMPARE(again.cases().size(), std::size_t(1));
+        again.loadCase(QString::fromStdString(again.cases()[0].path));
+        QVERIFY(QTest::qWaitFor([&] { return again.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(again));
+
+        const QByteArray json = reportJson(snap);
+        const QJsonDocument doc = QJsonDocument::fromJson(json);
+        QVERIFY(doc.isObject());
+        QCOMPARE(doc.object()["op"].toString(), QString("aclnnGroupNormBackward"));
+        QCOMPARE(doc.object()["outputs"].toArray().size(), 3);
+        const QByteArray csv = reportCsv(snap);
+        QVERIFY(csv.startsWith("op,output,dtype,item,value\n"));
+        QVERIFY(csv.contains("gradInput,float32,verdict cann,pass"));
+
+        const std::string report = dir_.filePath("report.json").toStdString();
+        writeFileAtomically(report, json, {file_.toStdString()});
+        QVERIFY(QFile::exists(QString::fromStdString(report)));
+        // Never over the input.
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, writeFileAtomically(file_.toStdString(), json, {file_.toStdString()}));
+        QVERIFY(ctx.openFile(file_));  // still a valid case file
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString file_;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

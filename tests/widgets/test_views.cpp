@@ -1,0 +1,165 @@
+// The panels over a live context: the tensor view (tensors of the plan, reference and error
+// maps, slices, A/B, hover readout, click to pick, PNG export), the argument form (generated
+// from the schema, errors beside the argument at fault, edits and drops reaching the
+// context) and the charts.
+#include <QComboBox>
+#include <QDropEvent>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "models/h5_tree_model.h"
+#include "views/argument_form.h"
+#include "views/charts_panel.h"
+#include "views/heatmap_widget.h"
+#include "views/metrics_panel.h"
+#include "views/tensor_slot_widget.h"
+#include "views/tensor_view_panel.h"
+#include "widget_test_support.h"
+
+using namespace opscope;
+using namespace opscope::gui;
+
+class TestViews : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { file_ = test::writeCaseFile(dir_.path()); }
+
+    void tensorViewShowsEveryTensorOfThePlan() {
+        DebugContext ctx;
+        TensorViewPanel view(&ctx);
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        runBasic(ctx);
+        QSignalSpy frames(&view, &TensorViewPanel::frameShown);
+        QVERIFY(QTest::qWaitFor([&] { return view.frame().valid() && !view.isLoading(); }, 20000));
+        const QStringList labels = view.tensorLabels();
+        QVERIFY(labels.filter("gradInput — output").size() == 1);
+        QVERIFY(labels.filter("gradInput — reference").size() == 1);
+        QVERIFY(labels.filter("relative error").size() == 3);
+        QVERIFY(labels.filter("— input").size() >= 4);
+        QCOMPARE(QString::fromStdString(view.currentKey().name), QString("gradInput"));
+        // [2, 4, 2, 3]: the last two axes, 2 x 3.
+        QCOMPARE(view.frame().planeRows, 2);
+        QCOMPARE(view.frame().planeCols, 3);
+        QCOMPARE(view.frame().beyondCount, 0);  // fp32 against float64: nothing beyond 1e-3
+
+        // Any axis pair with the others fixed.
+        DisplaySettings s = view.settings();
+        s.slice.rowAxis = 0;
+        s.slice.colAxis = 1;
+        s.slice.index = {0, 0, 1, 2};
+        frames.clear();
+        view.setSettings(s);
+        QVERIFY(frames.wait(10000));
+        QCOMPARE(view.frame().planeRows, 2);
+        QCOMPARE(view.frame().planeCols, 4);
+
+        // Hovering shows index, value, reference and errors.
+        HeatmapWidget* h = view.heatmap();
+        QTest::mouseMove(h, h->rect().center());
+        QVERIFY(view.readout().contains("reference"));
+        QVERIFY(view.readout().contains("rel. error"));
+        // Clicking picks the element for its history.
+        QTest::mouseClick(h, Qt::LeftButton, {}, h->rect().center());
+        QVERIFY(ctx.pick().valid());
+        QCOMPARE(QString::fromStdString(ctx.pick().slot), QString("gradInput"));
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(!ctx.history().empty());
+
+        // The error maps, with sequential colours.
+        frames.clear();
+        QVERIFY(view.showTensor({TensorKey::Source::RelError, "gradInput"}));
+        QVERIFY(frames.wait(10000));
+        QCOMPARE(view.settings().colormap, view::Colormap::Magma);
+        QVERIFY(view.frame().tensorStats.min >= 0);
+
+        // A/B: the reference with the output's range.
+        QVERIFY(view.showTensor({TensorKey::Source::Slot, "gradInput"}));
+        QVERIFY(frames.wait(10000));
+        const view::ValueRange outputRange = view.frame().scale.range();
+        frames.clear();
+        view.setAbMode(true);
+        QVERIFY(frames.wait(10000));
+        QCOMPARE(view.frame().scale.range(), outputRange);
+        view.setAbMode(false);
+
+        const QString png = dir_.filePath("view.png");
+        QVERIFY(view.exportPng(png));
+        QVERIFY(QImage(png).width() > 100);
+        QVERIFY(!view.showTensor({TensorKey::Source::Slot, "no_such_slot"}));
+    }
+
+    void formIsGeneratedAndShowsErrorsBesideTheArgument() {
+        DebugContext ctx;
+        ArgumentForm form(&ctx);
+        form.show();
+        QVERIFY(ctx.openFile(file_));
+        QSignalSpy failed(&ctx, &DebugContext::prepareFailed);
+        ctx.loadCase("/gn/bad_group");
+        QVERIFY(failed.wait(20000));
+        const QString arg = failed.last().at(0).toString();
+        QVERIFY(!form.errorFor(arg.toStdString()).isEmpty());
+        QVERIFY(form.errorFor(arg.toStdString()).contains("161002"));
+        // Fix it in the form: the edit reaches the context, and Prepare succeeds.
+        auto* group = qobject_cast<QLineEdit*>(form.editorFor("group"));
+        QVERIFY(group);
+        QCOMPARE(group->text(), QString("3"));
+        group->setText("2");
+        Q_EMIT group->editingFinished();
+        QCOMPARE(std::get<int64_t>(ctx.arguments().attributes.at("group")), int64_t{2});
+        ctx.prepare();
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(form.errorFor(arg.toStdString()).isEmpty());
+        QVERIFY(test::waitIdle(ctx));
+
+        // A dataset dropped on a tensor argument is read and bound.
+        auto* slot = qobject_cast<TensorSlotWidget*>(form.editorFor("gamma"));
+        QVERIFY(slot);
+        QMimeData mime;
+        mime.setData(H5TreeModel::kDatasetMime, "/gn/basic/inputs/gamma");
+        QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(slot, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QSignalSpy args(&ctx, &DebugContext::argumentsChanged);
+        QApplication::sendEvent(slot, &drop);
+        QVERIFY(args.wait(10000));
+        QCOMPARE(ctx.arguments().tensors.at("gamma").origin, std::string("/gn/basic/inputs/gamma"));
+        QVERIFY(!ctx.isPrepared());  // the plan no longer matches the form
+        QVERIFY(test::waitIdle(ctx));
+    }
+
+    void chartsAndMetricsFollowTheAnalysis() {
+        DebugContext ctx;
+        ChartsPanel charts(&ctx);
+        MetricsPanel metrics(&ctx);
+        runBasic(ctx);
+        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(QTest::qWaitFor([&] { return charts.seriesCounts()[1] == 2; }, 10000));  // per axis: max and mean
+        const std::vector<int> n = charts.seriesCounts();
+        QCOMPARE(n[0], 2);  // absolute and relative histograms
+        QCOMPARE(n[2], 1);  // scatter
+        QCOMPARE(n[3], 2);  // cumulative shares
+        QVERIFY(metrics.verdictText().startsWith("PASS"));
+    }
+
+private:
+    void runBasic(DebugContext& ctx) {
+        QVERIFY(ctx.openFile(file_));
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+    }
+
+    QTemporaryDir dir_;
+    QString file_;
+};
+
+QTEST_MAIN(TestViews)
+#include "test_views.moc"

@@ -1,0 +1,177 @@
+#include "models/h5_tree_model.h"
+
+#include <QFont>
+#include <QMimeData>
+
+#include "views/palette.h"
+
+namespace opscope::gui {
+
+struct H5TreeModel::Node {
+    h5::NodeInfo info;
+    Node* parent = nullptr;
+    int row = 0;
+    bool fetched = false;
+    std::vector<std::unique_ptr<Node>> children;
+};
+
+H5TreeModel::H5TreeModel(QObject* parent) : QAbstractItemModel(parent) {}
+H5TreeModel::~H5TreeModel() = default;
+
+void H5TreeModel::setFile(const h5::File* file, std::set<std::string> casePaths) {
+    beginResetModel();
+    file_ = file;
+    casePaths_ = std::move(casePaths);
+    root_.reset();
+    if (file_) {
+        root_ = std::make_unique<Node>();
+        root_->info.path = "/";
+        root_->info.kind = h5::ObjectKind::Group;
+    }
+    endResetModel();
+}
+
+H5TreeModel::Node* H5TreeModel::node(const QModelIndex& index) const {
+    return index.isValid() ? static_cast<Node*>(index.internalPointer()) : root_.get();
+}
+
+QModelIndex H5TreeModel::index(int row, int column, const QModelIndex& parent) const {
+    Node* p = node(parent);
+    if (!p || row < 0 || row >= static_cast<int>(p->children.size()) || column < 0 || column >= ColumnCount) return {};
+    return createIndex(row, column, p->children[static_cast<std::size_t>(row)].get());
+}
+
+QModelIndex H5TreeModel::parent(const QModelIndex& child) const {
+    if (!child.isValid()) return {};
+    Node* n = node(child);
+    if (!n->parent || n->parent == root_.get()) return {};
+    return createIndex(n->parent->row, 0, n->parent);
+}
+
+int H5TreeModel::rowCount(const QModelIndex& parent) const {
+    if (parent.column() > 0) return 0;
+    Node* n = node(parent);
+    return n ? static_cast<int>(n->children.size()) : 0;
+}
+
+int H5TreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+bool H5TreeModel::hasChildren(const QModelIndex& parent) const {
+    Node* n = node(parent);
+    if (!n || n->info.kind != h5::ObjectKind::Group) return false;
+    return !n->fetched || !n->children.empty();
+}
+
+bool H5TreeModel::canFetchMore(const QModelIndex& parent) const {
+    Node* n = node(parent);
+    return n && file_ && n->info.kind == h5::ObjectKind::Group && !n->fetched;
+}
+
+void H5TreeModel::fetchMore(const QModelIndex& parent) {
+    Node* n = node(parent);
+    if (!canFetchMore(parent)) return;
+    n->fetched = true;
+    std::vector<h5::NodeInfo> list;
+    try {
+        list = h5::listTree(*file_, n->info.path, 1);
+    } catch (const std::exception&) {
+        return;  // an unreadable group shows as empty
+    }
+    if (list.empty()) return;
+    beginInsertRows(parent, 0, static_cast<int>(list.size()) - 1);
+    for (h5::NodeInfo& info : list) {
+        auto child = std::make_unique<Node>();
+        child->info = std::move(info);
+        child->parent = n;
+        child->row = static_cast<int>(n->children.size());
+        n->children.push_back(std::move(child));
+    }
+    endInsertRows();
+}
+
+QVariant H5TreeModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid()) return {};
+    const Node* n = node(index);
+    const h5::NodeInfo& i = n->info;
+    const bool isDataset = i.kind == h5::ObjectKind::Dataset;
+    const bool isCase = casePaths_.count(i.path) > 0;
+    switch (role) {
+        case PathRole: return QString::fromStdString(i.path);
+        case IsDatasetRole: return isDataset;
+        case IsCaseRole: return isCase;
+        case Qt::FontRole:
+            if (isCase) {
+                QFont f;
+                f.setBold(true);
+                return f;
+            }
+            return {};
+        case Qt::ToolTipRole:
+            return QString::fromStdString(i.path) +
+                   (isCase ? tr("\nA case: double-click to load it") : isDataset ? tr("\nDrag onto a tensor argument") : QString());
+        case Qt::DisplayRole:
+            switch (index.column()) {
+                case Name: return QString::fromStdString(i.name);
+                case Type:
+                    if (isDataset) return QString::fromStdString(i.dataset.typeName);
+                    if (isCase) return tr("case");
+                    return QString::fromUtf8(h5::kindName(i.kind));
+                case Shape: return isDataset ? (i.dataset.nullSpace ? tr("null") : formatShape(i.dataset.shape)) : QVariant();
+                case Storage:
+                    if (!isDataset) return i.attributeCount ? tr("%n attr(s)", "", int(i.attributeCount)) : QVariant();
+                    return formatBytes(double(i.dataset.storageBytes)) + (i.dataset.compressed ? tr(" (compressed)") : QString());
+            }
+            return {};
+    }
+    return {};
+}
+
+QVariant H5TreeModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* names[] = {"Name", "Type", "Shape", "Storage"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+Qt::ItemFlags H5TreeModel::flags(const QModelIndex& index) const {
+    Qt::ItemFlags f = QAbstractItemModel::flags(index);
+    if (index.isValid() && node(index)->info.kind == h5::ObjectKind::Dataset) f |= Qt::ItemIsDragEnabled;
+    return f;
+}
+
+QStringList H5TreeModel::mimeTypes() const { return {QString::fromLatin1(kDatasetMime)}; }
+
+QMimeData* H5TreeModel::mimeData(const QModelIndexList& indexes) const {
+    for (const QModelIndex& i : indexes) {
+        if (!i.isValid() || node(i)->info.kind != h5::ObjectKind::Dataset) continue;
+        auto* mime = new QMimeData();
+        const QString path = QString::fromStdString(node(i)->info.path);
+        mime->setData(kDatasetMime, path.toUtf8());
+        mime->setText(path);
+        return mime;
+    }
+    return nullptr;
+}
+
+QModelIndex H5TreeModel::indexForPath(const std::string& path) {
+    if (!root_) return {};
+    QModelIndex current;
+    Node* n = root_.get();
+    std::size_t start = 1;
+    while (start <= path.size()) {
+        std::size_t end = path.find('/', start);
+        if (end == std::string::npos) end = path.size();
+        const std::string part = path.substr(start, end - start);
+        start = end + 1;
+        if (part.empty()) continue;
+        if (canFetchMore(current)) fetchMore(current);
+        Node* next = nullptr;
+        for (const auto& c : n->children)
+            if (c->info.name == part) next = c.get();
+        if (!next) return {};
+        n = next;
+        current = createIndex(n->row, 0, n);
+    }
+    return current;
+}
+
+}  // namespace opscope::gui

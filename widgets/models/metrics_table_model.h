@@ -1,0 +1,33 @@
+// The analysis as a table: one column per output, first a row per standard with its verdict
+// (coloured; the reason as tooltip), then the metrics.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include "session/session_types.h"
+
+namespace opscope::gui {
+
+class DebugContext;
+
+class MetricsTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    explicit MetricsTableModel(DebugContext* context, QObject* parent = nullptr);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+    // Metric rows after the verdict rows, by name (for reports and tests).
+    static QStringList metricNames();
+    // The text of metric `row` (index into metricNames()) of one output.
+    static QString metricText(const OutputAnalysis& a, int row);
+
+private:
+    int standardRows() const;
+    DebugContext* context_;
+    AnalysisPtr analysis_;
+};
+
+}  // namespace opscope::gui

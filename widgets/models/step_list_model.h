@@ -1,0 +1,33 @@
+// The executor's steps as a table (the event browser): breakpoint, index, name, status,
+// duration, statistics of what the step wrote, and the verdict against the reference.
+#pragma once
+
+#include <QAbstractTableModel>
+
+namespace opscope::gui {
+
+class DebugContext;
+
+class StepListModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    // The verdict and NaN columns come first: they are what a user scans for.
+    enum Column { Break, Index, Name, Status, Verdict, NonFinite, MaxRel, Duration, Writes, Min, Max, MeanAbs, ColumnCount };
+
+    explicit StepListModel(DebugContext* context, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+
+private:
+    void onStepChanged(std::size_t step);
+    void onPositionChanged(std::size_t next);
+    DebugContext* context_;
+    std::size_t shownPosition_ = 0;
+};
+
+}  // namespace opscope::gui

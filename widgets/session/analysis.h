@@ -1,0 +1,22 @@
+// The accuracy analysis behind the charts and the metrics table: each output against the
+// baseline under every standard. Runs on a pool thread; a pure function of its inputs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "opscope/metrics.h"
+#include "session/session_types.h"
+
+namespace opscope::gui {
+
+// The standards shown in the metrics table: `primary` first, then the other builtins.
+std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary);
+
+// Outputs present in both maps are analysed (others are skipped); dtypes come from `outputs`.
+// Scatter samples hold at most maxSamples points.
+AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,
+                              const std::vector<metrics::Standard>& standards, const std::string& baselineName,
+                              int64_t maxSamples = 4000);
+
+}  // namespace opscope::gui

@@ -1,0 +1,211 @@
+// The debugger's one context (RenderDoc's ICaptureContext): it owns the open file, the case,
+// the operator and its arguments, the prepared executor (through the execution worker), the
+// step states, the baseline and the analysis. Every window observes it through its signals
+// and asks it for tensors; no window reaches into another.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "opscope/case_file.h"
+#include "opscope/h5/h5_file.h"
+#include "opscope/metrics.h"
+#include "opscope/ops/operator.h"
+#include "opscope/product.h"
+#include "session/argument_binding.h"
+#include "session/execution_worker.h"
+#include "session/session_types.h"
+
+namespace opscope::gui {
+
+// A case (or recorded executor) found in the open file.
+struct CaseEntry {
+    std::string path;
+    std::string op;
+    std::string description;
+    bool fromTrace = false;
+};
+
+class DebugContext : public QObject, private WorkerSink {
+    Q_OBJECT
+public:
+    // The operator's float64 reference of the inputs as run (what opscope-cli calls the golden),
+    // and, with "run as", of the inputs as stored: the whole cost of the lower precision.
+    static constexpr const char* kComputedBaseline = "reference";
+    static constexpr const char* kStoredInputsBaseline = "reference (stored inputs)";
+
+    explicit DebugContext(QObject* parent = nullptr);
+    ~DebugContext() override;
+
+    // ---- file -------------------------------------------------------------------------
+    // Opens read-only and lists cases from metadata; false with a sentence in *error.
+    bool openFile(const QString& path, QString* error = nullptr);
+    void closeFile();
+    QString filePath() const { return filePath_; }
+    const h5::File* file() const { return file_.get(); }
+    bool isTraceFile() const { return isTrace_; }
+    const std::vector<CaseEntry>& cases() const { return cases_; }
+
+    // Reads the case in the background, binds it and prepares it.
+    void loadCase(const QString& casePath);
+    const cases::Case* currentCase() const { return case_.get(); }
+
+    // ---- operator and arguments --------------------------------------------------------
+    bool setOperator(const QString& name);  // clears the arguments to the schema defaults
+    const ops::Operator* op() const { return op_; }
+    const ArgumentState& arguments() const { return args_; }
+    // Reads a dataset of the open file in the background and binds it to a tensor argument.
+    void bindDataset(const std::string& argument, const QString& datasetPath);
+    void bindTensor(const std::string& argument, HostTensor tensor, const std::string& origin);
+    void unbindTensor(const std::string& argument);
+    void setAttribute(const std::string& name, const ParamValue& value);
+    void clearAttribute(const std::string& name);  // back to "absent" (the schema default)
+    void setRunAs(DType dtype);  // Undefined = as stored
+    DType runAs() const { return runAs_; }
+    void setProduct(Product p);
+    Product product() const { return product_; }
+
+    // What outputs are compared with: a computed reference or a source of the case ("expected").
+    // Choosing "run as" switches the computed reference to the stored inputs' (and back).
+    QStringList baselineChoices() const;
+    void setBaselineSource(const QString& source);
+    QString baselineSource() const { return baselineSource_; }
+    // The standard judging steps and the overall verdict (a metrics::parseStandard spec).
+    void setStandard(const QString& spec);
+    QString standardSpec() const { return standardSpec_; }
+
+    // ---- execution ---------------------------------------------------------------------
+    void prepare();
+    void step();                          // F10
+    void continueRun();                   // F5: to the next breakpoint or the end
+    void runTo(std::size_t stepIndex);    // stop before stepIndex (replays from 0 if passed)
+    void restart();
+    void cancel();
+
+    bool isPrepared() const { return prepared_; }
+    // Busy: the execution thread has work (prepare, a run, a replay); Step and friends wait.
+    // The reference and the analysis run in the background and never block stepping.
+    bool isBusy() const { return busy_ > 0; }
+    bool isIdle() const { return busy_ == 0 && background_ == 0; }
+    QString busyText() const { return busyText_; }
+    QString backgroundText() const { return backgroundText_; }
+    const PlanInfo& plan() const { return plan_; }
+    const std::vector<StepState>& stepStates() const { return steps_; }
+    std::size_t nextStep() const { return next_; }
+    bool atEnd() const { return prepared_ && next_ >= plan_.steps.size() && runFinished_; }
+    // The last error of prepare (code 0 for binding problems), for the form.
+    struct PrepareError { int32_t code = 0; QString message; std::string argument; };
+    const std::optional<PrepareError>& prepareError() const { return prepareError_; }
+
+    void toggleBreakpoint(std::size_t step);
+    bool hasBreakpoint(std::size_t step) const { return breakpoints_.count(step) > 0; }
+    void setBreakOnNonFinite(bool on) { breakOnNonFinite_ = on; }
+    bool breakOnNonFinite() const { return breakOnNonFinite_; }
+    void setBreakOnError(bool on) { breakOnError_ = on; }
+    bool breakOnError() const { return breakOnError_; }
+
+    // ---- inspection --------------------------------------------------------------------
+    // Delivers the tensor to `done` on receiver's thread (not at all if receiver dies first).
+    // Slot tensors are copied between steps on the worker; errors are computed off the GUI thread.
+    void fetchTensor(const TensorKey& key, QObject* receiver, std::function<void(TensorPtr, QString)> done);
+    TensorMapPtr baseline() const { return baseline_; }
+    AnalysisPtr analysis() const { return analysis_; }
+    // Outputs at the end of the last full run (for saving and reports); null before.
+    std::shared_ptr<const TensorMap> finalOutputs() const { return finalOutputs_; }
+    const metrics::Standard& standard() const { return standard_; }
+
+    // Asks every view to show a tensor or a step (a window never reaches into another).
+    void selectTensor(const TensorKey& key) { Q_EMIT tensorSelected(key); }
+    void selectStep(std::size_t step) { Q_EMIT stepSelected(step); }
+
+    void pickElement(const ElementPick& pick);
+    const ElementPick& pick() const { return pick_; }
+    const std::vector<HistoryEntry>& history() const { return history_; }
+
+    // Runs fn(call) on the worker with the prepared call; done() afterwards on the GUI thread.
+    void withExecutor(std::function<void(ops::PreparedCall&)> fn, std::function<void(QString error)> done);
+
+Q_SIGNALS:
+    void fileChanged();
+    void caseLoaded(const QString& path);
+    void caseLoadFailed(const QString& path, const QString& error);
+    void operatorChanged();
+    void argumentsChanged();
+    void prepareFailed(const QString& argument, int code, const QString& message);
+    void planChanged();
+    void stepStateChanged(std::size_t step);
+    void positionChanged(std::size_t nextStep);
+    void busyChanged(bool busy);
+    void backgroundChanged(bool working);  // reference / analysis in progress
+    void runStopped(opscope::gui::StopKind kind, const QString& message);
+    void baselineChanged();
+    void analysisChanged();
+    void historyChanged();
+    void tensorSelected(const opscope::gui::TensorKey& key);
+    void stepSelected(std::size_t step);
+    void statusMessage(const QString& text, bool isError);
+
+private:
+    // WorkerSink (GUI thread).
+    void preparedFromWorker(uint64_t generation, PrepareOutcome outcome) override;
+    void stepDoneFromWorker(uint64_t generation, std::size_t step, StepState state,
+                            std::vector<HistoryEntry> history) override;
+    void runStoppedFromWorker(uint64_t generation, StopKind kind, QString message, std::size_t nextStep) override;
+    void stepsRejudgedFromWorker(uint64_t generation, std::vector<std::pair<std::size_t, StepState>> states) override;
+    void historyFromWorker(uint64_t generation, ElementPick pick, std::vector<HistoryEntry> history) override;
+
+    void beginBusy(const QString& what);
+    void endBusy();
+    void beginBackground(const QString& what);
+    void endBackground();
+    void run(RunOptions options, const QString& what);
+    void clearPlan();
+    void invalidatePlan();  // arguments changed: the prepared plan no longer matches the form
+    void computeBaseline();
+    void applyBaseline(TensorMapPtr baseline);
+    void computeAnalysis();
+    void listCases();
+
+    std::unique_ptr<ExecutionWorker> worker_;
+    QString filePath_;
+    std::unique_ptr<h5::File> file_;
+    bool isTrace_ = false;
+    std::vector<CaseEntry> cases_;
+    std::shared_ptr<const cases::Case> case_;
+
+    const ops::Operator* op_ = nullptr;
+    ArgumentState args_;
+    DType runAs_ = DType::Undefined;
+    Product product_ = Product::AtlasA2;
+    QString baselineSource_ = kComputedBaseline;
+    QString standardSpec_;  // "" = the operator's / case's default
+    metrics::Standard standard_;
+
+    uint64_t generation_ = 0;
+    bool prepared_ = false;
+    bool runFinished_ = false;
+    int busy_ = 0;
+    int background_ = 0;
+    QString busyText_, backgroundText_;
+    PlanInfo plan_;
+    ops::OpArguments usedArgs_, storedArgs_;
+    std::vector<StepState> steps_;
+    std::size_t next_ = 0;
+    std::optional<PrepareError> prepareError_;
+    std::set<std::size_t> breakpoints_;
+    bool breakOnNonFinite_ = false;
+    bool breakOnError_ = false;
+
+    TensorMapPtr baseline_;
+    AnalysisPtr analysis_;
+    std::shared_ptr<const TensorMap> finalOutputs_;
+    uint64_t analysisRequest_ = 0;
+    ElementPick pick_;
+    std::vector<HistoryEntry> history_;
+};
+
+}  // namespace opscope::gui

@@ -1,0 +1,52 @@
+// Qt Charts over the analysis of one output: error histograms (log-spaced bins), error per
+// index of any axis (max and mean), error against |reference| (sampled), and the share of
+// elements within each tolerance. The numbers come from core metrics; this only draws.
+#pragma once
+
+#include <QWidget>
+
+#include "opscope/metrics.h"
+#include "session/session_types.h"
+
+class QChart;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QTabWidget;
+
+namespace opscope::gui {
+
+class DebugContext;
+
+class ChartsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ChartsPanel(DebugContext* context, QWidget* parent = nullptr);
+    QTabWidget* tabs() const { return tabs_; }
+    // Series counts per chart, for tests: histogram, per axis, scatter, cumulative.
+    std::vector<int> seriesCounts() const;
+
+private:
+    void refresh();
+    void drawHistogram(const OutputAnalysis& a);
+    void drawPerAxis(const OutputAnalysis& a);
+    void drawScatter(const OutputAnalysis& a);
+    void drawCumulative(const OutputAnalysis& a);
+    void drawAxisStats(const std::vector<metrics::AxisErrorStats>& stats, int axis);
+    const OutputAnalysis* current() const;
+
+    DebugContext* context_;
+    QComboBox* output_;
+    QComboBox* axis_;
+    QComboBox* errorKind_;
+    QLabel* note_;
+    QTabWidget* tabs_;
+    QChartView* histogram_;
+    QChartView* perAxis_;
+    QChartView* scatter_;
+    QChartView* cumulative_;
+    AnalysisPtr analysis_;
+    uint64_t axisRequest_ = 0;
+};
+
+}  // namespace opscope::gui

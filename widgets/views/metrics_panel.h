@@ -1,0 +1,36 @@
+// The verdicts and metrics of every output against the baseline (msprobe's table): what the
+// outputs are compared with, under which standard, and the overall verdict in colour.
+#pragma once
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace opscope::gui {
+
+class DebugContext;
+class MetricsTableModel;
+
+class MetricsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit MetricsPanel(DebugContext* context, QWidget* parent = nullptr);
+    MetricsTableModel* model() const { return model_; }
+    QString verdictText() const;
+
+private:
+    void refreshChoices();
+    void refreshVerdict();
+
+    DebugContext* context_;
+    QComboBox* baseline_;
+    QComboBox* standard_;
+    QLabel* verdict_;
+    QLabel* standardInfo_;
+    QTableView* table_;
+    MetricsTableModel* model_;
+};
+
+}  // namespace opscope::gui

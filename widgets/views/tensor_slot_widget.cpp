@@ -1,0 +1,68 @@
+#include "views/tensor_slot_widget.h"
+
+#include <QDragEnterEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMimeData>
+#include <QToolButton>
+
+#include "models/h5_tree_model.h"
+
+namespace opscope::gui {
+
+TensorSlotWidget::TensorSlotWidget(bool optional, QWidget* parent) : QFrame(parent), optional_(optional) {
+    setAcceptDrops(true);
+    setFrameShape(QFrame::StyledPanel);
+    auto* l = new QHBoxLayout(this);
+    l->setContentsMargins(4, 2, 2, 2);
+    text_ = new QLabel(this);
+    text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Long dataset paths must not widen the form: the label gives way (full path in the tooltip).
+    text_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    text_->setMinimumWidth(80);
+    l->addWidget(text_, 1);
+    clear_ = new QToolButton(this);
+    clear_->setText(QStringLiteral("✕"));
+    clear_->setToolTip(tr("Unbind this tensor"));
+    clear_->setAutoRaise(true);
+    l->addWidget(clear_);
+    connect(clear_, &QToolButton::clicked, this, &TensorSlotWidget::cleared);
+    setBinding({}, {});
+}
+
+void TensorSlotWidget::setBinding(const QString& origin, const QString& description) {
+    if (origin.isEmpty()) {
+        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset here</i>") : tr("<i>drop a dataset here</i>"));
+        setToolTip(tr("Drag a dataset from the file tree onto this argument"));
+    } else {
+        text_->setText(QStringLiteral("<b>%1</b>  <span style='color:gray'>%2</span>").arg(description.toHtmlEscaped(),
+                                                                                          origin.toHtmlEscaped()));
+        setToolTip(origin);
+    }
+    clear_->setVisible(!origin.isEmpty());
+}
+
+void TensorSlotWidget::setHighlight(bool on) {
+    setStyleSheet(on ? QStringLiteral("TensorSlotWidget, opscope--gui--TensorSlotWidget { background: #e3f2fd; }") : QString());
+    setFrameShadow(on ? QFrame::Sunken : QFrame::Plain);
+    setLineWidth(on ? 2 : 1);
+}
+
+void TensorSlotWidget::dragEnterEvent(QDragEnterEvent* e) {
+    if (e->mimeData()->hasFormat(H5TreeModel::kDatasetMime)) {
+        e->acceptProposedAction();
+        setHighlight(true);
+    }
+}
+
+void TensorSlotWidget::dragLeaveEvent(QDragLeaveEvent*) { setHighlight(false); }
+
+void TensorSlotWidget::dropEvent(QDropEvent* e) {
+    setHighlight(false);
+    const QByteArray path = e->mimeData()->data(H5TreeModel::kDatasetMime);
+    if (path.isEmpty()) return;
+    e->acceptProposedAction();
+    Q_EMIT datasetDropped(QString::fromUtf8(path));
+}
+
+}  // namespace opscope::gui

@@ -1,0 +1,108 @@
+// The texture viewer of the debugger: any tensor of the plan at the current step (inputs,
+// intermediates, outputs), the reference and the error maps, sliced to 2-D, coloured, with
+// its histogram, hover/click readout, overlays, A/B and side-by-side comparison with the
+// reference, and PNG export. Fetches tensors through the context; display math runs on the
+// thread pool; the heatmaps only paint.
+#pragma once
+
+#include <QWidget>
+#include <map>
+#include <set>
+
+#include "session/session_types.h"
+#include "views/tensor_display.h"
+
+class QCheckBox;
+class QSettings;
+class QComboBox;
+class QLabel;
+class QToolButton;
+
+namespace opscope::gui {
+
+class DebugContext;
+class DisplayControls;
+class HeatmapWidget;
+class RangeHistogramWidget;
+class SliceControls;
+
+class TensorViewPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorViewPanel(DebugContext* context, QWidget* parent = nullptr);
+
+    // Shows the tensor if the current plan has it; false otherwise.
+    bool showTensor(const TensorKey& key);
+    TensorKey currentKey() const;
+    QStringList tensorLabels() const;
+    // Moves the slice to contain the element and marks it.
+    void showElement(const std::vector<int64_t>& index);
+    void setAbMode(bool showReference);
+    void setSideBySide(bool on);
+    // Saves the visible heatmap(s) with the histogram and colour bar.
+    bool exportPng(const QString& path);
+    // Display settings, including the slice (for tests, screenshots and QSettings).
+    DisplaySettings settings() const;
+    void setSettings(const DisplaySettings& settings);
+    // Display preferences for values and for error maps (QSettings "tensorView/...").
+    void savePreferences(QSettings& settings) const;
+    void loadPreferences(const QSettings& settings);
+
+    // True while tensors are being fetched or a frame computed.
+    bool isLoading() const { return !pending_.empty() || shownGeneration_ != computeGeneration_; }
+    HeatmapWidget* heatmap() const { return heatmap_; }
+    const DisplayFrame& frame() const { return frame_; }
+    QString readout() const;
+
+Q_SIGNALS:
+    // A new frame is on screen (tests and --screenshot wait for it).
+    void frameShown();
+
+private:
+    struct Entry {
+        TensorKey key;
+        std::string output;  // the operator output it belongs to, "" if none
+        bool errors = false; // an error map (sequential colours)
+        QString label;
+    };
+    void rebuildEntries();
+    void onEntryChosen(int index);
+    void refetch();
+    void recompute();
+    void showFrames(const DisplayFrame& main, const DisplayFrame& side);
+    void onHover(qint64 row, qint64 col);
+    void onClick(qint64 row, qint64 col);
+    const Entry* entry() const;
+    std::optional<TensorKey> partnerKey() const;
+    TensorPtr fetched(const std::optional<TensorKey>& key) const;
+    QString describeElement(const std::vector<int64_t>& index) const;
+
+    DebugContext* context_;
+    QComboBox* tensor_;
+    QToolButton* ab_;
+    QCheckBox* sideBySide_;
+    QLabel* info_;
+    SliceControls* slice_;
+    DisplayControls* controls_;
+    QWidget* viewArea_;
+    HeatmapWidget* heatmap_;
+    HeatmapWidget* sideHeatmap_;
+    RangeHistogramWidget* histogram_;
+    QLabel* readout_;
+    QLabel* stats_;
+
+    std::vector<Entry> entries_;
+    DisplaySettings kindSettings_[2];  // values, error maps
+    int shownKind_ = 0;
+    int current_ = -1;
+    std::map<TensorKey, TensorPtr> fetched_;
+    std::set<TensorKey> pending_;
+    uint64_t fetchGeneration_ = 0;
+    uint64_t computeGeneration_ = 0;
+    uint64_t shownGeneration_ = 0;
+    DisplayFrame frame_;
+    std::vector<int64_t> marked_;  // picked element index, empty if none
+    bool hoverActive_ = false;
+};
+
+}  // namespace opscope::gui
