@@ -80,6 +80,8 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
     head->addRow(summary_);
     product_ = new QComboBox(this);
     for (Product p : allProducts()) product_->addItem(QString::fromUtf8(productName(p)), static_cast<int>(p));
+    // Show the context's product from the start, not the first list entry.
+    product_->setCurrentIndex(product_->findData(static_cast<int>(context_->product())));
     product_->setToolTip(tr("The emulated product: validation rules and dtypes differ"));
     product_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     product_->setMinimumContentsLength(14);
