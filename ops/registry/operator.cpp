@@ -227,6 +227,7 @@ OpArguments Operator::withDefaults(const OpArguments& args) const {
     }
     for (const ArgSpec& a : s.attributes)
         if (!out.hasAttr(a.name)) out.attributes[a.name] = a.defaultValue;
+    completeDefaults(out, args);
     return out;
 }
 

@@ -132,8 +132,14 @@ public:
     // The arguments with every floating tensor converted to `dtype` ("run as"); operators
     // whose tensors have fixed dtypes (RmsNormGrad's rstd) override this.
     virtual OpArguments castTo(const OpArguments& args, DType dtype) const;
-    // Fills absent attributes with the schema defaults and checks names and kinds.
+    // Fills absent attributes with the schema defaults (then completeDefaults) and checks
+    // names and kinds.
     OpArguments withDefaults(const OpArguments& args) const;
+
+protected:
+    // Adjusts defaults that depend on the tensors (e.g. one stride per spatial dimension);
+    // `given` tells which attributes the caller set.
+    virtual void completeDefaults(OpArguments& filled, const OpArguments& given) const {}
 };
 
 // All registered operators, sorted by name.

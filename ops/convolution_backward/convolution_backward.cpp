@@ -1,0 +1,251 @@
+// aclnnConvolutionBackward front end: validates (convolution_backward_checks.cpp), then plans
+//   [Contiguous] [Cast | Cast(HF32) | Cast(FP16)]   operands as the cube sees them
+//   Conv2DBackpropInput | Conv3DBackpropInput       gradInput of a convolution (GEMM + col2im)
+//   Conv2D | Conv3D                                 gradInput of a transposed one (im2col + GEMM)
+//   Conv2DBackpropFilter | Conv3DBackpropFilter     gradWeight (im2col + GEMM, float32 sums)
+//   ReduceSum                                       gradBias
+//   [Cast -> output dtype] [ViewCopy]
+// 1D runs as 2D with H = 1, as on the device. Formulas, checks and the precision table:
+// ops/convolution_backward/README.md.
+#include "aclnnop/aclnn_convolution_backward.h"
+
+#include <algorithm>
+#include <map>
+
+#include "bf16_gemm.h"
+#include "convolution_backward_checks.h"
+#include "convolution_backward_kernel.h"
+#include "cube_precision.h"
+#include "opscope/op_support.h"
+#include "opscope/parallel.h"
+#include "opscope/standard_steps.h"
+
+namespace opscope {
+namespace {
+
+using conv::CubePrecision;
+using kernels::CubeRounding;
+
+constexpr const char* kOp = "aclnnConvolutionBackward";
+
+// The rounding a Cast step applies so that an operand stored as `stored` reaches the cube in
+// `precision`; None when widening to float32 is exact (fp16 and bf16 fit in HF32; fp16 stays).
+CubeRounding roundingFor(CubePrecision precision, DType stored) {
+    if (precision == CubePrecision::HFloat32 && stored == DType::Float32) return CubeRounding::HF32;
+    if (precision == CubePrecision::Float16 && stored != DType::Float16) return CubeRounding::FP16;
+    return CubeRounding::None;
+}
+
+// Dense float32 views of the inputs, each step added once: `dense` (Contiguous), `raw`
+// (+ exact Cast to float32) and `cube` (+ Cast(HF32)/Cast(FP16) when cubeMathType rounds).
+class Operands {
+public:
+    Operands(Plan& plan, CubePrecision precision) : plan_(plan), precision_(precision) {}
+
+    int dense(int slot) {
+        return memo(dense_, slot, [&] { return materializeInput(plan_, slot, plan_.slot(slot).view.dtype); });
+    }
+    int raw(int slot) { return memo(raw_, slot, [&] { return materializeInput(plan_, dense(slot), DType::Float32); }); }
+    int cube(int slot) {
+        return memo(cube_, slot, [&] {
+            const Slot user = plan_.slot(slot);
+            const CubeRounding r = roundingFor(precision_, user.view.dtype);
+            if (r == CubeRounding::None) return raw(slot);
+            const int src = dense(slot);
+            const bool hf32 = r == CubeRounding::HF32;
+            const int out = plan_.addScratch(user.name + (hf32 ? ".hf32" : ".fp16"), DType::Float32, user.view.shape);
+            plan_.addStep({hf32 ? "Cast(HF32)" : "Cast(FP16)",
+                           user.name + " " + dtypeName(user.view.dtype) +
+                               (hf32 ? " -> hfloat32 (mantissa rounded to 11 bits, nearest even)"
+                                     : " -> float16 (nearest even)") +
+                               ", held in float32 for the cube",
+                           {src},
+                           {out},
+                           [src, out, r](const StepContext& ctx) {
+                               kernels::castForCube(ctx.tensor(src), ctx.data<float>(out), r);
+                           }});
+            return out;
+        });
+    }
+
+private:
+    template <class Make>
+    int memo(std::map<int, int>& m, int slot, Make&& make) {
+        auto it = m.find(slot);
+        if (it != m.end()) return it->second;
+        const int s = make();
+        m[slot] = s;
+        return s;
+    }
+    Plan& plan_;
+    CubePrecision precision_;
+    std::map<int, int> dense_, raw_, cube_;
+};
+
+void zeroScratch(const StepContext& ctx, int slot) {
+    if (slot < 0) return;
+    const TensorView v = ctx.tensor(slot);
+    std::fill_n(static_cast<float*>(v.first()), v.numel(), 0.0f);
+}
+
+float* dataOrNull(const StepContext& ctx, int slot) { return slot >= 0 ? ctx.data<float>(slot) : nullptr; }
+
+void addParams(aclOpExecutor& e, const conv::ConvProblem& p) {
+    e.addParam("stride", p.stride);
+    e.addParam("padding", p.padding);
+    e.addParam("dilation", p.dilation);
+    e.addParam("transposed", p.transposed);
+    e.addParam("outputPadding", p.outputPadding);
+    e.addParam("groups", p.groups);
+    e.addParam("outputMask", p.mask);
+    e.addParam("cubeMathType", std::to_string(p.cubeMathType) + " (" + conv::cubeMathTypeName(p.cubeMathType) + ")");
+    e.addParam("promotedDtype", std::string(dtypeName(p.promoted)));
+    e.addParam("cubePrecision", std::string(conv::cubePrecisionName(p.precision)));
+}
+
+std::unique_ptr<aclOpExecutor> build(const conv::ConvArgs& args) {
+    const conv::ConvProblem p = conv::validateConvolutionBackward(args, currentProduct());
+    auto e = std::make_unique<aclOpExecutor>(kOp);
+    addParams(*e, p);
+    Plan& plan = e->plan();
+    const int sDy = plan.addInput("gradOutput", *p.gradOutput);
+    const int sX = plan.addInput("input", *p.input);
+    const int sW = plan.addInput("weight", *p.weight);
+    static const char* const names[3] = {"gradInput", "gradWeight", "gradBias"};
+    int sOut[3] = {-1, -1, -1};
+    for (int i = 0; i < 3; ++i)
+        if (p.outputs[i]) sOut[i] = plan.addOutput(names[i], *p.outputs[i]);
+
+    Operands ops(plan, p.precision);
+    const TensorView& dyView = *p.gradOutput;
+    // gradBias sums the gradOutput as given (the vector unit, not the cube): never rounded.
+    const bool wantDb = sOut[2] >= 0 && dyView.numel() > 0;
+    auto planBias = [&] {
+        if (sOut[2] < 0) return;
+        if (!wantDb) {  // N = 0: the sum over an empty batch
+            addZeroFill(plan, sOut[2]);
+            return;
+        }
+        const int dy = ops.raw(sDy);
+        const OutputTarget tb = prepareOutput(plan, sOut[2], DType::Float32);
+        const int64_t N = dyView.shape[0], C = dyView.shape[1], positions = dyView.numel() / std::max<int64_t>(1, N * C);
+        plan.addStep({"ReduceSum", "gradBias[c] = sum of gradOutput[n, c, ...] over N and the spatial axes (double sums)",
+                      {dy}, {tb.compute}, [=](const StepContext& ctx) {
+                          kernels::biasGrad(N, C, positions, ctx.data<float>(dy), ctx.data<float>(tb.compute));
+                      }});
+        deliverOutput(plan, tb);
+    };
+
+    // Empty input (N = 0 or C = 0): gradInput is empty, gradWeight of an empty batch is zero.
+    if (p.emptyInput) {
+        if (sOut[1] >= 0 && p.outputs[1]->numel() > 0) addZeroFill(plan, sOut[1]);
+        planBias();
+        return e;
+    }
+
+    const kernels::ConvGeometry g = conv::geometryOf(p);
+    kernels::ConvTiling tiling = kernels::chooseTiling(g, numThreads());
+    // bf16 operands multiply exactly and sum in float32 either way; the dot-product kernel is faster.
+    tiling.bf16Dot = p.precision == CubePrecision::BFloat16 && kernels::bf16GemmAvailable();
+    e->addParam("gemmTile", tiling.tile);
+    e->addParam("workers", tiling.workers);
+    e->addParam("gradWeightSlices", tiling.slices);
+    e->addParam("gemm", std::string(tiling.bf16Dot ? "bf16 dot product (AVX512-BF16)" : "float32 (Eigen)"));
+
+    // Operands in the cube's precision, in the device's order: gradOutput, input, weight.
+    const bool wantDx = sOut[0] >= 0, wantDw = sOut[1] >= 0;
+    const int dy = (wantDx || wantDw) ? ops.cube(sDy) : -1;
+    const int x = wantDw ? ops.cube(sX) : -1;
+    const int w = wantDx ? ops.cube(sW) : -1;
+    if (wantDb) ops.raw(sDy);
+    int cols = -1;
+    if ((wantDx || wantDw) && kernels::colsBufferFloats(g, tiling) > 0)
+        cols = plan.addScratch("im2col", DType::Float32, {tiling.workers, g.colRows(), tiling.tile});
+    const std::string convName = p.spatial == 3 ? "Conv3D" : "Conv2D";
+    const std::string dims = p.spatial == 1 ? " (1D as 2D with H = 1)" : "";
+
+    if (wantDx) {
+        const OutputTarget t = prepareOutput(plan, sOut[0], DType::Float32);
+        const int dx = t.compute;
+        std::vector<int> outs = {dx};
+        if (cols >= 0) outs.push_back(cols);
+        if (!p.transposed) {
+            plan.addStep({convName + "BackpropInput",
+                          "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + dims,
+                          {dy, w}, outs, [=](const StepContext& ctx) {
+                              zeroScratch(ctx, cols);
+                              kernels::convScatterInput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
+                                                        ctx.data<float>(dx), dataOrNull(ctx, cols));
+                          }});
+        } else {
+            plan.addStep({convName,
+                          "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
+                          "convolution, per image, group and tile" + dims,
+                          {dy, w}, outs, [=](const StepContext& ctx) {
+                              zeroScratch(ctx, cols);
+                              kernels::convGatherOutput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
+                                                        ctx.data<float>(dx), dataOrNull(ctx, cols));
+                          }});
+        }
+        deliverOutput(plan, t);
+    }
+
+    if (wantDw) {
+        const OutputTarget t = prepareOutput(plan, sOut[1], DType::Float32);
+        const int dw = t.compute;
+        int partials = -1;
+        if (kernels::filterPartialFloats(g, tiling) > 0)
+            partials = plan.addScratch("gradWeight.partials", DType::Float32, {tiling.slices - 1, g.CY, g.colRows()});
+        std::vector<int> outs = {dw};
+        if (partials >= 0) outs.push_back(partials);
+        if (cols >= 0) outs.push_back(cols);
+        // Convolution: Y = gradOutput, X = input. Transposed: Y = input, X = gradOutput.
+        const int ySide = p.transposed ? x : dy, xSide = p.transposed ? dy : x;
+        plan.addStep({convName + "BackpropFilter",
+                      std::string("gradWeight = sum over N of ") +
+                          (p.transposed ? "input x im2col(gradOutput)^T" : "gradOutput x im2col(input)^T") +
+                          (tiling.filterByGroup ? std::string(", float32 sums, parallel over groups")
+                                                : ", float32 sums in " + std::to_string(tiling.slices) +
+                                                      " slice(s) added in order") +
+                          dims,
+                      {dy, x}, outs, [=](const StepContext& ctx) {
+                          zeroScratch(ctx, cols);
+                          kernels::convFilterGrad(g, tiling, ctx.data<float>(ySide), ctx.data<float>(xSide),
+                                                  ctx.data<float>(dw), dataOrNull(ctx, partials),
+                                                  dataOrNull(ctx, cols));
+                      }});
+        deliverOutput(plan, t);
+    }
+
+    planBias();
+    return e;
+}
+
+}  // namespace
+}  // namespace opscope
+
+extern "C" {
+
+aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* input,
+                                                     const aclTensor* weight, const aclIntArray* biasSizes,
+                                                     const aclIntArray* stride, const aclIntArray* padding,
+                                                     const aclIntArray* dilation, bool transposed,
+                                                     const aclIntArray* outputPadding, int groups,
+                                                     const aclBoolArray* outputMask, int8_t cubeMathType,
+                                                     aclTensor* gradInput, aclTensor* gradWeight,
+                                                     aclTensor* gradBias, uint64_t* workspaceSize,
+                                                     aclOpExecutor** executor) {
+    using namespace opscope;
+    const conv::ConvArgs args{gradOutput, input,         weight, biasSizes,  stride,       padding,
+                              dilation,   transposed,    outputPadding, groups, outputMask, cubeMathType,
+                              gradInput,  gradWeight,    gradBias};
+    return prepareExecutor("aclnnConvolutionBackwardGetWorkspaceSize", workspaceSize, executor,
+                           [&] { return build(args); });
+}
+
+aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                     const aclrtStream stream) {
+    return opscope::launchExecutor("aclnnConvolutionBackward", workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"

@@ -1,0 +1,239 @@
+// Design: every stage is a sequence of single-threaded Eigen GEMMs on blocks, parallelised
+// with opscope::parallelChunks over independent work items (Eigen's own threading is off).
+//  - Scatter (BackpropInput): items (image, group, X-channel block); GEMM W^T·dy into an im2col
+//    buffer tile by tile and col2im it straight into the item's own X channels: race-free, and
+//    the item split depends only on the shapes, so gradInput has the same bits for any thread
+//    count.
+//  - Gather (forward conv, gradInput of a transposed conv): items (image, group, tile); im2col
+//    then W·cols written into disjoint output columns.
+//  - Filter (BackpropFilter): with at least as many groups as workers, parallel over groups
+//    (each owns its dW rows). Otherwise items (image, tile) cut into slices with one float32
+//    partial dW each, summed in slice order afterwards: fixed bits for a fixed thread count.
+// For the bf16 cube precision (tiling.bf16Dot) the same call sites run gemmBf16 (AVX512-BF16).
+// Column tiles keep an im2col block near 512 KiB so it stays in L2 between im2col and GEMM.
+// A pointwise convolution skips im2col/col2im and maps X directly.
+#include "convolution_backward_kernel.h"
+
+// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 GEMM packing
+// (_mm512_undefined_ps in ptranspose); it is not about this file's code.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <Eigen/Core>
+#pragma GCC diagnostic pop
+#include <algorithm>
+
+#include "bf16_gemm.h"
+#include "conv_im2col.h"
+#include "opscope/parallel.h"
+
+namespace opscope::kernels {
+namespace {
+
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMat = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
+using Mat = Eigen::Map<RowMat, 0, Eigen::OuterStride<>>;
+using Idx = Eigen::Index;
+
+constexpr int64_t kColsBudgetFloats = 128 * 1024;  // 512 KiB per im2col tile
+constexpr int64_t kMinTile = 64;
+constexpr int64_t kScatterItemsWanted = 8;  // split X channels until there are this many items
+constexpr int64_t kPartialBudgetFloats = 32 * 1024 * 1024;  // gradWeight partial sums: <= 128 MiB
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+ConstMat constMat(const float* p, int64_t rows, int64_t cols, int64_t ld) {
+    return ConstMat(p, static_cast<Idx>(rows), static_cast<Idx>(cols), Eigen::OuterStride<>(static_cast<Idx>(ld)));
+}
+Mat mat(float* p, int64_t rows, int64_t cols, int64_t ld) {
+    return Mat(p, static_cast<Idx>(rows), static_cast<Idx>(cols), Eigen::OuterStride<>(static_cast<Idx>(ld)));
+}
+
+// A chunk grain that yields at most `workers` chunks, so chunk c may use buffer c.
+int64_t grainFor(int64_t items, int64_t workers) { return std::max<int64_t>(1, ceilDiv(items, workers)); }
+
+int64_t tilesPerImage(const ConvGeometry& g, const ConvTiling& t) { return ceilDiv(g.ySize(), t.tile); }
+
+}  // namespace
+
+bool ConvGeometry::pointwise() const {
+    for (int a = 0; a < 3; ++a)
+        if (k[a] != 1 || stride[a] != 1 || pad[a] != 0 || xs[a] != ys[a]) return false;
+    return true;
+}
+
+ConvTiling chooseTiling(const ConvGeometry& g, int threads) {
+    ConvTiling t;
+    const int64_t Y = std::max<int64_t>(1, g.ySize());
+    int64_t tile = std::max(kMinTile, kColsBudgetFloats / std::max<int64_t>(1, g.colRows()));
+    if (tile >= Y) {
+        tile = Y;
+    } else {
+        tile = std::max<int64_t>(16, tile / 16 * 16);
+    }
+    t.tile = tile;
+    const int64_t N = std::max<int64_t>(1, g.N), tiles = ceilDiv(Y, tile);
+    t.cxBlocks = std::clamp<int64_t>(ceilDiv(kScatterItemsWanted, N * g.G), 1, std::max<int64_t>(1, g.CXg));
+    const int64_t mostItems = std::max({N * tiles, N * g.G * t.cxBlocks, N * g.G * tiles});
+    t.workers = std::clamp<int64_t>(threads, 1, mostItems);
+    t.filterByGroup = g.G > 1 && g.G >= t.workers;
+    if (!t.filterByGroup) {
+        const int64_t dwFloats = std::max<int64_t>(1, g.CY * g.colRows());
+        t.slices = std::clamp<int64_t>(std::min(t.workers, N * tiles), 1, 1 + kPartialBudgetFloats / dwFloats);
+    }
+    return t;
+}
+
+int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t) {
+    if (g.pointwise()) return 0;
+    return t.workers * g.colRows() * t.tile;
+}
+
+int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) {
+    return (t.slices - 1) * g.CY * g.colRows();
+}
+
+void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* y, float* x,
+                      float* cols) {
+    const int64_t K = g.kernelSize(), CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
+    const int64_t rowsW = g.colRows();
+    const int64_t perBlock = ceilDiv(CXg, t.cxBlocks);
+    const int64_t items = g.N * g.G * t.cxBlocks;
+    const bool direct = g.pointwise();
+    parallelChunks(items, grainFor(items, t.workers), [&](int chunk, int64_t b, int64_t e) {
+        float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        for (int64_t item = b; item < e; ++item) {
+            const int64_t blk = item % t.cxBlocks, ng = item / t.cxBlocks;
+            const int64_t n = ng / g.G, grp = ng % g.G;
+            const int64_t cx0 = blk * perBlock, cx1 = std::min(CXg, cx0 + perBlock);
+            if (cx0 >= cx1) continue;
+            float* xg = x + (n * g.CX() + grp * CXg) * X;
+            const ConstMat wg = constMat(w + grp * CYg * rowsW, CYg, rowsW, rowsW);
+            const auto wT = wg.middleCols(static_cast<Idx>(cx0 * K), static_cast<Idx>((cx1 - cx0) * K)).transpose();
+            if (!direct) std::fill(xg + cx0 * X, xg + cx1 * X, 0.0f);
+            for (int64_t p0 = 0; p0 < Y; p0 += t.tile) {
+                const int64_t len = std::min(t.tile, Y - p0);
+                const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
+                if (t.bf16Dot) {  // A(i, k) = W_g[k, cx0*K + i], B = dy
+                    float* c = direct ? xg + cx0 * X + p0 : buf;
+                    gemmBf16((cx1 - cx0) * K, len, CYg, w + grp * CYg * rowsW + cx0 * K, 1, rowsW, dyp, Y, 1, c,
+                             direct ? X : len, false);
+                    if (!direct) col2imTile(g, buf, len, cx0, cx1, p0, len, xg);
+                    continue;
+                }
+                const ConstMat dy = constMat(dyp, CYg, len, Y);
+                if (direct) {
+                    mat(xg + cx0 * X + p0, cx1 - cx0, len, X).noalias() = wT * dy;
+                } else {
+                    mat(buf, (cx1 - cx0) * K, len, len).noalias() = wT * dy;
+                    col2imTile(g, buf, len, cx0, cx1, p0, len, xg);
+                }
+            }
+        }
+    });
+}
+
+void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* x, float* y,
+                      float* cols) {
+    const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
+    const int64_t rowsW = g.colRows();
+    const int64_t tiles = tilesPerImage(g, t);
+    const int64_t items = g.N * g.G * tiles;
+    const bool direct = g.pointwise();
+    parallelChunks(items, grainFor(items, t.workers), [&](int chunk, int64_t b, int64_t e) {
+        float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        for (int64_t item = b; item < e; ++item) {
+            const int64_t tileIdx = item % tiles, ng = item / tiles;
+            const int64_t n = ng / g.G, grp = ng % g.G;
+            const int64_t p0 = tileIdx * t.tile, len = std::min(t.tile, Y - p0);
+            const float* xg = x + (n * g.CX() + grp * CXg) * X;
+            float* outp = y + (n * g.CY + grp * CYg) * Y + p0;
+            if (t.bf16Dot) {
+                if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
+                gemmBf16(CYg, len, rowsW, w + grp * CYg * rowsW, rowsW, 1, direct ? xg + p0 : buf, direct ? X : len, 1,
+                         outp, Y, false);
+                continue;
+            }
+            const ConstMat wg = constMat(w + grp * CYg * rowsW, CYg, rowsW, rowsW);
+            Mat out = mat(outp, CYg, len, Y);
+            if (direct) {
+                out.noalias() = wg * constMat(xg + p0, CXg, len, X);
+            } else {
+                im2colTile(g, xg, 0, CXg, p0, len, buf, len);
+                out.noalias() = wg * constMat(buf, rowsW, len, len);
+            }
+        }
+    });
+}
+
+void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, const float* x, float* dw,
+                    float* partials, float* cols) {
+    const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
+    const int64_t rowsW = g.colRows();
+    const int64_t dwSize = g.CY * rowsW;
+    const int64_t tiles = tilesPerImage(g, t);
+    const int64_t items = g.N * tiles;
+    const bool direct = g.pointwise();
+    // acc[grp rows] += Y(image, group, tile) · cols(X(image, group, tile))^T
+    auto accumulate = [&](float* acc, int64_t item, int64_t grp, float* buf) {
+        const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
+        const float* xg = x + (n * g.CX() + grp * CXg) * X;
+        const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
+        if (t.bf16Dot) {  // B(k = position, j = column row) = cols[j, k]
+            if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
+            gemmBf16(CYg, rowsW, len, dyp, Y, 1, direct ? xg + p0 : buf, 1, direct ? X : len, acc + grp * CYg * rowsW,
+                     rowsW, true);
+            return;
+        }
+        const ConstMat dy = constMat(dyp, CYg, len, Y);
+        Mat a = mat(acc + grp * CYg * rowsW, CYg, rowsW, rowsW);
+        if (direct) {
+            a.noalias() += dy * constMat(xg + p0, CXg, len, X).transpose();
+        } else {
+            im2colTile(g, xg, 0, CXg, p0, len, buf, len);
+            a.noalias() += dy * constMat(buf, rowsW, len, len).transpose();
+        }
+    };
+    if (t.filterByGroup) {
+        parallelChunks(g.G, grainFor(g.G, t.workers), [&](int chunk, int64_t b, int64_t e) {
+            float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+            for (int64_t grp = b; grp < e; ++grp) {
+                std::fill(dw + grp * CYg * rowsW, dw + (grp + 1) * CYg * rowsW, 0.0f);
+                for (int64_t item = 0; item < items; ++item) accumulate(dw, item, grp, buf);
+            }
+        });
+        return;
+    }
+    const int64_t slices = t.slices;
+    parallelChunks(slices, 1, [&](int chunk, int64_t sb, int64_t se) {
+        float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        for (int64_t s = sb; s < se; ++s) {
+            float* acc = s == 0 ? dw : partials + (s - 1) * dwSize;
+            std::fill(acc, acc + dwSize, 0.0f);
+            for (int64_t item = items * s / slices; item < items * (s + 1) / slices; ++item)
+                for (int64_t grp = 0; grp < g.G; ++grp) accumulate(acc, item, grp, buf);
+        }
+    });
+    if (slices == 1) return;
+    parallelFor(0, dwSize, 1 << 14, [&](int64_t b, int64_t e) {
+        for (int64_t s = 1; s < slices; ++s) {
+            const float* p = partials + (s - 1) * dwSize;
+            for (int64_t i = b; i < e; ++i) dw[i] += p[i];
+        }
+    });
+}
+
+void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* db) {
+    const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, N * positions));
+    parallelFor(0, C, grain, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+            double sum = 0;
+            for (int64_t n = 0; n < N; ++n)
+                sum += Eigen::Map<const Eigen::ArrayXf>(dy + (n * C + c) * positions, static_cast<Idx>(positions))
+                           .cast<double>()
+                           .sum();
+            db[c] = static_cast<float>(sum);
+        }
+    });
+}
+
+}  // namespace opscope::kernels

@@ -1,0 +1,65 @@
+// ConvolutionBackward GEMM stages on dense float32 (the plan rounds operands per cubeMathType
+// before and rounds results to the output dtype after). One code path for 1D, 2D and 3D: the
+// missing leading spatial axes have size one.
+#pragma once
+
+#include <cstdint>
+
+namespace opscope::kernels {
+
+// One convolution seen from its two sides. A position o on the "small" side Y (a convolution's
+// output, a transposed convolution's input) reads the "big" side X at, per axis (D, H, W),
+//     x = o*stride - pad + k*dilation            (pad = the leading padding)
+// The weight is [CY, CXg, kD, kH, kW]: one row per Y channel, CXg = CX/G X channels per group.
+// Tensors are [N, C, D, H, W] row-major.
+struct ConvGeometry {
+    int64_t N = 0, G = 1, CY = 0, CXg = 0;
+    int64_t xs[3] = {1, 1, 1}, ys[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+    int64_t stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dil[3] = {1, 1, 1};
+
+    int64_t CYg() const { return CY / G; }
+    int64_t CX() const { return CXg * G; }
+    int64_t kernelSize() const { return k[0] * k[1] * k[2]; }
+    int64_t xSize() const { return xs[0] * xs[1] * xs[2]; }
+    int64_t ySize() const { return ys[0] * ys[1] * ys[2]; }
+    int64_t colRows() const { return CXg * kernelSize(); }  // rows of one group's im2col matrix
+    // 1x1x1 kernel, stride 1, no padding, equal sizes: im2col is the identity and is skipped.
+    bool pointwise() const;
+};
+
+// How the stages split the work. Chosen in phase 1 from the shapes and the thread count, so the
+// workspace can hold one im2col buffer per concurrent chunk and one partial sum per slice.
+struct ConvTiling {
+    int64_t tile = 1;             // Y positions per GEMM column block
+    int64_t workers = 1;          // max concurrent chunks = im2col buffers
+    int64_t cxBlocks = 1;         // X-channel blocks per (image, group) in the scatter stage
+    int64_t slices = 1;           // gradWeight partial sums (<= workers)
+    bool filterByGroup = false;   // gradWeight parallel over groups (each owns its rows) instead
+    bool bf16Dot = false;         // bf16 cube precision: GEMMs on the bf16 dot-product kernel
+};
+ConvTiling chooseTiling(const ConvGeometry& g, int threads);
+// Workspace floats: all im2col buffers, and the gradWeight partial sums of slices 1..workers-1.
+int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t);
+int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t);
+
+// X = col2im(W^T · Y) per (image, group, X-channel block): a convolution's gradInput from
+// gradOutput ("BackpropInput"). Each work item owns its X channels, so writes never race.
+void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* y, float* x,
+                      float* cols);
+
+// Y = W · im2col(X) per (image, group, column tile): a forward convolution, which is the
+// gradInput of a transposed convolution (X = its gradOutput, Y = its gradInput).
+void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* x, float* y,
+                      float* cols);
+
+// dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation. With filterByGroup each
+// group's rows are summed over all (image, tile) items by one chunk. Otherwise the items are cut
+// into `slices`; slice 0 accumulates in dw, slice s in partials[s-1], and the slices are added
+// in slice order. Either way a fixed thread count gives fixed bits.
+void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, const float* x, float* dw,
+                    float* partials, float* cols);
+
+// db[c] = Σ_n Σ_positions dy[n, c, :], accumulated in double, parallel over c.
+void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* db);
+
+}  // namespace opscope::kernels

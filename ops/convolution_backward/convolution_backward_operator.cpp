@@ -1,0 +1,125 @@
+// aclnnConvolutionBackward as data: schema, C-API binding and float64 reference.
+#include "../registry/builtin_operators.h"
+#include "../registry/dtype_promotion.h"
+#include "aclnnop/aclnn_convolution_backward.h"
+#include "opscope/reference/convolution.h"
+
+#include <algorithm>
+
+namespace opscope::ops {
+namespace {
+
+// Expands a per-dimension attribute given as one value or one per spatial dimension.
+std::vector<int64_t> perDim(const std::vector<int64_t>& v, std::size_t spatial, const char* name) {
+    if (v.size() == spatial) return v;
+    if (v.size() == 1) return std::vector<int64_t>(spatial, v[0]);
+    throw ArgumentError(std::string(name) + " has " + std::to_string(v.size()) + " values for " +
+                        std::to_string(spatial) + " spatial dimensions");
+}
+
+class ConvolutionBackwardOperator final : public Operator {
+public:
+    const OpSchema& schema() const override {
+        static const OpSchema s = {
+            "aclnnConvolutionBackward",
+            "convolution_backward",
+            "Gradients of 1-D/2-D/3-D (transposed) convolution with respect to input, weight and bias",
+            {tensorArg("gradOutput", "gradient of the forward output [N, Cout, ...]"),
+             tensorArg("input", "forward input [N, Cin, ...]"),
+             tensorArg("weight", "[Cout, Cin/groups, k...] ([Cin, Cout/groups, k...] when transposed)")},
+            {intArrayArg("biasSizes", "[Cout] (may be absent unless gradBias is wanted for empty input)", {}, true),
+             intArrayArg("stride", "one per spatial dimension", {1}),
+             intArrayArg("padding", "one per spatial dimension (2-D: or top, bottom, left, right)", {0}),
+             intArrayArg("dilation", "one per spatial dimension", {1}),
+             boolArg("transposed", "transposed (fractionally strided) convolution", false),
+             intArrayArg("outputPadding", "transposed only: extra size on one side", {0}),
+             intArg("groups", "channel groups", 1),
+             boolArrayArg("outputMask", "[gradInput, gradWeight, gradBias]", {true, true, true}),
+             enumArg("cubeMathType", "precision of the cube unit",
+                     {"KEEP_DTYPE", "ALLOW_FP32_DOWN_PRECISION", "USE_FP16", "USE_HF32"}, 0)},
+            "outputMask",
+            {{"gradInput", 0}, {"gradWeight", 1}, {"gradBias", 2}},
+        };
+        return s;
+    }
+
+    // Schema defaults are one value; an argument the caller left out gets one per spatial
+    // dimension, as the device requires (weight rank - 2 values).
+    void completeDefaults(OpArguments& a, const OpArguments& given) const override {
+        if (!a.hasTensor("weight")) return;
+        const int64_t spatial = std::max<int64_t>(a.tensor("weight").rank() - 2, 1);
+        for (const char* name : {"stride", "padding", "dilation", "outputPadding"})
+            if (!given.hasAttr(name))
+                a.attributes[name] = std::vector<int64_t>(static_cast<std::size_t>(spatial), a.intArrayAttr(name).at(0));
+    }
+
+    std::unique_ptr<PreparedCall> prepare(const OpArguments& given) const override {
+        const OpArguments a = withDefaults(given);
+        auto call = std::make_unique<PreparedCall>(a);
+        const HostTensor& gy = a.tensor("gradOutput");
+        const HostTensor& x = a.tensor("input");
+        const HostTensor& w = a.tensor("weight");
+        aclTensor* tGy = call->inputTensor("gradOutput");
+        aclTensor* tX = call->inputTensor("input");
+        aclTensor* tW = call->inputTensor("weight");
+        const std::vector<bool> mask = a.boolArrayAttr("outputMask");
+        const auto on = [&](std::size_t i) { return i < mask.size() && mask[i]; };
+        const std::vector<int64_t> biasSizes = a.intArrayAttr("biasSizes");
+        const bool transposed = a.boolAttr("transposed");
+        const int64_t groups = a.intAttr("groups");
+        int64_t biasLen = biasSizes.empty() ? 0 : biasSizes[0];
+        if (biasSizes.empty() && w.rank() >= 2) biasLen = transposed ? w.shape()[1] * groups : w.shape()[0];
+        aclTensor* gi = on(0) ? call->outputTensor("gradInput", promoteTypes(x.dtype(), gy.dtype()), x.shape()) : nullptr;
+        aclTensor* gw = on(1) ? call->outputTensor("gradWeight", promoteTypes(w.dtype(), gy.dtype()), w.shape()) : nullptr;
+        aclTensor* gb = on(2) ? call->outputTensor("gradBias", gy.dtype(), {biasLen}) : nullptr;
+        uint64_t ws = 0;
+        aclOpExecutor* exe = nullptr;
+        const aclnnStatus st = aclnnConvolutionBackwardGetWorkspaceSize(
+            tGy, tX, tW, biasSizes.empty() ? nullptr : call->intArray(biasSizes), call->intArray(a.intArrayAttr("stride")),
+            call->intArray(a.intArrayAttr("padding")), call->intArray(a.intArrayAttr("dilation")), transposed,
+            call->intArray(a.intArrayAttr("outputPadding")), static_cast<int>(groups), call->boolArray(mask),
+            static_cast<int8_t>(a.intAttr("cubeMathType")), gi, gw, gb, &ws, &exe);
+        call->finishPhase1(st, ws, exe);
+        return call;
+    }
+
+    std::map<std::string, HostTensor> reference(const OpArguments& given) const override {
+        const OpArguments a = withDefaults(given);
+        const HostTensor& gy = a.tensor("gradOutput");
+        const HostTensor& x = a.tensor("input");
+        const HostTensor& w = a.tensor("weight");
+        if (x.rank() < 3 || x.rank() > 5) throw ArgumentError("input must be 3-D, 4-D or 5-D");
+        const auto spatial = static_cast<std::size_t>(x.rank() - 2);
+        reference::ConvParams p;
+        p.stride = perDim(a.intArrayAttr("stride"), spatial, "stride");
+        p.dilation = perDim(a.intArrayAttr("dilation"), spatial, "dilation");
+        p.outputPadding = perDim(a.intArrayAttr("outputPadding"), spatial, "outputPadding");
+        const std::vector<int64_t> pad = a.intArrayAttr("padding");
+        if (spatial == 2 && pad.size() == 4) {
+            p.padBegin = {pad[0], pad[2]};
+            p.padEnd = {pad[1], pad[3]};
+        } else {
+            p.padBegin = p.padEnd = perDim(pad, spatial, "padding");
+        }
+        p.groups = a.intAttr("groups");
+        p.transposed = a.boolAttr("transposed");
+        const auto r = reference::convBackward(gy.toDoubles(), gy.shape(), x.toDoubles(), x.shape(), w.toDoubles(),
+                                               w.shape(), p);
+        const std::vector<bool> mask = a.boolArrayAttr("outputMask");
+        std::map<std::string, HostTensor> out;
+        if (mask.size() > 0 && mask[0]) out["gradInput"] = HostTensor::fromDoubles(DType::Float64, x.shape(), r.gradInput);
+        if (mask.size() > 1 && mask[1]) out["gradWeight"] = HostTensor::fromDoubles(DType::Float64, w.shape(), r.gradWeight);
+        if (mask.size() > 2 && mask[2])
+            out["gradBias"] = HostTensor::fromDoubles(DType::Float64, {static_cast<int64_t>(r.gradBias.size())}, r.gradBias);
+        return out;
+    }
+};
+
+}  // namespace
+
+const Operator& convolutionBackwardOperator() {
+    static const ConvolutionBackwardOperator op;
+    return op;
+}
+
+}  // namespace opscope::ops
