@@ -4,6 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -89,6 +90,19 @@ void runAndSync(benchmark::State& state, aclnnStatus phase1Status, uint64_t wsSi
     aclrtSynchronizeStream(stream);
     if (ws) aclrtFree(ws);
     state.counters["workspace_MB"] = static_cast<double>(wsSize) / 1e6;
+}
+
+// Peak resident memory of this process (VmHWM): unlike getrusage's maxrss, it is not inherited
+// from the parent across fork, so a benchmark run as a child reports only its own.
+inline double peakResidentMB() {
+    FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    double kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "VmHWM: %lf kB", &kb) == 1) break;
+    std::fclose(f);
+    return kb / 1024.0;
 }
 
 inline const char* dtypeLabel(aclDataType t) {

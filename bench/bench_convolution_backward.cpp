@@ -29,6 +29,7 @@ void BM_ConvolutionBackward(benchmark::State& state) {
     }
     state.counters["data_MB"] =
         static_cast<double>(dy.bytes() + x.bytes() + w.bytes() + dx.bytes() + dw.bytes() + db.bytes()) / 1e6;
+    state.counters["peak_MB"] = peakResidentMB();
     state.SetLabel(dtypeLabel(dtype));
     aclrtDestroyStream(stream);
     for (aclIntArray* a : {stride, padding, dilation, outputPadding, biasSizes}) aclDestroyIntArray(a);

@@ -24,6 +24,7 @@ void BM_GridSampler2DBackward(benchmark::State& state) {
     }
     state.counters["data_MB"] =
         static_cast<double>(dy.bytes() + input.bytes() + grid.bytes() + ig.bytes() + gg.bytes()) / 1e6;
+    state.counters["peak_MB"] = peakResidentMB();
     state.SetLabel(dtypeLabel(dtype));
     aclrtDestroyStream(stream);
     aclDestroyBoolArray(mask);

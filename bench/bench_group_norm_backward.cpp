@@ -26,6 +26,7 @@ void BM_GroupNormBackward(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
     state.counters["data_MB"] = static_cast<double>(dy.bytes() + x.bytes() + mean.bytes() + rstd.bytes() +
                                                     gamma.bytes() + dx.bytes() + dg.bytes() + db.bytes()) / 1e6;
+    state.counters["peak_MB"] = peakResidentMB();
     state.SetLabel(dtypeLabel(dtype));
     aclrtDestroyStream(stream);
     aclDestroyBoolArray(mask);

@@ -23,6 +23,7 @@ void BM_RmsNormGrad(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<int64_t>(dy.bytes() + x.bytes() + dx.bytes()) * state.iterations());
     state.counters["data_MB"] =
         static_cast<double>(dy.bytes() + x.bytes() + rstd.bytes() + gamma.bytes() + dx.bytes() + dg.bytes()) / 1e6;
+    state.counters["peak_MB"] = peakResidentMB();
     state.SetLabel(dtypeLabel(dtype));
     aclrtDestroyStream(stream);
 }

@@ -131,7 +131,7 @@ def main():
             continue
         unit = {"ms": 1.0, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b["time_unit"]]
         ms = b["real_time"] * unit
-        peak_mb = usage.ru_maxrss / 1024.0  # kilobytes on Linux
+        peak_mb = b.get("peak_MB", usage.ru_maxrss / 1024.0)  # VmHWM of the benchmark process
         gbs = b.get("bytes_per_second", 0) / 1e9
         if name.startswith("BM_StreamCopy"):
             copy_gbs = gbs

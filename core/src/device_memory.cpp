@@ -13,20 +13,55 @@ namespace opscope::device {
 namespace {
 
 // Large blocks are mapped directly, like a device allocator's: freeing them returns the memory
-// at once (malloc would keep it in its heap), so peak memory measures what is really in use.
+// (malloc would keep it in its heap), so peak memory measures what is really in use. Like the
+// device's memory pool, up to kCacheLimit bytes of freed large blocks are kept for reuse by an
+// allocation of the same size: a program that allocates its workspace on every call (as the
+// samples do) does not pay for fresh pages every time.
 constexpr std::size_t kMapThreshold = std::size_t{1} << 20;
+constexpr std::size_t kCacheLimit = std::size_t{64} << 20;
+
+struct BlockCache {
+    std::mutex m;
+    std::multimap<std::size_t, void*> blocks;  // size -> mapped block
+    std::size_t bytes = 0;
+};
+
+BlockCache& blockCache() {
+    static BlockCache* c = new BlockCache();
+    return *c;
+}
 
 void* rawAllocate(std::size_t bytes) {
-    if (bytes >= kMapThreshold) {
-        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return p == MAP_FAILED ? nullptr : p;
+    if (bytes < kMapThreshold) return std::aligned_alloc(kAlignment, bytes);
+    {
+        BlockCache& c = blockCache();
+        std::lock_guard<std::mutex> lk(c.m);
+        auto it = c.blocks.find(bytes);
+        if (it != c.blocks.end()) {
+            void* p = it->second;
+            c.blocks.erase(it);
+            c.bytes -= bytes;
+            return p;
+        }
     }
-    return std::aligned_alloc(kAlignment, bytes);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
 }
 
 void rawFree(void* p, std::size_t bytes) {
-    if (bytes >= kMapThreshold) munmap(p, bytes);
-    else std::free(p);
+    if (bytes < kMapThreshold) {
+        std::free(p);
+        return;
+    }
+    BlockCache& c = blockCache();
+    std::unique_lock<std::mutex> lk(c.m);
+    if (c.bytes + bytes <= kCacheLimit) {
+        c.blocks.emplace(bytes, p);
+        c.bytes += bytes;
+        return;
+    }
+    lk.unlock();
+    munmap(p, bytes);
 }
 
 struct Heap {
