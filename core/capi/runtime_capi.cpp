@@ -8,6 +8,7 @@
 #include "opscope/device_memory.h"
 #include "opscope/error.h"
 #include "opscope/objects.h"
+#include "opscope/trace.h"
 
 using namespace opscope;
 
@@ -61,6 +62,7 @@ aclError aclInit(const char* /*configPath*/) {
 }
 
 aclError aclFinalize(void) {
+    flushTraces();  // everything traced so far is on disk when the program finalizes
     return guardCApi("aclFinalize", [&] {
         bool expected = true;
         if (!gInitialized.compare_exchange_strong(expected, false))

@@ -167,7 +167,7 @@ TEST(Trace, CrashLeavesEveryCompletedExecutorReadable) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-        auto trace = startTrace(path, TraceLevel::Stats);
+        auto trace = startTrace(path, TraceLevel::Stats, TraceWriteMode::Synchronous);
         for (int i = 0; i < 2; ++i) {
             ToyExecutor t;
             t.e->runToEnd();
@@ -181,6 +181,25 @@ TEST(Trace, CrashLeavesEveryCompletedExecutorReadable) {
     ASSERT_TRUE(WIFSIGNALED(status));
     const auto read = readTraceFile(path);
     EXPECT_EQ(read.size(), 2u);
+    std::remove(path.c_str());
+}
+
+TEST(Trace, BackgroundWriterDrainsAtExit) {
+    const std::string path = tempPath("trace_exit.h5");
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        startTrace(path, TraceLevel::Full);  // background; never stopped: exit must drain it
+        for (int i = 0; i < 5; ++i) {
+            ToyExecutor t;
+            t.e->runToEnd();
+        }
+        std::exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(readTraceFile(path).size(), 5u);
     std::remove(path.c_str());
 }
 

@@ -3,8 +3,11 @@
 // Layout: docs/TRACE_FORMAT.md.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,26 +76,52 @@ private:
     std::vector<std::pair<uint64_t, ExecutorTrace>> open_;
 };
 
-// Writes each finished executor to an HDF5 trace file, closing the file in between so a
-// crash leaves a readable file holding every executor that completed before it.
+// How a writer hands executors to the file.
+enum class TraceWriteMode {
+    // A background thread writes them (the observed program waits only for the capture);
+    // the queue is drained by stopTrace, aclFinalize, the writer's destructor and at exit.
+    Background,
+    // Written before the executor call returns: after a crash the file holds every executor
+    // that completed before it. OPSCOPE_TRACE_SYNC=1 selects this for OPSCOPE_TRACE.
+    Synchronous,
+};
+
+// Writes each finished executor to an HDF5 trace file, closing the file in between, so the
+// file on disk is always a complete trace of the executors written so far.
 class TraceFileWriter : public TraceCapture {
 public:
     // Creates (atomically replaces) `path` with an empty trace. Throws on I/O errors.
-    TraceFileWriter(std::string path, TraceLevel level);
+    TraceFileWriter(std::string path, TraceLevel level, TraceWriteMode mode = TraceWriteMode::Synchronous);
+    ~TraceFileWriter() override;  // drains the queue
     const std::string& path() const { return path_; }
-    std::size_t executorsWritten() const { return written_; }
+    // Waits until every executor handed over so far is in the file.
+    void drain();
+    std::size_t executorsWritten();
 
 protected:
     void onExecutorTrace(ExecutorTrace&& trace) override;
 
 private:
+    void write(const ExecutorTrace& trace);
+    void writerLoop();
+
     std::string path_;
+    TraceWriteMode mode_;
     std::size_t written_ = 0;
+    std::mutex queueMutex_;
+    std::condition_variable queueChanged_;
+    std::deque<ExecutorTrace> queue_;
+    bool writing_ = false;
+    bool stopping_ = false;
+    std::thread writer_;
 };
 
-// Starts a trace observed by every executor; returns it (stop with stopTrace).
-std::shared_ptr<TraceFileWriter> startTrace(const std::string& path, TraceLevel level);
+// Starts a trace observed by every executor; returns it (stop with stopTrace, which drains).
+std::shared_ptr<TraceFileWriter> startTrace(const std::string& path, TraceLevel level,
+                                            TraceWriteMode mode = TraceWriteMode::Background);
 void stopTrace(const std::shared_ptr<TraceFileWriter>& trace);
+// Drains every active trace (aclFinalize and process exit call this).
+void flushTraces();
 // Honours OPSCOPE_TRACE / OPSCOPE_TRACE_LEVEL once per process (called by every Executor).
 void startTraceFromEnvironment();
 

@@ -95,13 +95,48 @@ void TraceCapture::onRunEnd(const Executor& e, bool completed) {
     onExecutorTrace(std::move(t));
 }
 
-std::shared_ptr<TraceFileWriter> startTrace(const std::string& path, TraceLevel level) {
-    auto w = std::make_shared<TraceFileWriter>(path, level);
+namespace {
+
+struct ActiveTraces {
+    std::mutex m;
+    std::vector<std::weak_ptr<TraceFileWriter>> list;
+};
+
+ActiveTraces& activeTraces() {
+    static ActiveTraces* a = new ActiveTraces();
+    return *a;
+}
+
+}  // namespace
+
+std::shared_ptr<TraceFileWriter> startTrace(const std::string& path, TraceLevel level, TraceWriteMode mode) {
+    auto w = std::make_shared<TraceFileWriter>(path, level, mode);
+    {
+        ActiveTraces& a = activeTraces();
+        std::lock_guard<std::mutex> lk(a.m);
+        static const bool registered = std::atexit(flushTraces) == 0;  // a queued executor is not lost at exit
+        (void)registered;
+        a.list.push_back(w);
+    }
     addGlobalObserver(w);
     return w;
 }
 
-void stopTrace(const std::shared_ptr<TraceFileWriter>& trace) { removeGlobalObserver(trace); }
+void stopTrace(const std::shared_ptr<TraceFileWriter>& trace) {
+    removeGlobalObserver(trace);
+    trace->drain();
+}
+
+void flushTraces() {
+    std::vector<std::shared_ptr<TraceFileWriter>> live;
+    {
+        ActiveTraces& a = activeTraces();
+        std::lock_guard<std::mutex> lk(a.m);
+        for (auto& w : a.list)
+            if (auto p = w.lock()) live.push_back(std::move(p));
+    }
+    for (auto& w : live) w->drain();
+}
 
 void startTraceFromEnvironment() {
     static std::once_flag once;
@@ -111,9 +146,13 @@ void startTraceFromEnvironment() {
         TraceLevel level = TraceLevel::Stats;
         if (const char* l = std::getenv("OPSCOPE_TRACE_LEVEL"); l && *l && !parseTraceLevel(l, &level))
             std::fprintf(stderr, "opscope: OPSCOPE_TRACE_LEVEL='%s' is not metadata, stats or full; using stats\n", l);
+        const char* sync = std::getenv("OPSCOPE_TRACE_SYNC");
+        const TraceWriteMode mode = sync && *sync && std::string(sync) != "0" ? TraceWriteMode::Synchronous
+                                                                                : TraceWriteMode::Background;
         try {
-            startTrace(path, level);
-            std::fprintf(stderr, "opscope: tracing executors to %s (level %s)\n", path, traceLevelName(level));
+            startTrace(path, level, mode);
+            std::fprintf(stderr, "opscope: tracing executors to %s (level %s%s)\n", path, traceLevelName(level),
+                         mode == TraceWriteMode::Synchronous ? ", synchronous" : "");
         } catch (const std::exception& ex) {
             std::fprintf(stderr, "opscope: cannot start the trace requested by OPSCOPE_TRACE: %s\n", ex.what());
         }

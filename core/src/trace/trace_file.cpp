@@ -64,7 +64,8 @@ void writeParams(h5::File& f, const std::string& path, const std::vector<Param>&
 
 }  // namespace
 
-TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level) : TraceCapture(level), path_(std::move(path)) {
+TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level, TraceWriteMode mode)
+    : TraceCapture(level), path_(std::move(path)), mode_(mode) {
     // Build the empty trace beside the destination, then rename: an old trace is replaced
     // only by a valid new one.
     h5::AtomicFileWriter out(path_);
@@ -78,9 +79,60 @@ TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level) : TraceCapt
         f.close();
     }
     out.commit();
+    if (mode_ == TraceWriteMode::Background) writer_ = std::thread([this] { writerLoop(); });
+}
+
+TraceFileWriter::~TraceFileWriter() {
+    if (!writer_.joinable()) return;
+    {
+        std::lock_guard<std::mutex> lk(queueMutex_);
+        stopping_ = true;
+    }
+    queueChanged_.notify_all();
+    writer_.join();
 }
 
 void TraceFileWriter::onExecutorTrace(ExecutorTrace&& t) {
+    if (mode_ == TraceWriteMode::Synchronous) {
+        std::lock_guard<std::mutex> lk(queueMutex_);
+        write(t);
+        return;
+    }
+    std::unique_lock<std::mutex> lk(queueMutex_);
+    // Bounded, so a program far faster than the disk is slowed down instead of filling memory.
+    queueChanged_.wait(lk, [&] { return queue_.size() < 64; });
+    queue_.push_back(std::move(t));
+    queueChanged_.notify_all();
+}
+
+void TraceFileWriter::writerLoop() {
+    std::unique_lock<std::mutex> lk(queueMutex_);
+    for (;;) {
+        queueChanged_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping, and nothing left
+        ExecutorTrace t = std::move(queue_.front());
+        queue_.pop_front();
+        writing_ = true;
+        lk.unlock();
+        write(t);
+        lk.lock();
+        writing_ = false;
+        queueChanged_.notify_all();
+    }
+}
+
+void TraceFileWriter::drain() {
+    std::unique_lock<std::mutex> lk(queueMutex_);
+    queueChanged_.wait(lk, [&] { return queue_.empty() && !writing_; });
+}
+
+std::size_t TraceFileWriter::executorsWritten() {
+    drain();
+    std::lock_guard<std::mutex> lk(queueMutex_);
+    return written_;
+}
+
+void TraceFileWriter::write(const ExecutorTrace& t) {
     try {
         h5::File f = h5::File::openReadWrite(path_);
         const std::string g = "/executors/" + indexName(written_, 6);
