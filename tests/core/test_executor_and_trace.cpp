@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -181,6 +182,28 @@ TEST(Trace, CrashLeavesEveryCompletedExecutorReadable) {
     ASSERT_TRUE(WIFSIGNALED(status));
     const auto read = readTraceFile(path);
     EXPECT_EQ(read.size(), 2u);
+    std::remove(path.c_str());
+}
+
+TEST(Trace, CrashWithBackgroundWriterStillKeepsCompletedExecutors) {
+    const std::string path = tempPath("trace_crash_bg.h5");
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        startTrace(path, TraceLevel::Full);  // background writer
+        for (int i = 0; i < 3; ++i) {
+            ToyExecutor t;
+            t.e->runToEnd();
+        }
+        ToyExecutor t;
+        t.e->runNext();
+        std::abort();  // the crash handler lets the writer finish the three queued executors
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(WTERMSIG(status), SIGABRT);
+    EXPECT_EQ(readTraceFile(path).size(), 3u);
     std::remove(path.c_str());
 }
 

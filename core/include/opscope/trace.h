@@ -79,7 +79,9 @@ private:
 // How a writer hands executors to the file.
 enum class TraceWriteMode {
     // A background thread writes them (the observed program waits only for the capture);
-    // the queue is drained by stopTrace, aclFinalize, the writer's destructor and at exit.
+    // the queue is drained by stopTrace, aclFinalize, the writer's destructor, at exit, and
+    // on a crash signal (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL: the handler waits up to 5 s
+    // for the writers, then re-raises with the previous handler).
     Background,
     // Written before the executor call returns: after a crash the file holds every executor
     // that completed before it. OPSCOPE_TRACE_SYNC=1 selects this for OPSCOPE_TRACE.

@@ -2,6 +2,10 @@
 // whole and followed by closing the file, so the file on disk is complete after each one.
 #include <cstdio>
 
+#include <atomic>
+#include <csignal>
+#include <ctime>
+
 #include "opscope/h5/atomic_write.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
@@ -11,6 +15,37 @@ namespace opscope {
 namespace {
 
 constexpr int64_t kTraceFormatVersion = 1;
+
+// Executors handed to background writers and not yet in a file, over all writers. A crash
+// handler waits for it to reach zero, so a crashing program still leaves every executor that
+// completed before the crash in its trace.
+std::atomic<int> gPendingExecutors{0};
+thread_local bool tIsTraceWriter = false;
+constexpr int kCrashSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+struct sigaction gPreviousActions[sizeof(kCrashSignals) / sizeof(int)];
+
+void drainOnCrash(int sig) {
+    if (!tIsTraceWriter) {  // the writers keep running while this thread waits
+        const timespec tick{0, 10 * 1000 * 1000};
+        for (int i = 0; i < 500 && gPendingExecutors.load() > 0; ++i) nanosleep(&tick, nullptr);
+    }
+    for (std::size_t i = 0; i < sizeof(kCrashSignals) / sizeof(int); ++i)
+        if (kCrashSignals[i] == sig) sigaction(sig, &gPreviousActions[i], nullptr);
+    raise(sig);
+}
+
+void installCrashDrainOnce() {
+    static const bool installed = [] {
+        struct sigaction sa {};
+        sa.sa_handler = drainOnCrash;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        for (std::size_t i = 0; i < sizeof(kCrashSignals) / sizeof(int); ++i)
+            sigaction(kCrashSignals[i], &sa, &gPreviousActions[i]);
+        return true;
+    }();
+    (void)installed;
+}
 
 std::string indexName(std::size_t i, int width) {
     std::string s = std::to_string(i);
@@ -79,7 +114,10 @@ TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level, TraceWriteM
         f.close();
     }
     out.commit();
-    if (mode_ == TraceWriteMode::Background) writer_ = std::thread([this] { writerLoop(); });
+    if (mode_ == TraceWriteMode::Background) {
+        installCrashDrainOnce();
+        writer_ = std::thread([this] { writerLoop(); });
+    }
 }
 
 TraceFileWriter::~TraceFileWriter() {
@@ -102,10 +140,12 @@ void TraceFileWriter::onExecutorTrace(ExecutorTrace&& t) {
     // Bounded, so a program far faster than the disk is slowed down instead of filling memory.
     queueChanged_.wait(lk, [&] { return queue_.size() < 64; });
     queue_.push_back(std::move(t));
+    ++gPendingExecutors;
     queueChanged_.notify_all();
 }
 
 void TraceFileWriter::writerLoop() {
+    tIsTraceWriter = true;
     std::unique_lock<std::mutex> lk(queueMutex_);
     for (;;) {
         queueChanged_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
@@ -115,6 +155,7 @@ void TraceFileWriter::writerLoop() {
         writing_ = true;
         lk.unlock();
         write(t);
+        --gPendingExecutors;
         lk.lock();
         writing_ = false;
         queueChanged_.notify_all();
