@@ -9,6 +9,7 @@
 
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "device_tensor.h"
+#include "error_cases.h"
 #include "opscope/product.h"
 
 namespace opscope::test {
@@ -72,29 +73,11 @@ struct ConvCall {
     }
 };
 
-struct ErrorCase {
-    const char* name;
-    std::function<void(ConvCall&)> breakIt;
-    aclnnStatus code;
-    const char* messagePart;
-    Product product = Product::AtlasA2;
-};
+using ErrorCase = opscope::test::ErrorCase<ConvCall>;
 
-class ConvolutionBackwardErrors : public ::testing::TestWithParam<ErrorCase> {
-protected:
-    void TearDown() override { setProduct(Product::AtlasA2); }
-};
+class ConvolutionBackwardErrors : public ErrorCaseTest<ConvCall> {};
 
-TEST_P(ConvolutionBackwardErrors, ReturnsDocumentedCodeAndMessage) {
-    const ErrorCase& c = GetParam();
-    setProduct(c.product);
-    ConvCall call;
-    c.breakIt(call);
-    EXPECT_EQ(call.run(), c.code);
-    const std::string msg = aclGetRecentErrMsg();
-    EXPECT_NE(msg.find(c.messagePart), std::string::npos) << "message: " << msg;
-    EXPECT_NE(msg.find(std::to_string(c.code)), std::string::npos) << "message: " << msg;
-}
+TEST_P(ConvolutionBackwardErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
 
 constexpr aclnnStatus kNull = ACLNN_ERR_PARAM_NULLPTR;
 constexpr aclnnStatus kInvalid = ACLNN_ERR_PARAM_INVALID;
@@ -259,8 +242,6 @@ const ErrorCase kCases[] = {
      kInvalid, "groups 2 > 1 with a bfloat16 3D input is supported only as depthwise (groups = input channels = gradOutput channels)"},
 };
 // clang-format on
-
-void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
 
 INSTANTIATE_TEST_SUITE_P(Documented, ConvolutionBackwardErrors, ::testing::ValuesIn(kCases),
                          [](const auto& p) { return std::string(p.param.name); });

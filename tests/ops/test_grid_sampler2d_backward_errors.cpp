@@ -7,6 +7,7 @@
 
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "device_tensor.h"
+#include "error_cases.h"
 #include "opscope/product.h"
 
 namespace opscope::test {
@@ -44,29 +45,11 @@ struct GsCall {
     }
 };
 
-struct ErrorCase {
-    const char* name;
-    std::function<void(GsCall&)> breakIt;
-    aclnnStatus code;
-    const char* messagePart;
-    Product product = Product::AtlasA2;
-};
+using ErrorCase = opscope::test::ErrorCase<GsCall>;
 
-class GridSamplerErrors : public ::testing::TestWithParam<ErrorCase> {
-protected:
-    void TearDown() override { setProduct(Product::AtlasA2); }
-};
+class GridSamplerErrors : public ErrorCaseTest<GsCall> {};
 
-TEST_P(GridSamplerErrors, ReturnsDocumentedCodeAndMessage) {
-    const ErrorCase& c = GetParam();
-    setProduct(c.product);
-    GsCall call;
-    c.breakIt(call);
-    EXPECT_EQ(call.run(), c.code);
-    const std::string msg = aclGetRecentErrMsg();
-    EXPECT_NE(msg.find(c.messagePart), std::string::npos) << "message: " << msg;
-    EXPECT_NE(msg.find(std::to_string(c.code)), std::string::npos) << "message: " << msg;
-}
+TEST_P(GridSamplerErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
 
 const ErrorCase kCases[] = {
     // Null pointers: all five tensors are required, even an output the mask does not select.
@@ -135,8 +118,6 @@ const ErrorCase kCases[] = {
     {"GridGradShape", [](GsCall& c) { c.ggShape = {2, 7, 6, 2}; c.mask = {true, false}; }, ACLNN_ERR_PARAM_INVALID,
      "gridGrad shape [2, 7, 6, 2] must equal grid shape [2, 6, 7, 2]"},
 };
-
-void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
 
 INSTANTIATE_TEST_SUITE_P(Documented, GridSamplerErrors, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });

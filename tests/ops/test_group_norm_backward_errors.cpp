@@ -7,6 +7,7 @@
 
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "device_tensor.h"
+#include "error_cases.h"
 #include "opscope/product.h"
 
 namespace opscope::test {
@@ -47,29 +48,11 @@ struct GnCall {
     }
 };
 
-struct ErrorCase {
-    const char* name;
-    std::function<void(GnCall&)> breakIt;
-    aclnnStatus code;
-    const char* messagePart;
-    Product product = Product::AtlasA2;
-};
+using ErrorCase = opscope::test::ErrorCase<GnCall>;
 
-class GroupNormBackwardErrors : public ::testing::TestWithParam<ErrorCase> {
-protected:
-    void TearDown() override { setProduct(Product::AtlasA2); }
-};
+class GroupNormBackwardErrors : public ErrorCaseTest<GnCall> {};
 
-TEST_P(GroupNormBackwardErrors, ReturnsDocumentedCodeAndMessage) {
-    const ErrorCase& c = GetParam();
-    setProduct(c.product);
-    GnCall call;
-    c.breakIt(call);
-    EXPECT_EQ(call.run(), c.code);
-    const std::string msg = aclGetRecentErrMsg();
-    EXPECT_NE(msg.find(c.messagePart), std::string::npos) << "message: " << msg;
-    EXPECT_NE(msg.find(std::to_string(c.code)), std::string::npos) << "message: " << msg;
-}
+TEST_P(GroupNormBackwardErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
 
 const ErrorCase kCases[] = {
     {"NullGradOut", [](GnCall& c) { c.nullGradOut = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradOut is null"},
@@ -118,8 +101,6 @@ const ErrorCase kCases[] = {
     {"InferenceSeriesHasNoGroupNormBackward", [](GnCall&) {}, ACLNN_ERR_PARAM_INVALID,
      "not supported on Atlas inference series", Product::AtlasInference},
 };
-
-void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
 
 INSTANTIATE_TEST_SUITE_P(Documented, GroupNormBackwardErrors, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });

@@ -7,6 +7,7 @@
 
 #include "aclnnop/aclnn_rms_norm_grad.h"
 #include "device_tensor.h"
+#include "error_cases.h"
 #include "opscope/product.h"
 
 namespace opscope::test {
@@ -42,29 +43,11 @@ struct RmsCall {
     }
 };
 
-struct ErrorCase {
-    const char* name;
-    std::function<void(RmsCall&)> breakIt;
-    aclnnStatus code;
-    const char* messagePart;
-    Product product = Product::AtlasA2;
-};
+using ErrorCase = opscope::test::ErrorCase<RmsCall>;
 
-class RmsNormGradErrors : public ::testing::TestWithParam<ErrorCase> {
-protected:
-    void TearDown() override { setProduct(Product::AtlasA2); }
-};
+class RmsNormGradErrors : public ErrorCaseTest<RmsCall> {};
 
-TEST_P(RmsNormGradErrors, ReturnsDocumentedCodeAndMessage) {
-    const ErrorCase& c = GetParam();
-    setProduct(c.product);
-    RmsCall call;
-    c.breakIt(call);
-    EXPECT_EQ(call.run(), c.code);
-    const std::string msg = aclGetRecentErrMsg();
-    EXPECT_NE(msg.find(c.messagePart), std::string::npos) << "message: " << msg;
-    EXPECT_NE(msg.find(std::to_string(c.code)), std::string::npos) << "message: " << msg;
-}
+TEST_P(RmsNormGradErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
 
 void setAll(RmsCall& c, std::vector<int64_t> x, std::vector<int64_t> rstd, std::vector<int64_t> gamma) {
     c.dyShape = c.xShape = c.dxShape = std::move(x);
@@ -138,8 +121,6 @@ const ErrorCase kCases[] = {
      "x last axis has 7 float32 elements (28 bytes); dy, x and gamma need at least 32 bytes on Atlas inference series",
      Product::AtlasInference},
 };
-
-void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
 
 INSTANTIATE_TEST_SUITE_P(Documented, RmsNormGradErrors, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });
