@@ -7,7 +7,7 @@
 #include <memory>
 #include <optional>
 
-#include "case_runner.h"
+#include "opscope/ops/case_runner.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "opscope/h5/h5_file.h"
@@ -268,8 +268,8 @@ private:
     std::size_t total_;
 };
 
-CaseResult errorResult(const std::string& file, const std::string& path, const std::string& error) {
-    CaseResult r;
+ops::CaseResult errorResult(const std::string& file, const std::string& path, const std::string& error) {
+    ops::CaseResult r;
     r.file = file;
     r.path = path;
     r.error = error;
@@ -291,7 +291,7 @@ int runRun(const ParsedArgs& a) {
             if (a.has(o)) throw CliError(std::string(o) + " needs --op NAME (the operator to call)");
     if (adHoc && a.has("--case")) throw CliError("--case selects cases in files; it does not apply to --op");
 
-    RunSettings settings;
+    ops::RunSettings settings;
     RunSummary summary;
     if (a.has("--dtype")) {
         settings.dtype = parseFloatDtype(a.value("--dtype"));
@@ -367,7 +367,7 @@ int runRun(const ParsedArgs& a) {
     summary.threads = numThreads();
     Progress progress(a.has("--progress") || stderrIsTerminal(), total);
     std::size_t index = 0;
-    auto record = [&](CaseResult r) {
+    auto record = [&](ops::CaseResult r) {
         if (!r.ok()) ++summary.errors;
         else if (r.passed()) ++summary.passed;
         else ++summary.failed;
@@ -375,12 +375,12 @@ int runRun(const ParsedArgs& a) {
     };
     if (adHocCase) {
         progress.step(++index, adHocCase->path);
-        record(runCase(*adHocCase, "", settings));
+        record(ops::runCase(*adHocCase, "", settings));
     }
     for (const FilePlan& plan : plans) {
         for (const cases::Case& c : plan.traceCases) {
             progress.step(++index, c.path);
-            record(runCase(c, plan.file, settings));
+            record(ops::runCase(c, plan.file, settings));
         }
         if (plan.casePaths.empty()) continue;
         const h5::File f = h5::File::openReadOnly(plan.file);
@@ -393,7 +393,7 @@ int runRun(const ParsedArgs& a) {
                 record(errorResult(plan.file, path, e.what()));
                 continue;
             }
-            record(runCase(c, plan.file, settings));
+            record(ops::runCase(c, plan.file, settings));
         }
     }
     progress.done();
@@ -407,7 +407,7 @@ int runRun(const ParsedArgs& a) {
     if (trace)
         std::cerr << "trace: " << trace->executorsWritten() << " executor" << (trace->executorsWritten() == 1 ? "" : "s")
                   << " written to " << trace->path() << "\n";
-    for (const CaseResult& r : summary.results)
+    for (const ops::CaseResult& r : summary.results)
         if (!r.ok()) std::cerr << "opscope-cli: " << (r.file.empty() ? "" : r.file + ":") << r.path << ": " << r.error << "\n";
     return summary.exitCode();
 }

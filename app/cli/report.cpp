@@ -25,7 +25,7 @@ void writeElement(JsonWriter& w, const std::string& key, const metrics::ElementR
     w.endObject();
 }
 
-const char* statusOf(const CaseResult& r) { return !r.ok() ? "error" : r.passed() ? "pass" : "fail"; }
+const char* statusOf(const ops::CaseResult& r) { return !r.ok() ? "error" : r.passed() ? "pass" : "fail"; }
 
 std::string csvField(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -81,7 +81,7 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
     w.endObject();
     w.key("skipped").value(s.skipped);
     w.key("cases").beginArray();
-    for (const CaseResult& r : s.results) {
+    for (const ops::CaseResult& r : s.results) {
         w.beginObject();
         w.field("file", r.file).field("path", r.path).field("op", r.op).field("origin", r.origin);
         w.field("description", r.description).field("status", statusOf(r));
@@ -89,12 +89,12 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
         w.field("dtype", dtypeName(r.caseDtype)).field("run_dtype", dtypeName(r.runDtype));
         w.field("standard", r.standard).field("run_ms", r.runMs).field("golden_ms", r.goldenMs);
         w.key("outputs").beginArray();
-        for (const OutputSummary& o : r.outputs) {
+        for (const ops::OutputSummary& o : r.outputs) {
             w.beginObject().field("name", o.name).field("dtype", dtypeName(o.dtype)).field("shape", o.shape).endObject();
         }
         w.endArray();
         w.key("comparisons").beginArray();
-        for (const Comparison& c : r.comparisons) {
+        for (const ops::Comparison& c : r.comparisons) {
             w.beginObject();
             w.field("output", c.output).field("actual", c.actual).field("reference", c.reference);
             w.field("judged", c.judged);
@@ -119,14 +119,14 @@ void writeRunCsv(std::ostream& os, const RunSummary& s) {
           "mean_abs_error,max_rel_error,mean_rel_error,rmse,error_balance,share_rel_below_1e-2,"
           "share_rel_below_1e-3,share_rel_below_1e-4,max_ulp_error,mean_ulp_error,small_value_error_ratio,"
           "nonfinite_mismatches,worst_rel_index,reason\n";
-    for (const CaseResult& r : s.results) {
+    for (const ops::CaseResult& r : s.results) {
         const std::string head = csvField(r.file) + "," + csvField(r.path) + "," + csvField(r.op) + "," +
                                  dtypeName(r.caseDtype) + "," + dtypeName(r.runDtype) + ",";
         if (!r.ok()) {
             os << head << ",,,,," << "error" << std::string(16, ',') << csvField(r.error) << "\n";
             continue;
         }
-        for (const Comparison& c : r.comparisons) {
+        for (const ops::Comparison& c : r.comparisons) {
             const metrics::ComparisonMetrics& m = c.metrics;
             os << head << csvField(c.output) << "," << csvField(c.actual) << "," << csvField(c.reference) << ","
                << (c.judged ? "true" : "false") << "," << csvField(c.judgement.standard) << ","

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "case_runner.h"
+#include "opscope/ops/case_runner.h"
 #include "json_writer.h"
 
 namespace opscope::cli {
 
 struct RunSummary {
-    std::vector<CaseResult> results;
+    std::vector<ops::CaseResult> results;
     std::string product;
     int threads = 1;
     std::string dtype;            // --dtype or ""

@@ -8,7 +8,7 @@
 namespace opscope::cli {
 namespace {
 
-std::string verdictCell(const Comparison& c) {
+std::string verdictCell(const ops::Comparison& c) {
     if (!c.judged) return "info";
     switch (c.judgement.verdict) {
         case metrics::Verdict::Pass: return "pass";
@@ -18,14 +18,14 @@ std::string verdictCell(const Comparison& c) {
     return "?";
 }
 
-std::string location(const CaseResult& r) {
+std::string location(const ops::CaseResult& r) {
     return r.file.empty() ? r.path : r.file + ":" + r.path;
 }
 
 void printSummary(std::ostream& os, const RunSummary& s) {
     int comparisons = 0, informational = 0;
-    for (const CaseResult& r : s.results)
-        for (const Comparison& c : r.comparisons) (c.judged ? comparisons : informational)++;
+    for (const ops::CaseResult& r : s.results)
+        for (const ops::Comparison& c : r.comparisons) (c.judged ? comparisons : informational)++;
     os << "\n" << s.results.size() << " case" << (s.results.size() == 1 ? "" : "s") << ", " << comparisons
        << " judged comparison" << (comparisons == 1 ? "" : "s");
     if (informational) os << " (+" << informational << " informational)";
@@ -58,8 +58,8 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
     t.addColumn("verdict");
     // Files are named once per file unless several files ran.
     std::set<std::string> files;
-    for (const CaseResult& r : s.results) files.insert(r.file);
-    for (const CaseResult& r : s.results) {
+    for (const ops::CaseResult& r : s.results) files.insert(r.file);
+    for (const ops::CaseResult& r : s.results) {
         const std::string name = files.size() > 1 ? location(r) : r.path;
         if (!r.ok()) {
             t.addRow({name, "-", "-", "-", "", "", "", "", "", "", r.standard.empty() ? "-" : r.standard, "ERROR"});
@@ -67,7 +67,7 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
             continue;
         }
         bool first = true;
-        for (const Comparison& c : r.comparisons) {
+        for (const ops::Comparison& c : r.comparisons) {
             const metrics::ComparisonMetrics& m = c.metrics;
             t.addRow({first ? name : "", c.output, c.actual + " vs " + c.reference, dtypeName(m.outputDtype),
                       formatNumber(m.cosine, 7), formatNumber(m.maxAbsError), formatNumber(m.maxRelError),
@@ -102,8 +102,8 @@ void printBriefTable(std::ostream& os, const RunSummary& s) {
     t.addColumn("standard");
     t.addColumn("verdict");
     std::set<std::string> files;
-    for (const CaseResult& r : s.results) files.insert(r.file);
-    for (const CaseResult& r : s.results) {
+    for (const ops::CaseResult& r : s.results) files.insert(r.file);
+    for (const ops::CaseResult& r : s.results) {
         const std::string name = files.size() > 1 ? location(r) : r.path;
         if (!r.ok()) {
             t.addRow({name, r.op, "-", "-", "", "", r.standard.empty() ? "-" : r.standard, "ERROR"});
@@ -112,7 +112,7 @@ void printBriefTable(std::ostream& os, const RunSummary& s) {
         }
         double maxRel = 0, minShare = 1;
         bool warned = false;
-        for (const Comparison& c : r.comparisons) {
+        for (const ops::Comparison& c : r.comparisons) {
             if (!c.judged) continue;
             maxRel = std::max(maxRel, c.metrics.maxRelError);
             minShare = std::min(minShare, c.metrics.shareRelBelow1e3);
@@ -122,7 +122,7 @@ void printBriefTable(std::ostream& os, const RunSummary& s) {
                                                             : std::string(dtypeName(r.caseDtype)) + "->" + dtypeName(r.runDtype);
         t.addRow({name, r.op, dtype, std::to_string(r.outputs.size()), formatNumber(maxRel), formatPercent(minShare),
                   r.standard, r.passed() ? (warned ? "WARN" : "pass") : "FAIL"});
-        for (const Comparison& c : r.comparisons)
+        for (const ops::Comparison& c : r.comparisons)
             if (c.judged && c.judgement.verdict != metrics::Verdict::Pass)
                 t.addNote(c.output + " " + c.actual + " vs " + c.reference + ": " + metrics::verdictName(c.judgement.verdict) +
                           " (" + c.judgement.standard + "): " + c.judgement.reason);

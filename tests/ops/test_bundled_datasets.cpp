@@ -16,7 +16,7 @@
 #include "opscope/h5/h5_file.h"
 
 // The CLI's case runner, compiled into this test so CTest judges what the CLI judges.
-#include "../../app/cli/case_runner.cpp"
+#include "opscope/ops/case_runner.h"
 
 namespace fs = std::filesystem;
 using namespace opscope;
@@ -85,14 +85,14 @@ TEST_P(BundledDataset, PassesItsStandard) {
     const BundledCase& bc = GetParam();
     const h5::File f = h5::File::openReadOnly(bc.file);
     const cases::Case c = cases::readCase(f, bc.path);
-    const cli::CaseResult r = cli::runCase(c, bc.file, {});
+    const ops::CaseResult r = ops::runCase(c, bc.file, {});
     ASSERT_TRUE(r.ok()) << bc.file << ":" << bc.path << ": " << r.error;
     EXPECT_EQ(r.standard, metrics::defaultStandardName(r.op));
     ASSERT_FALSE(r.outputs.empty());
-    for (const cli::OutputSummary& o : r.outputs) {
+    for (const ops::OutputSummary& o : r.outputs) {
         // Every output is judged against the golden and against PyTorch's expected output.
         int golden = 0, expected = 0;
-        for (const cli::Comparison& cmp : r.comparisons) {
+        for (const ops::Comparison& cmp : r.comparisons) {
             if (cmp.output != o.name) continue;
             golden += cmp.reference == "golden";
             expected += cmp.reference == "expected";
@@ -100,7 +100,7 @@ TEST_P(BundledDataset, PassesItsStandard) {
         EXPECT_EQ(golden, 1) << o.name;
         EXPECT_EQ(expected, 1) << o.name << ": the case has no expected/" << o.name;
     }
-    for (const cli::Comparison& cmp : r.comparisons) {
+    for (const ops::Comparison& cmp : r.comparisons) {
         EXPECT_TRUE(cmp.judged) << cmp.output;
         EXPECT_TRUE(cmp.judgement.passed())
             << bc.path << " " << cmp.output << " (" << cmp.actual << " vs " << cmp.reference << "): "

@@ -1,5 +1,5 @@
 // Binding cases to operators and judging their outputs (see case_runner.h).
-#include "case_runner.h"
+#include "opscope/ops/case_runner.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include "opscope/error.h"
 #include "opscope/h5/h5_handle.h"
 
-namespace opscope::cli {
+namespace opscope::ops {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -23,15 +23,15 @@ std::string describe(const HostTensor& t) { return std::string(dtypeName(t.dtype
 bool isJudgedDtype(DType d) { return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32; }
 
 // The dtype a case "is": that of its first floating tensor argument in schema order.
-DType caseDtypeOf(const ops::Operator& op, const ops::OpArguments& args) {
-    for (const ops::ArgSpec& a : op.schema().tensors) {
+DType caseDtypeOf(const Operator& op, const OpArguments& args) {
+    for (const ArgSpec& a : op.schema().tensors) {
         auto it = args.tensors.find(a.name);
         if (it != args.tensors.end() && isFloatingType(it->second.dtype())) return it->second.dtype();
     }
     return DType::Undefined;
 }
 
-metrics::Standard resolveStandard(const cases::Case& c, const ops::Operator& op, const RunSettings& s) {
+metrics::Standard resolveStandard(const cases::Case& c, const Operator& op, const RunSettings& s) {
     if (s.standard) return *s.standard;
     if (!c.standard.empty()) {
         try {
@@ -68,7 +68,7 @@ bool CaseResult::passed() const {
 
 std::string unknownOperatorMessage(const std::string& name) {
     std::string known;
-    for (const ops::Operator* op : ops::allOperators())
+    for (const Operator* op : allOperators())
         known += (known.empty() ? "" : ", ") + op->schema().name + " (" + op->schema().shortName + ")";
     return "unknown operator '" + name + "' (registered: " + (known.empty() ? "none" : known) + ")";
 }
@@ -81,26 +81,26 @@ std::string lower(std::string s) {
 }
 
 // An enum attribute may be given by name ("bilinear"), as traces record it and people write it.
-ParamValue enumByName(const ops::ArgSpec& spec, const ParamValue& v) {
+ParamValue enumByName(const ArgSpec& spec, const ParamValue& v) {
     const auto* text = std::get_if<std::string>(&v);
-    if (spec.kind != ops::ArgKind::Enum || !text) return v;
+    if (spec.kind != ArgKind::Enum || !text) return v;
     std::string names;
     for (std::size_t i = 0; i < spec.enumNames.size(); ++i) {
         if (lower(spec.enumNames[i]) == lower(*text)) return static_cast<int64_t>(i);
         names += (i ? ", " : "") + std::to_string(i) + " " + spec.enumNames[i];
     }
-    throw ops::ArgumentError("attribute '" + spec.name + "' is \"" + *text + "\", which is none of " + names);
+    throw ArgumentError("attribute '" + spec.name + "' is \"" + *text + "\", which is none of " + names);
 }
 
 }  // namespace
 
-ops::OpArguments bindArguments(const ops::Operator& op, const cases::Case& c) {
-    ops::OpArguments args;
+OpArguments bindArguments(const Operator& op, const cases::Case& c) {
+    OpArguments args;
     for (const auto& [name, tensor] : c.inputs) args.tensors[name] = tensor;
     const auto& schemaAttrs = op.schema().attributes;
     for (const Param& p : c.params) {
         auto spec = std::find_if(schemaAttrs.begin(), schemaAttrs.end(),
-                                 [&](const ops::ArgSpec& a) { return a.name == p.name; });
+                                 [&](const ArgSpec& a) { return a.name == p.name; });
         if (spec == schemaAttrs.end()) {
             if (c.origin == "trace") continue;  // recorded for information only (the run's dtype, ...)
             args.attributes[p.name] = p.value;  // withDefaults names the unknown attribute
@@ -119,20 +119,20 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
     r.origin = c.origin;
     r.description = c.description;
     try {
-        const ops::Operator* op = ops::findOperator(c.op);
+        const Operator* op = findOperator(c.op);
         if (!op) throw std::invalid_argument(unknownOperatorMessage(c.op));
         r.op = op->schema().name;
         const metrics::Standard standard = resolveStandard(c, *op, settings);
         r.standard = standard.name;
 
-        ops::OpArguments args = bindArguments(*op, c);
+        OpArguments args = bindArguments(*op, c);
         r.caseDtype = caseDtypeOf(*op, args);
         if (settings.dtype != DType::Undefined) args = op->castTo(args, settings.dtype);
         r.runDtype = caseDtypeOf(*op, args);
         const bool recast = settings.dtype != DType::Undefined && r.runDtype != r.caseDtype;
 
         auto start = Clock::now();
-        std::unique_ptr<ops::PreparedCall> call = op->prepare(args);
+        std::unique_ptr<PreparedCall> call = op->prepare(args);
         call->runToEnd();
         r.runMs = msSince(start);
         start = Clock::now();
@@ -181,7 +181,7 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
         const std::string message = e.what();
         r.error = "the operator rejected the case: " +
                   (message.rfind("[", 0) == 0 ? message : "[" + std::to_string(e.code()) + "] " + message);
-    } catch (const ops::ArgumentError& e) {
+    } catch (const ArgumentError& e) {
         r.error = std::string("the case does not fit the operator: ") + e.what();
     } catch (const h5::H5Error& e) {
         r.error = e.what();
@@ -195,4 +195,4 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
     return r;
 }
 
-}  // namespace opscope::cli
+}  // namespace opscope::ops

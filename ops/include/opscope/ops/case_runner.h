@@ -13,7 +13,7 @@
 #include "opscope/metrics.h"
 #include "opscope/ops/operator.h"
 
-namespace opscope::cli {
+namespace opscope::ops {
 
 struct RunSettings {
     DType dtype = DType::Undefined;                // --dtype: cast floating inputs; Undefined = as stored
@@ -56,7 +56,7 @@ struct CaseResult {
 // The case's inputs and parameters as operator arguments. Parameters of a replayed trace that
 // the operator's schema does not know (the recorded "dtype") are left out. Throws
 // ops::ArgumentError naming what does not fit.
-ops::OpArguments bindArguments(const ops::Operator& op, const cases::Case& c);
+OpArguments bindArguments(const Operator& op, const cases::Case& c);
 
 // Never throws: what goes wrong is one sentence in CaseResult::error.
 CaseResult runCase(const cases::Case& c, const std::string& file, const RunSettings& settings);
@@ -64,4 +64,4 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
 // "unknown operator 'x' (registered: a, b)" for messages.
 std::string unknownOperatorMessage(const std::string& name);
 
-}  // namespace opscope::cli
+}  // namespace opscope::ops
