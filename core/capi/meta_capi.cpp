@@ -7,6 +7,7 @@
 #include "opscope/dispatch.h"
 #include "opscope/error.h"
 #include "opscope/objects.h"
+#include "opscope/raw_enum.h"
 
 using namespace opscope;
 
@@ -54,13 +55,14 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
         if (viewDimsNum > static_cast<uint64_t>(kMaxRank))
             fail(status::kParamInvalid, Msg() << "viewDimsNum " << viewDimsNum << " exceeds the maximum rank " << kMaxRank);
         if (viewDimsNum > 0 && !viewDims) fail(status::kParamNullptr, "viewDims is null but viewDimsNum > 0");
-        if (!isValidAclDataType(dataType) || dtypeSize(static_cast<DType>(dataType)) == 0)
-            fail(status::kParamInvalid, Msg() << "dataType " << static_cast<int>(dataType) << " is not a tensor dtype");
+        const int32_t dt = rawEnum(dataType);
+        if (!isValidAclDataType(dt) || dtypeSize(static_cast<DType>(dt)) == 0)
+            fail(status::kParamInvalid, Msg() << "dataType " << dt << " is not a tensor dtype");
         if (offset < 0) fail(status::kParamInvalid, Msg() << "offset " << offset << " is negative");
         auto t = std::make_unique<aclTensor>();
         TensorView& v = t->view;
-        v.dtype = static_cast<DType>(dataType);
-        v.format = static_cast<Format>(format);
+        v.dtype = static_cast<DType>(dt);
+        v.format = static_cast<Format>(rawEnum(format));
         v.shape.assign(viewDims, viewDims + viewDimsNum);
         for (int64_t d : v.shape)
             if (d < 0) fail(status::kParamInvalid, Msg() << "viewDims " << shapeToString(v.shape) << " has a negative size");
@@ -100,9 +102,10 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
 aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
     return guardCreate<aclScalar>("aclCreateScalar", [&] {
         if (!value) fail(status::kParamNullptr, "value is null");
-        const DType t = static_cast<DType>(dataType);
-        if (!isValidAclDataType(dataType) || dtypeSize(t) == 0)
-            fail(status::kParamInvalid, Msg() << "dataType " << static_cast<int>(dataType) << " is not a scalar dtype");
+        const int32_t raw = rawEnum(dataType);
+        const DType t = static_cast<DType>(raw);
+        if (!isValidAclDataType(raw) || dtypeSize(t) == 0)
+            fail(status::kParamInvalid, Msg() << "dataType " << raw << " is not a scalar dtype");
         auto s = std::make_unique<aclScalar>();
         s->dtype = t;
         s->value = dispatchAll(t, [&](auto tag) {

@@ -8,6 +8,7 @@
 #include "opscope/device_memory.h"
 #include "opscope/error.h"
 #include "opscope/objects.h"
+#include "opscope/raw_enum.h"
 #include "opscope/trace.h"
 
 using namespace opscope;
@@ -25,7 +26,7 @@ void checkDeviceId(int32_t id) {
         fail(status::kAclInvalidDevice, Msg() << "deviceId " << id << " is out of range [0, " << kDeviceCount << ")");
 }
 
-const char* memcpyKindName(aclrtMemcpyKind k) {
+const char* memcpyKindName(int32_t k) {
     switch (k) {
         case ACL_MEMCPY_HOST_TO_HOST: return "ACL_MEMCPY_HOST_TO_HOST";
         case ACL_MEMCPY_HOST_TO_DEVICE: return "ACL_MEMCPY_HOST_TO_DEVICE";
@@ -36,7 +37,7 @@ const char* memcpyKindName(aclrtMemcpyKind k) {
 }
 
 // A device-side range must lie inside one allocation: catches overruns the NPU would fault on.
-void checkDeviceRange(const void* p, size_t bytes, const char* side, aclrtMemcpyKind kind) {
+void checkDeviceRange(const void* p, size_t bytes, const char* side, int32_t kind) {
     if (device::containsRange(p, bytes)) return;
     const device::Region r = device::find(p);
     if (!r.base)
@@ -120,8 +121,9 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
     return guardCApi("aclrtMalloc", [&] {
         if (!devPtr) fail(status::kAclInvalidParam, "devPtr is null");
-        if (policy < ACL_MEM_MALLOC_HUGE_FIRST || policy > ACL_MEM_MALLOC_NORMAL_ONLY)
-            fail(status::kAclInvalidParam, Msg() << "policy " << static_cast<int>(policy) << " is not an aclrtMemMallocPolicy");
+        const int32_t p = rawEnum(policy);
+        if (p < ACL_MEM_MALLOC_HUGE_FIRST || p > ACL_MEM_MALLOC_NORMAL_ONLY)
+            fail(status::kAclInvalidParam, Msg() << "policy " << p << " is not an aclrtMemMallocPolicy");
         *devPtr = device::allocate(size);
     });
 }
@@ -157,16 +159,17 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
         if (!src) fail(status::kAclInvalidParam, "src is null");
         if (count > destMax)
             fail(status::kAclInvalidParam, Msg() << "count " << count << " exceeds destMax " << destMax);
-        switch (kind) {
+        const int32_t k = rawEnum(kind);
+        switch (k) {
             case ACL_MEMCPY_HOST_TO_HOST: break;
-            case ACL_MEMCPY_HOST_TO_DEVICE: checkDeviceRange(dst, count, "dst", kind); break;
-            case ACL_MEMCPY_DEVICE_TO_HOST: checkDeviceRange(src, count, "src", kind); break;
+            case ACL_MEMCPY_HOST_TO_DEVICE: checkDeviceRange(dst, count, "dst", k); break;
+            case ACL_MEMCPY_DEVICE_TO_HOST: checkDeviceRange(src, count, "src", k); break;
             case ACL_MEMCPY_DEVICE_TO_DEVICE:
-                checkDeviceRange(dst, count, "dst", kind);
-                checkDeviceRange(src, count, "src", kind);
+                checkDeviceRange(dst, count, "dst", k);
+                checkDeviceRange(src, count, "src", k);
                 break;
             default:
-                fail(status::kAclInvalidParam, Msg() << "kind " << static_cast<int>(kind) << " is not an aclrtMemcpyKind");
+                fail(status::kAclInvalidParam, Msg() << "kind " << k << " is not an aclrtMemcpyKind");
         }
         if (count) std::memmove(dst, src, count);
     });

@@ -5,6 +5,9 @@
 # Also builds a CMake project that uses find_package(OpScope).
 set -euo pipefail
 build_dir=$1 samples_dir=$2 cxx=${3:-g++}
+# A sanitizer build's libraries need the sanitizer runtime in the program too.
+extra_flags=()
+[ "${4:-OFF}" = ON ] && extra_flags=(-fsanitize=address,undefined)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sdk=$work/sdk
@@ -19,7 +22,8 @@ done
 for sample in "$samples_dir"/sample_*.cpp; do
   name=$(basename "$sample" .cpp)
   echo "== $name"
-  "$cxx" "$sample" -o "$work/$name" -I"$sdk/include" -I"$sdk/include/aclnnop" -L"$sdk/lib" -lopapi -lascendcl -lnnopbase
+  "$cxx" "$sample" -o "$work/$name" -I"$sdk/include" -I"$sdk/include/aclnnop" -L"$sdk/lib" -lopapi -lascendcl -lnnopbase \
+    "${extra_flags[@]}"
   LD_LIBRARY_PATH="$sdk/lib" "$work/$name" | tee "$work/$name.out"
   grep -q "result\[0\] is" "$work/$name.out"
   LD_LIBRARY_PATH="$sdk/lib" OPSCOPE_TRACE="$work/$name.h5" OPSCOPE_TRACE_LEVEL=full "$work/$name" > /dev/null
@@ -56,7 +60,10 @@ find_package(OpScope REQUIRED)
 add_executable(consumer main.cpp)
 target_link_libraries(consumer PRIVATE OpScope::aclnn)
 CM
-cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$sdk" > "$work/consumer.log"
+consumer_flags=""
+[ "${4:-OFF}" = ON ] && consumer_flags="-fsanitize=address,undefined"
+cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$sdk" -DCMAKE_CXX_FLAGS="$consumer_flags" \
+  > "$work/consumer.log"
 cmake --build "$work/consumer/build" >> "$work/consumer.log"
 "$work/consumer/build/consumer" > /dev/null
 echo "sdk samples: all passed"
