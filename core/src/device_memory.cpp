@@ -68,7 +68,6 @@ struct Heap {
     std::mutex m;
     std::map<const char*, std::size_t> live;  // base -> size, ordered for range lookups
     std::set<const void*> freed;              // recently freed bases, for a better message
-    std::size_t bytes = 0;
 };
 
 Heap& heap() {
@@ -88,7 +87,6 @@ void* allocate(std::size_t bytes) {
     std::lock_guard<std::mutex> lk(h.m);
     h.live[static_cast<const char*>(p)] = bytes;  // the requested size: overruns past it are errors
     h.freed.erase(p);
-    h.bytes += bytes;
     return p;
 }
 
@@ -106,7 +104,6 @@ void release(void* p) {
                  Msg() << "devPtr " << p << " was not returned by aclrtMalloc (or is not the start of an allocation)");
         }
         size = it->second;
-        h.bytes -= size;
         h.live.erase(it);
         if (h.freed.size() > 100000) h.freed.clear();
         h.freed.insert(p);
@@ -130,16 +127,6 @@ bool containsRange(const void* p, std::size_t bytes) {
     if (!r.base) return false;
     const char* c = static_cast<const char*>(p);
     return c + bytes <= static_cast<const char*>(r.base) + r.size;
-}
-
-std::size_t liveAllocationCount() {
-    std::lock_guard<std::mutex> lk(heap().m);
-    return heap().live.size();
-}
-
-std::size_t liveBytes() {
-    std::lock_guard<std::mutex> lk(heap().m);
-    return heap().bytes;
 }
 
 }  // namespace opscope::device

@@ -63,6 +63,8 @@ int64_t grainFor(int64_t workPerItem) { return std::max<int64_t>(1, (1 << 14) / 
 
 }  // namespace
 
+namespace {
+
 // Per-thread float views of a T range: the range itself for float, a widened copy otherwise.
 template <class T>
 class FloatTile {
@@ -80,6 +82,8 @@ public:
 private:
     std::vector<float> buf_;
 };
+
+}  // namespace
 
 template <class T>
 void groupNormReduce(const GroupNormShape& s, const T* dy, const T* x, float* ds, float* db) {

@@ -19,7 +19,5 @@ struct Region { const void* base = nullptr; std::size_t size = 0; };
 Region find(const void* p);
 // True when [p, p + bytes) lies inside one live allocation.
 bool containsRange(const void* p, std::size_t bytes);
-std::size_t liveAllocationCount();
-std::size_t liveBytes();
 
 }  // namespace opscope::device

@@ -34,9 +34,7 @@ private:
 
 // The thread-local "recent error" that aclGetRecentErrMsg() returns.
 void setRecentError(int32_t code, const std::string& message);
-void clearRecentError();
 const char* recentErrorMessage();
-int32_t recentErrorCode();
 
 // Builds a message with stream syntax: throw StatusError(code, Msg() << "x is " << x);
 class Msg {
