@@ -7,7 +7,10 @@ one table: OpScope ms, PyTorch ms, ratio (OpScope / PyTorch), achieved GB/s next
 STREAM-like copy measured in this run, and peak memory next to inputs + outputs + workspace.
 
 Needs Debian's python3-torch (run with /usr/bin/python3); exits cleanly without it.
+Then it measures what OPSCOPE_TRACE at level metadata costs each workload.
+
 Usage: bench/compare_torch.py [--threads 2] [--bench PATH] [--repeat 20] [--filter REGEX]
+                              [--trace-rounds 3] [--trace-filter REGEX]
 """
 import argparse
 import json
@@ -15,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -91,6 +95,74 @@ def time_torch(fn, repeat):
     return times[len(times) // 2] * 1e3  # median, ms
 
 
+def run_benchmark(args, name, extra_env=None):
+    """One benchmark in its own process; returns (Google Benchmark's JSON record, rusage)."""
+    env = dict(os.environ, OPSCOPE_NUM_THREADS=str(args.threads))
+    env.pop("OPSCOPE_TRACE", None)
+    env.update(extra_env or {})
+    cmd = [args.bench, "--benchmark_filter=^" + re.escape(name) + "(/real_time)?$", "--benchmark_format=json",
+           "--benchmark_min_time=%g" % args.min_time]
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)  # rusage of this child alone
+        if status != 0:
+            err.seek(0)
+            print("%s: benchmark process failed (status %d): %s" % (name, status, err.read().decode()[-400:]),
+                  file=sys.stderr)
+            return None, None
+    b = json.loads(out)["benchmarks"][0]
+    if b.get("error_occurred"):
+        print("%s: %s" % (name, b.get("error_message")), file=sys.stderr)
+        return None, None
+    return b, usage
+
+
+def benchmark_ms(b):
+    return b["real_time"] * {"ms": 1.0, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b["time_unit"]]
+
+
+def trace_cost(args, rows):
+    """The cost of OPSCOPE_TRACE at level metadata: each workload alternately without and with
+    the trace, --trace-rounds times, in fresh processes; medians. Alternating keeps the
+    machine's drift out of the difference."""
+    import statistics
+    print("Tracing cost (OPSCOPE_TRACE_LEVEL=metadata, background writer; median of %d alternating runs each)"
+          % args.trace_rounds)
+    hdr = "%-30s %-5s %10s %10s %8s %10s %12s" % ("benchmark", "dtype", "plain ms", "traced ms", "cost",
+                                                  "executors", "bytes/exec")
+    print(hdr)
+    print("-" * len(hdr))
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.h5")
+        for r in rows:
+            plain, traced, executors, size = [], [], 0, 0
+            for _ in range(args.trace_rounds):
+                b, _ = run_benchmark(args, r["name"])
+                t, _ = run_benchmark(args, r["name"], {"OPSCOPE_TRACE": trace, "OPSCOPE_TRACE_LEVEL": "metadata"})
+                if b is None or t is None:
+                    break
+                plain.append(benchmark_ms(b))
+                traced.append(benchmark_ms(t))
+                executors, size = count_executors(trace), os.path.getsize(trace)
+            if not plain:
+                continue
+            p, t = statistics.median(plain), statistics.median(traced)
+            print("%-30s %-5s %10.2f %10.2f %7.1f%% %10s %12s" % (
+                r["name"], r["label"], p, t, 100 * (t / p - 1), executors or "-",
+                "%.0f" % (size / executors) if executors else "-"))
+    print("cost = traced / plain - 1 (the target is at most 5%; run-to-run noise on a shared machine is a few %)")
+
+
+def count_executors(path):
+    try:
+        import h5py
+    except ImportError:
+        return 0
+    with h5py.File(path, "r") as f:
+        return len(f["executors"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=2)
@@ -98,6 +170,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--min-time", type=float, default=0.5)
     ap.add_argument("--filter", default=".")
+    ap.add_argument("--trace-rounds", type=int, default=3,
+                    help="alternating plain/traced runs per workload for the tracing-cost table (0: skip it)")
+    ap.add_argument("--trace-filter", default="/0$|/1$|/27$", help="workloads of the tracing-cost table")
     args = ap.parse_args()
 
     try:
@@ -116,21 +191,10 @@ def main():
     rows = []
     copy_gbs = None
     for name in names:
-        env = dict(os.environ, OPSCOPE_NUM_THREADS=str(args.threads))
-        cmd = [args.bench, "--benchmark_filter=^" + re.escape(name) + "(/real_time)?$", "--benchmark_format=json",
-               "--benchmark_min_time=%g" % args.min_time]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)
-        out = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-        if status != 0:
-            print("%s: benchmark process failed (status %d)" % (name, status), file=sys.stderr)
+        b, usage = run_benchmark(args, name)
+        if b is None:
             continue
-        b = json.loads(out)["benchmarks"][0]
-        if b.get("error_occurred"):
-            print("%s: %s" % (name, b.get("error_message")), file=sys.stderr)
-            continue
-        unit = {"ms": 1.0, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b["time_unit"]]
-        ms = b["real_time"] * unit
+        ms = benchmark_ms(b)
         peak_mb = b.get("peak_MB", usage.ru_maxrss / 1024.0)  # VmHWM of the benchmark process
         gbs = b.get("bytes_per_second", 0) / 1e9
         if name.startswith("BM_StreamCopy"):
@@ -162,6 +226,9 @@ def main():
                                                                      "%.0f" % need if need else "-"))
     print("ratio = OpScope / PyTorch (PyTorch has no fp16/bf16 CPU grid sampler: its fp32 is the peer); "
           "x fp32 = OpScope time / OpScope fp32 time")
+    if args.trace_rounds > 0:
+        print()
+        trace_cost(args, [r for r in rows if re.search(args.trace_filter, r["name"])])
     return 0
 
 

@@ -10,6 +10,7 @@
 #include "opscope/h5/attribute_value.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
+#include "opscope/trace.h"
 
 namespace opscope::cli {
 
@@ -78,17 +79,15 @@ struct ExecutorSummary {
     bool replayable = true;
 };
 
-std::vector<cases::TensorSummary> recordedTensors(const h5::File& f, const std::string& group, bool* allValues) {
+std::vector<cases::TensorSummary> recordedTensors(const std::vector<TensorRecord>& records, bool* allValues) {
     std::vector<cases::TensorSummary> out;
-    if (!f.isGroup(group)) return out;
-    for (const std::string& n : f.children(group)) {
-        const std::string p = group + "/" + n;
+    for (const TensorRecord& r : records) {
         cases::TensorSummary t;
-        t.name = n;
-        t.typeName = f.readAttribute<std::string>(p, "dtype");
-        t.dtype = dtypeFromName(t.typeName);
-        t.shape = f.readAttribute<std::vector<int64_t>>(p, "shape");
-        if (!f.isDataset(p + "/values") && allValues) *allValues = false;
+        t.name = r.name;
+        t.dtype = r.dtype;
+        t.typeName = dtypeName(r.dtype);
+        t.shape = r.shape;
+        if (r.valuesPath.empty() && allValues) *allValues = false;
         out.push_back(t);
     }
     return out;
@@ -96,19 +95,19 @@ std::vector<cases::TensorSummary> recordedTensors(const h5::File& f, const std::
 
 std::vector<ExecutorSummary> traceExecutors(const h5::File& f) {
     std::vector<ExecutorSummary> out;
-    if (!f.isGroup("/executors")) return out;
-    for (const std::string& name : f.children("/executors")) {
-        const std::string g = "/executors/" + name;
+    const std::vector<ExecutorTrace> traces = readTrace(f, TraceValues::Skip);
+    for (std::size_t i = 0; i < traces.size(); ++i) {
+        const ExecutorTrace& t = traces[i];
         ExecutorSummary e;
-        e.path = g;
-        e.op = f.readAttribute<std::string>(g, "op");
-        e.product = f.readAttribute<std::string>(g, "product");
-        e.threads = f.readAttribute<int64_t>(g, "threads");
-        e.steps = f.readAttribute<int64_t>(g, "step_count");
-        e.durationUs = f.readAttribute<double>(g, "duration_us");
-        e.completed = f.readAttribute<bool>(g, "completed");
-        e.inputs = recordedTensors(f, g + "/inputs", &e.replayable);
-        e.outputs = recordedTensors(f, g + "/outputs", nullptr);
+        e.path = traceExecutorPath(i);
+        e.op = t.op;
+        e.product = t.product;
+        e.threads = t.threads;
+        e.steps = static_cast<int64_t>(t.steps.size());
+        e.durationUs = t.durationUs;
+        e.completed = t.completed;
+        e.inputs = recordedTensors(t.inputs, &e.replayable);
+        e.outputs = recordedTensors(t.outputs, nullptr);
         e.replayable = e.replayable && e.completed;
         out.push_back(std::move(e));
     }

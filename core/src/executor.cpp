@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
-#include <sstream>
 
 #include "opscope/error.h"
 #include "opscope/stats.h"
@@ -49,28 +48,6 @@ double traceClockUs() {
     using Clock = std::chrono::steady_clock;
     static const Clock::time_point epoch = Clock::now();
     return std::chrono::duration<double, std::micro>(Clock::now() - epoch).count();
-}
-
-std::string paramToString(const ParamValue& v) {
-    std::ostringstream os;
-    std::visit([&](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, bool>) {
-            os << (x ? "true" : "false");
-        } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double> ||
-                             std::is_same_v<T, std::string>) {
-            os << x;
-        } else {
-            os << '[';
-            for (std::size_t i = 0; i < x.size(); ++i) {
-                if (i) os << ", ";
-                if constexpr (std::is_same_v<T, std::vector<bool>>) os << (x[i] ? "true" : "false");
-                else os << x[i];
-            }
-            os << ']';
-        }
-    }, v);
-    return os.str();
 }
 
 Executor::Executor(std::string opName)

@@ -31,19 +31,19 @@ for sample in "$samples_dir"/sample_*.cpp; do
   # Debian's python3 (python3-h5py), not whatever python3 comes first on PATH.
   if /usr/bin/python3 -c "import h5py" 2> /dev/null; then
     /usr/bin/python3 - "$work/$name.h5" <<'PY'
-import sys, h5py
+import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["opscope_format"] == "trace", dict(f.attrs)
-    ex = f["executors"]
-    assert len(ex) >= 1
-    for name, g in ex.items():
-        steps = g["steps"]
-        print(f"trace: {g.attrs['op']} with {len(steps)} steps:",
-              ", ".join(steps[s].attrs["name"] for s in steps))
-        for s in steps.values():
-            for t in s["tensors"].values():
-                assert "min" in t.attrs and "nan_count" in t.attrs
-                assert t["values"].shape == tuple(t.attrs["shape"])
+    assert f.attrs["opscope_format"] == "trace" and f.attrs["format_version"] == 2, dict(f.attrs)
+    s = f["strings"].asstr()[:]  # string columns hold row numbers of /strings
+    executors, steps, tensors = f["executors"][:], f["steps"][:], f["tensors"][:]
+    assert len(executors) >= 1
+    for x in executors:
+        st = steps[x["first_step"]:x["first_step"] + x["step_count"]]
+        print(f"trace: {s[x['op']]} with {len(st)} steps:", ", ".join(s[st["name"]]))
+        ts = tensors[x["first_tensor"]:x["first_tensor"] + x["tensor_count"]]
+        for t in ts[ts["step"] >= 0]:
+            assert t["has_stats"] and t["nan_count"] >= 0 and not np.isnan(t["min"])
+            assert f[s[t["values"]]].shape == tuple(t["shape"][:t["rank"]])
 PY
   else
     echo "(h5py not installed: trace content not checked from Python)"

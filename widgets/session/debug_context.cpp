@@ -3,6 +3,7 @@
 #include <QFileInfo>
 
 #include "opscope/h5/tensor_io.h"
+#include "opscope/trace.h"
 #include "session/analysis.h"
 #include "session/gui_invoke.h"
 
@@ -51,17 +52,15 @@ void DebugContext::listCases() {
     try {
         isTrace_ = cases::isTraceFile(*file_);
         if (isTrace_) {
-            if (file_->isGroup("/executors"))
-                for (const std::string& name : file_->children("/executors")) {
-                    CaseEntry e;
-                    e.path = "/executors/" + name;
-                    e.fromTrace = true;
-                    if (file_->hasAttribute(e.path, "op")) e.op = file_->readAttribute<std::string>(e.path, "op");
-                    if (file_->hasAttribute(e.path, "step_count"))
-                        e.description = "recorded run, " +
-                                        std::to_string(file_->readAttribute<int64_t>(e.path, "step_count")) + " steps";
-                    cases_.push_back(std::move(e));
-                }
+            const std::vector<ExecutorTrace> executors = readTrace(*file_, TraceValues::Skip);
+            for (std::size_t i = 0; i < executors.size(); ++i) {
+                CaseEntry e;
+                e.path = traceExecutorPath(i);
+                e.fromTrace = true;
+                e.op = executors[i].op;
+                e.description = "recorded run, " + std::to_string(executors[i].steps.size()) + " steps";
+                cases_.push_back(std::move(e));
+            }
         } else {
             for (const std::string& p : cases::findCases(*file_)) {
                 CaseEntry e;
@@ -90,14 +89,8 @@ void DebugContext::loadCase(const QString& casePath) {
     runInBackground<std::shared_ptr<const cases::Case>>(
         this,
         [file, path, trace]() -> std::shared_ptr<const cases::Case> {
-            if (trace) {
-                std::vector<std::string> skipped;
-                for (cases::Case& c : cases::casesFromTrace(file, &skipped))
-                    if (c.path == path) return std::make_shared<const cases::Case>(std::move(c));
-                throw std::runtime_error("the trace's executor " + path +
-                                         " has no recorded input values (record with OPSCOPE_TRACE_LEVEL=full)");
-            }
             const h5::File f = h5::File::openReadOnly(file);
+            if (trace) return std::make_shared<const cases::Case>(cases::caseFromTrace(f, path));
             return std::make_shared<const cases::Case>(cases::readCase(f, path));
         },
         [this, casePath](std::shared_ptr<const cases::Case> c, QString error) {

@@ -20,7 +20,14 @@ struct Param {
     std::string name;
     ParamValue value;
 };
+// "true", "3", "0.001", "text", "[1, 2]", "[true, false]": reals in the shortest form that
+// reads back to the same double, so paramFromString(paramTypeName(v), paramToString(v)) == v.
 std::string paramToString(const ParamValue& v);
+// "bool", "int", "float", "string", "int[]", "float[]", "bool[]".
+const char* paramTypeName(const ParamValue& v);
+// The inverse of paramToString for a value of the named type; throws std::invalid_argument
+// with a sentence naming the type and the text when the text is not such a value.
+ParamValue paramFromString(const std::string& typeName, const std::string& text);
 
 class Executor;
 

@@ -3,6 +3,7 @@
 // Layout: docs/TRACE_FORMAT.md.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -17,6 +18,13 @@
 #include "opscope/stats.h"
 
 namespace opscope {
+
+namespace h5 {
+class File;
+}
+namespace trace_v2 {
+struct WriterState;
+}
 
 enum class TraceLevel {
     Metadata = 0,  // names, parameters, shapes, dtypes, durations
@@ -34,6 +42,9 @@ struct TensorRecord {
     bool contiguous = true;
     std::optional<TensorStats> stats;
     std::optional<HostTensor> values;
+    // Read from a file: the dataset that holds the values ("" when they were not recorded),
+    // set even when the reader was asked to skip loading them.
+    std::string valuesPath;
 };
 
 struct StepTrace {
@@ -88,8 +99,10 @@ enum class TraceWriteMode {
     Synchronous,
 };
 
-// Writes each finished executor to an HDF5 trace file, closing the file in between, so the
-// file on disk is always a complete trace of the executors written so far.
+// Writes finished executors to an HDF5 trace file in batches (everything queued when the
+// writer wakes), flushing after each batch, so the file on disk always holds every executor
+// written so far. The file stays open between batches and is closed when the writer has been
+// idle for kIdleClose, by drain() (stopTrace, aclFinalize, exit) and by the destructor.
 class TraceFileWriter : public TraceCapture {
 public:
     // Creates (atomically replaces) `path` with an empty trace. Throws on I/O errors.
@@ -104,16 +117,22 @@ protected:
     void onExecutorTrace(ExecutorTrace&& trace) override;
 
 private:
-    void write(const ExecutorTrace& trace);
+    static constexpr std::size_t kMaxQueued = 64;
+    // The background writer closes the file after this long without executors.
+    static constexpr std::chrono::milliseconds kIdleClose{500};
+    void writeBatch(const std::vector<ExecutorTrace>& batch);
     void writerLoop();
+    void closeFile();
 
     std::string path_;
     TraceWriteMode mode_;
+    std::unique_ptr<trace_v2::WriterState> state_;  // the open file and its interned strings
     std::size_t written_ = 0;
     std::mutex queueMutex_;
     std::condition_variable queueChanged_;
     std::deque<ExecutorTrace> queue_;
     bool writing_ = false;
+    bool closeRequested_ = false;
     bool stopping_ = false;
     std::thread writer_;
 };
@@ -127,9 +146,17 @@ void flushTraces();
 // Honours OPSCOPE_TRACE / OPSCOPE_TRACE_LEVEL once per process (called by every Executor).
 void startTraceFromEnvironment();
 
-// Reads an HDF5 trace back (for replay, the CLI and the GUI). Throws h5::H5Error with a
-// sentence for files that are not OpScope traces.
-std::vector<ExecutorTrace> readTraceFile(const std::string& path);
+// Reading a trace back (for replay, the CLI and the GUI), format version 2 or 1. Each throws
+// h5::H5Error with a sentence for a file that is not an OpScope trace or is damaged.
+enum class TraceValues { Load, Skip };  // Skip: metadata and statistics only (valuesPath is set)
+std::vector<ExecutorTrace> readTraceFile(const std::string& path, TraceValues values = TraceValues::Load);
+std::vector<ExecutorTrace> readTrace(const h5::File& file, TraceValues values = TraceValues::Load);
+// One executor, by its position in the file, with its values.
+ExecutorTrace readTraceExecutor(const h5::File& file, std::size_t index);
+// How listings and case paths name executor `index`: "/executors/000003".
+std::string traceExecutorPath(std::size_t index);
+// Parses such a name back; false when `path` is not one.
+bool parseTraceExecutorPath(const std::string& path, std::size_t* index);
 // Chrome trace-event JSON (Perfetto, chrome://tracing): one complete event per executor and
 // per step. Written atomically.
 void exportChromeTrace(const std::vector<ExecutorTrace>& traces, const std::string& jsonPath);

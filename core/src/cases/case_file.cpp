@@ -95,11 +95,6 @@ std::vector<Param> readParams(const h5::File& file, const std::string& path, boo
     return params;
 }
 
-std::string indexName(std::size_t i) {
-    std::string digits = std::to_string(i);
-    return std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
-}
-
 }  // namespace
 
 bool isReservedAttribute(const std::string& name) {
@@ -288,17 +283,26 @@ Case caseFromExecutorTrace(const ExecutorTrace& t, const std::string& path) {
     return c;
 }
 
+namespace {
+
+// Why a recorded executor cannot be replayed, or "" when it can.
+std::string whyNotReplayable(const ExecutorTrace& t) {
+    if (!t.completed) return "did not run to completion";
+    for (const TensorRecord& r : t.inputs)
+        if (r.valuesPath.empty() && !r.values)
+            return "has no values for input '" + r.name + "' (record the trace at level full to replay it)";
+    return "";
+}
+
+}  // namespace
+
 std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::string>* skipped) {
     const std::vector<ExecutorTrace> traces = readTraceFile(tracePath);
     std::vector<Case> out;
     for (std::size_t i = 0; i < traces.size(); ++i) {
         const ExecutorTrace& t = traces[i];
-        const std::string path = "/executors/" + indexName(i);
-        std::string why;
-        if (!t.completed) why = "did not run to completion";
-        for (const TensorRecord& r : t.inputs)
-            if (why.empty() && !r.values)
-                why = "has no values for input '" + r.name + "' (record the trace at level full to replay it)";
+        const std::string path = traceExecutorPath(i);
+        const std::string why = whyNotReplayable(t);
         if (!why.empty()) {
             if (skipped) skipped->push_back("executor " + path + " (" + t.op + ") " + why);
             continue;
@@ -306,6 +310,17 @@ std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::
         out.push_back(caseFromExecutorTrace(t, path));
     }
     return out;
+}
+
+Case caseFromTrace(const h5::File& trace, const std::string& executorPath) {
+    std::size_t index = 0;
+    if (!parseTraceExecutorPath(executorPath, &index))
+        throw h5::H5Error("'" + executorPath + "' does not name an executor of trace '" + trace.path() +
+                          "' (executors are /executors/000000, /executors/000001, ...)");
+    const ExecutorTrace t = readTraceExecutor(trace, index);
+    const std::string why = whyNotReplayable(t);
+    if (!why.empty()) throw h5::H5Error("executor " + executorPath + " (" + t.op + ") " + why);
+    return caseFromExecutorTrace(t, traceExecutorPath(index));
 }
 
 }  // namespace opscope::cases

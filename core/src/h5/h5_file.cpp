@@ -7,8 +7,12 @@
 #include <cstring>
 #include <memory>
 
+#include "strings_internal.h"
+
 namespace opscope::h5 {
 namespace {
+
+using detail::variableStringType;
 
 ObjectInfo objectInfo(hid_t loc, const std::string& path, const std::string& what) {
     ObjectInfo result;
@@ -87,13 +91,6 @@ struct GroupLinks {
     }
 };
 
-Handle variableStringType(H5T_cset_t cset, const std::string& what) {
-    Handle type = open(Handle::Kind::Datatype, what, [] { return H5Tcopy(H5T_C_S1); });
-    call(what, [&] { return H5Tset_size(type.id(), H5T_VARIABLE); });
-    call(what, [&] { return H5Tset_cset(type.id(), cset); });
-    return type;
-}
-
 Handle scalarSpace(const std::string& what) {
     return open(Handle::Kind::Dataspace, what, [] { return H5Screate(H5S_SCALAR); });
 }
@@ -103,11 +100,13 @@ Handle vectorSpace(size_t n, const std::string& what) {
     return open(Handle::Kind::Dataspace, what, [&] { return H5Screate_simple(1, dims, nullptr); });
 }
 
-Handle fileAccessList(const std::string& what) {
+Handle fileAccessList(const std::string& what, bool writable) {
     Handle access = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_FILE_ACCESS); });
 #if H5_VERSION_GE(1, 10, 7)
-    // Filesystems without flock() (some NFS mounts) would otherwise refuse every open.
-    call(what, [&] { return H5Pset_file_locking(access.id(), true, true); });
+    // Readers take no lock: a viewer must never stop a program from writing its file (a live
+    // trace), and a file changed underneath a reader is reported, never trusted. Writers lock;
+    // filesystems without flock() (some NFS mounts) would otherwise refuse every open.
+    call(what, [&] { return H5Pset_file_locking(access.id(), writable, true); });
 #endif
     // New objects in the 1.8 format: every h5py reads it, and it allows attributes over 64 KiB.
     // The high bound stays open so that files written by newer libraries still open for writing.
@@ -162,14 +161,6 @@ AttributeReader openAttribute(const File& file, const std::string& objectPath, c
     return r;
 }
 
-herr_t reclaimVariableLength(hid_t type, hid_t space, void* buffer) {
-#if H5_VERSION_GE(1, 12, 0)
-    return H5Treclaim(type, space, H5P_DEFAULT, buffer);
-#else
-    return H5Dvlen_reclaim(type, space, H5P_DEFAULT, buffer);
-#endif
-}
-
 std::vector<std::string> readStrings(const AttributeReader& r) {
     if (r.typeClass != H5T_STRING) r.mismatch("string");
     const hid_t fileType = r.type.id();
@@ -181,12 +172,7 @@ std::vector<std::string> readStrings(const AttributeReader& r) {
         if (r.count == 0) return out;
         std::vector<char*> pointers(r.count, nullptr);
         call(r.what, [&] { return H5Aread(r.attribute.id(), memory.id(), pointers.data()); });
-        // HDF5 allocated the strings: give them back however the copies below end.
-        struct Reclaim {
-            hid_t type, space;
-            void* buffer;
-            ~Reclaim() { probe([&] { return reclaimVariableLength(type, space, buffer); }); }
-        } reclaim{memory.id(), r.space.id(), pointers.data()};
+        const detail::ReclaimOnExit reclaim{memory.id(), r.space.id(), pointers.data()};
         for (char* p : pointers) out.emplace_back(p ? p : "");
         return out;
     }
@@ -253,10 +239,17 @@ File::File(Handle handle, std::string path, bool writable)
 
 File File::open(const std::string& path, bool writable) {
     const std::string what = "cannot open '" + path + "'";
-    Handle access = fileAccessList(what);
     const unsigned flags = writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
-    Handle file = h5::open(Handle::Kind::File, what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });
-    return File(std::move(file), path, writable);
+    Handle access = fileAccessList(what, writable);
+    hid_t id = probe([&] { return H5Fopen(path.c_str(), flags, access.id()); });
+    if (id < 0 && !writable) {
+        // This process may already have the file open for writing (a trace it records): HDF5
+        // then shares that open file and insists on the same locking setting.
+        Handle locking = fileAccessList(what, true);
+        id = probe([&] { return H5Fopen(path.c_str(), flags, locking.id()); });
+    }
+    if (id < 0) id = call(what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });  // the reason
+    return File(Handle(id, Handle::Kind::File), path, writable);
 }
 
 File File::openReadOnly(const std::string& path) { return open(path, false); }
@@ -264,7 +257,7 @@ File File::openReadWrite(const std::string& path) { return open(path, true); }
 
 File File::create(const std::string& path) {
     const std::string what = "cannot create '" + path + "'";
-    Handle access = fileAccessList(what);
+    Handle access = fileAccessList(what, true);
     Handle file = h5::open(Handle::Kind::File, what, [&] {
         return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id());
     });

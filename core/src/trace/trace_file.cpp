@@ -1,8 +1,11 @@
-// HDF5 trace layout (docs/TRACE_FORMAT.md): one group per executor under /executors, written
-// whole and followed by closing the file, so the file on disk is complete after each one.
+// Writes traces in format version 2 (docs/TRACE_FORMAT.md): rows appended to a few tables,
+// executors in batches, the file closed after each batch so that it is complete on disk.
 #include <cstdio>
 
+#include <algorithm>
 #include <atomic>
+#include <limits>
+#include <memory>
 #include <csignal>
 #include <ctime>
 
@@ -10,11 +13,10 @@
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
+#include "trace_tables.h"
 
 namespace opscope {
 namespace {
-
-constexpr int64_t kTraceFormatVersion = 1;
 
 // Executors handed to background writers and not yet in a file, over all writers. A crash
 // handler waits for it to reach zero, so a crashing program still leaves every executor that
@@ -47,70 +49,102 @@ void installCrashDrainOnce() {
     (void)installed;
 }
 
-std::string indexName(std::size_t i, int width) {
-    std::string s = std::to_string(i);
-    return std::string(s.size() < static_cast<std::size_t>(width) ? width - s.size() : 0, '0') + s;
+using namespace trace_v2;
+
+// Row of a tensor record; its values (level full) go to `valuesPath`.
+TensorRow tensorRow(int64_t executorRow, int32_t step, const TensorRecord& r, StringInterner& strings,
+                    const std::string& valuesPath) {
+    TensorRow row{};
+    row.executor = executorRow;
+    row.step = step;
+    row.name = strings.id(r.name);
+    row.kind = strings.id(r.kind);
+    row.dtype = strings.id(dtypeName(r.dtype));
+    row.rank = static_cast<int32_t>(std::min<std::size_t>(r.shape.size(), kMaxRank));
+    for (int d = 0; d < row.rank; ++d) {
+        row.shape[d] = r.shape[d];
+        row.strides[d] = d < static_cast<int>(r.strides.size()) ? r.strides[d] : 0;
+    }
+    row.contiguous = r.contiguous;
+    row.min = row.max = row.mean = row.meanAbs = std::numeric_limits<double>::quiet_NaN();
+    if (r.stats) {
+        const TensorStats& s = *r.stats;
+        row.hasStats = 1;
+        row.count = s.count;
+        row.nanCount = s.nanCount;
+        row.infCount = s.infCount;
+        row.min = s.min;
+        row.max = s.max;
+        row.mean = s.mean;
+        row.meanAbs = s.meanAbs;
+    }
+    row.values = r.values ? strings.id(valuesPath) : 0;
+    return row;
 }
 
-void writeTensorRecord(h5::File& f, const std::string& path, const TensorRecord& t) {
-    f.createGroup(path);
-    f.writeAttribute(path, "kind", t.kind);
-    f.writeAttribute(path, "dtype", std::string(dtypeName(t.dtype)));
-    f.writeAttribute(path, "shape", t.shape);
-    f.writeAttribute(path, "strides", t.strides);
-    f.writeAttribute(path, "contiguous", t.contiguous);
-    if (t.stats) {
-        const TensorStats& s = *t.stats;
-        f.writeAttribute(path, "count", s.count);
-        f.writeAttribute(path, "min", s.min);
-        f.writeAttribute(path, "max", s.max);
-        f.writeAttribute(path, "mean", s.mean);
-        f.writeAttribute(path, "mean_abs", s.meanAbs);
-        f.writeAttribute(path, "nan_count", s.nanCount);
-        f.writeAttribute(path, "inf_count", s.infCount);
-    }
-    if (t.values) h5::writeTensor(f, path + "/values", *t.values, {t.values->nbytes() > (1 << 20), false});
+std::string joinNames(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+    return out;
 }
 
-void writeParams(h5::File& f, const std::string& path, const std::vector<Param>& params) {
-    f.createGroup(path);
-    std::vector<std::string> order, types;
-    for (const Param& p : params) {
-        order.push_back(p.name);
-        std::visit([&](const auto& v) {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::vector<bool>>) {
-                f.writeAttribute(path, p.name, std::vector<int64_t>(v.begin(), v.end()));
-                types.push_back("bool[]");
-            } else {
-                f.writeAttribute(path, p.name, v);
-                if constexpr (std::is_same_v<T, bool>) types.push_back("bool");
-                else if constexpr (std::is_same_v<T, int64_t>) types.push_back("int");
-                else if constexpr (std::is_same_v<T, double>) types.push_back("float");
-                else if constexpr (std::is_same_v<T, std::string>) types.push_back("string");
-                else if constexpr (std::is_same_v<T, std::vector<int64_t>>) types.push_back("int[]");
-                else types.push_back("float[]");
-            }
-        }, p.value);
+// One batch's rows, built in memory and then appended table by table.
+struct Rows {
+    std::vector<ExecutorRow> executors;
+    std::vector<ParamRow> params;
+    std::vector<StepRow> steps;
+    std::vector<TensorRow> tensors;
+    std::vector<std::pair<std::string, const HostTensor*>> values;  // level full
+
+    void addTensor(int64_t executorRow, int32_t step, const TensorRecord& r, StringInterner& strings) {
+        const std::string path = r.values ? valuesPath(executorRow, step, r.kind, r.name) : std::string();
+        tensors.push_back(tensorRow(executorRow, step, r, strings, path));
+        if (r.values) values.emplace_back(path, &*r.values);
     }
-    f.writeAttribute(path, "_order", order);
-    f.writeAttribute(path, "_types", types);
-}
+};
 
 }  // namespace
 
+namespace trace_v2 {
+
+// The trace file and its tables, kept open from one batch to the next.
+struct OpenTrace {
+    h5::File file;
+    h5::StringTable strings;
+    h5::Table executors, params, steps, tensors;
+
+    explicit OpenTrace(h5::File f)
+        : file(std::move(f)),
+          strings(h5::StringTable::open(file, kStrings)),
+          executors(h5::Table::open(file, kExecutors)),
+          params(h5::Table::open(file, kParams)),
+          steps(h5::Table::open(file, kSteps)),
+          tensors(h5::Table::open(file, kTensors)) {}
+};
+
+struct WriterState {
+    StringInterner strings;
+    std::unique_ptr<OpenTrace> open;
+};
+
+}  // namespace trace_v2
+
 TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level, TraceWriteMode mode)
-    : TraceCapture(level), path_(std::move(path)), mode_(mode) {
+    : TraceCapture(level), path_(std::move(path)), mode_(mode), state_(std::make_unique<WriterState>()) {
     // Build the empty trace beside the destination, then rename: an old trace is replaced
     // only by a valid new one.
     h5::AtomicFileWriter out(path_);
     {
         h5::File f = h5::File::create(out.tempPath().string());
         f.writeAttribute("/", "opscope_format", std::string("trace"));
-        f.writeAttribute("/", "format_version", kTraceFormatVersion);
+        f.writeAttribute("/", "format_version", kFormatVersion);
         f.writeAttribute("/", "trace_level", std::string(traceLevelName(level)));
         f.writeAttribute("/", "created_by", std::string("OpScope " OPSCOPE_VERSION_STRING));
-        f.createGroup("/executors");
+        h5::StringTable::create(f, kStrings, 256).append({""});
+        h5::Table::create(f, kExecutors, executorRowType(), 64);
+        h5::Table::create(f, kParams, paramRowType(), 256);
+        h5::Table::create(f, kSteps, stepRowType(), 256);
+        h5::Table::create(f, kTensors, tensorRowType(), 256);
         f.close();
     }
     out.commit();
@@ -121,24 +155,28 @@ TraceFileWriter::TraceFileWriter(std::string path, TraceLevel level, TraceWriteM
 }
 
 TraceFileWriter::~TraceFileWriter() {
-    if (!writer_.joinable()) return;
-    {
-        std::lock_guard<std::mutex> lk(queueMutex_);
-        stopping_ = true;
+    if (writer_.joinable()) {
+        {
+            std::lock_guard<std::mutex> lk(queueMutex_);
+            stopping_ = true;
+        }
+        queueChanged_.notify_all();
+        writer_.join();  // the writer closes the file on its way out
     }
-    queueChanged_.notify_all();
-    writer_.join();
+    closeFile();
 }
 
 void TraceFileWriter::onExecutorTrace(ExecutorTrace&& t) {
     if (mode_ == TraceWriteMode::Synchronous) {
         std::lock_guard<std::mutex> lk(queueMutex_);
-        write(t);
+        std::vector<ExecutorTrace> one;
+        one.push_back(std::move(t));
+        writeBatch(one);
         return;
     }
     std::unique_lock<std::mutex> lk(queueMutex_);
     // Bounded, so a program far faster than the disk is slowed down instead of filling memory.
-    queueChanged_.wait(lk, [&] { return queue_.size() < 64; });
+    queueChanged_.wait(lk, [&] { return queue_.size() < kMaxQueued; });
     queue_.push_back(std::move(t));
     ++gPendingExecutors;
     queueChanged_.notify_all();
@@ -148,14 +186,32 @@ void TraceFileWriter::writerLoop() {
     tIsTraceWriter = true;
     std::unique_lock<std::mutex> lk(queueMutex_);
     for (;;) {
-        queueChanged_.wait(lk, [&] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, and nothing left
-        ExecutorTrace t = std::move(queue_.front());
-        queue_.pop_front();
+        const bool woken = queueChanged_.wait_for(lk, kIdleClose, [&] {
+            return stopping_ || closeRequested_ || !queue_.empty();
+        });
+        if (queue_.empty()) {
+            // Idle, asked to close, or stopping: close the file so other programs can open it.
+            if (woken || state_->open) {
+                writing_ = true;
+                lk.unlock();
+                closeFile();
+                lk.lock();
+                writing_ = false;
+            }
+            closeRequested_ = false;
+            queueChanged_.notify_all();
+            if (stopping_) return;
+            continue;
+        }
+        // Everything queued goes in one batch: one append per table and one flush.
+        std::vector<ExecutorTrace> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+        queue_.clear();
         writing_ = true;
+        queueChanged_.notify_all();  // producers waiting for room may go on
         lk.unlock();
-        write(t);
-        --gPendingExecutors;
+        writeBatch(batch);
+        gPendingExecutors -= static_cast<int>(batch.size());
+        batch.clear();
         lk.lock();
         writing_ = false;
         queueChanged_.notify_all();
@@ -164,7 +220,13 @@ void TraceFileWriter::writerLoop() {
 
 void TraceFileWriter::drain() {
     std::unique_lock<std::mutex> lk(queueMutex_);
-    queueChanged_.wait(lk, [&] { return queue_.empty() && !writing_; });
+    if (!writer_.joinable()) {  // synchronous: everything is written already
+        closeFile();
+        return;
+    }
+    closeRequested_ = true;
+    queueChanged_.notify_all();
+    queueChanged_.wait(lk, [&] { return queue_.empty() && !writing_ && !closeRequested_; });
 }
 
 std::size_t TraceFileWriter::executorsWritten() {
@@ -173,137 +235,78 @@ std::size_t TraceFileWriter::executorsWritten() {
     return written_;
 }
 
-void TraceFileWriter::write(const ExecutorTrace& t) {
+void TraceFileWriter::closeFile() {
+    if (!state_->open) return;
+    std::unique_ptr<OpenTrace> open = std::move(state_->open);
     try {
-        h5::File f = h5::File::openReadWrite(path_);
-        const std::string g = "/executors/" + indexName(written_, 6);
-        f.createGroup(g);
-        f.writeAttribute(g, "op", t.op);
-        f.writeAttribute(g, "product", t.product);
-        f.writeAttribute(g, "executor_id", static_cast<int64_t>(t.executorId));
-        f.writeAttribute(g, "threads", static_cast<int64_t>(t.threads));
-        f.writeAttribute(g, "workspace_bytes", static_cast<int64_t>(t.workspaceBytes));
-        f.writeAttribute(g, "start_us", t.startUs);
-        f.writeAttribute(g, "duration_us", t.durationUs);
-        f.writeAttribute(g, "completed", t.completed);
-        f.writeAttribute(g, "step_count", static_cast<int64_t>(t.steps.size()));
-        writeParams(f, g + "/params", t.params);
-        f.createGroup(g + "/inputs");
-        for (const TensorRecord& r : t.inputs) writeTensorRecord(f, g + "/inputs/" + r.name, r);
-        f.createGroup(g + "/outputs");
-        for (const TensorRecord& r : t.outputs) writeTensorRecord(f, g + "/outputs/" + r.name, r);
-        f.createGroup(g + "/steps");
-        for (const StepTrace& s : t.steps) {
-            const std::string sp = g + "/steps/" + indexName(s.index, 3);
-            f.createGroup(sp);
-            f.writeAttribute(sp, "index", static_cast<int64_t>(s.index));
-            f.writeAttribute(sp, "name", s.name);
-            f.writeAttribute(sp, "detail", s.detail);
-            f.writeAttribute(sp, "inputs", s.inputs);
-            f.writeAttribute(sp, "outputs", s.outputs);
-            f.writeAttribute(sp, "start_us", s.startUs);
-            f.writeAttribute(sp, "duration_us", s.durationUs);
-            f.createGroup(sp + "/tensors");
-            for (const TensorRecord& r : s.outputTensors) writeTensorRecord(f, sp + "/tensors/" + r.name, r);
-        }
-        f.writeAttribute("/", "executor_count", static_cast<int64_t>(written_ + 1));
-        f.close();
-        ++written_;
+        open->file.close();
     } catch (const std::exception& ex) {
+        std::fprintf(stderr, "opscope: closing trace %s: %s\n", path_.c_str(), ex.what());
+    }
+}
+
+void TraceFileWriter::writeBatch(const std::vector<ExecutorTrace>& batch) {
+    StringInterner& strings = state_->strings;
+    try {
+        if (!state_->open) {
+            state_->open = std::make_unique<OpenTrace>(h5::File::openReadWrite(path_));
+            // A failed earlier batch can leave the string table and the interner out of step.
+            if (state_->open->strings.size() != strings.committedCount())
+                strings.reset(state_->open->strings.readAll());
+        }
+        OpenTrace& o = *state_->open;
+        Rows rows;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const ExecutorTrace& t = batch[i];
+            const int64_t e = o.executors.size() + static_cast<int64_t>(i);
+            ExecutorRow x{};
+            x.executorId = static_cast<int64_t>(t.executorId);
+            x.op = strings.id(t.op);
+            x.product = strings.id(t.product);
+            x.threads = t.threads;
+            x.completed = t.completed;
+            x.workspaceBytes = static_cast<int64_t>(t.workspaceBytes);
+            x.startUs = t.startUs;
+            x.durationUs = t.durationUs;
+            x.firstParam = o.params.size() + static_cast<int64_t>(rows.params.size());
+            x.firstStep = o.steps.size() + static_cast<int64_t>(rows.steps.size());
+            x.firstTensor = o.tensors.size() + static_cast<int64_t>(rows.tensors.size());
+            const std::size_t tensorsBefore = rows.tensors.size();
+            for (const Param& p : t.params)
+                rows.params.push_back({e, strings.id(p.name), strings.id(paramTypeName(p.value)),
+                                       strings.id(paramToString(p.value))});
+            for (const TensorRecord& r : t.inputs) rows.addTensor(e, -1, r, strings);
+            for (const TensorRecord& r : t.outputs) rows.addTensor(e, -1, r, strings);
+            for (const StepTrace& s : t.steps) {
+                const auto index = static_cast<int32_t>(s.index);
+                rows.steps.push_back({e, index, strings.id(s.name), strings.id(s.detail), strings.id(joinNames(s.inputs)),
+                                      strings.id(joinNames(s.outputs)), s.startUs, s.durationUs});
+                for (const TensorRecord& r : s.outputTensors) rows.addTensor(e, index, r, strings);
+            }
+            x.paramCount = static_cast<int32_t>(t.params.size());
+            x.stepCount = static_cast<int32_t>(t.steps.size());
+            x.tensorCount = static_cast<int32_t>(rows.tensors.size() - tensorsBefore);
+            rows.executors.push_back(x);
+        }
+        // Strings first (every id below refers to them), the executor rows last: a reader
+        // sees an executor only once everything it points at is in the file.
+        o.strings.append(strings.pending());
+        strings.commit();
+        for (const auto& [path, values] : rows.values)
+            h5::writeTensor(o.file, path, *values, {values->nbytes() > (1 << 20), false});
+        o.params.append(paramRowType(), rows.params.data(), rows.params.size());
+        o.steps.append(stepRowType(), rows.steps.data(), rows.steps.size());
+        o.tensors.append(tensorRowType(), rows.tensors.data(), rows.tensors.size());
+        o.executors.append(executorRowType(), rows.executors.data(), rows.executors.size());
+        o.file.flush();  // the batch is on disk before the writer reports it written
+        written_ += batch.size();
+    } catch (const std::exception& ex) {
+        strings.rollback();
+        state_->open.reset();  // reopened, and re-read, by the next batch
         // A trace must never break the program it observes.
-        std::fprintf(stderr, "opscope: could not write executor %s to trace %s: %s\n", t.op.c_str(), path_.c_str(),
-                     ex.what());
+        std::fprintf(stderr, "opscope: could not write %zu executor(s) (%s...) to trace %s: %s\n", batch.size(),
+                     batch.empty() ? "" : batch.front().op.c_str(), path_.c_str(), ex.what());
     }
-}
-
-namespace {
-
-TensorRecord readTensorRecord(const h5::File& f, const std::string& path, const std::string& name) {
-    TensorRecord r;
-    r.name = name;
-    r.kind = f.readAttribute<std::string>(path, "kind");
-    r.dtype = dtypeFromName(f.readAttribute<std::string>(path, "dtype"));
-    r.shape = f.readAttribute<std::vector<int64_t>>(path, "shape");
-    r.strides = f.readAttribute<std::vector<int64_t>>(path, "strides");
-    r.contiguous = f.readAttribute<bool>(path, "contiguous");
-    if (f.hasAttribute(path, "count")) {
-        TensorStats s;
-        s.count = f.readAttribute<int64_t>(path, "count");
-        s.min = f.readAttribute<double>(path, "min");
-        s.max = f.readAttribute<double>(path, "max");
-        s.mean = f.readAttribute<double>(path, "mean");
-        s.meanAbs = f.readAttribute<double>(path, "mean_abs");
-        s.nanCount = f.readAttribute<int64_t>(path, "nan_count");
-        s.infCount = f.readAttribute<int64_t>(path, "inf_count");
-        s.finiteCount = s.count - s.nanCount - s.infCount;
-        r.stats = s;
-    }
-    if (f.isDataset(path + "/values")) r.values = h5::readTensor(f, path + "/values");
-    return r;
-}
-
-std::vector<Param> readParams(const h5::File& f, const std::string& path) {
-    std::vector<Param> params;
-    const auto order = f.readAttribute<std::vector<std::string>>(path, "_order");
-    const auto types = f.readAttribute<std::vector<std::string>>(path, "_types");
-    for (std::size_t i = 0; i < order.size() && i < types.size(); ++i) {
-        const std::string& n = order[i];
-        const std::string& ty = types[i];
-        ParamValue v;
-        if (ty == "bool") v = f.readAttribute<bool>(path, n);
-        else if (ty == "int") v = f.readAttribute<int64_t>(path, n);
-        else if (ty == "float") v = f.readAttribute<double>(path, n);
-        else if (ty == "string") v = f.readAttribute<std::string>(path, n);
-        else if (ty == "int[]") v = f.readAttribute<std::vector<int64_t>>(path, n);
-        else if (ty == "float[]") v = f.readAttribute<std::vector<double>>(path, n);
-        else {
-            const auto ints = f.readAttribute<std::vector<int64_t>>(path, n);
-            v = std::vector<bool>(ints.begin(), ints.end());
-        }
-        params.push_back({n, std::move(v)});
-    }
-    return params;
-}
-
-}  // namespace
-
-std::vector<ExecutorTrace> readTraceFile(const std::string& path) {
-    h5::File f = h5::File::openReadOnly(path);
-    if (!f.hasAttribute("/", "opscope_format") || f.readAttribute<std::string>("/", "opscope_format") != "trace")
-        throw h5::H5Error("'" + path + "' is an HDF5 file but not an OpScope trace (no opscope_format=\"trace\" on /)");
-    std::vector<ExecutorTrace> out;
-    for (const std::string& name : f.children("/executors")) {
-        const std::string g = "/executors/" + name;
-        ExecutorTrace t;
-        t.op = f.readAttribute<std::string>(g, "op");
-        t.product = f.readAttribute<std::string>(g, "product");
-        t.executorId = static_cast<uint64_t>(f.readAttribute<int64_t>(g, "executor_id"));
-        t.threads = static_cast<int>(f.readAttribute<int64_t>(g, "threads"));
-        t.workspaceBytes = static_cast<uint64_t>(f.readAttribute<int64_t>(g, "workspace_bytes"));
-        t.startUs = f.readAttribute<double>(g, "start_us");
-        t.durationUs = f.readAttribute<double>(g, "duration_us");
-        t.completed = f.readAttribute<bool>(g, "completed");
-        t.params = readParams(f, g + "/params");
-        for (const std::string& n : f.children(g + "/inputs")) t.inputs.push_back(readTensorRecord(f, g + "/inputs/" + n, n));
-        for (const std::string& n : f.children(g + "/outputs"))
-            t.outputs.push_back(readTensorRecord(f, g + "/outputs/" + n, n));
-        for (const std::string& sn : f.children(g + "/steps")) {
-            const std::string sp = g + "/steps/" + sn;
-            StepTrace s;
-            s.index = static_cast<std::size_t>(f.readAttribute<int64_t>(sp, "index"));
-            s.name = f.readAttribute<std::string>(sp, "name");
-            s.detail = f.readAttribute<std::string>(sp, "detail");
-            s.inputs = f.readAttribute<std::vector<std::string>>(sp, "inputs");
-            s.outputs = f.readAttribute<std::vector<std::string>>(sp, "outputs");
-            s.startUs = f.readAttribute<double>(sp, "start_us");
-            s.durationUs = f.readAttribute<double>(sp, "duration_us");
-            for (const std::string& n : f.children(sp + "/tensors"))
-                s.outputTensors.push_back(readTensorRecord(f, sp + "/tensors/" + n, n));
-            t.steps.push_back(std::move(s));
-        }
-        out.push_back(std::move(t));
-    }
-    return out;
 }
 
 }  // namespace opscope

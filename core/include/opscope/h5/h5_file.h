@@ -29,6 +29,8 @@ struct ObjectInfo {
 
 class File {
 public:
+    // Takes no HDF5 file lock, so viewing a file never blocks the program writing it (a live
+    // trace); what such a reader sees is as of the writer's last flush.
     static File openReadOnly(const std::string& path);
     static File openReadWrite(const std::string& path);
     // Creates the file, replacing any existing one.

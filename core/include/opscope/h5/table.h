@@ -1,0 +1,76 @@
+// Growing one-dimensional tables of compound rows (what h5py reads as a numpy record array,
+// and pandas as a DataFrame), and a growing table of strings. Appending rows to an open table
+// costs a few microseconds, where creating a group or an attribute costs tens: the executor
+// trace writes its records this way (docs/TRACE_FORMAT.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "opscope/h5/h5_file.h"
+
+namespace opscope::h5 {
+
+// The row layout of a table: named fields at byte offsets of a C++ struct. HDF5 converts
+// between the file's and the reader's layouts field by field, by name, so a reader's struct
+// may order its fields differently; a field the file lacks is an error that names it.
+class RowType {
+public:
+    explicit RowType(std::size_t rowBytes);
+    RowType& int32(const char* name, std::size_t offset);
+    RowType& int64(const char* name, std::size_t offset);
+    RowType& float64(const char* name, std::size_t offset);
+    RowType& boolean(const char* name, std::size_t offset);  // one byte, h5py's numpy bool
+    RowType& int64Array(const char* name, std::size_t offset, std::size_t count);
+    Id id() const { return type_.id(); }
+    std::size_t rowBytes() const { return rowBytes_; }
+    const std::vector<std::string>& fieldNames() const { return names_; }
+
+private:
+    RowType& insert(const char* name, std::size_t offset, Id type);
+    Handle type_;
+    std::size_t rowBytes_;
+    std::vector<std::string> names_;
+};
+
+class Table {
+public:
+    // Creates an empty, unlimited, chunked table at `path` (parents must exist).
+    static Table create(File& file, const std::string& path, const RowType& rowType, std::size_t chunkRows);
+    // Opens an existing table; throws a sentence naming the path if it is not a 1-D
+    // compound dataset.
+    static Table open(const File& file, const std::string& path);
+
+    int64_t size() const { return size_; }
+    // Appends n rows laid out as rowType describes.
+    void append(const RowType& rowType, const void* rows, std::size_t n);
+    // Reads rows [first, first + n) into memory laid out as rowType describes.
+    void read(const RowType& rowType, int64_t first, std::size_t n, void* rows) const;
+    const std::string& where() const { return where_; }  // "table '/x' in 'f.h5'"
+
+private:
+    Table(Handle dataset, std::string where, int64_t size);
+    Handle dataset_;
+    std::string where_;
+    int64_t size_ = 0;
+};
+
+// A one-dimensional table of variable-length UTF-8 strings (h5py: `.asstr()[:]`).
+class StringTable {
+public:
+    static StringTable create(File& file, const std::string& path, std::size_t chunkRows);
+    static StringTable open(const File& file, const std::string& path);
+    int64_t size() const { return size_; }
+    void append(const std::vector<std::string>& values);
+    std::vector<std::string> readAll() const;
+
+private:
+    StringTable(Handle dataset, std::string where, int64_t size);
+    Handle dataset_;
+    std::string where_;
+    int64_t size_ = 0;
+};
+
+}  // namespace opscope::h5

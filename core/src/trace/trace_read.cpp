@@ -1,0 +1,258 @@
+// Reads traces back: format version 2 (tables, trace_tables.h) and, for files recorded by
+// earlier builds, version 1 (trace_read_v1.cpp). Every index read from the file is checked,
+// so a damaged trace is a sentence, never a crash.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "opscope/h5/tensor_io.h"
+#include "opscope/trace.h"
+#include "trace_read_v1.h"
+#include "trace_tables.h"
+
+namespace opscope {
+namespace {
+
+using namespace trace_v2;
+
+int64_t formatVersion(const h5::File& f) {
+    if (!f.hasAttribute("/", "opscope_format") || f.readAttribute<std::string>("/", "opscope_format") != "trace")
+        throw h5::H5Error("'" + f.path() + "' is an HDF5 file but not an OpScope trace (no opscope_format=\"trace\" on /)");
+    if (!f.hasAttribute("/", "format_version")) return 1;  // the first traces did not all say
+    const int64_t v = f.readAttribute<int64_t>("/", "format_version");
+    if (v != 1 && v != kFormatVersion)
+        throw h5::H5Error("'" + f.path() + "' is an OpScope trace of format version " + std::to_string(v) +
+                          "; this build reads versions 1 and 2");
+    return v;
+}
+
+// The tables of a version 2 file, with the checks every reference into them gets.
+class TablesReader {
+public:
+    TablesReader(const h5::File& f, TraceValues values)
+        : file_(f),
+          values_(values),
+          strings_(h5::StringTable::open(f, kStrings).readAll()),
+          executors_(h5::Table::open(f, kExecutors)),
+          params_(h5::Table::open(f, kParams)),
+          steps_(h5::Table::open(f, kSteps)),
+          tensors_(h5::Table::open(f, kTensors)) {}
+
+    std::size_t executorCount() const { return static_cast<std::size_t>(executors_.size()); }
+
+    // Executors [first, first + n), reading each table's rows once for all of them.
+    std::vector<ExecutorTrace> read(std::size_t first, std::size_t n) const {
+        std::vector<ExecutorRow> rows(n);
+        executors_.read(executorRowType(), static_cast<int64_t>(first), n, rows.data());
+        if (n == 0) return {};
+        const Span p = span(rows, &ExecutorRow::firstParam, &ExecutorRow::paramCount, params_, first);
+        const Span s = span(rows, &ExecutorRow::firstStep, &ExecutorRow::stepCount, steps_, first);
+        const Span t = span(rows, &ExecutorRow::firstTensor, &ExecutorRow::tensorCount, tensors_, first);
+        std::vector<ParamRow> paramRows(p.count);
+        std::vector<StepRow> stepRows(s.count);
+        std::vector<TensorRow> tensorRows(t.count);
+        params_.read(paramRowType(), p.first, p.count, paramRows.data());
+        steps_.read(stepRowType(), s.first, s.count, stepRows.data());
+        tensors_.read(tensorRowType(), t.first, t.count, tensorRows.data());
+
+        std::vector<ExecutorTrace> out;
+        for (std::size_t i = 0; i < n; ++i) {
+            const ExecutorRow& x = rows[i];
+            const int64_t e = static_cast<int64_t>(first + i);
+            ExecutorTrace trace;
+            trace.executorId = static_cast<uint64_t>(x.executorId);
+            trace.op = str(x.op, kExecutors, e);
+            trace.product = str(x.product, kExecutors, e);
+            trace.threads = x.threads;
+            trace.completed = x.completed != 0;
+            trace.workspaceBytes = static_cast<uint64_t>(x.workspaceBytes);
+            trace.startUs = x.startUs;
+            trace.durationUs = x.durationUs;
+            for (int32_t k = 0; k < x.paramCount; ++k) {
+                const int64_t r = x.firstParam + k;
+                const ParamRow& row = paramRows[static_cast<std::size_t>(r - p.first)];
+                checkOwner(row.executor, e, kParams, r);
+                const std::string type = str(row.type, kParams, r), text = str(row.value, kParams, r);
+                try {
+                    trace.params.push_back({str(row.name, kParams, r), paramFromString(type, text)});
+                } catch (const std::invalid_argument& ex) {
+                    damaged(std::string(kParams) + " row " + std::to_string(r) + ": " + ex.what());
+                }
+            }
+            std::map<int32_t, std::size_t> stepByIndex;
+            for (int32_t k = 0; k < x.stepCount; ++k) {
+                const int64_t r = x.firstStep + k;
+                const StepRow& row = stepRows[static_cast<std::size_t>(r - s.first)];
+                checkOwner(row.executor, e, kSteps, r);
+                StepTrace step;
+                step.index = static_cast<std::size_t>(std::max(row.index, 0));
+                step.name = str(row.name, kSteps, r);
+                step.detail = str(row.detail, kSteps, r);
+                step.inputs = splitNames(str(row.inputs, kSteps, r));
+                step.outputs = splitNames(str(row.outputs, kSteps, r));
+                step.startUs = row.startUs;
+                step.durationUs = row.durationUs;
+                stepByIndex[row.index] = trace.steps.size();
+                trace.steps.push_back(std::move(step));
+            }
+            for (int32_t k = 0; k < x.tensorCount; ++k) {
+                const int64_t r = x.firstTensor + k;
+                const TensorRow& row = tensorRows[static_cast<std::size_t>(r - t.first)];
+                checkOwner(row.executor, e, kTensors, r);
+                TensorRecord record = tensor(row, r);
+                if (row.step < 0) {
+                    (record.kind == "output" ? trace.outputs : trace.inputs).push_back(std::move(record));
+                    continue;
+                }
+                const auto it = stepByIndex.find(row.step);
+                if (it == stepByIndex.end())
+                    damaged(std::string(kTensors) + " row " + std::to_string(r) + " belongs to step " +
+                            std::to_string(row.step) + ", which executor " + std::to_string(e) + " does not have");
+                trace.steps[it->second].outputTensors.push_back(std::move(record));
+            }
+            out.push_back(std::move(trace));
+        }
+        return out;
+    }
+
+private:
+    struct Span {
+        int64_t first = 0;
+        std::size_t count = 0;
+    };
+
+    [[noreturn]] void damaged(const std::string& why) const {
+        throw h5::H5Error("trace '" + file_.path() + "' is damaged: " + why);
+    }
+
+    // The rows of `table` the executors point at, checked to lie inside it.
+    template <class FirstField, class CountField>
+    Span span(const std::vector<ExecutorRow>& rows, FirstField firstField, CountField countField,
+              const h5::Table& table, std::size_t firstExecutor) const {
+        int64_t lo = std::numeric_limits<int64_t>::max(), hi = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const int64_t first = rows[i].*firstField, count = rows[i].*countField;
+            if (first < 0 || count < 0 || first > table.size() || count > table.size() - first)
+                damaged("executor " + std::to_string(firstExecutor + i) + " points at rows " + std::to_string(first) +
+                        " + " + std::to_string(count) + " of " + table.where() + ", which has " +
+                        std::to_string(table.size()));
+            if (count == 0) continue;
+            lo = std::min(lo, first);
+            hi = std::max(hi, first + count);
+        }
+        if (hi == 0) return {};
+        return {lo, static_cast<std::size_t>(hi - lo)};
+    }
+
+    const std::string& str(StringId id, const char* table, int64_t row) const {
+        if (id < 0 || static_cast<std::size_t>(id) >= strings_.size())
+            damaged(std::string(table) + " row " + std::to_string(row) + " refers to string " + std::to_string(id) +
+                    ", outside " + kStrings + " (" + std::to_string(strings_.size()) + " strings)");
+        return strings_[static_cast<std::size_t>(id)];
+    }
+
+    void checkOwner(int64_t owner, int64_t executor, const char* table, int64_t row) const {
+        if (owner != executor)
+            damaged(std::string(table) + " row " + std::to_string(row) + " belongs to executor " +
+                    std::to_string(owner) + ", but executor " + std::to_string(executor) + " points at it");
+    }
+
+    static std::vector<std::string> splitNames(const std::string& joined) {
+        std::vector<std::string> out;
+        std::size_t start = 0;
+        while (!joined.empty()) {
+            const std::size_t comma = joined.find(',', start);
+            out.push_back(joined.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+        return out;
+    }
+
+    TensorRecord tensor(const TensorRow& row, int64_t r) const {
+        TensorRecord t;
+        t.name = str(row.name, kTensors, r);
+        t.kind = str(row.kind, kTensors, r);
+        const std::string& dtype = str(row.dtype, kTensors, r);
+        t.dtype = dtypeFromName(dtype);
+        if (t.dtype == DType::Undefined && dtype != dtypeName(DType::Undefined))
+            damaged(std::string(kTensors) + " row " + std::to_string(r) + " has dtype '" + dtype +
+                    "', which OpScope does not know");
+        if (row.rank < 0 || row.rank > kMaxRank)
+            damaged(std::string(kTensors) + " row " + std::to_string(r) + " has rank " + std::to_string(row.rank) +
+                    " (0 to 8 allowed)");
+        t.shape.assign(row.shape, row.shape + row.rank);
+        t.strides.assign(row.strides, row.strides + row.rank);
+        t.contiguous = row.contiguous != 0;
+        if (row.hasStats) {
+            TensorStats s;
+            s.count = row.count;
+            s.nanCount = row.nanCount;
+            s.infCount = row.infCount;
+            s.finiteCount = s.count - s.nanCount - s.infCount;
+            s.min = row.min;
+            s.max = row.max;
+            s.mean = row.mean;
+            s.meanAbs = row.meanAbs;
+            t.stats = s;
+        }
+        t.valuesPath = str(row.values, kTensors, r);
+        if (!t.valuesPath.empty() && values_ == TraceValues::Load) t.values = h5::readTensor(file_, t.valuesPath);
+        return t;
+    }
+
+    const h5::File& file_;
+    TraceValues values_;
+    std::vector<std::string> strings_;
+    h5::Table executors_, params_, steps_, tensors_;
+};
+
+}  // namespace
+
+std::string traceExecutorPath(std::size_t index) {
+    char name[40];
+    std::snprintf(name, sizeof name, "/executors/%06zu", index);
+    return name;
+}
+
+bool parseTraceExecutorPath(const std::string& path, std::size_t* index) {
+    static const std::string prefix = "/executors/";
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) return false;
+    const std::string digits = path.substr(prefix.size());
+    if (digits.size() > 12 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    *index = static_cast<std::size_t>(std::stoull(digits));
+    return true;
+}
+
+std::vector<ExecutorTrace> readTrace(const h5::File& file, TraceValues values) {
+    if (formatVersion(file) == 1) {
+        std::vector<ExecutorTrace> out;
+        for (const std::string& g : trace_v1::executorGroups(file)) out.push_back(trace_v1::readExecutor(file, g, values));
+        return out;
+    }
+    const TablesReader tables(file, values);
+    return tables.read(0, tables.executorCount());
+}
+
+ExecutorTrace readTraceExecutor(const h5::File& file, std::size_t index) {
+    if (formatVersion(file) == 1) {
+        const std::vector<std::string> groups = trace_v1::executorGroups(file);
+        if (index >= groups.size())
+            throw h5::H5Error("trace '" + file.path() + "' has " + std::to_string(groups.size()) +
+                              " executors; there is no executor " + std::to_string(index));
+        return trace_v1::readExecutor(file, groups[index], TraceValues::Load);
+    }
+    const TablesReader tables(file, TraceValues::Load);
+    if (index >= tables.executorCount())
+        throw h5::H5Error("trace '" + file.path() + "' has " + std::to_string(tables.executorCount()) +
+                          " executors; there is no executor " + std::to_string(index));
+    return std::move(tables.read(index, 1).front());
+}
+
+std::vector<ExecutorTrace> readTraceFile(const std::string& path, TraceValues values) {
+    return readTrace(h5::File::openReadOnly(path), values);
+}
+
+}  // namespace opscope
