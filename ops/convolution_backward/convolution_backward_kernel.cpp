@@ -101,6 +101,8 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w
     const bool direct = g.pointwise();
     parallelChunks(items, grainFor(items, t.workers), [&](int chunk, int64_t b, int64_t e) {
         float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        Bf16PackedA packedW;  // W_g^T of the current (group, block), packed once for all its tiles
+        int64_t packedFor = -1;
         for (int64_t item = b; item < e; ++item) {
             const int64_t blk = item % t.cxBlocks, ng = item / t.cxBlocks;
             const int64_t n = ng / g.G, grp = ng % g.G;
@@ -109,14 +111,17 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w
             float* xg = x + (n * g.CX() + grp * CXg) * X;
             const ConstMat wg = constMat(w + grp * CYg * rowsW, CYg, rowsW, rowsW);
             const auto wT = wg.middleCols(static_cast<Idx>(cx0 * K), static_cast<Idx>((cx1 - cx0) * K)).transpose();
+            if (t.bf16Dot && packedFor != grp * t.cxBlocks + blk) {  // A(i, k) = W_g[k, cx0*K + i]
+                packedW.pack((cx1 - cx0) * K, CYg, w + grp * CYg * rowsW + cx0 * K, 1, rowsW);
+                packedFor = grp * t.cxBlocks + blk;
+            }
             if (!direct) std::fill(xg + cx0 * X, xg + cx1 * X, 0.0f);
             for (int64_t p0 = 0; p0 < Y; p0 += t.tile) {
                 const int64_t len = std::min(t.tile, Y - p0);
                 const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
-                if (t.bf16Dot) {  // A(i, k) = W_g[k, cx0*K + i], B = dy
+                if (t.bf16Dot) {  // B = dy
                     float* c = direct ? xg + cx0 * X + p0 : buf;
-                    gemmBf16((cx1 - cx0) * K, len, CYg, w + grp * CYg * rowsW + cx0 * K, 1, rowsW, dyp, Y, 1, c,
-                             direct ? X : len, false);
+                    gemmBf16(packedW, len, dyp, Y, 1, c, direct ? X : len, false);
                     if (!direct) col2imTile(g, buf, len, cx0, cx1, p0, len, xg);
                     continue;
                 }
@@ -141,6 +146,8 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w
     const bool direct = g.pointwise();
     parallelChunks(items, grainFor(items, t.workers), [&](int chunk, int64_t b, int64_t e) {
         float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        Bf16PackedA packedW;  // W_g, packed once per group for all its tiles
+        int64_t packedFor = -1;
         for (int64_t item = b; item < e; ++item) {
             const int64_t tileIdx = item % tiles, ng = item / tiles;
             const int64_t n = ng / g.G, grp = ng % g.G;
@@ -148,9 +155,12 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w
             const float* xg = x + (n * g.CX() + grp * CXg) * X;
             float* outp = y + (n * g.CY + grp * CYg) * Y + p0;
             if (t.bf16Dot) {
+                if (packedFor != grp) {
+                    packedW.pack(CYg, rowsW, w + grp * CYg * rowsW, rowsW, 1);
+                    packedFor = grp;
+                }
                 if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-                gemmBf16(CYg, len, rowsW, w + grp * CYg * rowsW, rowsW, 1, direct ? xg + p0 : buf, direct ? X : len, 1,
-                         outp, Y, false);
+                gemmBf16(packedW, len, direct ? xg + p0 : buf, direct ? X : len, 1, outp, Y, false);
                 continue;
             }
             const ConstMat wg = constMat(w + grp * CYg * rowsW, CYg, rowsW, rowsW);
