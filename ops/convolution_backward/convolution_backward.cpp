@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <map>
 
-#include "bf16_gemm.h"
 #include "convolution_backward_checks.h"
 #include "convolution_backward_kernel.h"
 #include "cube_precision.h"
@@ -146,11 +145,12 @@ std::unique_ptr<aclOpExecutor> build(const conv::ConvArgs& args) {
     const kernels::ConvGeometry g = conv::geometryOf(p);
     kernels::ConvTiling tiling = kernels::chooseTiling(g, numThreads());
     // bf16 operands multiply exactly and sum in float32 either way; the dot-product kernel is faster.
-    tiling.bf16Dot = p.precision == CubePrecision::BFloat16 && kernels::bf16GemmAvailable();
+    const bool bf16Dot = p.precision == CubePrecision::BFloat16 && kernels::packedGemmAvailable(kernels::GemmKind::BFloat16);
+    tiling.gemm = bf16Dot ? kernels::GemmKind::BFloat16 : kernels::GemmKind::Float32;
     e->addParam("gemmTile", tiling.tile);
     e->addParam("workers", tiling.workers);
     e->addParam("gradWeightSlices", tiling.slices);
-    e->addParam("gemm", std::string(tiling.bf16Dot ? "bf16 dot product (AVX512-BF16)" : "float32 (Eigen)"));
+    e->addParam("gemm", std::string(kernels::gemmDescription(tiling.gemm)));
 
     // Operands in the cube's precision, in the device's order: gradOutput, input, weight.
     const bool wantDx = sOut[0] >= 0, wantDw = sOut[1] >= 0;

@@ -1,5 +1,5 @@
-// Design: every stage is a sequence of single-threaded Eigen GEMMs on blocks, parallelised
-// with opscope::parallelChunks over independent work items (Eigen's own threading is off).
+// Design: every stage is a sequence of single-threaded packed GEMMs on blocks (packed_gemm.h),
+// parallelised with opscope::parallelChunks over independent work items.
 //  - Scatter (BackpropInput): items (image, group, X-channel block); GEMM W^T·dy into an im2col
 //    buffer tile by tile and col2im it straight into the item's own X channels: race-free, and
 //    the item split depends only on the shapes, so gradInput has the same bits for any thread
@@ -9,7 +9,8 @@
 //  - Filter (BackpropFilter): with at least as many groups as workers, parallel over groups
 //    (each owns its dW rows). Otherwise items (image, tile) cut into slices with one float32
 //    partial dW each, summed in slice order afterwards: fixed bits for a fixed thread count.
-// For the bf16 cube precision (tiling.bf16Dot) the same call sites run gemmBf16 (AVX512-BF16).
+// Weights are packed once per (group, channel block) and reused for every image and tile.
+// For the bf16 cube precision (tiling.gemm) the same call sites run AVX512-BF16 dot products.
 // Column tiles keep an im2col block near 512 KiB so it stays in L2 between im2col and GEMM.
 // A pointwise convolution skips im2col/col2im and maps X directly.
 #include "convolution_backward_kernel.h"
@@ -22,16 +23,12 @@
 #pragma GCC diagnostic pop
 #include <algorithm>
 
-#include "bf16_gemm.h"
 #include "conv_im2col.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
 namespace {
 
-using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMat = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
-using Mat = Eigen::Map<RowMat, 0, Eigen::OuterStride<>>;
 using Idx = Eigen::Index;
 
 constexpr int64_t kColsBudgetFloats = 128 * 1024;  // 512 KiB per im2col tile
@@ -40,13 +37,6 @@ constexpr int64_t kScatterItemsWanted = 8;  // split X channels until there are 
 constexpr int64_t kPartialBudgetFloats = 32 * 1024 * 1024;  // gradWeight partial sums: <= 128 MiB
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-ConstMat constMat(const float* p, int64_t rows, int64_t cols, int64_t ld) {
-    return ConstMat(p, static_cast<Idx>(rows), static_cast<Idx>(cols), Eigen::OuterStride<>(static_cast<Idx>(ld)));
-}
-Mat mat(float* p, int64_t rows, int64_t cols, int64_t ld) {
-    return Mat(p, static_cast<Idx>(rows), static_cast<Idx>(cols), Eigen::OuterStride<>(static_cast<Idx>(ld)));
-}
 
 // A chunk grain that yields at most `workers` chunks, so chunk c may use buffer c.
 int64_t grainFor(int64_t items, int64_t workers) { return std::max<int64_t>(1, ceilDiv(items, workers)); }
@@ -101,35 +91,26 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w
     const bool direct = g.pointwise();
     parallelChunks(items, grainFor(items, t.workers), [&](int chunk, int64_t b, int64_t e) {
         float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
-        Bf16PackedA packedW;  // W_g^T of the current (group, block), packed once for all its tiles
+        PackedA wT;  // W_g^T of the current (group, block), packed once for all its images and tiles
         int64_t packedFor = -1;
         for (int64_t item = b; item < e; ++item) {
             const int64_t blk = item % t.cxBlocks, ng = item / t.cxBlocks;
             const int64_t n = ng / g.G, grp = ng % g.G;
             const int64_t cx0 = blk * perBlock, cx1 = std::min(CXg, cx0 + perBlock);
             if (cx0 >= cx1) continue;
-            float* xg = x + (n * g.CX() + grp * CXg) * X;
-            const ConstMat wg = constMat(w + grp * CYg * rowsW, CYg, rowsW, rowsW);
-            const auto wT = wg.middleCols(static_cast<Idx>(cx0 * K), static_cast<Idx>((cx1 - cx0) * K)).transpose();
-            if (t.bf16Dot && packedFor != grp * t.cxBlocks + blk) {  // A(i, k) = W_g[k, cx0*K + i]
-                packedW.pack((cx1 - cx0) * K, CYg, w + grp * CYg * rowsW + cx0 * K, 1, rowsW);
+            if (packedFor != grp * t.cxBlocks + blk) {  // A(i, k) = W_g[k, cx0*K + i]
+                wT.pack(t.gemm, (cx1 - cx0) * K, CYg, w + grp * CYg * rowsW + cx0 * K, 1, rowsW);
                 packedFor = grp * t.cxBlocks + blk;
             }
+            float* xg = x + (n * g.CX() + grp * CXg) * X;
             if (!direct) std::fill(xg + cx0 * X, xg + cx1 * X, 0.0f);
             for (int64_t p0 = 0; p0 < Y; p0 += t.tile) {
                 const int64_t len = std::min(t.tile, Y - p0);
-                const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
-                if (t.bf16Dot) {  // B = dy
-                    float* c = direct ? xg + cx0 * X + p0 : buf;
-                    gemmBf16(packedW, len, dyp, Y, 1, c, direct ? X : len, false);
-                    if (!direct) col2imTile(g, buf, len, cx0, cx1, p0, len, xg);
-                    continue;
-                }
-                const ConstMat dy = constMat(dyp, CYg, len, Y);
+                const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;  // B = dy
                 if (direct) {
-                    mat(xg + cx0 * X + p0, cx1 - cx0, len, X).noalias() = wT * dy;
+                    gemm(wT, len, dyp, Y, 1, xg + cx0 * X + p0, X, false);
                 } else {
-                    mat(buf, (cx1 - cx0) * K, len, len).noalias() = wT * dy;
+                    gemm(wT, len, dyp, Y, 1, buf, len, false);
                     col2imTile(g, buf, len, cx0, cx1, p0, len, xg);
                 }
             }
@@ -146,31 +127,19 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w
     const bool direct = g.pointwise();
     parallelChunks(items, grainFor(items, t.workers), [&](int chunk, int64_t b, int64_t e) {
         float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
-        Bf16PackedA packedW;  // W_g, packed once per group for all its tiles
+        PackedA wg;  // W_g, packed once per group for all its tiles
         int64_t packedFor = -1;
         for (int64_t item = b; item < e; ++item) {
             const int64_t tileIdx = item % tiles, ng = item / tiles;
             const int64_t n = ng / g.G, grp = ng % g.G;
             const int64_t p0 = tileIdx * t.tile, len = std::min(t.tile, Y - p0);
             const float* xg = x + (n * g.CX() + grp * CXg) * X;
-            float* outp = y + (n * g.CY + grp * CYg) * Y + p0;
-            if (t.bf16Dot) {
-                if (packedFor != grp) {
-                    packedW.pack(CYg, rowsW, w + grp * CYg * rowsW, rowsW, 1);
-                    packedFor = grp;
-                }
-                if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-                gemmBf16(packedW, len, direct ? xg + p0 : buf, direct ? X : len, 1, outp, Y, false);
-                continue;
+            if (packedFor != grp) {
+                wg.pack(t.gemm, CYg, rowsW, w + grp * CYg * rowsW, rowsW, 1);
+                packedFor = grp;
             }
-            const ConstMat wg = constMat(w + grp * CYg * rowsW, CYg, rowsW, rowsW);
-            Mat out = mat(outp, CYg, len, Y);
-            if (direct) {
-                out.noalias() = wg * constMat(xg + p0, CXg, len, X);
-            } else {
-                im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-                out.noalias() = wg * constMat(buf, rowsW, len, len);
-            }
+            if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
+            gemm(wg, len, direct ? xg + p0 : buf, direct ? X : len, 1, y + (n * g.CY + grp * CYg) * Y + p0, Y, false);
         }
     });
 }
@@ -188,20 +157,10 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, 
         const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
         const float* xg = x + (n * g.CX() + grp * CXg) * X;
         const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
-        if (t.bf16Dot) {  // B(k = position, j = column row) = cols[j, k]
-            if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-            gemmBf16(CYg, rowsW, len, dyp, Y, 1, direct ? xg + p0 : buf, 1, direct ? X : len, acc + grp * CYg * rowsW,
-                     rowsW, true);
-            return;
-        }
-        const ConstMat dy = constMat(dyp, CYg, len, Y);
-        Mat a = mat(acc + grp * CYg * rowsW, CYg, rowsW, rowsW);
-        if (direct) {
-            a.noalias() += dy * constMat(xg + p0, CXg, len, X).transpose();
-        } else {
-            im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-            a.noalias() += dy * constMat(buf, rowsW, len, len).transpose();
-        }
+        if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
+        // A = dy (CYg x len), B(k = position, j = column row) = cols[j, k]
+        gemm(t.gemm, CYg, rowsW, len, dyp, Y, 1, direct ? xg + p0 : buf, 1, direct ? X : len, acc + grp * CYg * rowsW,
+             rowsW, true);
     };
     if (t.filterByGroup) {
         parallelChunks(g.G, grainFor(g.G, t.workers), [&](int chunk, int64_t b, int64_t e) {

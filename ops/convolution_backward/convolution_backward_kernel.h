@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "packed_gemm.h"
+
 namespace opscope::kernels {
 
 // One convolution seen from its two sides. A position o on the "small" side Y (a convolution's
@@ -35,7 +37,7 @@ struct ConvTiling {
     int64_t cxBlocks = 1;         // X-channel blocks per (image, group) in the scatter stage
     int64_t slices = 1;           // gradWeight partial sums (<= workers)
     bool filterByGroup = false;   // gradWeight parallel over groups (each owns its rows) instead
-    bool bf16Dot = false;         // bf16 cube precision: GEMMs on the bf16 dot-product kernel
+    GemmKind gemm = GemmKind::Float32;  // BFloat16 for the bf16 cube precision (packed_gemm.h)
 };
 ConvTiling chooseTiling(const ConvGeometry& g, int threads);
 // Workspace floats: all im2col buffers, and the gradWeight partial sums of slices 1..workers-1.

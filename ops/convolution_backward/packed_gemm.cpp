@@ -1,0 +1,311 @@
+// Design: BLIS-style. A is packed into panels of 12 rows and B into panels of 32 columns, both
+// along k in k blocks (fp32: 256 values; bf16: 512 values as 256 pairs, an odd k padded with
+// zero), so the A panel (12 KiB) and the B panel (32 KiB) of one micro-kernel call stay in
+// L1/L2. The 12x32 micro-kernel keeps 24 zmm accumulators; per k step it loads two B vectors,
+// broadcasts 12 A values and issues 24 vfmadd (fp32) or vdpbf16ps (bf16, two k per step).
+// The two unit-stride operand layouts (rows contiguous, or k contiguous) pack with vector
+// loads; others element by element. The operands of the bf16 kind are bf16-exact float32
+// values, so taking their high 16 bits is the exact conversion.
+#include "packed_gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 packing and its own
+// AVX-512 shift intrinsics (_mm512_undefined_* pass-through operands).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <Eigen/Core>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define OPSCOPE_PACKED_FP32 1
+#if defined(__AVX512BF16__)
+#define OPSCOPE_PACKED_BF16 1
+#endif
+#endif
+
+namespace opscope::kernels {
+namespace {
+
+constexpr int64_t kMR = 12, kNR = 32;
+
+// k values per packed unit, and per k block.
+int64_t kPerUnit(GemmKind kind) { return kind == GemmKind::BFloat16 ? 2 : 1; }
+int64_t kBlock(GemmKind kind) { return kind == GemmKind::BFloat16 ? 512 : 256; }
+int64_t unitsOf(GemmKind kind, int64_t kc) { return (kc + kPerUnit(kind) - 1) / kPerUnit(kind); }
+
+void eigenGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs, const float* b, int64_t brs,
+               int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+    using Idx = Eigen::Index;
+    const Eigen::Map<const Mat, 0, Strides> A(a, Idx(M), Idx(K), Strides(Idx(ars), Idx(acs)));
+    const Eigen::Map<const Mat, 0, Strides> B(b, Idx(K), Idx(N), Strides(Idx(brs), Idx(bcs)));
+    Eigen::Map<Mat, 0, Eigen::OuterStride<>> C(c, Idx(M), Idx(N), Eigen::OuterStride<>(Idx(ldc)));
+    if (accumulate) C.noalias() += A * B;
+    else C.noalias() = A * B;
+}
+
+#ifdef OPSCOPE_PACKED_FP32
+
+inline __mmask16 firstLanes(int64_t n) {
+    return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+inline uint32_t bitsOf(float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+// One packed unit of a row at k (bf16: the pair k, k+1; `last` says k+1 is past the block).
+template <GemmKind Kind>
+inline uint32_t unitOf(const float* atK, int64_t ks, bool last) {
+    if constexpr (Kind == GemmKind::BFloat16) return (bitsOf(atK[0]) >> 16) | (last ? 0u : bitsOf(atK[ks]) & 0xFFFF0000u);
+    else return bitsOf(atK[0]);
+}
+
+// Units of 16 rows at k (rows contiguous): fp32 the values; bf16 the pairs (k, k+1).
+template <GemmKind Kind>
+inline __m512i unitsAcrossRows(__mmask16 live, const float* atK, const float* atK1) {
+    const __m512i lo = _mm512_castps_si512(_mm512_maskz_loadu_ps(live, atK));
+    if constexpr (Kind == GemmKind::Float32) {
+        return lo;
+    } else {
+        const __m512i hi = atK1 ? _mm512_castps_si512(_mm512_maskz_loadu_ps(live, atK1)) : _mm512_setzero_si512();
+        return _mm512_or_si512(_mm512_srli_epi32(lo, 16), _mm512_and_si512(hi, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    }
+}
+
+// 16 units of one row from consecutive k (k contiguous), `left` values remaining in the block.
+template <GemmKind Kind>
+inline __m512i unitsAlongK(const float* row, int64_t left) {
+    if constexpr (Kind == GemmKind::Float32) {
+        return _mm512_castps_si512(_mm512_maskz_loadu_ps(firstLanes(left), row));
+    } else {
+#ifdef OPSCOPE_PACKED_BF16
+        const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(left), row);
+        const __m512 hi = _mm512_maskz_loadu_ps(firstLanes(left - 16), row + 16);
+        return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);  // exact: the values are bf16-representable
+#else
+        (void)row, (void)left;
+        return _mm512_setzero_si512();
+#endif
+    }
+}
+
+// Transposes 16 vectors of 16 32-bit lanes in place: v[i] lane j <-> v[j] lane i.
+inline void transpose16x16(__m512i v[16]) {
+    __m512i t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(v[i], v[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(v[i], v[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        v[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        v[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        v[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        v[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    // Now v[4a + b] holds, in each 128-bit lane L, elements (rows 4a..4a+3) x column 4L + b'.
+    for (int i = 0; i < 16; i += 8)
+        for (int j = 0; j < 4; ++j) {
+            t[i + j] = _mm512_shuffle_i32x4(v[i + j], v[i + 4 + j], 0x88);      // lanes 0, 2 | 0, 2
+            t[i + 4 + j] = _mm512_shuffle_i32x4(v[i + j], v[i + 4 + j], 0xDD);  // lanes 1, 3 | 1, 3
+        }
+    for (int j = 0; j < 8; ++j) {
+        v[j] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0x88);
+        v[j + 8] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0xDD);
+    }
+}
+
+// Rows [0, rows) x k [k0, k0 + kc) of m (element (r, k) at m[r*s + k*ks]) into panels of R rows:
+// panel[u*R + r] = unit u of row r, zero past the end.
+template <GemmKind Kind, int64_t R>
+void pack(int64_t rows, int64_t k0, int64_t kc, const float* m, int64_t s, int64_t ks, uint32_t* out) {
+    constexpr int64_t per = Kind == GemmKind::BFloat16 ? 2 : 1;
+    const int64_t units = (kc + per - 1) / per;
+    for (int64_t r0 = 0; r0 < rows; r0 += R) {
+        uint32_t* panel = out + (r0 / R) * units * R;
+        const int64_t live = std::min(R, rows - r0);
+        if (s == 1) {
+            for (int64_t u = 0; u < units; ++u) {
+                const float* atK = m + r0 + (k0 + per * u) * ks;
+                const float* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
+                for (int64_t q = 0; q < R; q += 16)
+                    _mm512_mask_storeu_epi32(panel + u * R + q, firstLanes(R - q),
+                                             unitsAcrossRows<Kind>(firstLanes(live - q), atK + q, atK1 ? atK1 + q : nullptr));
+            }
+            continue;
+        }
+        if (ks == 1 && R % 16 == 0) {  // 16 rows x 16 units at a time, transposed in registers
+            for (int64_t q = 0; q < R; q += 16)
+                for (int64_t u0 = 0; u0 < units; u0 += 16) {
+                    __m512i v[16];
+                    for (int64_t r = 0; r < 16; ++r)
+                        v[r] = q + r < live ? unitsAlongK<Kind>(m + (r0 + q + r) * s + k0 + per * u0, kc - per * u0)
+                                            : _mm512_setzero_si512();
+                    transpose16x16(v);
+                    const int64_t n = std::min<int64_t>(16, units - u0);
+                    for (int64_t j = 0; j < n; ++j) _mm512_storeu_si512(panel + (u0 + j) * R + q, v[j]);
+                }
+            continue;
+        }
+        for (int64_t r = 0; r < R; ++r) {
+            if (r >= live) {
+                for (int64_t u = 0; u < units; ++u) panel[u * R + r] = 0u;
+                continue;
+            }
+            const float* row = m + (r0 + r) * s + k0 * ks;
+            if (ks == 1) {  // 16 units at a time, spread over the panel's column r
+                alignas(64) uint32_t buf[16];
+                for (int64_t u0 = 0; u0 < units; u0 += 16) {
+                    _mm512_store_si512(buf, unitsAlongK<Kind>(row + per * u0, kc - per * u0));
+                    const int64_t n = std::min<int64_t>(16, units - u0);
+                    for (int64_t q = 0; q < n; ++q) panel[(u0 + q) * R + r] = buf[q];
+                }
+                continue;
+            }
+            for (int64_t u = 0; u < units; ++u) panel[u * R + r] = unitOf<Kind>(row + per * u * ks, ks, per * u + 1 >= kc);
+        }
+    }
+}
+
+template <GemmKind Kind>
+inline __m512 step(__m512 acc, __m512i a, __m512i b) {
+    if constexpr (Kind == GemmKind::Float32) {
+        return _mm512_fmadd_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(b), acc);
+    } else {
+#ifdef OPSCOPE_PACKED_BF16
+        return _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
+#else
+        (void)a, (void)b;
+        return acc;
+#endif
+    }
+}
+
+// C[mr x nr] (+)= packed A panel (units x 12) . packed B panel (units x 32).
+template <GemmKind Kind>
+void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr,
+                 bool accumulate) {
+    __m512 acc[kMR][2];
+    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t u = 0; u < units; ++u) {
+        const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
+        const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
+        const uint32_t* ap = pa + u * kMR;
+        for (int64_t r = 0; r < kMR; ++r) {
+            const __m512i av = _mm512_set1_epi32(static_cast<int>(ap[r]));
+            acc[r][0] = step<Kind>(acc[r][0], av, b0);
+            acc[r][1] = step<Kind>(acc[r][1], av, b1);
+        }
+    }
+    const __mmask16 m0 = firstLanes(nr), m1 = firstLanes(nr - 16);
+    for (int64_t r = 0; r < mr; ++r) {
+        float* cr = c + r * ldc;
+        __m512 v0 = acc[r][0], v1 = acc[r][1];
+        if (accumulate) {
+            v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, cr), v0);
+            v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, cr + 16), v1);
+        }
+        _mm512_mask_storeu_ps(cr, m0, v0);
+        _mm512_mask_storeu_ps(cr + 16, m1, v1);
+    }
+}
+
+template <GemmKind Kind>
+void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, int64_t M, int64_t K, int64_t N,
+                   const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    thread_local std::vector<uint32_t> pb;
+    const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
+    for (int64_t k0 = 0, blk = 0; k0 < K; k0 += kb, ++blk) {
+        const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
+        pb.resize(static_cast<std::size_t>(nPanels * units * kNR));
+        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
+        const uint32_t* pa = packedA + blocks[static_cast<std::size_t>(blk)];
+        const bool acc = accumulate || k0 > 0;
+        for (int64_t jp = 0; jp < nPanels; ++jp)
+            for (int64_t ip = 0; ip < mPanels; ++ip)
+                microKernel<Kind>(units, pa + ip * units * kMR, pb.data() + jp * units * kNR,
+                                  c + ip * kMR * ldc + jp * kNR, ldc, std::min(kMR, M - ip * kMR),
+                                  std::min(kNR, N - jp * kNR), acc);
+    }
+}
+
+#endif  // OPSCOPE_PACKED_FP32
+
+}  // namespace
+
+bool packedGemmAvailable(GemmKind kind) {
+#if defined(OPSCOPE_PACKED_BF16)
+    (void)kind;
+    return true;
+#elif defined(OPSCOPE_PACKED_FP32)
+    return kind == GemmKind::Float32;
+#else
+    (void)kind;
+    return false;
+#endif
+}
+
+const char* gemmDescription(GemmKind kind) {
+    if (kind == GemmKind::BFloat16)
+        return packedGemmAvailable(kind) ? "bf16 dot products (AVX512-BF16)" : "float32 (Eigen; no AVX512-BF16)";
+    return packedGemmAvailable(kind) ? "float32 (AVX-512)" : "float32 (Eigen)";
+}
+
+void PackedA::pack(GemmKind kind, int64_t M, int64_t K, const float* a, int64_t ars, int64_t acs) {
+    kind_ = kind;
+    M_ = std::max<int64_t>(0, M);
+    K_ = std::max<int64_t>(0, K);
+    a_ = a;
+    ars_ = ars;
+    acs_ = acs;
+    blocks_.clear();
+    data_.clear();  // keeps its capacity
+    if (!packedGemmAvailable(kind)) return;
+#ifdef OPSCOPE_PACKED_FP32
+    const int64_t mPanels = (M_ + kMR - 1) / kMR, kb = kBlock(kind);
+    for (int64_t k0 = 0; k0 < K_; k0 += kb) {
+        blocks_.push_back(static_cast<int64_t>(data_.size()));
+        data_.resize(data_.size() + static_cast<std::size_t>(mPanels * unitsOf(kind, std::min(kb, K_ - k0)) * kMR));
+    }
+    for (std::size_t blk = 0; blk < blocks_.size(); ++blk) {
+        const int64_t k0 = static_cast<int64_t>(blk) * kb, kc = std::min(kb, K_ - k0);
+        uint32_t* out = data_.data() + blocks_[blk];
+        if (kind == GemmKind::BFloat16) ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
+        else ::opscope::kernels::pack<GemmKind::Float32, kMR>(M_, k0, kc, a, ars, acs, out);
+    }
+#endif
+}
+
+void gemm(const PackedA& a, int64_t N, const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+          bool accumulate) {
+    const int64_t M = a.M_, K = a.K_;
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {
+        if (!accumulate)
+            for (int64_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, 0.0f);
+        return;
+    }
+    if (!packedGemmAvailable(a.kind_)) {
+        eigenGemm(M, N, K, a.a_, a.ars_, a.acs_, b, brs, bcs, c, ldc, accumulate);
+        return;
+    }
+#ifdef OPSCOPE_PACKED_FP32
+    if (a.kind_ == GemmKind::BFloat16)
+        packedProduct<GemmKind::BFloat16>(a.data_.data(), a.blocks_, M, K, N, b, brs, bcs, c, ldc, accumulate);
+    else
+        packedProduct<GemmKind::Float32>(a.data_.data(), a.blocks_, M, K, N, b, brs, bcs, c, ldc, accumulate);
+#endif
+}
+
+void gemm(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs, const float* b,
+          int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    thread_local PackedA packed;
+    packed.pack(kind, M, K, a, ars, acs);
+    gemm(packed, N, b, brs, bcs, c, ldc, accumulate);
+}
+
+}  // namespace opscope::kernels

@@ -1,0 +1,50 @@
+// The GEMM under every convolution stage: packed operands and a 12x32 AVX-512 micro-kernel,
+// in two arithmetic kinds —
+//   Float32: float32 operands and sums (vfmadd);
+//   BFloat16: operands exact in bfloat16 (held in float32 with the low 16 bits zero), products
+//             exact, sums in float32: what the cube does, on AVX512-BF16 dot products (vdpbf16ps).
+// Builds without AVX-512 (or without AVX512-BF16 for BFloat16) fall back to Eigen's float32
+// GEMM, which is the same arithmetic class. Single-threaded: the stages parallelise.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace opscope::kernels {
+
+enum class GemmKind { Float32, BFloat16 };
+
+// True when this build runs `kind` on the packed AVX-512 kernel (else Eigen).
+bool packedGemmAvailable(GemmKind kind);
+const char* gemmDescription(GemmKind kind);  // for the executor's "gemm" parameter
+
+// A (M x K, A(i, k) = a[i*ars + k*acs]) packed once for several products, e.g. a weight that
+// multiplies every column tile.
+class PackedA {
+public:
+    PackedA() = default;
+    void pack(GemmKind kind, int64_t M, int64_t K, const float* a, int64_t ars, int64_t acs);  // reuses storage
+    GemmKind kind() const { return kind_; }
+    int64_t rows() const { return M_; }
+    int64_t depth() const { return K_; }
+
+private:
+    friend void gemm(const PackedA&, int64_t, const float*, int64_t, int64_t, float*, int64_t, bool);
+    GemmKind kind_ = GemmKind::Float32;
+    int64_t M_ = 0, K_ = 0;
+    const float* a_ = nullptr;  // the Eigen fallback multiplies A in place
+    int64_t ars_ = 0, acs_ = 0;
+    std::vector<uint32_t> data_;   // per k block: panels of 12 rows along k (bf16: pairs along k)
+    std::vector<int64_t> blocks_;  // offset of each k block in data_
+};
+
+// C (M x N, row stride ldc) = A · B, or C += A · B with `accumulate`, where
+// B(k, j) = b[k*brs + j*bcs]. Sums per element in a fixed order: same bits on every call.
+void gemm(const PackedA& a, int64_t N, const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+          bool accumulate);
+
+// The same with A packed on the fly.
+void gemm(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs, const float* b,
+          int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate);
+
+}  // namespace opscope::kernels

@@ -1,0 +1,115 @@
+// The convolution's packed GEMM against a float64 product, on every edge of its blocking
+// (12-row and 32-column panels, k blocks of 256 / 512, odd k for the bf16 pairs), both operand
+// layouts it vectorises and one it does not, overwrite and accumulate, packed-once A.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "packed_gemm.h"
+
+namespace opscope::kernels {
+namespace {
+
+float toBf16Exact(float v) {  // round to nearest even bf16, kept in float32
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    u = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
+    std::memcpy(&v, &u, 4);
+    return v;
+}
+
+struct Layout {
+    bool rowMajor;  // element (i, k) at [i*ld + k] (else [k*ld + i])
+};
+
+struct Operand {
+    std::vector<float> data;
+    int64_t rs = 0, cs = 0;  // element (r, c) at data[r*rs + c*cs]
+    float at(int64_t r, int64_t c) const { return data[static_cast<std::size_t>(r * rs + c * cs)]; }
+};
+
+Operand makeOperand(int64_t rows, int64_t cols, int layout, GemmKind kind, std::mt19937& rng) {
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    Operand o;
+    if (layout == 0) o.rs = cols + 3, o.cs = 1;        // rows of cols (padded leading dimension)
+    else if (layout == 1) o.rs = 1, o.cs = rows + 5;   // column-major
+    else o.rs = 2 * (cols + 1), o.cs = 2;              // neither stride 1: the element-wise packer
+    o.data.resize(static_cast<std::size_t>(std::max<int64_t>(1, rows * std::abs(o.rs) + cols * std::abs(o.cs))));
+    for (float& v : o.data) v = kind == GemmKind::BFloat16 ? toBf16Exact(u(rng)) : u(rng);
+    return o;
+}
+
+void checkProduct(GemmKind kind, int64_t M, int64_t N, int64_t K, int layoutA, int layoutB, bool accumulate) {
+    std::mt19937 rng(static_cast<uint32_t>(M * 131 + N * 17 + K * 7 + layoutA * 3 + layoutB));
+    const Operand a = makeOperand(M, K, layoutA, kind, rng), b = makeOperand(K, N, layoutB, kind, rng);
+    const int64_t ldc = N + 2;
+    std::vector<float> c(static_cast<std::size_t>(M * ldc), 0.5f), again;
+    const std::vector<float> before = c;
+    gemm(kind, M, N, K, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, c.data(), ldc, accumulate);
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+            double exact = accumulate ? before[static_cast<std::size_t>(i * ldc + j)] : 0.0, bound = 0;
+            for (int64_t k = 0; k < K; ++k) {
+                exact += double(a.at(i, k)) * b.at(k, j);
+                bound += std::fabs(double(a.at(i, k)) * b.at(k, j));
+            }
+            const double got = c[static_cast<std::size_t>(i * ldc + j)];
+            // float32 sums: at most K roundings of partial sums bounded by Σ|a·b| (+ the addend)
+            ASSERT_LE(std::fabs(got - exact), (K + 2) * 6e-8 * (bound + 1.0))
+                << "M" << M << " N" << N << " K" << K << " layouts " << layoutA << layoutB << " at " << i << "," << j;
+        }
+    for (int64_t i = 0; i < M; ++i)  // the padding beyond N is never written
+        for (int64_t j = N; j < ldc; ++j) ASSERT_EQ(c[static_cast<std::size_t>(i * ldc + j)], 0.5f);
+    // Packed once, used twice: the same bits as packing on the fly.
+    PackedA packed;
+    packed.pack(kind, M, K, a.data.data(), a.rs, a.cs);
+    for (int rep = 0; rep < 2; ++rep) {
+        again = before;
+        gemm(packed, N, b.data.data(), b.rs, b.cs, again.data(), ldc, accumulate);
+        ASSERT_EQ(std::memcmp(again.data(), c.data(), c.size() * sizeof(float)), 0);
+    }
+}
+
+class PackedGemm : public ::testing::TestWithParam<GemmKind> {};
+
+TEST_P(PackedGemm, MatchesFloat64OnEveryBlockEdge) {
+    const GemmKind kind = GetParam();
+    const int64_t sizes[] = {1, 11, 12, 13, 33};
+    for (int64_t M : sizes)
+        for (int64_t N : {1, 16, 31, 32, 45})
+            for (int64_t K : {1, 2, 7, 64})
+                for (int la = 0; la < 3; ++la)
+                    for (int lb = 0; lb < 3; ++lb) checkProduct(kind, M, N, K, la, lb, (M + N + K) % 2 == 0);
+}
+
+TEST_P(PackedGemm, KBlocksAndOddDepthsAccumulate) {
+    const GemmKind kind = GetParam();
+    for (int64_t K : {255, 256, 257, 511, 513, 1029})
+        for (int la = 0; la < 2; ++la)
+            for (int lb = 0; lb < 2; ++lb) {
+                checkProduct(kind, 25, 70, K, la, lb, false);
+                checkProduct(kind, 25, 70, K, la, lb, true);
+            }
+}
+
+TEST_P(PackedGemm, EmptyDepthClearsOrKeeps) {
+    std::vector<float> c(6, 3.f);
+    gemm(GetParam(), 2, 3, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(), 3, true);
+    EXPECT_EQ(c, std::vector<float>(6, 3.f));
+    gemm(GetParam(), 2, 3, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(), 3, false);
+    EXPECT_EQ(c, std::vector<float>(6, 0.f));
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, PackedGemm, ::testing::Values(GemmKind::Float32, GemmKind::BFloat16),
+                         [](const auto& info) { return info.param == GemmKind::Float32 ? "Float32" : "BFloat16"; });
+
+TEST(PackedGemm, SaysWhichKernelRuns) {
+    EXPECT_NE(std::string(gemmDescription(GemmKind::Float32)).find("float32"), std::string::npos);
+    EXPECT_NE(std::string(gemmDescription(GemmKind::BFloat16)).size(), 0u);
+}
+
+}  // namespace
+}  // namespace opscope::kernels
