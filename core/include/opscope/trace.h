@@ -99,9 +99,8 @@ enum class TraceWriteMode {
     Synchronous,
 };
 
-// Writes finished executors to an HDF5 trace file in batches (everything queued when the
-// writer wakes), flushing after each batch, so the file on disk always holds every executor
-// written so far. The file stays open between batches and is closed when the writer has been
+// Writes finished executors to an HDF5 trace file in batches, flushing after each batch, so
+// the file on disk always holds every executor written so far. The file stays open between batches and is closed when the writer has been
 // idle for kIdleClose, by drain() (stopTrace, aclFinalize, exit) and by the destructor.
 class TraceFileWriter : public TraceCapture {
 public:
@@ -118,7 +117,11 @@ protected:
 
 private:
     static constexpr std::size_t kMaxQueued = 64;
-    // The background writer closes the file after this long without executors.
+    // The background writer writes a batch when kBatchTarget executors are queued or
+    // kBatchWindow after the first one (so the file lags the program by at most that), and
+    // closes the file after kIdleClose without executors.
+    static constexpr std::size_t kBatchTarget = 32;
+    static constexpr std::chrono::milliseconds kBatchWindow{50};
     static constexpr std::chrono::milliseconds kIdleClose{500};
     void writeBatch(const std::vector<ExecutorTrace>& batch);
     void writerLoop();

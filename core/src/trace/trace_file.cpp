@@ -179,7 +179,8 @@ void TraceFileWriter::onExecutorTrace(ExecutorTrace&& t) {
     queueChanged_.wait(lk, [&] { return queue_.size() < kMaxQueued; });
     queue_.push_back(std::move(t));
     ++gPendingExecutors;
-    queueChanged_.notify_all();
+    // The writer needs to hear of the first executor of a batch and of a full batch only.
+    if (queue_.size() == 1 || queue_.size() >= kBatchTarget) queueChanged_.notify_all();
 }
 
 void TraceFileWriter::writerLoop() {
@@ -203,7 +204,11 @@ void TraceFileWriter::writerLoop() {
             if (stopping_) return;
             continue;
         }
-        // Everything queued goes in one batch: one append per table and one flush.
+        // Gather a batch (one append per table and one flush for all of it), for at most
+        // kBatchWindow, unless asked to finish now.
+        queueChanged_.wait_for(lk, kBatchWindow, [&] {
+            return stopping_ || closeRequested_ || queue_.size() >= kBatchTarget;
+        });
         std::vector<ExecutorTrace> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
         queue_.clear();
         writing_ = true;
