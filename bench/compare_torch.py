@@ -124,19 +124,19 @@ def benchmark_ms(b):
 
 def trace_cost(args, rows, per_executor):
     """The cost of OPSCOPE_TRACE at level metadata, two ways. Wall clock: each workload
-    alternately without and with the trace, --trace-rounds times, in fresh processes, medians
-    (alternating keeps the machine's drift out of the difference, but not its noise). CPU: what
+    alternately without and with the trace, --trace-rounds times, in fresh processes, the best
+    run of each (alternating keeps the machine's drift out of the difference; the best of
+    several runs is the least disturbed by other load, which only ever adds time). CPU: what
     one traced executor costs in CPU time (BM_TraceCostPerExecutor: capture + background writer,
     every thread counted) over the workload's plain time: noise-free, and an upper bound on
     the slowdown even when the writer competes with the kernels for the cores."""
-    import statistics
     cpu_us = None
     if "plain" in per_executor and "traced, background" in per_executor:
         cpu_us = per_executor["traced, background"] - per_executor["plain"]
         sync_us = per_executor.get("traced, synchronous", per_executor["plain"]) - per_executor["plain"]
         print("Tracing at level metadata costs %.1f us of CPU per executor with the background writer "
               "(%.1f us with OPSCOPE_TRACE_SYNC=1), measured by BM_TraceCostPerExecutor in this run." % (cpu_us, sync_us))
-    print("Tracing cost per workload (wall: median of %d alternating plain/traced runs each)" % args.trace_rounds)
+    print("Tracing cost per workload (wall: best of %d alternating plain/traced runs each)" % args.trace_rounds)
     hdr = "%-30s %-5s %10s %10s %9s %9s %10s %11s" % ("benchmark", "dtype", "plain ms", "traced ms", "wall",
                                                       "CPU", "executors", "bytes/exec")
     print(hdr)
@@ -155,7 +155,7 @@ def trace_cost(args, rows, per_executor):
                 executors, size = count_executors(trace), os.path.getsize(trace)
             if not plain:
                 continue
-            p, t = statistics.median(plain), statistics.median(traced)
+            p, t = min(plain), min(traced)
             cpu = "%.2f%%" % (100 * cpu_us / (1000 * p)) if cpu_us is not None else "-"
             print("%-30s %-5s %10.2f %10.2f %8.1f%% %9s %10s %11s" % (
                 r["name"], r["label"], p, t, 100 * (t / p - 1), cpu, executors or "-",
