@@ -7,6 +7,9 @@
 #include <limits>
 #include <memory>
 #include <csignal>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <ctime>
 
 #include "opscope/h5/atomic_write.h"
@@ -22,6 +25,7 @@ namespace {
 // handler waits for it to reach zero, so a crashing program still leaves every executor that
 // completed before the crash in its trace.
 std::atomic<int> gPendingExecutors{0};
+constexpr int kWriterNice = 10;
 thread_local bool tIsTraceWriter = false;
 constexpr int kCrashSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
 struct sigaction gPreviousActions[sizeof(kCrashSignals) / sizeof(int)];
@@ -185,6 +189,9 @@ void TraceFileWriter::onExecutorTrace(ExecutorTrace&& t) {
 
 void TraceFileWriter::writerLoop() {
     tIsTraceWriter = true;
+    // The observed program comes first: on busy cores the writer takes the leftovers (Linux
+    // applies a nice value per thread). Failure just leaves the default priority.
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kWriterNice);
     std::unique_lock<std::mutex> lk(queueMutex_);
     for (;;) {
         const bool woken = queueChanged_.wait_for(lk, kIdleClose, [&] {
