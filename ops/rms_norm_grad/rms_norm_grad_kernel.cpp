@@ -6,9 +6,10 @@
 //            dgamma partial[p] += dy*x*rstd in the partition's float buffer.
 // Sweep 2 re-reads the row from cache (a 4096-wide float32 row pair is 32 KiB) while it
 // prefetches the next row, so dy and x leave memory once and dx is written once (with
-// streaming stores when dx is large). fp16/bf16 rows are widened chunk by chunk into L1
-// buffers (vector F16C / bit shifts) and dx is rounded once on the way out (round to nearest
-// even, bit-identical to Eigen's scalar conversions). A second tiny step adds the P partial
+// streaming stores when dx is large). fp16/bf16 rows are widened once (vector F16C / bit
+// shifts) in sweep 1 into row buffers that sweep 2 reads again (rows over kWholeRow are
+// widened chunk by chunk in both sweeps), and dx is rounded once on the way out (round to
+// nearest even, bit-identical to Eigen's scalar conversions). A second tiny step adds the P partial
 // buffers in partition order. Nothing depends on timing: same P => same bits.
 #include "rms_norm_grad_kernel.h"
 
@@ -86,11 +87,19 @@ void streamFence() {
 #endif
 }
 
+// fp16/bf16 rows up to this many elements are widened once, whole, into L2-resident buffers
+// that sweep 2 reads again; longer rows are widened chunk by chunk in each sweep.
+constexpr int64_t kWholeRow = 16384;
+
 template <class T>
 struct RowBuffers {
     std::vector<float> dy, x, dx;
     std::vector<T> narrowed;
-    RowBuffers() : dy(kChunk), x(kChunk), dx(kChunk), narrowed(kChunk) {}
+    explicit RowBuffers(int64_t cols)
+        : dy(std::is_same_v<T, float> || cols > kWholeRow ? kChunk : std::max(cols, kChunk)),
+          x(dy.size()),
+          dx(kChunk),
+          narrowed(kChunk) {}
 };
 
 // Asks for [p, p + bytes) ahead of use, one request per cache line.
@@ -104,9 +113,11 @@ template <class T, bool kStream>
 void rowGrad(const T* dy, const T* x, float r, const float* g, T* dx, float* part, int64_t cols, RowBuffers<T>& b,
              const T* nextDy, const T* nextX) {
     float lanes[kLanes] = {};
+    const bool whole = !std::is_same_v<T, float> && cols <= kWholeRow;
     for (int64_t k = 0; k < cols; k += kChunk) {
         const int64_t n = std::min(kChunk, cols - k);
-        dotLanes(asFloat(dy + k, b.dy.data(), n), g + k, asFloat(x + k, b.x.data(), n), n, lanes);
+        const int64_t at = whole ? k : 0;
+        dotLanes(asFloat(dy + k, b.dy.data() + at, n), g + k, asFloat(x + k, b.x.data() + at, n), n, lanes);
     }
     double s = 0;
     for (float l : lanes) s += static_cast<double>(l);
@@ -119,8 +130,8 @@ void rowGrad(const T* dy, const T* x, float r, const float* g, T* dx, float* par
             prefetch(nextDy + k, static_cast<std::size_t>(n) * sizeof(T));
             prefetch(nextX + k, static_cast<std::size_t>(n) * sizeof(T));
         }
-        const float* a = asFloat(dy + k, b.dy.data(), n);
-        const float* xv = asFloat(x + k, b.x.data(), n);
+        const float* a = whole ? b.dy.data() + k : asFloat(dy + k, b.dy.data(), n);
+        const float* xv = whole ? b.x.data() + k : asFloat(x + k, b.x.data(), n);
         const float* gk = g + k;
         float* pk = part + k;
         float* out = kDirect ? reinterpret_cast<float*>(dx + k) : b.dx.data();
@@ -144,7 +155,7 @@ template <class T, bool kStream>
 void rowsTyped(const RmsNormGradShape& s, const T* dy, const T* x, const float* rstd, const float* gamma, T* dx,
                float* partials, int partitions) {
     parallelChunks(partitions, 1, [&](int, int64_t pb, int64_t pe) {
-        RowBuffers<T> bufs;
+        RowBuffers<T> bufs(s.cols);
         for (int64_t p = pb; p < pe; ++p) {
             float* part = partials + p * s.cols;
             std::memset(part, 0, static_cast<std::size_t>(s.cols) * sizeof(float));
