@@ -10,7 +10,7 @@ Needs Debian's python3-torch (run with /usr/bin/python3); exits cleanly without 
 Then it measures what OPSCOPE_TRACE at level metadata costs each workload.
 
 Usage: bench/compare_torch.py [--threads 2] [--bench PATH] [--repeat 20] [--filter REGEX]
-                              [--trace-rounds 5] [--trace-filter REGEX]
+                              [--trace-rounds 7] [--trace-filter REGEX]
 """
 import argparse
 import json
@@ -124,9 +124,10 @@ def benchmark_ms(b):
 
 def trace_cost(args, rows, per_executor):
     """The cost of OPSCOPE_TRACE at level metadata, two ways. Wall clock: each workload
-    alternately without and with the trace, --trace-rounds times, in fresh processes, the best
-    run of each (alternating keeps the machine's drift out of the difference; the best of
-    several runs is the least disturbed by other load, which only ever adds time). CPU: what
+    alternately without and with the trace, --trace-rounds times, in fresh processes; the cost
+    is the median over the rounds of traced/plain - 1 within each round (a round's two runs are
+    adjacent in time, so the machine's drift cancels, and the median drops the round that one
+    burst of other load spoiled). CPU: what
     one traced executor costs in CPU time (BM_TraceCostPerExecutor: capture + background writer,
     every thread counted) over the workload's plain time: noise-free, and an upper bound on
     the slowdown even when the writer competes with the kernels for the cores."""
@@ -136,7 +137,7 @@ def trace_cost(args, rows, per_executor):
         sync_us = per_executor.get("traced, synchronous", per_executor["plain"]) - per_executor["plain"]
         print("Tracing at level metadata costs %.1f us of CPU per executor with the background writer "
               "(%.1f us with OPSCOPE_TRACE_SYNC=1), measured by BM_TraceCostPerExecutor in this run." % (cpu_us, sync_us))
-    print("Tracing cost per workload (wall: best of %d alternating plain/traced runs each)" % args.trace_rounds)
+    print("Tracing cost per workload (wall: median of %d rounds of adjacent plain and traced runs)" % args.trace_rounds)
     hdr = "%-30s %-5s %10s %10s %9s %9s %10s %11s" % ("benchmark", "dtype", "plain ms", "traced ms", "wall",
                                                       "CPU", "executors", "bytes/exec")
     print(hdr)
@@ -155,12 +156,16 @@ def trace_cost(args, rows, per_executor):
                 executors, size = count_executors(trace), os.path.getsize(trace)
             if not plain:
                 continue
-            p, t = min(plain), min(traced)
+            ratios = sorted(t / p for p, t in zip(plain, traced))
+            cost = ratios[len(ratios) // 2] - 1 if len(ratios) % 2 else \
+                (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2 - 1
+            p, t = sorted(plain)[len(plain) // 2], sorted(traced)[len(traced) // 2]
             cpu = "%.2f%%" % (100 * cpu_us / (1000 * p)) if cpu_us is not None else "-"
             print("%-30s %-5s %10.2f %10.2f %8.1f%% %9s %10s %11s" % (
-                r["name"], r["label"], p, t, 100 * (t / p - 1), cpu, executors or "-",
+                r["name"], r["label"], p, t, 100 * cost, cpu, executors or "-",
                 "%.0f" % (size / executors) if executors else "-"))
-    print("wall = traced / plain - 1 (noisy: a shared machine moves single runs by several %); "
+    print("plain/traced ms: medians; wall = median of the rounds' traced / plain - 1 (noisy: a shared machine "
+          "moves single runs by several %); "
           "CPU = tracing CPU per executor / plain time. Target: at most 5%.")
 
 
@@ -180,7 +185,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--min-time", type=float, default=0.5)
     ap.add_argument("--filter", default=".")
-    ap.add_argument("--trace-rounds", type=int, default=5,
+    ap.add_argument("--trace-rounds", type=int, default=7,
                     help="alternating plain/traced runs per workload for the tracing-cost table (0: skip it)")
     ap.add_argument("--trace-filter", default="/0$|/1$|/27$", help="workloads of the tracing-cost table")
     args = ap.parse_args()
