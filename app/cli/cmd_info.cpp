@@ -76,10 +76,10 @@ struct ExecutorSummary {
     double durationUs = 0;
     bool completed = false;
     std::vector<cases::TensorSummary> inputs, outputs;
-    bool replayable = true;
+    bool replayable = false;
 };
 
-std::vector<cases::TensorSummary> recordedTensors(const std::vector<TensorRecord>& records, bool* allValues) {
+std::vector<cases::TensorSummary> recordedTensors(const std::vector<TensorRecord>& records) {
     std::vector<cases::TensorSummary> out;
     for (const TensorRecord& r : records) {
         cases::TensorSummary t;
@@ -87,7 +87,6 @@ std::vector<cases::TensorSummary> recordedTensors(const std::vector<TensorRecord
         t.dtype = r.dtype;
         t.typeName = dtypeName(r.dtype);
         t.shape = r.shape;
-        if (r.valuesPath.empty() && allValues) *allValues = false;
         out.push_back(t);
     }
     return out;
@@ -106,9 +105,9 @@ std::vector<ExecutorSummary> traceExecutors(const h5::File& f) {
         e.steps = static_cast<int64_t>(t.steps.size());
         e.durationUs = t.durationUs;
         e.completed = t.completed;
-        e.inputs = recordedTensors(t.inputs, &e.replayable);
-        e.outputs = recordedTensors(t.outputs, nullptr);
-        e.replayable = e.replayable && e.completed;
+        e.inputs = recordedTensors(t.inputs);
+        e.outputs = recordedTensors(t.outputs);
+        e.replayable = cases::whyNotReplayable(t).empty();
         out.push_back(std::move(e));
     }
     return out;

@@ -14,6 +14,7 @@
 #include "opscope/case_file.h"
 #include "opscope/h5/attribute_value.h"
 #include "opscope/h5/h5_file.h"
+#include "scratch_dir.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
 
@@ -23,35 +24,11 @@ using namespace opscope::cases;
 
 namespace {
 
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string pattern = (fs::path(testing::TempDir()) / "opscope-cases-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~ScratchDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
+using test::ScratchDir;
+using test::errorOf;
 
-private:
-    fs::path path_;
-};
 
-template <class F>
-std::string errorOf(F&& f) {
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
-#define EXPECT_CONTAINS(text, part) \
-    EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
 
 Case sampleCase(const std::string& path) {
     Case c;

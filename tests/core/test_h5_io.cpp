@@ -16,6 +16,7 @@
 
 #include "opscope/h5/atomic_write.h"
 #include "opscope/h5/h5_file.h"
+#include "scratch_dir.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/host_tensor.h"
 
@@ -25,38 +26,18 @@ using namespace opscope::h5;
 
 namespace {
 
-// ---- helpers ---------------------------------------------------------------------------------
+using test::ScratchDir;
 
-class ScratchDir {
-public:
-    ScratchDir() {
-        std::string pattern = (fs::path(testing::TempDir()) / "opscope-h5-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    ~ScratchDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
-
-// Runs f and returns the H5Error's message ("(no error)" when nothing is thrown).
+// The H5Error message of f ("(no error)" when nothing is thrown).
 template <class F>
 std::string errorOf(F&& f) {
-    try {
-        f();
-    } catch (const H5Error& e) {
-        return e.what();
-    }
-    return "(no error)";
+    return test::errorOf<H5Error>(std::forward<F>(f));
 }
 
-#define EXPECT_CONTAINS(text, part) \
-    EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
+// ---- helpers ---------------------------------------------------------------------------------
+
+
+
 
 // Raw HDF5 calls in fixtures: a negative result fails the test.
 int64_t ok(int64_t result) {

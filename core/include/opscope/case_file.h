@@ -109,6 +109,9 @@ void writeCaseFile(const std::string& destination, const std::vector<Case>& case
 // (one sentence each). Throws h5::H5Error for a file that is not a trace.
 std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::string>* skipped = nullptr);
 Case caseFromExecutorTrace(const ExecutorTrace& trace, const std::string& path);
+// Why a recorded executor cannot be replayed as a case (not completed, or an input recorded
+// without values), or "" when it can. Works on executors read with TraceValues::Skip.
+std::string whyNotReplayable(const ExecutorTrace& trace);
 // One executor of an open trace as a case, reading only that executor's values; throws
 // h5::H5Error with the reason when it cannot be replayed.
 Case caseFromTrace(const h5::File& trace, const std::string& executorPath);

@@ -283,9 +283,6 @@ Case caseFromExecutorTrace(const ExecutorTrace& t, const std::string& path) {
     return c;
 }
 
-namespace {
-
-// Why a recorded executor cannot be replayed, or "" when it can.
 std::string whyNotReplayable(const ExecutorTrace& t) {
     if (!t.completed) return "did not run to completion";
     for (const TensorRecord& r : t.inputs)
@@ -293,8 +290,6 @@ std::string whyNotReplayable(const ExecutorTrace& t) {
             return "has no values for input '" + r.name + "' (record the trace at level full to replay it)";
     return "";
 }
-
-}  // namespace
 
 std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::string>* skipped) {
     const std::vector<ExecutorTrace> traces = readTraceFile(tracePath);

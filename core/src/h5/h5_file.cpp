@@ -240,16 +240,18 @@ File::File(Handle handle, std::string path, bool writable)
 File File::open(const std::string& path, bool writable) {
     const std::string what = "cannot open '" + path + "'";
     const unsigned flags = writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
-    Handle access = fileAccessList(what, writable);
-    hid_t id = probe([&] { return H5Fopen(path.c_str(), flags, access.id()); });
-    if (id < 0 && !writable) {
-        // This process may already have the file open for writing (a trace it records): HDF5
-        // then shares that open file and insists on the same locking setting.
-        Handle locking = fileAccessList(what, true);
-        id = probe([&] { return H5Fopen(path.c_str(), flags, locking.id()); });
+    auto openWith = [&](bool locking) {
+        Handle access = fileAccessList(what, locking);
+        return h5::open(Handle::Kind::File, what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });
+    };
+    try {
+        return File(openWith(writable), path, writable);
+    } catch (const H5Error& e) {
+        // This process already has the file open for writing (a trace it records): HDF5 then
+        // shares that open file and insists on the same locking setting.
+        if (writable || std::string(e.what()).find("file locking flag values don't match") == std::string::npos) throw;
+        return File(openWith(true), path, writable);
     }
-    if (id < 0) id = call(what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });  // the reason
-    return File(Handle(id, Handle::Kind::File), path, writable);
 }
 
 File File::openReadOnly(const std::string& path) { return open(path, false); }

@@ -13,41 +13,6 @@ std::string tableWhere(const File& file, const std::string& path) {
     return "table '" + normalizePath(path) + "' in '" + file.path() + "'";
 }
 
-Handle createGrowingDataset(File& file, const std::string& path, hid_t type, std::size_t chunkRows,
-                            const std::string& where) {
-    const std::string what = "cannot create " + where;
-    file.requireWritable(what);
-    const hsize_t empty[1] = {0}, unlimited[1] = {H5S_UNLIMITED}, chunk[1] = {chunkRows > 0 ? chunkRows : 1};
-    Handle space = open(Handle::Kind::Dataspace, what, [&] { return H5Screate_simple(1, empty, unlimited); });
-    Handle list = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
-    call(what, [&] { return H5Pset_chunk(list.id(), 1, chunk); });
-    const std::string p = normalizePath(path);
-    return open(Handle::Kind::Dataset, what, [&] {
-        return H5Dcreate2(file.id(), p.c_str(), type, space.id(), H5P_DEFAULT, list.id(), H5P_DEFAULT);
-    });
-}
-
-// Opens a 1-D dataset whose type is of `wantedClass`; returns its length.
-Handle openGrowingDataset(const File& file, const std::string& path, H5T_class_t wantedClass, const char* wanted,
-                          const std::string& where, int64_t* size) {
-    const std::string what = "cannot open " + where;
-    const ObjectKind kind = file.info(path).kind;
-    if (kind != ObjectKind::Dataset)
-        throw H5Error(kind == ObjectKind::Missing ? "no " + where : where + " is a " + kindName(kind) + ", not a dataset");
-    const std::string p = normalizePath(path);
-    Handle dataset = open(Handle::Kind::Dataset, what, [&] { return H5Dopen2(file.id(), p.c_str(), H5P_DEFAULT); });
-    Handle type = open(Handle::Kind::Datatype, what, [&] { return H5Dget_type(dataset.id()); });
-    if (call(what, [&] { return H5Tget_class(type.id()); }) != wantedClass)
-        throw H5Error(where + " holds " + describeType(type.id()) + " values, not " + wanted);
-    Handle space = open(Handle::Kind::Dataspace, what, [&] { return H5Dget_space(dataset.id()); });
-    if (call(what, [&] { return H5Sget_simple_extent_ndims(space.id()); }) != 1)
-        throw H5Error(where + " is not one-dimensional");
-    hsize_t dims[1] = {0};
-    call(what, [&] { return H5Sget_simple_extent_dims(space.id(), dims, nullptr); });
-    *size = static_cast<int64_t>(dims[0]);
-    return dataset;
-}
-
 // Selects rows [first, first + n) of the dataset; returns the file and memory dataspaces.
 std::pair<Handle, Handle> selectRows(hid_t dataset, int64_t first, std::size_t n, const std::string& what) {
     Handle fileSpace = open(Handle::Kind::Dataspace, what, [&] { return H5Dget_space(dataset); });
@@ -55,15 +20,6 @@ std::pair<Handle, Handle> selectRows(hid_t dataset, int64_t first, std::size_t n
     call(what, [&] { return H5Sselect_hyperslab(fileSpace.id(), H5S_SELECT_SET, start, nullptr, count, nullptr); });
     Handle memorySpace = open(Handle::Kind::Dataspace, what, [&] { return H5Screate_simple(1, count, nullptr); });
     return {std::move(fileSpace), std::move(memorySpace)};
-}
-
-// Grows the dataset by n rows and writes them at the end.
-void appendRows(hid_t dataset, hid_t memoryType, int64_t oldSize, const void* rows, std::size_t n,
-                const std::string& what) {
-    const hsize_t newSize[1] = {static_cast<hsize_t>(oldSize) + n};
-    call(what, [&] { return H5Dset_extent(dataset, newSize); });
-    auto [fileSpace, memorySpace] = selectRows(dataset, oldSize, n, what);
-    call(what, [&] { return H5Dwrite(dataset, memoryType, memorySpace.id(), fileSpace.id(), H5P_DEFAULT, rows); });
 }
 
 }  // namespace
@@ -98,31 +54,54 @@ RowType& RowType::int64Array(const char* name, std::size_t offset, std::size_t c
     return insert(name, offset, type.id());
 }
 
-// ---- Table ---------------------------------------------------------------------------------
+// ---- GrowingDataset ------------------------------------------------------------------------
 
-Table::Table(Handle dataset, std::string where, int64_t size)
-    : dataset_(std::move(dataset)), where_(std::move(where)), size_(size) {}
-
-Table Table::create(File& file, const std::string& path, const RowType& rowType, std::size_t chunkRows) {
-    std::string where = tableWhere(file, path);
-    Handle dataset = createGrowingDataset(file, path, rowType.id(), chunkRows, where);
-    return Table(std::move(dataset), std::move(where), 0);
+GrowingDataset::GrowingDataset(File& file, const std::string& path, Id type, std::size_t chunkRows)
+    : where_(tableWhere(file, path)) {
+    const std::string what = "cannot create " + where_;
+    file.requireWritable(what);
+    const hsize_t empty[1] = {0}, unlimited[1] = {H5S_UNLIMITED}, chunk[1] = {chunkRows > 0 ? chunkRows : 1};
+    Handle space = open(Handle::Kind::Dataspace, what, [&] { return H5Screate_simple(1, empty, unlimited); });
+    Handle list = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
+    call(what, [&] { return H5Pset_chunk(list.id(), 1, chunk); });
+    const std::string p = normalizePath(path);
+    dataset_ = open(Handle::Kind::Dataset, what, [&] {
+        return H5Dcreate2(file.id(), p.c_str(), type, space.id(), H5P_DEFAULT, list.id(), H5P_DEFAULT);
+    });
 }
 
-Table Table::open(const File& file, const std::string& path) {
-    std::string where = tableWhere(file, path);
-    int64_t size = 0;
-    Handle dataset = openGrowingDataset(file, path, H5T_COMPOUND, "compound rows", where, &size);
-    return Table(std::move(dataset), std::move(where), size);
+GrowingDataset::GrowingDataset(const File& file, const std::string& path, int typeClass, const char* wanted)
+    : where_(tableWhere(file, path)) {
+    const std::string what = "cannot open " + where_;
+    const ObjectKind kind = file.info(path).kind;
+    if (kind != ObjectKind::Dataset)
+        throw H5Error(kind == ObjectKind::Missing ? "no " + where_ : where_ + " is a " + kindName(kind) + ", not a dataset");
+    const std::string p = normalizePath(path);
+    dataset_ = open(Handle::Kind::Dataset, what, [&] { return H5Dopen2(file.id(), p.c_str(), H5P_DEFAULT); });
+    Handle type = open(Handle::Kind::Datatype, what, [&] { return H5Dget_type(dataset_.id()); });
+    if (call(what, [&] { return H5Tget_class(type.id()); }) != static_cast<H5T_class_t>(typeClass))
+        throw H5Error(where_ + " holds " + describeType(type.id()) + " values, not " + wanted);
+    Handle space = open(Handle::Kind::Dataspace, what, [&] { return H5Dget_space(dataset_.id()); });
+    if (call(what, [&] { return H5Sget_simple_extent_ndims(space.id()); }) != 1)
+        throw H5Error(where_ + " is not one-dimensional");
+    hsize_t dims[1] = {0};
+    call(what, [&] { return H5Sget_simple_extent_dims(space.id(), dims, nullptr); });
+    size_ = static_cast<int64_t>(dims[0]);
 }
 
-void Table::append(const RowType& rowType, const void* rows, std::size_t n) {
+void GrowingDataset::appendRows(Id memoryType, const void* rows, std::size_t n) {
     if (n == 0) return;
-    appendRows(dataset_.id(), rowType.id(), size_, rows, n, "cannot append to " + where_);
+    const std::string what = "cannot append to " + where_;
+    const hsize_t newSize[1] = {static_cast<hsize_t>(size_) + n};
+    call(what, [&] { return H5Dset_extent(dataset_.id(), newSize); });
+    auto [fileSpace, memorySpace] = selectRows(dataset_.id(), size_, n, what);
+    call(what, [&] {
+        return H5Dwrite(dataset_.id(), memoryType, memorySpace.id(), fileSpace.id(), H5P_DEFAULT, rows);
+    });
     size_ += static_cast<int64_t>(n);
 }
 
-void Table::read(const RowType& rowType, int64_t first, std::size_t n, void* rows) const {
+void GrowingDataset::readRows(Id memoryType, int64_t first, std::size_t n, void* rows) const {
     if (n == 0) return;
     const std::string what = "cannot read rows of " + where_;
     if (first < 0 || first + static_cast<int64_t>(n) > size_)
@@ -130,51 +109,46 @@ void Table::read(const RowType& rowType, int64_t first, std::size_t n, void* row
                       " asked for, the table has " + std::to_string(size_));
     auto [fileSpace, memorySpace] = selectRows(dataset_.id(), first, n, what);
     call(what, [&] {
-        return H5Dread(dataset_.id(), rowType.id(), memorySpace.id(), fileSpace.id(), H5P_DEFAULT, rows);
+        return H5Dread(dataset_.id(), memoryType, memorySpace.id(), fileSpace.id(), H5P_DEFAULT, rows);
     });
 }
 
-// ---- StringTable ---------------------------------------------------------------------------
+// ---- Table and StringTable -----------------------------------------------------------------
 
-StringTable::StringTable(Handle dataset, std::string where, int64_t size)
-    : dataset_(std::move(dataset)), where_(std::move(where)), size_(size) {}
+Table Table::create(File& file, const std::string& path, const RowType& rowType, std::size_t chunkRows) {
+    return Table(file, path, rowType.id(), chunkRows);
+}
+
+Table Table::open(const File& file, const std::string& path) { return Table(file, path, H5T_COMPOUND, "compound rows"); }
 
 StringTable StringTable::create(File& file, const std::string& path, std::size_t chunkRows) {
-    std::string where = tableWhere(file, path);
-    const Handle type = detail::variableStringType(H5T_CSET_UTF8, "cannot create " + where);
-    Handle dataset = createGrowingDataset(file, path, type.id(), chunkRows, where);
-    return StringTable(std::move(dataset), std::move(where), 0);
+    const Handle type = detail::variableStringType(H5T_CSET_UTF8, "cannot create " + tableWhere(file, path));
+    return StringTable(file, path, type.id(), chunkRows);
 }
 
 StringTable StringTable::open(const File& file, const std::string& path) {
-    std::string where = tableWhere(file, path);
-    int64_t size = 0;
-    Handle dataset = openGrowingDataset(file, path, H5T_STRING, "strings", where, &size);
-    return StringTable(std::move(dataset), std::move(where), size);
+    return StringTable(file, path, H5T_STRING, "strings");
 }
 
 void StringTable::append(const std::vector<std::string>& values) {
-    if (values.empty()) return;
-    const std::string what = "cannot append to " + where_;
-    const Handle type = detail::variableStringType(H5T_CSET_UTF8, what);
+    const Handle type = detail::variableStringType(H5T_CSET_UTF8, "cannot append to " + where());
     std::vector<const char*> pointers;
     pointers.reserve(values.size());
     for (const std::string& v : values) pointers.push_back(v.c_str());
-    appendRows(dataset_.id(), type.id(), size_, pointers.data(), pointers.size(), what);
-    size_ += static_cast<int64_t>(values.size());
+    appendRows(type.id(), pointers.data(), pointers.size());
 }
 
 std::vector<std::string> StringTable::readAll() const {
     std::vector<std::string> out;
-    if (size_ == 0) return out;
-    const std::string what = "cannot read " + where_;
-    const Handle type = detail::variableStringType(H5T_CSET_UTF8, what);
-    auto [fileSpace, memorySpace] = selectRows(dataset_.id(), 0, static_cast<std::size_t>(size_), what);
-    std::vector<char*> pointers(static_cast<std::size_t>(size_), nullptr);
-    call(what, [&] {
-        return H5Dread(dataset_.id(), type.id(), memorySpace.id(), fileSpace.id(), H5P_DEFAULT, pointers.data());
+    if (size() == 0) return out;
+    const Handle type = detail::variableStringType(H5T_CSET_UTF8, "cannot read " + where());
+    std::vector<char*> pointers(static_cast<std::size_t>(size()), nullptr);
+    readRows(type.id(), 0, pointers.size(), pointers.data());
+    const Handle space = h5::open(Handle::Kind::Dataspace, "cannot read " + where(), [&] {
+        const hsize_t count[1] = {pointers.size()};
+        return H5Screate_simple(1, count, nullptr);
     });
-    const detail::ReclaimOnExit reclaim{type.id(), memorySpace.id(), pointers.data()};
+    const detail::ReclaimOnExit reclaim{type.id(), space.id(), pointers.data()};
     out.reserve(pointers.size());
     for (const char* p : pointers) out.emplace_back(p ? p : "");
     return out;

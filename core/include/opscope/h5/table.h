@@ -35,42 +35,58 @@ private:
     std::vector<std::string> names_;
 };
 
-class Table {
+// A one-dimensional dataset that grows at its end: what both kinds of table are.
+class GrowingDataset {
 public:
-    // Creates an empty, unlimited, chunked table at `path` (parents must exist).
-    static Table create(File& file, const std::string& path, const RowType& rowType, std::size_t chunkRows);
-    // Opens an existing table; throws a sentence naming the path if it is not a 1-D
-    // compound dataset.
-    static Table open(const File& file, const std::string& path);
-
     int64_t size() const { return size_; }
-    // Appends n rows laid out as rowType describes.
-    void append(const RowType& rowType, const void* rows, std::size_t n);
-    // Reads rows [first, first + n) into memory laid out as rowType describes.
-    void read(const RowType& rowType, int64_t first, std::size_t n, void* rows) const;
     const std::string& where() const { return where_; }  // "table '/x' in 'f.h5'"
 
+protected:
+    // Creates an empty, unlimited, chunked dataset of `type` at `path` (parents must exist).
+    GrowingDataset(File& file, const std::string& path, Id type, std::size_t chunkRows);
+    // Opens one whose datatype is of class `typeClass` (an H5T_class_t), described as `wanted`
+    // in the sentence thrown otherwise.
+    GrowingDataset(const File& file, const std::string& path, int typeClass, const char* wanted);
+    // Grows by n rows and writes them, laid out as memoryType, at the end.
+    void appendRows(Id memoryType, const void* rows, std::size_t n);
+    // Reads rows [first, first + n) into memory laid out as memoryType.
+    void readRows(Id memoryType, int64_t first, std::size_t n, void* rows) const;
+
 private:
-    Table(Handle dataset, std::string where, int64_t size);
     Handle dataset_;
     std::string where_;
     int64_t size_ = 0;
 };
 
+class Table : public GrowingDataset {
+public:
+    // Creates an empty table at `path` (parents must exist).
+    static Table create(File& file, const std::string& path, const RowType& rowType, std::size_t chunkRows);
+    // Opens an existing table; throws a sentence naming the path if it is not a 1-D
+    // compound dataset.
+    static Table open(const File& file, const std::string& path);
+
+    // Appends n rows laid out as rowType describes.
+    void append(const RowType& rowType, const void* rows, std::size_t n) { appendRows(rowType.id(), rows, n); }
+    // Reads rows [first, first + n) into memory laid out as rowType describes.
+    void read(const RowType& rowType, int64_t first, std::size_t n, void* rows) const {
+        readRows(rowType.id(), first, n, rows);
+    }
+
+private:
+    using GrowingDataset::GrowingDataset;
+};
+
 // A one-dimensional table of variable-length UTF-8 strings (h5py: `.asstr()[:]`).
-class StringTable {
+class StringTable : public GrowingDataset {
 public:
     static StringTable create(File& file, const std::string& path, std::size_t chunkRows);
     static StringTable open(const File& file, const std::string& path);
-    int64_t size() const { return size_; }
     void append(const std::vector<std::string>& values);
     std::vector<std::string> readAll() const;
 
 private:
-    StringTable(Handle dataset, std::string where, int64_t size);
-    Handle dataset_;
-    std::string where_;
-    int64_t size_ = 0;
+    using GrowingDataset::GrowingDataset;
 };
 
 }  // namespace opscope::h5
