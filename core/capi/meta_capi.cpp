@@ -52,8 +52,9 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
                            const int64_t* stride, int64_t offset, aclFormat format,
                            const int64_t* storageDims, uint64_t storageDimsNum, void* tensorData) {
     return guardCreate<aclTensor>("aclCreateTensor", [&] {
-        if (viewDimsNum > static_cast<uint64_t>(kMaxRank))
-            fail(status::kParamInvalid, Msg() << "viewDimsNum " << viewDimsNum << " exceeds the maximum rank " << kMaxRank);
+        if (viewDimsNum > static_cast<uint64_t>(kMaxCreateRank))
+            fail(status::kParamInvalid, Msg() << "viewDimsNum " << viewDimsNum << " exceeds the largest rank OpScope accepts ("
+                                              << kMaxCreateRank << ")");
         if (viewDimsNum > 0 && !viewDims) fail(status::kParamNullptr, "viewDims is null but viewDimsNum > 0");
         const int32_t dt = rawEnum(dataType);
         if (!isValidAclDataType(dt) || dtypeSize(static_cast<DType>(dt)) == 0)

@@ -10,7 +10,11 @@
 
 namespace opscope {
 
+// The most dimensions an operator, a case file or a trace row takes (CANN's operators stop at 8).
 constexpr int kMaxRank = 8;
+// aclCreateTensor accepts any rank up to this bound, as CANN does, and each operator rejects
+// what it does not take (161002 naming the argument); the bound only stops absurd input.
+constexpr int kMaxCreateRank = 64;
 
 // aclFormat values (kept as int32 so this header needs no C header).
 enum class Format : int32_t {
