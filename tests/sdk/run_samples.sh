@@ -50,6 +50,19 @@ PY
   fi
 done
 
+echo "== headers: each compiles alone (C++ and C), and they provide what CANN's do"
+for h in acl/acl.h aclnn/aclnn_base.h aclnnop/aclnn_convolution_backward.h aclnnop/aclnn_grid_sampler2d_backward.h \
+         aclnnop/aclnn_group_norm_backward.h aclnnop/aclnn_rms_norm_grad.h aclnnop/aclnn_util.h; do
+  echo "#include \"$h\"" > "$work/one_header.cpp"
+  "$cxx" -fsyntax-only -Wall -Werror "$work/one_header.cpp" -I"$sdk/include" -I"$sdk/include/aclnnop"
+  cp "$work/one_header.cpp" "$work/one_header.c"
+  cc -fsyntax-only -Wall -Werror "$work/one_header.c" -I"$sdk/include" -I"$sdk/include/aclnnop"
+done
+"$cxx" "$samples_dir/transitive_includes.cpp" -o "$work/transitive_includes" -I"$sdk/include" -I"$sdk/include/aclnnop" \
+  -L"$sdk/lib" -lopapi -lascendcl -lnnopbase "${extra_flags[@]}"
+LD_LIBRARY_PATH="$sdk/lib" "$work/transitive_includes" | tee "$work/transitive.out"
+grep -q "transitive includes: ok" "$work/transitive.out"
+
 echo "== find_package(OpScope)"
 mkdir -p "$work/consumer"
 cp "$samples_dir/sample_group_norm_backward.cpp" "$work/consumer/main.cpp"

@@ -2,6 +2,11 @@
 #ifndef OPSCOPE_ACLNN_ACL_META_H_
 #define OPSCOPE_ACLNN_ACL_META_H_
 
+#ifdef __cplusplus
+/* As CANN's acl_meta.h: programs written against it use std::int64_t and malloc/free from here. */
+#include <cstdint>
+#include <cstdlib>
+#endif
 #include "../acl/acl_base.h"
 
 #ifdef __cplusplus

@@ -3,19 +3,20 @@
 #define OPSCOPE_ACLNNOP_ACLNN_CONVOLUTION_BACKWARD_H_
 
 #include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
+ACLNN_API aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     const aclTensor* gradOutput, const aclTensor* input, const aclTensor* weight, const aclIntArray* biasSizes,
     const aclIntArray* stride, const aclIntArray* padding, const aclIntArray* dilation, bool transposed,
     const aclIntArray* outputPadding, int groups, const aclBoolArray* outputMask, int8_t cubeMathType,
     aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias, uint64_t* workspaceSize,
     aclOpExecutor** executor);
 
-ACL_FUNC_VISIBILITY aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize,
+ACLNN_API aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize,
                                                          aclOpExecutor* executor, const aclrtStream stream);
 
 #ifdef __cplusplus
