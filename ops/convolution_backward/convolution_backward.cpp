@@ -97,7 +97,9 @@ void addParams(aclOpExecutor& e, const conv::ConvProblem& p) {
     e.addParam("outputPadding", p.outputPadding);
     e.addParam("groups", p.groups);
     e.addParam("outputMask", p.mask);
-    e.addParam("cubeMathType", std::to_string(p.cubeMathType) + " (" + conv::cubeMathTypeName(p.cubeMathType) + ")");
+    // The value the caller passed (a trace replays it) and, apart, its name for people.
+    e.addParam("cubeMathType", static_cast<int64_t>(p.cubeMathType));
+    e.addParam("cubeMathTypeName", std::string(conv::cubeMathTypeName(p.cubeMathType)));
     e.addParam("promotedDtype", std::string(dtypeName(p.promoted)));
     e.addParam("cubePrecision", std::string(conv::cubePrecisionName(p.precision)));
 }
