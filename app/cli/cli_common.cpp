@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +29,19 @@ std::string formatNumber(double v, int significant) {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%.*g", significant, v);
     return buf;
+}
+
+std::string formatMetric(const metrics::MetricField& f, const metrics::ComparisonMetrics& m, int significant) {
+    const std::optional<double> v = f.value(m);
+    if (!v) return "-";
+    switch (f.format) {
+        case metrics::FieldFormat::Count: return std::to_string(static_cast<int64_t>(*v));
+        case metrics::FieldFormat::Cosine: return formatNumber(*v, std::max(significant, 7));
+        case metrics::FieldFormat::Share: return formatPercent(*v);
+        case metrics::FieldFormat::Real:
+        case metrics::FieldFormat::Ulp: return formatNumber(*v, significant);
+    }
+    return "-";
 }
 
 std::string formatPercent(double share) {

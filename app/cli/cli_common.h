@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "opscope/dtype.h"
+#include "opscope/metric_fields.h"
 
 namespace opscope::cli {
 
@@ -35,6 +36,9 @@ bool stderrIsTerminal();
 std::string formatNumber(double v, int significant = 3);
 std::string formatPercent(double share);  // "99.950%"
 std::string formatBytes(uint64_t bytes);   // "333 KiB"
+// A metric as the CLI shows it ("-" where it does not apply): counts whole, cosine with 9
+// digits, shares as percentages, the rest with `significant` digits.
+std::string formatMetric(const metrics::MetricField& f, const metrics::ComparisonMetrics& m, int significant = 3);
 std::string tensorText(DType dtype, const std::vector<int64_t>& shape);  // "float32[2, 3]"
 std::string tensorText(const std::string& typeName, const std::vector<int64_t>& shape);
 

@@ -1,12 +1,16 @@
 // opscope-cli compare: every metric between two tensors of any HDF5 files, and a verdict.
+#include <cctype>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.h"
 #include "commands.h"
-#include "json_writer.h"
+#include "opscope/json_writer.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
+#include "opscope/metric_fields.h"
 #include "opscope/metrics.h"
+#include "opscope/ops/evaluation.h"
 #include "report.h"
 
 namespace opscope::cli {
@@ -45,10 +49,15 @@ HostTensor readOperand(const DatasetRef& ref, const std::string& role) {
 }
 
 std::string at(const metrics::ElementRef& e) {
-    if (e.index < 0) return "";
+    if (e.index < 0) return "-";
     std::string c;
     for (std::size_t i = 0; i < e.coords.size(); ++i) c += (i ? ", " : "") + std::to_string(e.coords[i]);
-    return " at [" + c + "] (actual " + formatNumber(e.actual, 7) + ", reference " + formatNumber(e.reference, 7) + ")";
+    return "[" + c + "] (actual " + formatNumber(e.actual, 7) + ", reference " + formatNumber(e.reference, 7) + ")";
+}
+
+std::string lowercase(std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
 }
 
 }  // namespace
@@ -67,13 +76,11 @@ int runCompare(const ParsedArgs& a) {
     const HostTensor reference = readOperand(referenceRef, "reference");
     const DType outputDtype = forced != DType::Undefined ? forced
                               : isFloatingType(actual.dtype()) ? actual.dtype() : DType::Float32;
-    metrics::ComparisonMetrics m;
-    try {
-        m = metrics::compare(actual, reference, outputDtype, standard.options);
-    } catch (const std::invalid_argument& e) {
-        throw CliError(e.what());
-    }
-    const metrics::Judgement j = standard.judge(m);
+    const ops::Comparison c = ops::compareOutput(actualRef.path, "actual", actual, "reference", reference,
+                                                 outputDtype, standard);
+    if (!c.compared) throw CliError(c.note);
+    const metrics::ComparisonMetrics& m = c.metrics;
+    const metrics::Judgement& j = c.judgement;
     const int code = j.passed() ? kExitPass : kExitFail;
 
     if (a.has("--json")) {
@@ -83,9 +90,8 @@ int runCompare(const ParsedArgs& a) {
         w.field("shape", actual.shape()).endObject();
         w.key("reference").beginObject().field("ref", referenceRef.text()).field("dtype", dtypeName(reference.dtype()));
         w.field("shape", reference.shape()).endObject();
-        w.field("standard", j.standard).field("verdict", metrics::verdictName(j.verdict)).field("reason", j.reason);
-        w.key("metrics");
-        writeMetricsJson(w, m);
+        w.key("comparison");
+        ops::writeComparisonJson(w, c);
         w.field("exit_code", code).endObject();
         w.finish();
         return code;
@@ -96,22 +102,9 @@ int runCompare(const ParsedArgs& a) {
     row("actual", actualRef.text() + "  " + tensorText(actual.dtype(), actual.shape()));
     row("reference", referenceRef.text() + "  " + tensorText(reference.dtype(), reference.shape()) +
                          (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
-    row("elements", std::to_string(m.count) + " (" + std::to_string(m.finiteCount) + " finite pairs)");
-    row("cosine", formatNumber(m.cosine, 9));
-    row("max abs error", formatNumber(m.maxAbsError) + at(m.worstAbs));
-    row("mean abs error", formatNumber(m.meanAbsError));
-    row("max rel error", formatNumber(m.maxRelError) + at(m.worstRel));
-    row("mean rel error", formatNumber(m.meanRelError));
-    row("rmse", formatNumber(m.rmse));
-    row("error balance", formatNumber(m.errorBalance));
-    row("rel < 1e-2/1e-3/1e-4", formatPercent(m.shareRelBelow1e2) + " / " + formatPercent(m.shareRelBelow1e3) + " / " +
-                                    formatPercent(m.shareRelBelow1e4));
-    row("ulp max/mean", m.ulpApplicable ? formatNumber(m.maxUlpError) + " / " + formatNumber(m.meanUlpError) : "-");
-    row("small values", std::to_string(m.smallValueCount) + ", error ratio " + formatNumber(m.smallValueErrorRatio));
-    row("nan/inf", "actual " + std::to_string(m.nanActual) + "/" + std::to_string(m.infActual) + ", reference " +
-                       std::to_string(m.nanReference) + "/" + std::to_string(m.infReference) + ", mismatches " +
-                       std::to_string(m.nonFiniteMismatches) + at(m.firstMismatch));
-    if (m.toleranceChecked) row("outside tolerance", std::to_string(m.toleranceViolations) + at(m.worstTolerance));
+    for (const metrics::MetricField& f : metrics::metricFields())
+        if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowercase(f.label), formatMetric(f, m, 9));
+    for (const metrics::ElementField& f : metrics::elementFields()) row(lowercase(f.label), at(f.element(m)));
     row("verdict", std::string(metrics::verdictName(j.verdict)) + " (" + j.standard + "): " + j.reason);
     return code;
 }

@@ -5,7 +5,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "json_writer.h"
+#include "opscope/json_writer.h"
 #include "opscope/case_file.h"
 #include "opscope/h5/attribute_value.h"
 #include "opscope/h5/h5_file.h"

@@ -3,7 +3,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "json_writer.h"
+#include "opscope/json_writer.h"
 #include "opscope/trace.h"
 #include "table.h"
 

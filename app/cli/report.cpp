@@ -1,28 +1,18 @@
 #include "report.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "cli_common.h"
 #include "opscope/h5/atomic_write.h"
+#include "opscope/metric_fields.h"
 
 namespace opscope::cli {
 namespace {
 
 bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-void writeElement(JsonWriter& w, const std::string& key, const metrics::ElementRef& e) {
-    w.key(key);
-    if (e.index < 0) {
-        w.null();
-        return;
-    }
-    w.beginObject();
-    w.field("index", e.index).field("coords", e.coords).field("actual", e.actual).field("reference", e.reference);
-    w.field("abs_error", e.absError).field("rel_error", e.relError);
-    w.endObject();
 }
 
 const char* statusOf(const ops::CaseResult& r) { return !r.ok() ? "error" : r.passed() ? "pass" : "fail"; }
@@ -44,28 +34,6 @@ std::string num(double v) {
 }  // namespace
 
 int RunSummary::exitCode() const { return errors > 0 ? kExitError : failed > 0 ? kExitFail : kExitPass; }
-
-void writeMetricsJson(JsonWriter& w, const metrics::ComparisonMetrics& m) {
-    w.beginObject();
-    w.field("output_dtype", dtypeName(m.outputDtype)).field("shape", m.shape);
-    w.field("count", m.count).field("finite_count", m.finiteCount);
-    w.field("cosine", m.cosine).field("max_abs_error", m.maxAbsError).field("mean_abs_error", m.meanAbsError);
-    w.field("max_rel_error", m.maxRelError).field("mean_rel_error", m.meanRelError).field("rmse", m.rmse);
-    w.field("error_balance", m.errorBalance);
-    w.field("share_rel_below_1e-2", m.shareRelBelow1e2).field("share_rel_below_1e-3", m.shareRelBelow1e3);
-    w.field("share_rel_below_1e-4", m.shareRelBelow1e4);
-    if (m.ulpApplicable) w.field("max_ulp_error", m.maxUlpError).field("mean_ulp_error", m.meanUlpError);
-    else w.key("max_ulp_error").null().key("mean_ulp_error").null();
-    w.field("small_value_count", m.smallValueCount).field("small_value_error_ratio", m.smallValueErrorRatio);
-    w.field("nan_actual", m.nanActual).field("nan_reference", m.nanReference);
-    w.field("inf_actual", m.infActual).field("inf_reference", m.infReference);
-    w.field("nonfinite_mismatches", m.nonFiniteMismatches);
-    if (m.toleranceChecked) w.field("tolerance_violations", m.toleranceViolations);
-    writeElement(w, "worst_abs", m.worstAbs);
-    writeElement(w, "worst_rel", m.worstRel);
-    if (m.nonFiniteMismatches > 0) writeElement(w, "first_nonfinite_mismatch", m.firstMismatch);
-    w.endObject();
-}
 
 void writeRunJson(std::ostream& os, const RunSummary& s) {
     JsonWriter w(os);
@@ -94,17 +62,7 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
         }
         w.endArray();
         w.key("comparisons").beginArray();
-        for (const ops::Comparison& c : r.comparisons) {
-            w.beginObject();
-            w.field("output", c.output).field("actual", c.actual).field("reference", c.reference);
-            w.field("judged", c.judged);
-            if (!c.note.empty()) w.field("note", c.note);
-            w.field("standard", c.judgement.standard).field("verdict", metrics::verdictName(c.judgement.verdict));
-            w.field("reason", c.judgement.reason);
-            w.key("metrics");
-            writeMetricsJson(w, c.metrics);
-            w.endObject();
-        }
+        for (const ops::Comparison& c : r.comparisons) ops::writeComparisonJson(w, c);
         w.endArray();
         w.key("notes").value(r.notes);
         w.endObject();
@@ -115,28 +73,36 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
 }
 
 void writeRunCsv(std::ostream& os, const RunSummary& s) {
-    os << "file,case,op,dtype,run_dtype,output,actual,reference,judged,standard,verdict,cosine,max_abs_error,"
-          "mean_abs_error,max_rel_error,mean_rel_error,rmse,error_balance,share_rel_below_1e-2,"
-          "share_rel_below_1e-3,share_rel_below_1e-4,max_ulp_error,mean_ulp_error,small_value_error_ratio,"
-          "nonfinite_mismatches,worst_rel_index,reason\n";
+    // Fixed columns, then one per metric and per element of interest (its flat index).
+    os << "file,case,op,dtype,run_dtype,output,actual,reference,compared,judged,standard,verdict";
+    for (const metrics::MetricField& f : metrics::metricFields()) os << "," << f.key;
+    for (const metrics::ElementField& f : metrics::elementFields()) os << "," << f.key << "_index";
+    os << ",reason\n";
+    const std::size_t metricColumns = metrics::metricFields().size() + metrics::elementFields().size();
     for (const ops::CaseResult& r : s.results) {
         const std::string head = csvField(r.file) + "," + csvField(r.path) + "," + csvField(r.op) + "," +
                                  dtypeName(r.caseDtype) + "," + dtypeName(r.runDtype) + ",";
-        if (!r.ok()) {
-            os << head << ",,,,," << "error" << std::string(16, ',') << csvField(r.error) << "\n";
+        if (!r.ok() && r.comparisons.empty()) {
+            os << head << ",,,,,," << "error" << std::string(metricColumns + 1, ',') << csvField(r.error) << "\n";
             continue;
         }
         for (const ops::Comparison& c : r.comparisons) {
             const metrics::ComparisonMetrics& m = c.metrics;
             os << head << csvField(c.output) << "," << csvField(c.actual) << "," << csvField(c.reference) << ","
-               << (c.judged ? "true" : "false") << "," << csvField(c.judgement.standard) << ","
-               << (c.judged ? metrics::verdictName(c.judgement.verdict) : "info") << "," << num(m.cosine) << ","
-               << num(m.maxAbsError) << "," << num(m.meanAbsError) << "," << num(m.maxRelError) << ","
-               << num(m.meanRelError) << "," << num(m.rmse) << "," << num(m.errorBalance) << ","
-               << num(m.shareRelBelow1e2) << "," << num(m.shareRelBelow1e3) << "," << num(m.shareRelBelow1e4) << ","
-               << (m.ulpApplicable ? num(m.maxUlpError) : "") << "," << (m.ulpApplicable ? num(m.meanUlpError) : "")
-               << "," << num(m.smallValueErrorRatio) << "," << m.nonFiniteMismatches << "," << m.worstRel.index << ","
-               << csvField(c.note.empty() ? c.judgement.reason : c.note + "; " + c.judgement.reason) << "\n";
+               << (c.compared ? "true" : "false") << "," << (c.judged ? "true" : "false") << ","
+               << csvField(c.judgement.standard) << ","
+               << (!c.compared ? "not judged" : c.judged ? metrics::verdictName(c.judgement.verdict) : "info");
+            for (const metrics::MetricField& f : metrics::metricFields()) {
+                const std::optional<double> v = c.compared ? f.value(m) : std::nullopt;
+                os << ",";
+                if (v) os << (f.format == metrics::FieldFormat::Count ? std::to_string(static_cast<int64_t>(*v)) : num(*v));
+            }
+            for (const metrics::ElementField& f : metrics::elementFields()) {
+                const int64_t index = c.compared ? f.element(m).index : -1;
+                os << ",";
+                if (index >= 0) os << index;
+            }
+            os << "," << csvField(c.note.empty() ? c.judgement.reason : c.note + "; " + c.judgement.reason) << "\n";
         }
     }
 }

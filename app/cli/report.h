@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "opscope/ops/case_runner.h"
-#include "json_writer.h"
+#include "opscope/json_writer.h"
 
 namespace opscope::cli {
 
@@ -22,7 +22,6 @@ struct RunSummary {
     int exitCode() const;
 };
 
-void writeMetricsJson(JsonWriter& w, const metrics::ComparisonMetrics& m);
 void writeRunJson(std::ostream& os, const RunSummary& s);
 void writeRunCsv(std::ostream& os, const RunSummary& s);
 

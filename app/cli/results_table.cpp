@@ -1,5 +1,6 @@
 #include "results_table.h"
 
+#include <iterator>
 #include <set>
 
 #include "cli_common.h"
@@ -9,6 +10,7 @@ namespace opscope::cli {
 namespace {
 
 std::string verdictCell(const ops::Comparison& c) {
+    if (!c.compared) return "NOT JUDGED";
     if (!c.judged) return "info";
     switch (c.judgement.verdict) {
         case metrics::Verdict::Pass: return "pass";
@@ -39,6 +41,10 @@ void printSummary(std::ostream& os, const RunSummary& s) {
     for (const std::string& k : s.skipped) os << "skipped: " << k << "\n";
 }
 
+// The metric columns of the run table, by metric_fields.h key.
+constexpr const char* kTableMetrics[] = {"cosine", "max_abs_error", "max_rel_error", "mean_rel_error",
+                                         "share_rel_below_1e-3", "max_ulp_error"};
+
 }  // namespace
 
 void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
@@ -48,12 +54,7 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
     t.addColumn("output");
     t.addColumn("compared");
     t.addColumn("dtype");
-    t.addColumn("cosine", A::Right);
-    t.addColumn("max abs", A::Right);
-    t.addColumn("max rel", A::Right);
-    t.addColumn("mean rel", A::Right);
-    t.addColumn("rel<1e-3", A::Right);
-    t.addColumn("max ulp", A::Right);
+    for (const char* key : kTableMetrics) t.addColumn(metrics::metricField(key).shortLabel, A::Right);
     t.addColumn("standard");
     t.addColumn("verdict");
     // Files are named once per file unless several files ran.
@@ -62,17 +63,23 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
     for (const ops::CaseResult& r : s.results) {
         const std::string name = files.size() > 1 ? location(r) : r.path;
         if (!r.ok()) {
-            t.addRow({name, "-", "-", "-", "", "", "", "", "", "", r.standard.empty() ? "-" : r.standard, "ERROR"});
+            std::vector<std::string> row = {name, "-", "-", "-"};
+            row.insert(row.end(), std::size(kTableMetrics), "");
+            row.push_back(r.standard.empty() ? "-" : r.standard);
+            row.push_back("ERROR");
+            t.addRow(row);
             t.addNote("error: " + r.error);
             continue;
         }
         bool first = true;
         for (const ops::Comparison& c : r.comparisons) {
             const metrics::ComparisonMetrics& m = c.metrics;
-            t.addRow({first ? name : "", c.output, c.actual + " vs " + c.reference, dtypeName(m.outputDtype),
-                      formatNumber(m.cosine, 7), formatNumber(m.maxAbsError), formatNumber(m.maxRelError),
-                      formatNumber(m.meanRelError), formatPercent(m.shareRelBelow1e3),
-                      m.ulpApplicable ? formatNumber(m.maxUlpError) : "-", c.judgement.standard, verdictCell(c)});
+            std::vector<std::string> row = {first ? name : "", c.output, c.actual + " vs " + c.reference,
+                                            c.compared ? dtypeName(m.outputDtype) : "-"};
+            for (const char* key : kTableMetrics) row.push_back(c.compared ? formatMetric(metrics::metricField(key), m) : "");
+            row.push_back(c.judgement.standard);
+            row.push_back(verdictCell(c));
+            t.addRow(row);
             first = false;
             if (!c.judged) {
                 if (verbose) t.addNote("info: " + c.note);
@@ -82,7 +89,13 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
                           c.judgement.reason);
             }
         }
-        if (r.comparisons.empty()) t.addRow({name, "-", "no outputs", "", "", "", "", "", "", "", r.standard, "pass"});
+        if (r.comparisons.empty()) {
+            std::vector<std::string> row = {name, "-", "no outputs", ""};
+            row.insert(row.end(), std::size(kTableMetrics), "");
+            row.push_back(r.standard);
+            row.push_back("pass");
+            t.addRow(row);
+        }
         if (verbose)
             for (const std::string& n : r.notes) t.addNote("note: " + n);
     }

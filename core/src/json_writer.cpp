@@ -1,9 +1,9 @@
-#include "json_writer.h"
+#include "opscope/json_writer.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace opscope::cli {
+namespace opscope {
 
 std::string JsonWriter::quote(const std::string& s) {
     std::string out = "\"";
@@ -129,4 +129,4 @@ JsonWriter& JsonWriter::value(const std::vector<std::string>& v) {
 
 void JsonWriter::finish() { os_ << '\n'; }
 
-}  // namespace opscope::cli
+}  // namespace opscope

@@ -18,8 +18,6 @@ double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-std::string describe(const HostTensor& t) { return std::string(dtypeName(t.dtype())) + shapeToString(t.shape()); }
-
 bool isJudgedDtype(DType d) { return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32; }
 
 // The dtype a case "is": that of its first floating tensor argument in schema order.
@@ -31,39 +29,10 @@ DType caseDtypeOf(const Operator& op, const OpArguments& args) {
     return DType::Undefined;
 }
 
-metrics::Standard resolveStandard(const cases::Case& c, const Operator& op, const RunSettings& s) {
-    if (s.standard) return *s.standard;
-    if (!c.standard.empty()) {
-        try {
-            return metrics::parseStandard(c.standard);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument("the case's 'standard' attribute: " + std::string(e.what()));
-        }
-    }
-    return metrics::parseStandard(metrics::defaultStandardName(op.schema().name));
-}
-
-Comparison judge(const std::string& output, const std::string& actualName, const HostTensor& actual,
-                 const std::string& referenceName, const HostTensor& reference, DType outputDtype,
-                 const metrics::Standard& standard) {
-    Comparison c;
-    c.output = output;
-    c.actual = actualName;
-    c.reference = referenceName;
-    if (actual.numel() != reference.numel())
-        throw std::invalid_argument(referenceName + "/" + output + " is " + describe(reference) + " but " + actualName +
-                                    "/" + output + " is " + describe(actual) + ": the element counts differ");
-    c.metrics = metrics::compare(actual, reference, outputDtype, standard.options);
-    c.judgement = standard.judge(c.metrics);
-    return c;
-}
-
 }  // namespace
 
 bool CaseResult::passed() const {
-    if (!ok()) return false;
-    return std::all_of(comparisons.begin(), comparisons.end(),
-                       [](const Comparison& c) { return !c.judged || c.judgement.passed(); });
+    return ok() && overallOf(comparisons) == Overall::Pass;
 }
 
 std::string unknownOperatorMessage(const std::string& name) {
@@ -75,21 +44,12 @@ std::string unknownOperatorMessage(const std::string& name) {
 
 namespace {
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    return s;
-}
-
-// An enum attribute may be given by name ("bilinear"), as traces record it and people write it.
+// An enum attribute may be given by name ("bilinear"), as people write it.
 ParamValue enumByName(const ArgSpec& spec, const ParamValue& v) {
     const auto* text = std::get_if<std::string>(&v);
     if (spec.kind != ArgKind::Enum || !text) return v;
-    std::string names;
-    for (std::size_t i = 0; i < spec.enumNames.size(); ++i) {
-        if (lower(spec.enumNames[i]) == lower(*text)) return static_cast<int64_t>(i);
-        names += (i ? ", " : "") + std::to_string(i) + " " + spec.enumNames[i];
-    }
-    throw ArgumentError("attribute '" + spec.name + "' is \"" + *text + "\", which is none of " + names);
+    if (const std::optional<int64_t> value = enumValueByName(spec, *text)) return *value;
+    throw ArgumentError("attribute '" + spec.name + "' is \"" + *text + "\", which is none of " + enumValuesText(spec));
 }
 
 }  // namespace
@@ -122,7 +82,8 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
         const Operator* op = findOperator(c.op);
         if (!op) throw std::invalid_argument(unknownOperatorMessage(c.op));
         r.op = op->schema().name;
-        const metrics::Standard standard = resolveStandard(c, *op, settings);
+        const metrics::Standard standard =
+            settings.standard ? *settings.standard : resolveStandard("", c.standard, op->schema().name);
         r.standard = standard.name;
 
         OpArguments args = bindArguments(*op, c);
@@ -146,7 +107,7 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
                 r.notes.push_back("the reference computed no '" + name + "'");
                 continue;
             }
-            r.comparisons.push_back(judge(name, "opscope", out, "golden", g->second, out.dtype(), standard));
+            r.comparisons.push_back(compareOutput(name, "opscope", out, kGolden, g->second, out.dtype(), standard));
             for (const cases::OutputSource& src : c.sources) {
                 const HostTensor* t = src.find(name);
                 if (!t) continue;
@@ -154,16 +115,16 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
                     "inputs were cast from " + std::string(dtypeName(r.caseDtype)) + " to " + dtypeName(r.runDtype) +
                     ", so " + src.name + "/ (from the stored inputs) is shown for information only";
                 if (src.role == cases::SourceRole::Reference) {
-                    Comparison cmp = judge(name, "opscope", out, src.name, *t, out.dtype(), standard);
-                    if (recast) {
+                    Comparison cmp = compareOutput(name, "opscope", out, src.name, *t, out.dtype(), standard);
+                    if (recast && cmp.compared) {
                         cmp.judged = false;
                         cmp.note = informational;
                     }
                     r.comparisons.push_back(std::move(cmp));
                 } else {
                     const DType d = isJudgedDtype(t->dtype()) ? t->dtype() : out.dtype();
-                    Comparison cmp = judge(name, src.name, *t, "golden", g->second, d, standard);
-                    if (recast) {
+                    Comparison cmp = compareOutput(name, src.name, *t, kGolden, g->second, d, standard);
+                    if (recast && cmp.compared) {
                         cmp.judged = false;
                         cmp.note = informational;
                     }
@@ -171,6 +132,10 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
                 }
             }
         }
+        // An output that could not be compared makes the case an error, as before (exit 2),
+        // while every other comparison stays in the result.
+        for (const Comparison& cmp : r.comparisons)
+            if (!cmp.compared && r.error.empty()) r.error = cmp.note;
         for (const cases::OutputSource& src : c.sources)
             for (const auto& [name, t] : src.tensors)
                 if (!call->output(name))

@@ -1,6 +1,7 @@
 #include "opscope/ops/operator.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "aclnn/acl_meta.h"
 #include "builtin_operators.h"
@@ -58,6 +59,23 @@ ArgSpec enumArg(std::string name, std::string help, std::vector<std::string> nam
     ArgSpec a = attr(std::move(name), ArgKind::Enum, std::move(help), d);
     a.enumNames = std::move(names);
     return a;
+}
+
+std::optional<int64_t> enumValueByName(const ArgSpec& spec, const std::string& name) {
+    auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        return s;
+    };
+    for (std::size_t i = 0; i < spec.enumNames.size(); ++i)
+        if (lower(spec.enumNames[i]) == lower(name)) return static_cast<int64_t>(i);
+    return std::nullopt;
+}
+
+std::string enumValuesText(const ArgSpec& spec) {
+    std::string names;
+    for (std::size_t i = 0; i < spec.enumNames.size(); ++i)
+        names += (i ? ", " : "") + std::to_string(i) + " " + spec.enumNames[i];
+    return names;
 }
 
 // ---- OpArguments ----

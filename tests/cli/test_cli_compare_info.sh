@@ -10,16 +10,18 @@ expect_out "float64\[2, 8, 16\]  (rounded to float16)"
 # Two unrelated tensors: fail, exit 1, with where the worst element is.
 expect_exit 1 "$CLI" compare "$GN:$C/inputs/gradOut" "$GN:$C/inputs/input"
 expect_out "verdict               fail (cann)"
-expect_out "max rel error.* at \["
+expect_out "worst rel at  *\["
 expect_exit 1 "$CLI" compare "$GN:$C/inputs/gradOut" "$GN:$C/inputs/input" --standard msprobe-legacy
 expect_out "cosine"
 expect_exit 0 "$CLI" compare "$GN:$C/inputs/gradOut" "$GN:$C/inputs/gradOut" --json
 expect_out '"verdict": "pass"'
 expect_out '"max_ulp_error": 0'
+expect_out '"share_rel_below_1e-3": 1'
+expect_out '"first_nonfinite_mismatch": null'
 # Different sizes, missing datasets, malformed references: exit 2.
 expect_exit 2 "$CLI" compare "$GN:$C/inputs/gradOut" "$GN:$C/inputs/gamma"
 expect_one_line_error
-expect_err "different sizes"
+expect_err "the element counts differ"
 expect_exit 2 "$CLI" compare "$GN:$C/inputs/nothing" "$GN:$C/inputs/gamma"
 expect_err "no dataset '$C/inputs/nothing'"
 expect_exit 2 "$CLI" compare "$GN" "$GN:$C/inputs/gamma"

@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <QtTest>
 
+#include "session/analysis.h"
 #include "session/argument_binding.h"
 #include "session/debug_context.h"
 #include "widget_test_support.h"
@@ -69,6 +70,29 @@ private Q_SLOTS:
         for (const StepState& s : ctx.stepStates()) judged = judged || s.verdict().has_value();
         QVERIFY(judged);
         QVERIFY(analysis.count() >= 1);
+    }
+
+    // An output whose baseline has another element count is listed as not judged with the
+    // reason, and the verdict is never a pass (it was silently skipped: PASS on the rest).
+    void mismatchedBaselineIsNotJudgedNeverPass() {
+        TensorMap outputs, baseline;
+        outputs.emplace("dxOut", HostTensor(DType::Float32, {2, 3, 16}));
+        outputs.emplace("dgammaOut", HostTensor(DType::Float32, {16}));
+        baseline.emplace("dxOut", HostTensor(DType::Float32, {5, 5}));
+        baseline.emplace("dgammaOut", HostTensor(DType::Float32, {16}));
+        const metrics::Standard cann = metrics::parseStandard("cann");
+        const AnalysisReport r = analyzeOutputs(outputs, baseline, standardsToShow(cann), "expected");
+        QCOMPARE(r.outputs.size(), std::size_t(2));
+        QCOMPARE(int(r.overall()), int(ops::Overall::NotJudged));
+        const OutputAnalysis* dx = r.find("dxOut");
+        QVERIFY(dx && !dx->compared);
+        QVERIFY2(dx->note.find("element counts differ") != std::string::npos, dx->note.c_str());
+        QVERIFY(r.find("dgammaOut")->compared);
+        // An output the baseline lacks: the same.
+        baseline.erase("dxOut");
+        const AnalysisReport missing = analyzeOutputs(outputs, baseline, standardsToShow(cann), "expected");
+        QCOMPARE(int(missing.overall()), int(ops::Overall::NotJudged));
+        QVERIFY(missing.find("dxOut")->note.find("has no 'dxOut'") != std::string::npos);
     }
 
     void breakpointsStopBeforeTheStep() {

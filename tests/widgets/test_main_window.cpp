@@ -122,7 +122,14 @@ private Q_SLOTS:
         const QJsonDocument doc = QJsonDocument::fromJson(json);
         QVERIFY(doc.isObject());
         QCOMPARE(doc.object()["op"].toString(), QString("aclnnGroupNormBackward"));
-        QCOMPARE(doc.object()["outputs"].toArray().size(), 3);
+        // The comparisons in the CLI report's schema (ops::writeComparisonJson).
+        const QJsonArray comparisons = doc.object()["comparisons"].toArray();
+        QCOMPARE(comparisons.size(), 3);
+        QCOMPARE(doc.object()["verdict"].toString(), QString("pass"));
+        const QJsonObject first = comparisons[0].toObject();
+        QCOMPARE(first["compared"].toBool(), true);
+        QVERIFY(first["metrics"].toObject().contains("share_rel_below_1e-3"));
+        QVERIFY(first["metrics"].toObject().contains("worst_rel"));
         const QByteArray csv = reportCsv(snap);
         QVERIFY(csv.startsWith("op,output,dtype,item,value\n"));
         QVERIFY(csv.contains("gradInput,float32,verdict cann,pass"));

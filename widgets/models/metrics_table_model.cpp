@@ -1,8 +1,12 @@
 #include "models/metrics_table_model.h"
 
+#include <optional>
+#include <string>
+
 #include <QBrush>
 #include <QFont>
 
+#include "opscope/metric_fields.h"
 #include "session/debug_context.h"
 #include "views/palette.h"
 
@@ -18,10 +22,10 @@ MetricsTableModel::MetricsTableModel(DebugContext* context, QObject* parent)
 }
 
 QStringList MetricsTableModel::metricNames() {
-    return {"Elements",          "Cosine similarity", "Max abs error",     "Mean abs error",  "Max rel error",
-            "Mean rel error",    "RMSE",              "Error balance",     "Max ULP error",   "Mean ULP error",
-            "Rel error < 1e-2",  "Rel error < 1e-3",  "Rel error < 1e-4",  "Small-value error ratio",
-            "NaN (out / ref)",   "Inf (out / ref)",   "NaN/Inf mismatches", "Worst rel at",   "Worst abs at"};
+    QStringList names;
+    for (const metrics::MetricField& f : metrics::metricFields()) names << QString::fromUtf8(f.label);
+    for (const metrics::ElementField& f : metrics::elementFields()) names << QString::fromUtf8(f.label);
+    return names;
 }
 
 namespace {
@@ -33,37 +37,44 @@ QString coords(const metrics::ElementRef& e) {
 
 QString percent(double share) { return QString::number(share * 100, 'f', 3) + QLatin1Char('%'); }
 
-}  // namespace
-
-QString MetricsTableModel::metricText(const OutputAnalysis& a, int row) {
-    const metrics::ComparisonMetrics& m = a.metrics;
-    switch (row) {
-        case 0: return QString::number(m.count);
-        case 1: return QString::number(m.cosine, 'f', 9);
-        case 2: return formatNumber(m.maxAbsError);
-        case 3: return formatNumber(m.meanAbsError);
-        case 4: return formatNumber(m.maxRelError);
-        case 5: return formatNumber(m.meanRelError);
-        case 6: return formatNumber(m.rmse);
-        case 7: return formatNumber(m.errorBalance);
-        case 8: return m.ulpApplicable ? formatNumber(m.maxUlpError, 4) : QStringLiteral("—");
-        case 9: return m.ulpApplicable ? formatNumber(m.meanUlpError, 4) : QStringLiteral("—");
-        case 10: return percent(m.shareRelBelow1e2);
-        case 11: return percent(m.shareRelBelow1e3);
-        case 12: return percent(m.shareRelBelow1e4);
-        case 13: return m.smallValueCount ? percent(m.smallValueErrorRatio) + QStringLiteral(" of %1").arg(m.smallValueCount)
-                                          : QStringLiteral("—");
-        case 14: return QStringLiteral("%1 / %2").arg(m.nanActual).arg(m.nanReference);
-        case 15: return QStringLiteral("%1 / %2").arg(m.infActual).arg(m.infReference);
-        case 16: return QString::number(m.nonFiniteMismatches);
-        case 17: return coords(m.worstRel);
-        case 18: return coords(m.worstAbs);
+QString fieldText(const metrics::MetricField& f, const metrics::ComparisonMetrics& m) {
+    const std::optional<double> v = f.value(m);
+    if (!v) return QStringLiteral("—");
+    switch (f.format) {
+        case metrics::FieldFormat::Count: return QString::number(static_cast<qint64>(*v));
+        case metrics::FieldFormat::Cosine: return QString::number(*v, 'f', 9);
+        case metrics::FieldFormat::Share: return percent(*v);
+        case metrics::FieldFormat::Ulp: return formatNumber(*v, 4);
+        case metrics::FieldFormat::Real: return formatNumber(*v);
     }
     return {};
 }
 
+}  // namespace
+
+QString MetricsTableModel::metricText(const OutputAnalysis& a, int row) {
+    if (!a.compared) return QStringLiteral("—");
+    const auto& fields = metrics::metricFields();
+    if (row >= 0 && row < static_cast<int>(fields.size())) return fieldText(fields[static_cast<std::size_t>(row)], a.metrics);
+    const int element = row - static_cast<int>(fields.size());
+    const auto& elements = metrics::elementFields();
+    if (element >= 0 && element < static_cast<int>(elements.size()))
+        return coords(elements[static_cast<std::size_t>(element)].element(a.metrics));
+    return {};
+}
+
+// The output judged under every standard (one that was not compared has a single row).
+const OutputAnalysis* MetricsTableModel::judgedOutput() const {
+    if (!analysis_) return nullptr;
+    const OutputAnalysis* best = nullptr;
+    for (const OutputAnalysis& o : analysis_->outputs)
+        if (!best || o.judgements.size() > best->judgements.size()) best = &o;
+    return best;
+}
+
 int MetricsTableModel::standardRows() const {
-    return analysis_ && !analysis_->outputs.empty() ? static_cast<int>(analysis_->outputs.front().judgements.size()) : 0;
+    const OutputAnalysis* o = judgedOutput();
+    return o ? static_cast<int>(o->judgements.size()) : 0;
 }
 
 int MetricsTableModel::rowCount(const QModelIndex& parent) const {
@@ -84,7 +95,7 @@ QVariant MetricsTableModel::headerData(int section, Qt::Orientation o, int role)
     }
     const int sr = standardRows();
     if (section < sr) {
-        const metrics::Judgement& j = analysis_->outputs.front().judgements[static_cast<std::size_t>(section)];
+        const metrics::Judgement& j = judgedOutput()->judgements[static_cast<std::size_t>(section)];
         if (role == Qt::DisplayRole) return QString::fromStdString(j.standard);
         if (role == Qt::FontRole && section == 0) {
             QFont f;
@@ -104,6 +115,16 @@ QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
     const OutputAnalysis& a = analysis_->outputs[static_cast<std::size_t>(index.column())];
     const int sr = standardRows();
     if (index.row() < sr) {
+        if (!a.compared) {
+            switch (role) {
+                case Qt::DisplayRole: return tr("NOT JUDGED");
+                case Qt::ToolTipRole: return QString::fromStdString(a.note);
+                case Qt::BackgroundRole: return QBrush(verdictBackground(metrics::Verdict::Warning));
+                case Qt::TextAlignmentRole: return int(Qt::AlignCenter);
+            }
+            return {};
+        }
+        if (index.row() >= static_cast<int>(a.judgements.size())) return {};
         const metrics::Judgement& j = a.judgements[static_cast<std::size_t>(index.row())];
         switch (role) {
             case Qt::DisplayRole: return verdictText(j.verdict);
@@ -116,7 +137,11 @@ QVariant MetricsTableModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) return metricText(a, index.row() - sr);
     if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::BackgroundRole && index.row() - sr == 16 && a.metrics.nonFiniteMismatches > 0)
+    const auto& fields = metrics::metricFields();
+    const int metricRow = index.row() - sr;
+    if (role == Qt::BackgroundRole && a.compared && a.metrics.nonFiniteMismatches > 0 &&
+        metricRow < static_cast<int>(fields.size()) &&
+        std::string(fields[static_cast<std::size_t>(metricRow)].key) == "nonfinite_mismatches")
         return QBrush(verdictBackground(metrics::Verdict::Fail));
     return {};
 }

@@ -26,6 +26,7 @@ public:
 
 private:
     int standardRows() const;
+    const OutputAnalysis* judgedOutput() const;
     DebugContext* context_;
     AnalysisPtr analysis_;
 };

@@ -18,26 +18,34 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
                               int64_t maxSamples) {
     AnalysisReport report;
     report.baselineName = baselineName;
-    report.standard = standards.empty() ? std::string() : standards.front().name;
-    for (const auto& [name, actual] : outputs) {
-        auto ref = baseline.find(name);
-        if (ref == baseline.end() || ref->second.numel() != actual.numel()) continue;
+    if (standards.empty()) return report;
+    report.standard = standards.front().name;
+    report.comparisons = ops::compareOutputs(outputs, "opscope", baseline, baselineName, standards.front());
+    for (const ops::Comparison& c : report.comparisons) {
+        const HostTensor& actual = outputs.at(c.output);
         OutputAnalysis a;
-        a.output = name;
-        a.dtype = isFloatingType(actual.dtype()) ? actual.dtype() : DType::Float32;
+        a.output = c.output;
+        a.dtype = ops::judgedDtype(actual);
         a.shape = actual.shape();
-        a.metrics = metrics::compare(actual, ref->second, a.dtype,
-                                     standards.empty() ? metrics::CompareOptions{} : standards.front().options);
-        for (std::size_t i = 0; i < standards.size(); ++i)
-            a.judgements.push_back(standards[i].judge(
-                i == 0 ? a.metrics : metrics::compare(actual, ref->second, a.dtype, standards[i].options)));
-        a.maps = metrics::errorMaps(actual, ref->second, a.dtype);
+        a.compared = c.compared;
+        a.note = c.note;
+        a.metrics = c.metrics;
+        a.judgements.push_back(c.judgement);
+        if (!c.compared) {
+            report.outputs.push_back(std::move(a));
+            continue;
+        }
+        const HostTensor& ref = baseline.at(c.output);
+        for (std::size_t i = 1; i < standards.size(); ++i)
+            a.judgements.push_back(
+                ops::compareOutput(c.output, "opscope", actual, baselineName, ref, a.dtype, standards[i]).judgement);
+        a.maps = metrics::errorMaps(actual, ref, a.dtype);
         a.absHistogram = metrics::logHistogram(a.maps.absError);
         a.relHistogram = metrics::logHistogram(a.maps.relError);
         const std::vector<double> tol = metrics::logTolerances(-8, 0, 4);
         a.relShares = metrics::cumulativeShare(a.maps.relError, tol);
         a.absShares = metrics::cumulativeShare(a.maps.absError, tol);
-        const HostTensor rounded = metrics::roundedTo(ref->second, a.dtype);
+        const HostTensor rounded = metrics::roundedTo(ref, a.dtype);
         for (int64_t i : view::sampleIndices(actual.numel(), maxSamples)) {
             const double e = a.maps.absError.getAsDouble(i);
             if (!std::isfinite(e)) continue;

@@ -13,8 +13,10 @@ namespace opscope::gui {
 // The standards shown in the metrics table: `primary` first, then the other builtins.
 std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary);
 
-// Outputs present in both maps are analysed (others are skipped); dtypes come from `outputs`.
-// Scatter samples hold at most maxSamples points.
+// Every output is judged through ops::compareOutputs (the CLI's evaluation); one the baseline
+// lacks, or whose element count differs, is listed as not judged with the reason (and the
+// overall verdict is then never a pass). Dtypes come from `outputs`. Scatter samples hold at
+// most maxSamples points.
 AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,
                               const std::vector<metrics::Standard>& standards, const std::string& baselineName,
                               int64_t maxSamples = 4000);

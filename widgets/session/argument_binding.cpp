@@ -60,12 +60,13 @@ ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& 
         ParamValue v = p.value;
         if (spec->kind == ops::ArgKind::Enum) {
             if (const auto* text = std::get_if<std::string>(&v)) {
-                auto it = std::find(spec->enumNames.begin(), spec->enumNames.end(), *text);
-                if (it == spec->enumNames.end()) {
-                    if (notes) notes->push_back("parameter '" + p.name + "' = '" + *text + "' is not one of its names; default kept");
+                const std::optional<int64_t> value = ops::enumValueByName(*spec, *text);
+                if (!value) {
+                    if (notes) notes->push_back("parameter '" + p.name + "' = '" + *text + "' is none of " +
+                                                ops::enumValuesText(*spec) + "; default kept");
                     continue;
                 }
-                v = static_cast<int64_t>(it - spec->enumNames.begin());
+                v = *value;
             }
         }
         s.attributes[p.name] = std::move(v);

@@ -421,14 +421,13 @@ void DebugContext::computeBaseline() {
     analysis_.reset();
     Q_EMIT baselineChanged();
     Q_EMIT analysisChanged();
-    // The standard: the form's choice, else the case's, else the operator's default.
-    std::string spec = standardSpec_.toStdString();
-    if (spec.empty()) spec = metrics::defaultStandardName(op_->schema().name);
+    // The standard: the form's choice (which starts as the case's), else the operator's default,
+    // resolved as the CLI resolves it.
     try {
-        standard_ = metrics::parseStandard(spec);
+        standard_ = ops::resolveStandard(standardSpec_.toStdString(), "", op_->schema().name);
     } catch (const std::exception& e) {
-        Q_EMIT statusMessage(QString("Standard '%1': %2").arg(QString::fromStdString(spec), e.what()), true);
-        standard_ = metrics::parseStandard(metrics::defaultStandardName(op_->schema().name));
+        Q_EMIT statusMessage(QString("Standard '%1': %2").arg(standardSpec_, e.what()), true);
+        standard_ = ops::resolveStandard("", "", op_->schema().name);
     }
     const uint64_t gen = generation_;
     const bool stored = baselineSource_ == kStoredInputsBaseline;
@@ -439,18 +438,18 @@ void DebugContext::computeBaseline() {
             applyBaseline(map);
             return;
         }
-        Q_EMIT statusMessage(QString("The case has no output source '%1'; using the reference").arg(baselineSource_), true);
+        Q_EMIT statusMessage(QString("The case has no output source '%1'; using the golden").arg(baselineSource_), true);
     }
     const ops::Operator* op = op_;
     const ops::OpArguments args = stored ? storedArgs_ : usedArgs_;
-    beginBackground("Computing the float64 reference");
+    beginBackground("Computing the golden (float64)");
     runInBackground<TensorMapPtr>(
         this, [op, args] { return std::make_shared<const TensorMap>(op->reference(args)); },
         [this, gen](TensorMapPtr map, QString error) {
             endBackground();
             if (gen != generation_) return;
             if (!error.isEmpty()) {
-                Q_EMIT statusMessage(QString("Reference failed: %1").arg(error), true);
+                Q_EMIT statusMessage(QString("The golden failed: %1").arg(error), true);
                 return;
             }
             applyBaseline(map);
@@ -481,8 +480,8 @@ void DebugContext::computeAnalysis() {
             const TensorMapPtr baseline = baseline_;
             const std::vector<metrics::Standard> standards = standardsToShow(standard_);
             const std::string name =
-                baselineSource_ == kComputedBaseline      ? "float64 reference"
-                : baselineSource_ == kStoredInputsBaseline ? "float64 reference of the stored inputs"
+                baselineSource_ == kComputedBaseline      ? "golden (float64)"
+                : baselineSource_ == kStoredInputsBaseline ? "golden of the stored inputs (float64)"
                                                            : baselineSource_.toStdString();
             beginBackground("Analysing outputs");
             runInBackground<AnalysisPtr>(

@@ -33,10 +33,10 @@ struct CaseEntry {
 class DebugContext : public QObject, private WorkerSink {
     Q_OBJECT
 public:
-    // The operator's float64 reference of the inputs as run (what opscope-cli calls the golden),
+    // The golden: the operator's float64 result for the inputs as run (as opscope-cli calls it),
     // and, with "run as", of the inputs as stored: the whole cost of the lower precision.
-    static constexpr const char* kComputedBaseline = "reference";
-    static constexpr const char* kStoredInputsBaseline = "reference (stored inputs)";
+    static constexpr const char* kComputedBaseline = "golden";
+    static constexpr const char* kStoredInputsBaseline = "golden (stored inputs)";
 
     explicit DebugContext(QObject* parent = nullptr);
     ~DebugContext() override;

@@ -1,43 +1,42 @@
 #include "session/session_io.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <cmath>
+#include <optional>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 
 #include "models/metrics_table_model.h"
 #include "opscope/h5/atomic_write.h"
 #include "opscope/h5/tensor_io.h"
+#include "opscope/json_writer.h"
+#include "opscope/metric_fields.h"
 #include "opscope/trace.h"
 
 namespace opscope::gui {
 
 namespace {
 
+// The session's metrics as attributes, one per metric_fields.h key (NaN where a metric does not
+// apply: HDF5 attributes have no null), with the verdict under each standard.
 void writeMetrics(h5::File& f, const std::string& path, const OutputAnalysis& a) {
-    const metrics::ComparisonMetrics& m = a.metrics;
     f.createGroup(path);
     f.writeAttribute(path, "dtype", std::string(dtypeName(a.dtype)));
-    f.writeAttribute(path, "count", m.count);
-    f.writeAttribute(path, "cosine", m.cosine);
-    f.writeAttribute(path, "max_abs_error", m.maxAbsError);
-    f.writeAttribute(path, "mean_abs_error", m.meanAbsError);
-    f.writeAttribute(path, "max_rel_error", m.maxRelError);
-    f.writeAttribute(path, "mean_rel_error", m.meanRelError);
-    f.writeAttribute(path, "rmse", m.rmse);
-    f.writeAttribute(path, "error_balance", m.errorBalance);
-    f.writeAttribute(path, "max_ulp_error", m.maxUlpError);
-    f.writeAttribute(path, "mean_ulp_error", m.meanUlpError);
-    f.writeAttribute(path, "nan_actual", m.nanActual);
-    f.writeAttribute(path, "inf_actual", m.infActual);
-    f.writeAttribute(path, "non_finite_mismatches", m.nonFiniteMismatches);
-    f.writeAttribute(path, "share_rel_below_1e-3", m.shareRelBelow1e3);
+    f.writeAttribute(path, "compared", a.compared);
+    if (!a.note.empty()) f.writeAttribute(path, "note", a.note);
+    if (a.compared) {
+        for (const metrics::MetricField& field : metrics::metricFields()) {
+            const std::optional<double> v = field.value(a.metrics);
+            if (field.format == metrics::FieldFormat::Count && v) f.writeAttribute(path, field.key, static_cast<int64_t>(*v));
+            else f.writeAttribute(path, field.key, v.value_or(std::nan("")));
+        }
+        for (const metrics::ElementField& field : metrics::elementFields())
+            f.writeAttribute(path, std::string(field.key) + "_index", field.element(a.metrics).index);
+    }
     std::vector<std::string> standards, verdicts, reasons;
     for (const metrics::Judgement& j : a.judgements) {
         standards.push_back(j.standard);
-        verdicts.push_back(metrics::verdictName(j.verdict));
+        verdicts.push_back(a.compared ? metrics::verdictName(j.verdict) : "not judged");
         reasons.push_back(j.reason);
     }
     f.writeAttribute(path, "standards", standards);
@@ -52,7 +51,6 @@ std::string csvField(const std::string& s) {
     return out + "\"";
 }
 
-QJsonValue number(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QString::number(v)); }
 
 }  // namespace
 
@@ -119,65 +117,40 @@ QByteArray reportCsv(const SessionSnapshot& s) {
 }
 
 QByteArray reportJson(const SessionSnapshot& s) {
-    QJsonObject root;
-    root["op"] = QString::fromStdString(s.plan.op);
-    root["product"] = QString::fromStdString(s.plan.product);
-    root["run_as"] = QString::fromStdString(s.plan.runAs);
-    root["input_file"] = QString::fromStdString(s.inputFile);
-    root["case"] = QString::fromStdString(s.casePath);
-    root["workspace_bytes"] = double(s.plan.workspaceBytes);
-    QJsonObject params;
-    for (const Param& p : s.plan.params) params[QString::fromStdString(p.name)] = QString::fromStdString(paramToString(p.value));
-    root["params"] = params;
-    QJsonArray steps;
+    std::ostringstream os;
+    JsonWriter w(os);
+    w.beginObject();
+    w.field("op", s.plan.op).field("product", s.plan.product).field("run_as", s.plan.runAs);
+    w.field("input_file", s.inputFile).field("case", s.casePath);
+    w.field("workspace_bytes", static_cast<int64_t>(s.plan.workspaceBytes));
+    w.key("params").beginObject();
+    for (const Param& p : s.plan.params) w.field(p.name, paramToString(p.value));
+    w.endObject();
+    w.key("steps").beginArray();
     for (std::size_t i = 0; i < s.plan.steps.size(); ++i) {
-        QJsonObject o;
-        o["index"] = int(i);
-        o["name"] = QString::fromStdString(s.plan.steps[i].name);
-        o["detail"] = QString::fromStdString(s.plan.steps[i].detail);
+        w.beginObject().field("index", static_cast<int64_t>(i)).field("name", s.plan.steps[i].name);
+        w.field("detail", s.plan.steps[i].detail);
         if (i < s.steps.size()) {
             const StepState& st = s.steps[i];
-            o["status"] = st.status == StepStatus::Done ? "done" : st.status == StepStatus::Failed ? "failed" : "pending";
-            o["duration_us"] = st.durationUs;
-            o["non_finite"] = st.nonFinite;
-            if (auto v = st.verdict()) o["verdict"] = metrics::verdictName(*v);
+            w.field("status", st.status == StepStatus::Done ? "done" : st.status == StepStatus::Failed ? "failed" : "pending");
+            w.field("duration_us", st.durationUs).field("non_finite", st.nonFinite);
+            if (auto v = st.verdict()) w.field("verdict", metrics::verdictName(*v));
         }
-        steps.append(o);
+        w.endObject();
     }
-    root["steps"] = steps;
-    QJsonArray outputs;
+    w.endArray();
     if (s.analysis) {
-        root["baseline"] = QString::fromStdString(s.analysis->baselineName);
-        root["standard"] = QString::fromStdString(s.analysis->standard);
-        for (const OutputAnalysis& a : s.analysis->outputs) {
-            const metrics::ComparisonMetrics& m = a.metrics;
-            QJsonObject o;
-            o["output"] = QString::fromStdString(a.output);
-            o["dtype"] = dtypeName(a.dtype);
-            o["count"] = double(m.count);
-            o["cosine"] = number(m.cosine);
-            o["max_abs_error"] = number(m.maxAbsError);
-            o["mean_abs_error"] = number(m.meanAbsError);
-            o["max_rel_error"] = number(m.maxRelError);
-            o["mean_rel_error"] = number(m.meanRelError);
-            o["rmse"] = number(m.rmse);
-            o["error_balance"] = number(m.errorBalance);
-            o["max_ulp_error"] = number(m.maxUlpError);
-            o["non_finite_mismatches"] = double(m.nonFiniteMismatches);
-            QJsonArray verdicts;
-            for (const metrics::Judgement& j : a.judgements) {
-                QJsonObject v;
-                v["standard"] = QString::fromStdString(j.standard);
-                v["verdict"] = metrics::verdictName(j.verdict);
-                v["reason"] = QString::fromStdString(j.reason);
-                verdicts.append(v);
-            }
-            o["verdicts"] = verdicts;
-            outputs.append(o);
-        }
+        // The comparisons in the CLI report's schema (ops::writeComparisonJson), so one parser
+        // reads both.
+        w.field("baseline", s.analysis->baselineName).field("standard", s.analysis->standard);
+        w.field("verdict", ops::overallName(s.analysis->overall()));
+        w.key("comparisons").beginArray();
+        for (const ops::Comparison& c : s.analysis->comparisons) ops::writeComparisonJson(w, c);
+        w.endArray();
     }
-    root["outputs"] = outputs;
-    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+    w.endObject();
+    w.finish();
+    return QByteArray::fromStdString(os.str());
 }
 
 void writeFileAtomically(const std::string& path, const QByteArray& bytes, const std::vector<std::string>& inputs) {

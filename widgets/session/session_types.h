@@ -14,13 +14,14 @@
 #include "opscope/executor.h"
 #include "opscope/host_tensor.h"
 #include "opscope/metrics.h"
+#include "opscope/ops/evaluation.h"
 #include "opscope/plan.h"
 #include "opscope/stats.h"
 
 namespace opscope::gui {
 
 using TensorPtr = std::shared_ptr<const HostTensor>;
-// Output name -> tensor (float64 reference or a case's output source).
+// Output name -> tensor (the float64 golden or a case's output source).
 using TensorMap = std::map<std::string, HostTensor>;
 using TensorMapPtr = std::shared_ptr<const TensorMap>;
 
@@ -121,6 +122,8 @@ struct OutputAnalysis {
     std::string output;
     DType dtype = DType::Float32;
     std::vector<int64_t> shape;
+    bool compared = true;  // false: not judged (no such baseline output, element counts differ)
+    std::string note;      // why not
     metrics::ComparisonMetrics metrics;
     std::vector<metrics::Judgement> judgements;  // one per standard, the case's standard first
     metrics::ErrorMaps maps;
@@ -131,9 +134,13 @@ struct OutputAnalysis {
 };
 
 struct AnalysisReport {
-    std::string baselineName;         // "reference (float64)", "expected", ...
+    std::string baselineName;         // "golden (float64)", "expected", ...
     std::string standard;             // the standard judging steps and the overall verdict
     std::vector<OutputAnalysis> outputs;
+    // The evaluation (ops/evaluation.h) under the primary standard, one per output: what the
+    // verdict is made of, as the CLI's.
+    std::vector<ops::Comparison> comparisons;
+    ops::Overall overall() const { return ops::overallOf(comparisons); }
     const OutputAnalysis* find(const std::string& output) const {
         for (const OutputAnalysis& o : outputs)
             if (o.output == output) return &o;

@@ -120,7 +120,7 @@ ChartsPanel::ChartsPanel(DebugContext* context, QWidget* parent) : QWidget(paren
         if (i < 0 && analysis_) {
             // Start with the worst output (verdict, then max relative error), else the largest.
             auto rank = [](const OutputAnalysis& o) {
-                const int v = o.judgements.empty() ? 0 : static_cast<int>(o.judgements.front().verdict);
+                const int v = !o.compared || o.judgements.empty() ? 0 : static_cast<int>(o.judgements.front().verdict);
                 return std::make_tuple(v, o.metrics.maxRelError > 0 ? 1 : 0, o.metrics.count);
             };
             const auto& outs = analysis_->outputs;
@@ -150,6 +150,13 @@ void ChartsPanel::refresh() {
         for (QChartView* v : {histogram_, perAxis_, scatter_, cumulative_})
             resetChart(v->chart(), tr("Run to the end with a reference to see the error charts"));
         note_->clear();
+        axis_->clear();
+        return;
+    }
+    if (!a->compared) {
+        const QString why = tr("%1 was not judged: %2").arg(QString::fromStdString(a->output), QString::fromStdString(a->note));
+        for (QChartView* v : {histogram_, perAxis_, scatter_, cumulative_}) resetChart(v->chart(), why);
+        note_->setText(why);
         axis_->clear();
         return;
     }

@@ -19,8 +19,8 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     l->setContentsMargins(4, 4, 4, 4);
     auto* form = new QFormLayout();
     baseline_ = new QComboBox(this);
-    baseline_->setToolTip(tr("What the outputs are compared with: the operator's float64 reference of the inputs as run, "
-                             "with \"run as\" the reference of the inputs as stored, or an output source of the case"));
+    baseline_->setToolTip(tr("What the outputs are compared with: the golden (the operator's float64 result for the inputs "
+                             "as run; with \"run as\", for the inputs as stored), or an output source of the case"));
     form->addRow(tr("Compare with"), baseline_);
     standard_ = new QComboBox(this);
     standard_->setEditable(true);
@@ -37,6 +37,7 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     verdict_->setAlignment(Qt::AlignCenter);
     verdict_->setMinimumHeight(28);
     verdict_->setWordWrap(true);
+    verdict_->setTextFormat(Qt::PlainText);
     l->addWidget(verdict_);
     table_ = new QTableView(this);
     model_ = new MetricsTableModel(context, this);
@@ -47,6 +48,7 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     l->addWidget(table_, 1);
     standardInfo_ = new QLabel(this);
     standardInfo_->setWordWrap(true);
+    standardInfo_->setTextFormat(Qt::PlainText);
     standardInfo_->setStyleSheet("color: gray");
     l->addWidget(standardInfo_);
 
@@ -81,32 +83,41 @@ QString MetricsPanel::verdictText() const { return verdict_->text(); }
 void MetricsPanel::refreshVerdict() {
     const AnalysisPtr a = context_->analysis();
     const metrics::Standard& s = context_->standard();
+    // Plain text: formulas hold '<' and user data may hold anything.
     standardInfo_->setText(s.name.empty() ? QString()
-                                          : QStringLiteral("<b>%1</b>: %2<br>%3")
+                                          : QStringLiteral("%1: %2\n%3")
                                                 .arg(QString::fromStdString(s.title), QString::fromStdString(s.formula),
                                                      QString::fromStdString(s.thresholds)));
     if (!a || a->outputs.empty()) {
         verdict_->setStyleSheet({});
         verdict_->setText(context_->isPrepared() ? (context_->baseline() ? tr("Run to the end (F5) for the verdict")
-                                                                         : tr("Computing the reference…"))
+                                                                         : tr("Computing the golden…"))
                                                  : QString());
         return;
     }
+    // The verdict is the evaluation's (ops::overallOf, as the CLI's): never a pass while an
+    // output was not judged.
+    const ops::Overall overall = a->overall();
     metrics::Verdict worst = metrics::Verdict::Pass;
-    QStringList failing;
-    for (const OutputAnalysis& o : a->outputs) {
-        if (o.judgements.empty()) continue;
-        const metrics::Verdict v = o.judgements.front().verdict;
-        if (static_cast<int>(v) > static_cast<int>(worst)) worst = v;
-        if (v == metrics::Verdict::Fail) failing << QString::fromStdString(o.output);
+    QStringList failing, notJudged;
+    for (const ops::Comparison& c : a->comparisons) {
+        if (!c.compared) {
+            notJudged << QString::fromStdString(c.output);
+            continue;
+        }
+        if (static_cast<int>(c.judgement.verdict) > static_cast<int>(worst)) worst = c.judgement.verdict;
+        if (c.judgement.verdict == metrics::Verdict::Fail) failing << QString::fromStdString(c.output);
     }
-    const QColor bg = verdictBackground(worst), fg = verdictForeground(worst);
+    const metrics::Verdict shown = overall == ops::Overall::NotJudged ? metrics::Verdict::Warning : worst;
+    const QColor bg = verdictBackground(shown), fg = verdictForeground(shown);
     verdict_->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; font-weight: bold; font-size: 14px; border-radius: 4px; }")
                                 .arg(bg.name(), fg.name()));
+    const QString head = overall == ops::Overall::NotJudged ? tr("NOT JUDGED") : gui::verdictText(worst).toUpper();
+    QString detail;
+    if (!failing.isEmpty()) detail += tr(" — failing: %1").arg(failing.join(", "));
+    if (!notJudged.isEmpty()) detail += tr(" — not judged: %1").arg(notJudged.join(", "));
     verdict_->setText(tr("%1 under %2 against %3%4")
-                          .arg(gui::verdictText(worst).toUpper(), QString::fromStdString(a->standard),
-                               QString::fromStdString(a->baselineName),
-                               failing.isEmpty() ? QString() : tr(" — failing: %1").arg(failing.join(", "))));
+                          .arg(head, QString::fromStdString(a->standard), QString::fromStdString(a->baselineName), detail));
 }
 
 }  // namespace opscope::gui

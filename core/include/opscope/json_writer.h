@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace opscope::cli {
+namespace opscope {
 
 class JsonWriter {
 public:
@@ -49,4 +49,4 @@ private:
     bool afterKey_ = false;
 };
 
-}  // namespace opscope::cli
+}  // namespace opscope

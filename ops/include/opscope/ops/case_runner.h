@@ -11,6 +11,7 @@
 
 #include "opscope/case_file.h"
 #include "opscope/metrics.h"
+#include "opscope/ops/evaluation.h"
 #include "opscope/ops/operator.h"
 
 namespace opscope::ops {
@@ -18,17 +19,6 @@ namespace opscope::ops {
 struct RunSettings {
     DType dtype = DType::Undefined;                // --dtype: cast floating inputs; Undefined = as stored
     const metrics::Standard* standard = nullptr;   // --standard; null = the case's, else the operator's default
-};
-
-// One output of the run (or of an "actual" source) against one reference.
-struct Comparison {
-    std::string output;       // "gradInput"
-    std::string actual;       // "opscope", or an actual source's name ("npu")
-    std::string reference;    // "golden" (OpScope's float64 reference), "expected", "trace", ...
-    bool judged = true;       // false: shown for information only (see note)
-    std::string note;
-    metrics::ComparisonMetrics metrics;
-    metrics::Judgement judgement;
 };
 
 struct OutputSummary {
@@ -49,7 +39,7 @@ struct CaseResult {
     double runMs = 0, goldenMs = 0;
 
     bool ok() const { return error.empty(); }
-    // Ran, and every judged comparison passed its standard.
+    // Ran, every output was compared, and every judged comparison passed its standard.
     bool passed() const;
 };
 

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,11 @@ ArgSpec floatArg(std::string name, std::string help, double defaultValue);
 ArgSpec intArrayArg(std::string name, std::string help, std::vector<int64_t> defaultValue, bool optional = false);
 ArgSpec boolArrayArg(std::string name, std::string help, std::vector<bool> defaultValue);
 ArgSpec enumArg(std::string name, std::string help, std::vector<std::string> names, int64_t defaultValue);
+// An enum attribute given by name ("bilinear", "KEEP_DTYPE"), as people write it and older traces
+// recorded it: its value, matching the name case-insensitively; nullopt when none matches.
+std::optional<int64_t> enumValueByName(const ArgSpec& spec, const std::string& name);
+// "0 bilinear, 1 nearest, 2 bicubic", for messages.
+std::string enumValuesText(const ArgSpec& spec);
 
 struct OutputSpec {
     std::string name;         // "gradInput", ...

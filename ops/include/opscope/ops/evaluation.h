@@ -1,0 +1,65 @@
+// How an output is judged, once, for the CLI (run, compare) and the debugger (on its worker
+// thread): which standard applies, each output against one reference with the metrics and the
+// judgement, and why an output could not be judged. The float64 result OpScope computes from
+// the inputs is called "golden" everywhere; a stored output source ("expected", "npu", ...) is
+// called by its name.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "opscope/host_tensor.h"
+#include "opscope/json_writer.h"
+#include "opscope/metrics.h"
+
+namespace opscope::ops {
+
+inline constexpr const char* kGolden = "golden";
+
+// The standard that judges a call: the explicit choice (--standard, the debugger's picker), else
+// the case's `standard` attribute, else the operator's default. Throws std::invalid_argument
+// naming which of them is malformed.
+metrics::Standard resolveStandard(const std::string& explicitSpec, const std::string& caseSpec,
+                                  const std::string& opName);
+
+// One output (or an actual source's tensor) against one reference.
+struct Comparison {
+    std::string output;       // "gradInput"
+    std::string actual;       // "opscope", or an actual source's name ("npu")
+    std::string reference;    // "golden", "expected", "trace", ...
+    bool compared = true;     // false: could not be compared (element counts differ, the reference
+                              // lacks the output); `note` says why, and the call cannot pass
+    bool judged = true;       // false: not judged (not compared, or shown for information only)
+    std::string note;
+    metrics::ComparisonMetrics metrics;
+    metrics::Judgement judgement;
+};
+
+// Never throws for the data: a count mismatch or a non-numeric tensor gives compared = false and
+// the reason. `outputDtype` is what the metrics round the reference to.
+Comparison compareOutput(const std::string& output, const std::string& actualName, const HostTensor& actual,
+                         const std::string& referenceName, const HostTensor& reference, DType outputDtype,
+                         const metrics::Standard& standard);
+
+// The dtype an output is judged in: its own when it is fp16/bf16/fp32/fp64, else float32.
+DType judgedDtype(const HostTensor& actual);
+
+// Every tensor of `outputs` against the same-named tensor of `reference`; one Comparison each,
+// in name order. An output the reference lacks is a Comparison with compared = false.
+std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& outputs, const std::string& actualName,
+                                       const std::map<std::string, HostTensor>& reference,
+                                       const std::string& referenceName, const metrics::Standard& standard);
+
+// Overall: Fail when a judged comparison failed; NotJudged when nothing failed but some output
+// could not be compared (never a pass then); Pass otherwise.
+enum class Overall { Pass, Fail, NotJudged };
+Overall overallOf(const std::vector<Comparison>& comparisons);
+const char* overallName(Overall o);  // "pass", "fail", "not judged"
+
+// A comparison as a JSON object, the one schema reports and session files share: output, actual,
+// reference, compared, judged, note (when there is one), standard, verdict ("not judged" when it
+// was not compared), reason, metrics (metrics::writeMetricsJson; null when not compared).
+void writeComparisonJson(JsonWriter& w, const Comparison& c);
+
+}  // namespace opscope::ops

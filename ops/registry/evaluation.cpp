@@ -1,0 +1,120 @@
+// One evaluation of outputs for the CLI and the debugger (see evaluation.h).
+#include "opscope/ops/evaluation.h"
+
+#include <stdexcept>
+
+#include "opscope/metric_fields.h"
+
+namespace opscope::ops {
+namespace {
+
+std::string describe(const HostTensor& t) { return std::string(dtypeName(t.dtype())) + shapeToString(t.shape()); }
+
+metrics::Standard parseFrom(const std::string& spec, const char* origin) {
+    try {
+        return metrics::parseStandard(spec);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string(origin) + ": " + e.what());
+    }
+}
+
+}  // namespace
+
+metrics::Standard resolveStandard(const std::string& explicitSpec, const std::string& caseSpec,
+                                  const std::string& opName) {
+    if (!explicitSpec.empty()) return parseFrom(explicitSpec, "the chosen standard");
+    if (!caseSpec.empty()) return parseFrom(caseSpec, "the case's 'standard' attribute");
+    return metrics::parseStandard(metrics::defaultStandardName(opName));
+}
+
+DType judgedDtype(const HostTensor& actual) {
+    const DType d = actual.dtype();
+    return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64 ? d
+                                                                                                     : DType::Float32;
+}
+
+Comparison compareOutput(const std::string& output, const std::string& actualName, const HostTensor& actual,
+                         const std::string& referenceName, const HostTensor& reference, DType outputDtype,
+                         const metrics::Standard& standard) {
+    Comparison c;
+    c.output = output;
+    c.actual = actualName;
+    c.reference = referenceName;
+    c.judgement.standard = standard.name;
+    auto notCompared = [&](const std::string& why) {
+        c.compared = false;
+        c.judged = false;
+        c.note = why;
+        c.judgement.verdict = metrics::Verdict::Fail;
+        c.judgement.reason = "not judged: " + why;
+        return c;
+    };
+    if (actual.numel() != reference.numel())
+        return notCompared(referenceName + "/" + output + " is " + describe(reference) + " but " + actualName + "/" +
+                           output + " is " + describe(actual) + ": the element counts differ");
+    try {
+        c.metrics = metrics::compare(actual, reference, outputDtype, standard.options);
+    } catch (const std::invalid_argument& e) {
+        return notCompared(e.what());
+    }
+    c.judgement = standard.judge(c.metrics);
+    return c;
+}
+
+std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& outputs, const std::string& actualName,
+                                       const std::map<std::string, HostTensor>& reference,
+                                       const std::string& referenceName, const metrics::Standard& standard) {
+    std::vector<Comparison> out;
+    for (const auto& [name, actual] : outputs) {
+        auto ref = reference.find(name);
+        if (ref == reference.end()) {
+            Comparison c;
+            c.output = name;
+            c.actual = actualName;
+            c.reference = referenceName;
+            c.compared = c.judged = false;
+            c.note = referenceName + " has no '" + name + "'";
+            c.judgement.standard = standard.name;
+            c.judgement.verdict = metrics::Verdict::Fail;
+            c.judgement.reason = "not judged: " + c.note;
+            out.push_back(std::move(c));
+            continue;
+        }
+        out.push_back(compareOutput(name, actualName, actual, referenceName, ref->second, judgedDtype(actual), standard));
+    }
+    return out;
+}
+
+Overall overallOf(const std::vector<Comparison>& comparisons) {
+    bool anyNotCompared = false;
+    for (const Comparison& c : comparisons) {
+        if (c.judged && !c.judgement.passed()) return Overall::Fail;
+        anyNotCompared = anyNotCompared || !c.compared;
+    }
+    return anyNotCompared ? Overall::NotJudged : Overall::Pass;
+}
+
+const char* overallName(Overall o) {
+    switch (o) {
+        case Overall::Pass: return "pass";
+        case Overall::Fail: return "fail";
+        case Overall::NotJudged: return "not judged";
+    }
+    return "?";
+}
+
+void writeComparisonJson(JsonWriter& w, const Comparison& c) {
+    w.beginObject();
+    w.field("output", c.output).field("actual", c.actual).field("reference", c.reference);
+    w.field("compared", c.compared).field("judged", c.judged);
+    if (!c.note.empty()) w.field("note", c.note);
+    w.field("standard", c.judgement.standard);
+    w.field("verdict", c.compared ? metrics::verdictName(c.judgement.verdict) : "not judged");
+    w.field("reason", c.judgement.reason);
+    w.key("metrics");
+    if (c.compared) metrics::writeMetricsJson(w, c.metrics);
+    else w.null();
+    w.endObject();
+}
+
+}  // namespace opscope::ops
