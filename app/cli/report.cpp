@@ -93,9 +93,10 @@ void writeRunCsv(std::ostream& os, const RunSummary& s) {
                << csvField(c.judgement.standard) << ","
                << (!c.compared ? "not judged" : c.judged ? metrics::verdictName(c.judgement.verdict) : "info");
             for (const metrics::MetricField& f : metrics::metricFields()) {
-                const std::optional<double> v = c.compared ? f.value(m) : std::nullopt;
                 os << ",";
-                if (v) os << (f.format == metrics::FieldFormat::Count ? std::to_string(static_cast<int64_t>(*v)) : num(*v));
+                if (!c.compared) continue;
+                if (const std::optional<double> v = f.value(m))
+                    os << (f.format == metrics::FieldFormat::Count ? std::to_string(static_cast<int64_t>(*v)) : num(*v));
             }
             for (const metrics::ElementField& f : metrics::elementFields()) {
                 const int64_t index = c.compared ? f.element(m).index : -1;
