@@ -293,18 +293,6 @@ void MainWindow::updateRecentMenu() {
 
 namespace {
 
-SessionSnapshot snapshotOf(const DebugContext& c) {
-    SessionSnapshot s;
-    s.plan = c.plan();
-    s.inputFile = c.filePath().toStdString();
-    s.casePath = c.currentCase() ? c.currentCase()->path : std::string();
-    s.steps = c.stepStates();
-    s.outputs = c.finalOutputs();
-    s.baseline = c.baseline();
-    s.analysis = c.analysis();
-    return s;
-}
-
 bool sameFile(const QString& a, const QString& b) {
     if (a.isEmpty() || b.isEmpty()) return false;
     std::error_code ec;
@@ -326,30 +314,9 @@ void MainWindow::saveSession() {
                               tr("%1 is the file this session was loaded from. Replace it with the session?").arg(dest)) !=
             QMessageBox::Yes)
         return;
-    const SessionSnapshot snap = snapshotOf(*context_);
-    const std::size_t resumeAt = context_->nextStep();
-    auto writer = std::make_shared<std::unique_ptr<h5::AtomicFileWriter>>();
-    try {
-        std::vector<std::filesystem::path> inputs;
-        if (!replacesInput && !input.isEmpty()) inputs.push_back(input.toStdString());
-        *writer = std::make_unique<h5::AtomicFileWriter>(dest.toStdString(), inputs);
-    } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("Cannot save"), QString::fromUtf8(e.what()));
-        return;
-    }
-    const std::string temp = (*writer)->tempPath().string();
-    context_->withExecutor([temp, snap, resumeAt](ops::PreparedCall& call) { saveSessionOnWorker(call, temp, snap, resumeAt); },
-                           [this, writer, dest, replacesInput](QString error) {
-                               try {
-                                   if (!error.isEmpty()) throw std::runtime_error(error.toStdString());
-                                   if (replacesInput) context_->closeFile();
-                                   (*writer)->commit();
-                                   if (replacesInput) context_->openFile(dest);
-                                   Q_EMIT context_->statusMessage(tr("Saved the session to %1").arg(dest), false);
-                               } catch (const std::exception& e) {
-                                   QMessageBox::warning(this, tr("Cannot save"), QString::fromUtf8(e.what()));
-                               }
-                           });
+    context_->saveSession(dest, replacesInput, [this](QString error) {
+        if (!error.isEmpty()) QMessageBox::warning(this, tr("Cannot save"), error);
+    });
 }
 
 void MainWindow::exportReport() {
@@ -357,7 +324,7 @@ void MainWindow::exportReport() {
     const QString dest = QFileDialog::getSaveFileName(this, tr("Export report"), QSettings().value("lastDir").toString() + "/report.json",
                                                       tr("JSON (*.json);;CSV (*.csv)"), &filter);
     if (dest.isEmpty()) return;
-    const SessionSnapshot snap = snapshotOf(*context_);
+    const SessionSnapshot snap = context_->snapshot();
     const bool csv = dest.endsWith(".csv", Qt::CaseInsensitive) || filter.startsWith("CSV");
     try {
         writeFileAtomically(dest.toStdString(), csv ? reportCsv(snap) : reportJson(snap), {context_->filePath().toStdString()});

@@ -1,6 +1,7 @@
 // The context and its execution worker, end to end on a small GroupNormBackward case:
 // open, load, prepare, step, continue, breakpoints, errors beside the argument at fault,
 // tensors fetched between steps, element history, analysis and cancel.
+#include <QDir>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -93,6 +94,57 @@ private Q_SLOTS:
         const AnalysisReport missing = analyzeOutputs(outputs, baseline, standardsToShow(cann), "expected");
         QCOMPARE(int(missing.overall()), int(ops::Overall::NotJudged));
         QVERIFY(missing.find("dxOut")->note.find("has no 'dxOut'") != std::string::npos);
+    }
+
+    // Opening another file, or a case that fails to load, leaves nothing of the old call: no
+    // bound tensors, plan, baseline or verdict that belonged to another file or case.
+    void openingAFileForgetsTheOldCall() {
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(file_));
+        prepareBasic(ctx);
+        ctx.continueRun();
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000));
+        QVERIFY(QDir(dir_.path()).mkpath("other"));
+        const QString other = test::writeCaseFile(dir_.filePath("other"));
+        QVERIFY(ctx.openFile(other));
+        QVERIFY(!ctx.isPrepared());
+        QVERIFY(!ctx.analysis());
+        QVERIFY(!ctx.baseline());
+        QVERIFY(ctx.arguments().tensors.empty());
+        QVERIFY(!ctx.currentCase());
+
+        prepareBasic(ctx);
+        QVERIFY(!ctx.arguments().tensors.empty());
+        QSignalSpy failed(&ctx, &DebugContext::caseLoadFailed);
+        ctx.loadCase("/gn/no_such_case");
+        QVERIFY(QTest::qWaitFor([&] { return failed.count() == 1; }, 20000));
+        QVERIFY(!ctx.isPrepared());
+        QVERIFY(ctx.arguments().tensors.empty());
+        QVERIFY(!ctx.prepareError());
+    }
+
+    // "Run as" is a choice per case: the next case starts as stored.
+    void runAsResetsPerCase() {
+        DebugContext ctx;
+        QVERIFY(ctx.openFile(file_));
+        prepareBasic(ctx);
+        ctx.setRunAs(DType::Float16);
+        QCOMPARE(ctx.baselineSource(), QString(DebugContext::kStoredInputsBaseline));
+        QSignalSpy loaded(&ctx, &DebugContext::caseLoaded);
+        ctx.loadCase("/gn/basic");  // the same file: only the case changes
+        QVERIFY(QTest::qWaitFor([&] { return loaded.count() == 1; }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        QCOMPARE(int(ctx.runAs()), int(DType::Undefined));
+        QCOMPARE(ctx.baselineSource(), QString(DebugContext::kComputedBaseline));
+    }
+
+    // A prepare that never reached the operator has no status code to show.
+    void prepareFailureWithoutStatusHasNoCode() {
+        DebugContext::PrepareError noStatus{0, "tensor argument 'gamma' is not bound", "gamma"};
+        QCOMPARE(noStatus.headline(), QString("Prepare failed"));
+        DebugContext::PrepareError status{161002, "C (4) must be divisible by group (3)", "group"};
+        QCOMPARE(status.headline(), QString("Prepare failed (161002)"));
     }
 
     void breakpointsStopBeforeTheStep() {

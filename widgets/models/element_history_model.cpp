@@ -31,7 +31,10 @@ bool ElementHistoryModel::referenceValue(double* out) const {
     if (!b || p.output.empty()) return false;
     auto it = b->find(p.output);
     if (it == b->end() || it->second.shape() != p.shape) return false;
-    *out = it->second.getAsDouble(view::flatIndex(p.shape, p.index));
+    // As the comparisons (and the "Picked" line) see it: rounded to the output's dtype.
+    const SlotInfo* output = context_->plan().findSlot(p.output);
+    const DType dt = output && isFloatingType(output->dtype) ? output->dtype : DType::Float32;
+    *out = metrics::roundToDtype(it->second.getAsDouble(view::flatIndex(p.shape, p.index)), dt);
     return true;
 }
 

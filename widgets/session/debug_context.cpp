@@ -1,6 +1,9 @@
 #include "session/debug_context.h"
 
 #include <QFileInfo>
+#include <filesystem>
+
+#include "opscope/h5/atomic_write.h"
 
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
@@ -31,7 +34,7 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     }
     file_ = std::move(f);
     filePath_ = QFileInfo(path).absoluteFilePath();
-    case_.reset();
+    forgetCall();  // nothing of the previous file's call stays on screen
     listCases();
     Q_EMIT fileChanged();
     Q_EMIT statusMessage(QString("Opened %1: %2 case(s)").arg(filePath_).arg(cases_.size()), false);
@@ -43,7 +46,21 @@ void DebugContext::closeFile() {
     filePath_.clear();
     cases_.clear();
     isTrace_ = false;
+    forgetCall();
     Q_EMIT fileChanged();
+}
+
+void DebugContext::forgetCall() {
+    if (isBusy()) cancel();
+    case_.reset();
+    if (op_) args_ = defaultArguments(op_->schema());  // the operator stays chosen; nothing is bound
+    runAs_ = DType::Undefined;
+    standardSpec_.clear();
+    baselineSource_ = kComputedBaseline;
+    clearPlan();
+    ++generation_;  // results of work still in flight for the old call are dropped
+    Q_EMIT operatorChanged();
+    Q_EMIT argumentsChanged();
 }
 
 void DebugContext::listCases() {
@@ -97,6 +114,7 @@ void DebugContext::loadCase(const QString& casePath) {
             endBusy();
             if (!error.isEmpty() || !c) {
                 const QString text = QString("Cannot read case %1: %2").arg(casePath, error);
+                forgetCall();  // the previous case's form and results do not belong to this one
                 Q_EMIT statusMessage(text, true);
                 Q_EMIT caseLoadFailed(casePath, text);
                 return;
@@ -105,6 +123,7 @@ void DebugContext::loadCase(const QString& casePath) {
             if (!op) {
                 const QString text = QString("Case %1 uses operator '%2', which is not registered in this build")
                                          .arg(casePath, QString::fromStdString(c->op));
+                forgetCall();
                 Q_EMIT statusMessage(text, true);
                 Q_EMIT caseLoadFailed(casePath, text);
                 return;
@@ -114,7 +133,8 @@ void DebugContext::loadCase(const QString& casePath) {
             std::vector<std::string> notes;
             args_ = argumentsFromCase(op->schema(), *c, &notes);
             standardSpec_ = QString::fromStdString(c->standard);
-            baselineSource_ = runAs_ != DType::Undefined ? kStoredInputsBaseline : kComputedBaseline;
+            runAs_ = DType::Undefined;  // "run as" is a choice per case: each starts as stored
+            baselineSource_ = kComputedBaseline;
             clearPlan();
             Q_EMIT operatorChanged();
             Q_EMIT argumentsChanged();
@@ -295,7 +315,7 @@ void DebugContext::preparedFromWorker(uint64_t gen, PrepareOutcome outcome) {
         PrepareError err{outcome.code, outcome.message, faultyArgument(op_->schema(), outcome.message.toStdString())};
         prepareError_ = err;
         Q_EMIT prepareFailed(QString::fromStdString(err.argument), err.code, err.message);
-        Q_EMIT statusMessage(QString("Prepare failed (%1): %2").arg(err.code).arg(err.message), true);
+        Q_EMIT statusMessage(err.headline() + ": " + err.message, true);
         return;
     }
     prepared_ = true;
@@ -585,6 +605,47 @@ void DebugContext::withExecutor(std::function<void(ops::PreparedCall&)> fn, std:
             done(error);
         });
     });
+}
+
+SessionSnapshot DebugContext::snapshot() const {
+    SessionSnapshot s;
+    s.plan = plan_;
+    s.inputFile = filePath_.toStdString();
+    s.casePath = case_ ? case_->path : std::string();
+    s.steps = steps_;
+    s.outputs = finalOutputs_;
+    s.baseline = baseline_;
+    s.analysis = analysis_;
+    return s;
+}
+
+void DebugContext::saveSession(const QString& dest, bool replaceInput, std::function<void(QString)> done) {
+    if (!prepared_) return done("nothing is prepared");
+    const QString input = filePath_;
+    std::shared_ptr<h5::AtomicFileWriter> writer;
+    try {
+        std::vector<std::filesystem::path> inputs;
+        if (!replaceInput && !input.isEmpty()) inputs.push_back(input.toStdString());
+        writer = std::make_shared<h5::AtomicFileWriter>(dest.toStdString(), inputs);
+    } catch (const std::exception& e) {
+        return done(QString::fromUtf8(e.what()));
+    }
+    const std::string temp = writer->tempPath().string();
+    const SessionSnapshot snap = snapshot();
+    const std::size_t resumeAt = next_;
+    withExecutor([temp, snap, resumeAt](ops::PreparedCall& call) { saveSessionOnWorker(call, temp, snap, resumeAt); },
+                 [this, writer, dest, replaceInput, done](QString error) {
+                     try {
+                         if (!error.isEmpty()) throw std::runtime_error(error.toStdString());
+                         if (replaceInput) closeFile();
+                         writer->commit();
+                         if (replaceInput) openFile(dest);
+                         Q_EMIT statusMessage(QString("Saved the session to %1").arg(dest), false);
+                     } catch (const std::exception& e) {
+                         error = QString::fromUtf8(e.what());
+                     }
+                     done(error);
+                 });
 }
 
 }  // namespace opscope::gui

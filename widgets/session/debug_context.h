@@ -18,6 +18,7 @@
 #include "opscope/product.h"
 #include "session/argument_binding.h"
 #include "session/execution_worker.h"
+#include "session/session_io.h"
 #include "session/session_types.h"
 
 namespace opscope::gui {
@@ -98,7 +99,15 @@ public:
     std::size_t nextStep() const { return next_; }
     bool atEnd() const { return prepared_ && next_ >= plan_.steps.size() && runFinished_; }
     // The last error of prepare (code 0 for binding problems), for the form.
-    struct PrepareError { int32_t code = 0; QString message; std::string argument; };
+    // code: the aclnn status, or 0 when the call never reached the operator (a tensor not bound,
+    // an attribute of the wrong kind): then there is no code to show.
+    struct PrepareError {
+        int32_t code = 0;
+        QString message;
+        std::string argument;
+        // "Prepare failed (161002)", or "Prepare failed" without a status.
+        QString headline() const { return code ? QString("Prepare failed (%1)").arg(code) : QString("Prepare failed"); }
+    };
     const std::optional<PrepareError>& prepareError() const { return prepareError_; }
 
     void toggleBreakpoint(std::size_t step);
@@ -128,6 +137,14 @@ public:
 
     // Runs fn(call) on the worker with the prepared call; done() afterwards on the GUI thread.
     void withExecutor(std::function<void(ops::PreparedCall&)> fn, std::function<void(QString error)> done);
+
+    // What a session file and a report hold of the current call.
+    SessionSnapshot snapshot() const;
+    // Saves the session (a full trace of the call, outputs, golden, metrics) to `dest`
+    // atomically: the worker replays the prepared call into a temporary file, which replaces
+    // `dest` only when complete. The input file is refused as `dest` unless `replaceInput`
+    // (the caller asked the user); it is then closed and reopened. done("") or done(error).
+    void saveSession(const QString& dest, bool replaceInput, std::function<void(QString error)> done);
 
 Q_SIGNALS:
     void fileChanged();
@@ -165,6 +182,9 @@ private:
     void run(RunOptions options, const QString& what);
     void clearPlan();
     void invalidatePlan();  // arguments changed: the prepared plan no longer matches the form
+    // Drops the loaded case, bound tensors, plan, results and "run as" (a new file, a case that
+    // failed to load): nothing of an old call stays on screen as if it were current.
+    void forgetCall();
     void computeBaseline();
     void applyBaseline(TensorMapPtr baseline);
     void computeAnalysis();

@@ -1,6 +1,7 @@
 #include "session/execution_worker.h"
 
 #include <QCoreApplication>
+#include <set>
 
 #include "opscope/error.h"
 #include "opscope/stats.h"
@@ -9,11 +10,14 @@
 
 namespace opscope::gui {
 
-// Records the picked element of every step output that has the picked tensor's shape.
+// Records the picked element after every step that writes the picked tensor or another tensor
+// of the same output (its float32 scratch before the cast); unrelated tensors that merely have
+// the same shape are not its history.
 class ExecutionWorker::HistoryRecorder final : public ExecutorObserver {
 public:
-    void setPick(ElementPick pick) {
+    void setPick(ElementPick pick, std::set<int> slots) {
         pick_ = std::move(pick);
+        slots_ = std::move(slots);
         pending_.clear();
     }
     std::vector<HistoryEntry> take() { return std::exchange(pending_, {}); }
@@ -22,6 +26,7 @@ public:
         if (!pick_.valid()) return;
         const Step& step = e.plan().steps()[r.index];
         for (int slot : step.outputs) {
+            if (!slots_.count(slot)) continue;
             const TensorView v = e.slotView(slot);
             if (v.shape != pick_.shape) continue;
             HistoryEntry h;
@@ -35,6 +40,7 @@ public:
 
 private:
     ElementPick pick_;
+    std::set<int> slots_;
     std::vector<HistoryEntry> pending_;
 };
 
@@ -109,7 +115,7 @@ void ExecutionWorker::prepareOnWorker(PrepareRequest req) {
     call_.reset();
     baseline_.reset();
     standard_.reset();
-    recorder_->setPick({});
+    recorder_->setPick({}, {});
     generation_ = req.generation;
     PrepareOutcome out;
     try {
@@ -155,14 +161,14 @@ StepState ExecutionWorker::evaluateStepOnWorker(std::size_t step) {
         if (baseline_ && standard_ && info && !info->output.empty()) {
             auto it = baseline_->find(info->output);
             const SlotInfo* user = plan_.findSlot(info->output);
-            if (it != baseline_->end() && user && it->second.numel() == v.numel()) {
-                try {
-                    const metrics::ComparisonMetrics m =
-                        metrics::compare(HostTensor::copyOf(v), it->second, user->dtype, standard_->options);
-                    r.judgement = standard_->judge(m);
-                    r.maxRelError = m.maxRelError;
-                } catch (const std::exception&) {
-                    // Incomparable tensors get no verdict; the analysis reports why.
+            if (it != baseline_->end() && user) {
+                // The evaluation the analysis and the CLI use; an incomparable pair gets no step
+                // verdict (the analysis says why).
+                const ops::Comparison c = ops::compareOutput(info->output, "opscope", HostTensor::copyOf(v), "baseline",
+                                                             it->second, user->dtype, *standard_);
+                if (c.compared) {
+                    r.judgement = c.judgement;
+                    r.maxRelError = c.metrics.maxRelError;
                 }
             }
         }
@@ -249,7 +255,10 @@ void ExecutionWorker::rejudgeOnWorker(uint64_t gen) {
 
 void ExecutionWorker::pickOnWorker(uint64_t gen, ElementPick pick) {
     if (!current(gen)) return;
-    recorder_->setPick(pick);
+    std::set<int> slots;
+    for (const SlotInfo& info : plan_.slots)
+        if (info.name == pick.slot || (!pick.output.empty() && info.output == pick.output)) slots.insert(info.id);
+    recorder_->setPick(pick, std::move(slots));
     Executor& e = call_->executor();
     const std::size_t target = e.nextStep();
     std::vector<HistoryEntry> history;

@@ -46,7 +46,7 @@ ElementHistoryPanel::ElementHistoryPanel(DebugContext* context, QWidget* parent)
 
 void ElementHistoryPanel::refresh() {
     const ElementPick& p = context_->pick();
-    title_->setText(p.valid() ? tr("<b>%1</b> %2 after each step that wrote a tensor of its shape")
+    title_->setText(p.valid() ? tr("<b>%1</b> %2 after each step that wrote it (or its output's scratch)")
                                     .arg(QString::fromStdString(p.slot), formatShape(p.index))
                               : tr("Click an element in the tensor view to follow it through the steps."));
     QChart* c = chart_->chart();

@@ -91,7 +91,7 @@ void FileBrowserPanel::onFileChanged() {
     }
     const QFileInfo fi(context_->filePath());
     title_->setText(tr("<b>%1</b> — %2 · %3 %4")
-                        .arg(fi.fileName(), QString::number(fi.size() / 1024.0 / 1024.0, 'f', 2) + " MiB")
+                        .arg(fi.fileName().toHtmlEscaped(), QString::number(fi.size() / 1024.0 / 1024.0, 'f', 2) + " MiB")
                         .arg(context_->cases().size())
                         .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)")));
     title_->setToolTip(context_->filePath());

@@ -81,9 +81,9 @@ std::optional<std::size_t> StepListPanel::selectedStep() const {
 void StepListPanel::updateSummary() {
     if (!context_->isPrepared()) {
         if (const auto& err = context_->prepareError()) {
-            summary_->setText(tr("<span style='color:#b71c1c'><b>Prepare failed</b> (%1): %2</span> — see the Call panel.")
-                                  .arg(err->code)
-                                  .arg(QString::fromStdString(stripMessagePrefix(err->message.toStdString())).toHtmlEscaped()));
+            summary_->setText(tr("<span style='color:#b71c1c'><b>%1</b>: %2</span> — see the Call panel.")
+                                  .arg(err->headline().toHtmlEscaped(),
+                                       QString::fromStdString(stripMessagePrefix(err->message.toStdString())).toHtmlEscaped()));
             return;
         }
         summary_->setText(context_->op() ? tr("Not prepared. Press Prepare (Ctrl+P) to validate the arguments and build the plan.")

@@ -354,6 +354,11 @@ void TensorViewPanel::recompute() {
     slice_->setShape(primary->shape());
     DisplaySettings s = settings();
     if (e->errors) s.showBeyond = false;  // an error map shows the errors themselves
+    // An output slot before the step that writes it holds no result: nothing to judge there.
+    if (e->key.source == TensorKey::Source::Slot) {
+        const SlotInfo* slot = context_->plan().findSlot(e->key.name);
+        if (slot && !slotWritten(context_->plan(), context_->stepStates(), slot->id)) s.showBeyond = false;
+    }
     const std::optional<TensorKey> partner = partnerKey();
     const TensorPtr other = fetched(partner);
     const bool ab = ab_->isChecked() && other;
