@@ -11,6 +11,7 @@
 #include "opscope/view/colormap.h"
 #include "opscope/view/downsample.h"
 #include "opscope/view/histogram.h"
+#include "opscope/view/masks.h"
 #include "opscope/view/render.h"
 #include "opscope/view/scale.h"
 #include "opscope/view/slice.h"
@@ -259,6 +260,29 @@ TEST(ViewRender, OverlaysWinOverColoursAndMaskBlends) {
     // The overlay colour is never one the colormap itself produces.
     for (Colormap c : allColormaps())
         for (double t = 0; t <= 1.0; t += 0.01) EXPECT_NE(mapColor(c, t), beyondToleranceColor(c)) << colormapName(c);
+}
+
+TEST(ViewMasks, FirstNonFiniteIsRowMajorFirst) {
+    std::vector<float> v(2 * 3 * 4, 1.0f);
+    const TensorView t = TensorView::contiguous(DType::Float32, {2, 3, 4}, v.data());
+    EXPECT_TRUE(firstNonFinite(t).empty());
+    v[1 * 12 + 2 * 4 + 3] = std::numeric_limits<float>::infinity();
+    v[1 * 12 + 2 * 4 + 1] = std::nanf("");
+    EXPECT_EQ(firstNonFinite(t), (std::vector<int64_t>{1, 2, 1}));
+    // Strided: a transposed view meets the Inf first.
+    TensorView tr = t;
+    tr.shape = {4, 3, 2};
+    tr.strides = {1, 4, 12};
+    EXPECT_EQ(firstNonFinite(tr), (std::vector<int64_t>{1, 2, 1}));
+}
+
+TEST(ViewMasks, BeyondToleranceNeedsBothErrorsOrANaN) {
+    const Plane abs{1, 4, {1e-3, 1e-1, 1e-1, std::nan("")}};
+    const Plane rel{1, 4, {1e-1, 1e-4, 1e-1, std::nan("")}};
+    const ToleranceMask m = beyondTolerance(abs, rel, 1e-2, 1e-3);
+    EXPECT_EQ(m.count, 2);
+    EXPECT_EQ(m.mask.values, (std::vector<double>{0, 0, 1, 1}));
+    EXPECT_THROW(beyondTolerance(abs, Plane{2, 2, rel.values}, 1e-2, 1e-3), std::invalid_argument);
 }
 
 }  // namespace

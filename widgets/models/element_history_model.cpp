@@ -5,7 +5,7 @@
 
 #include "opscope/view/slice.h"
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

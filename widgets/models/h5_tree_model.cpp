@@ -3,7 +3,7 @@
 #include <QFont>
 #include <QMimeData>
 
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

@@ -8,7 +8,7 @@
 
 #include "opscope/metric_fields.h"
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

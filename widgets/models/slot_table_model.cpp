@@ -3,7 +3,7 @@
 #include <QBrush>
 
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

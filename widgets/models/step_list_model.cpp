@@ -4,7 +4,7 @@
 #include <QFont>
 
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

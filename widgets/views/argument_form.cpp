@@ -15,7 +15,7 @@
 #include "opscope/ops/operator.h"
 #include "session/argument_binding.h"
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 #include "views/tensor_slot_widget.h"
 
 namespace opscope::gui {

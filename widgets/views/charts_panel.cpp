@@ -18,7 +18,7 @@
 
 #include "session/debug_context.h"
 #include "session/gui_invoke.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

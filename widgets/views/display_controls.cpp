@@ -10,7 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

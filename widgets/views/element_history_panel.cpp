@@ -13,7 +13,7 @@
 
 #include "models/element_history_model.h"
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

@@ -10,7 +10,7 @@
 
 #include "models/metrics_table_model.h"
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

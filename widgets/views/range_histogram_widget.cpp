@@ -4,7 +4,7 @@
 #include <QPainter>
 #include <cmath>
 
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

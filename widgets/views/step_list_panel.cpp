@@ -11,7 +11,7 @@
 #include "models/step_list_model.h"
 #include "session/argument_binding.h"
 #include "session/debug_context.h"
-#include "views/palette.h"
+#include "palette.h"
 
 namespace opscope::gui {
 

@@ -1,10 +1,10 @@
 #include "views/tensor_display.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "opscope/view/downsample.h"
+#include "opscope/view/masks.h"
 #include "opscope/view/render.h"
 
 namespace opscope::gui {
@@ -16,18 +16,7 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     const view::SliceSpec slice = view::normalizeSlice(t.shape(), req.settings.slice);
     const view::Plane plane = view::extractPlane(t.view(), slice);
     f.tensorStats = computeStats(t.view());
-    if (f.tensorStats.nanCount + f.tensorStats.infCount > 0)
-        for (int64_t i = 0; i < t.numel(); ++i)
-            if (!std::isfinite(t.getAsDouble(i))) {
-                // Row-major flat index -> N-D index.
-                f.firstNonFinite.assign(t.shape().size(), 0);
-                int64_t rest = i;
-                for (std::size_t a = t.shape().size(); a-- > 0;) {
-                    f.firstNonFinite[a] = rest % t.shape()[a];
-                    rest /= t.shape()[a];
-                }
-                break;
-            }
+    if (f.tensorStats.nanCount + f.tensorStats.infCount > 0) f.firstNonFinite = view::firstNonFinite(t.view());
     if (plane.size() == 0) return f;
     f.planeRows = plane.rows;
     f.planeCols = plane.cols;
@@ -52,16 +41,11 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     std::optional<view::Downsampled> beyond;
     f.beyondCount = -1;
     if (req.absError && req.relError && req.absError->shape() == t.shape() && req.relError->shape() == t.shape()) {
-        const view::Plane a = view::extractPlane(req.absError->view(), slice);
-        const view::Plane r = view::extractPlane(req.relError->view(), slice);
-        view::Plane mask{plane.rows, plane.cols, std::vector<double>(plane.values.size(), 0.0)};
-        f.beyondCount = 0;
-        for (std::size_t i = 0; i < mask.values.size(); ++i) {
-            const bool out = a.values[i] > req.settings.absTolerance && r.values[i] > req.settings.relTolerance;
-            mask.values[i] = out ? 1.0 : 0.0;
-            f.beyondCount += out ? 1 : 0;
-        }
-        beyond = view::downsample(mask, req.maxCells, req.maxCells);
+        const view::ToleranceMask m =
+            view::beyondTolerance(view::extractPlane(req.absError->view(), slice), view::extractPlane(req.relError->view(), slice),
+                                  req.settings.absTolerance, req.settings.relTolerance);
+        f.beyondCount = m.count;
+        beyond = view::downsample(m.mask, req.maxCells, req.maxCells);
     }
 
     view::DisplaySettings ds;

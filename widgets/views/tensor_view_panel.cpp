@@ -17,7 +17,7 @@
 #include "session/gui_invoke.h"
 #include "views/display_controls.h"
 #include "views/heatmap_widget.h"
-#include "views/palette.h"
+#include "palette.h"
 #include "views/range_histogram_widget.h"
 #include "views/slice_controls.h"
 
