@@ -96,7 +96,7 @@ MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent
         if (kind == StopKind::NonFinite || kind == StopKind::ErrorExceeded || kind == StopKind::Breakpoint)
             statusBar()->showMessage(tr("Stopped (%1): %2").arg(QString::fromUtf8(stopKindText(kind)), message), 15000);
     });
-    connect(context_, &DebugContext::caseLoaded, this, [this] { findChild<QDockWidget*>("StepsDock")->raise(); });
+    connect(context_, &DebugContext::caseLoaded, this, [this] { raisePanel(steps_); });
 
     resize(1500, 950);
     if (restoreLayout) {
@@ -122,6 +122,16 @@ QDockWidget* MainWindow::dock(const QString& title, const QString& name, QWidget
     d->setWidget(w);
     addDockWidget(area, d);
     return d;
+}
+
+QDockWidget* MainWindow::dockOf(QWidget* panel) const {
+    for (QWidget* w = panel; w; w = w->parentWidget())
+        if (auto* d = qobject_cast<QDockWidget*>(w)) return d;
+    return nullptr;
+}
+
+void MainWindow::raisePanel(QWidget* panel) {
+    if (QDockWidget* d = dockOf(panel)) d->raise();
 }
 
 void MainWindow::createDocks() {
@@ -354,12 +364,13 @@ void MainWindow::showShortcuts() {
 }
 
 void MainWindow::applyDefaultDockSizes() {
-    auto d = [this](const char* name) { return findChild<QDockWidget*>(name); };
+    QDockWidget *file = dockOf(files_), *call = dockOf(form_), *steps = dockOf(steps_), *metrics = dockOf(metrics_),
+                *charts = dockOf(charts_);
     const int left = std::max(300, width() * 21 / 100), right = std::max(420, width() * 32 / 100);
-    resizeDocks({d("FileDock"), d("MetricsDock")}, {left, right}, Qt::Horizontal);
-    resizeDocks({d("StepsDock")}, {std::max(220, height() / 4)}, Qt::Vertical);
-    resizeDocks({d("FileDock"), d("CallDock")}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
-    resizeDocks({d("MetricsDock"), d("ChartsDock")}, {height() / 2, height() / 2}, Qt::Vertical);
+    resizeDocks({file, metrics}, {left, right}, Qt::Horizontal);
+    resizeDocks({steps}, {std::max(220, height() / 4)}, Qt::Vertical);
+    resizeDocks({file, call}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
+    resizeDocks({metrics, charts}, {height() / 2, height() / 2}, Qt::Vertical);
 }
 
 void MainWindow::showEvent(QShowEvent* e) {

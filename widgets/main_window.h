@@ -42,6 +42,9 @@ public:
     ChartsPanel* chartsPanel() const { return charts_; }
     FileBrowserPanel* fileBrowser() const { return files_; }
     ElementHistoryPanel* historyPanel() const { return history_; }
+    LogPanel* logPanel() const { return log_; }
+    // The dock that holds `panel` (one of the accessors above), raised to the front.
+    void raisePanel(QWidget* panel);
     QAction* action(const QString& objectName) const;
 
 protected:
@@ -64,6 +67,7 @@ private:
     void resetLayout();
     void applyDefaultDockSizes();
     QDockWidget* dock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area);
+    QDockWidget* dockOf(QWidget* panel) const;
 
     DebugContext* context_;
     TensorViewPanel* tensorView_;

@@ -1,6 +1,6 @@
 // opscope: the Qt debugger. Usage:
 //   opscope [FILE] [--case PATH]
-//   opscope --screenshot OUT.png FILE [--case PATH] [--tensor NAME[:reference|:abs|:rel]]
+//   opscope --screenshot OUT.png FILE [--case PATH] [--tensor NAME[:golden|:abs|:rel]]
 //           [--side-by-side] [--chart histogram|axis|scatter|tolerance] [--size WxH] [--no-run]
 //           [--run-as fp16] [--pick I,J,..] [--raise history|log|steps|call|file]
 //           [--set NAME=VALUE]... [--colormap NAME] [--scale linear|log|symlog] [--range autofit|symmetric|percentile|manual]
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("file", "An HDF5 case file or trace to open.", "[FILE]");
     const QCommandLineOption caseOpt("case", "Load this case (group path) after opening.", "PATH");
     const QCommandLineOption shotOpt("screenshot", "Run the case, save a picture of the window, quit.", "OUT.png");
-    const QCommandLineOption tensorOpt("tensor", "Tensor to show (slot name, or OUTPUT:reference|abs|rel).", "NAME");
+    const QCommandLineOption tensorOpt("tensor", "Tensor to show (slot name, or OUTPUT:golden|abs|rel).", "NAME");
     const QCommandLineOption sideOpt("side-by-side", "Show the reference next to the output.");
     const QCommandLineOption chartOpt("chart", "Chart tab to show: histogram, axis, scatter, tolerance.", "TAB");
     const QCommandLineOption sizeOpt("size", "Window size for the screenshot (default 1600x1000).", "WxH", "1600x1000");

@@ -3,7 +3,6 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QPixmap>
-#include <QDockWidget>
 #include <QMap>
 #include <QTabWidget>
 
@@ -14,6 +13,11 @@
 #include "main_window.h"
 #include "session/debug_context.h"
 #include "views/charts_panel.h"
+#include "views/element_history_panel.h"
+#include "views/file_browser_panel.h"
+#include "views/log_panel.h"
+#include "views/step_list_panel.h"
+#include "views/argument_form.h"
 #include "views/tensor_view_panel.h"
 
 namespace opscope::gui {
@@ -54,7 +58,7 @@ void ScreenshotDriver::start() {
     // A case that cannot be loaded is still worth a picture: the error is on screen.
     connect(c, &DebugContext::caseLoadFailed, this, [this](const QString&, const QString& error) {
         failure_ = error;
-        stage_ = 3;
+        state_ = State::Settling;
     });
     if (!options_.runAs.isEmpty() || !options_.set.isEmpty()) {
         // Applied once the case has filled the form; the new prepare supersedes the case's.
@@ -65,7 +69,7 @@ void ScreenshotDriver::start() {
         });
     }
     if (!path.isEmpty()) c->loadCase(path);
-    stage_ = path.isEmpty() ? 3 : 0;
+    state_ = path.isEmpty() ? State::Settling : State::Preparing;
     timer_.start();
 }
 
@@ -76,89 +80,107 @@ void ScreenshotDriver::poll() {
         window_->grab().save(options_.output, "PNG");
         return finish(2, QStringLiteral("timed out; saved what was on screen"));
     }
-    DebugContext* c = window_->context();
-    switch (stage_) {
-        case 0:  // reading, preparing and the reference
-            if (!idle()) return;
-            if (!c->isPrepared()) {
-                if (c->prepareError()) stage_ = 3;  // show the error beside its argument
-                return;
-            }
-            if (options_.run) c->continueRun();
-            stage_ = 1;
-            return;
-        case 1:  // running, then the analysis
-            if (!idle()) return;
-            if (options_.run && !c->atEnd() && !c->isBusy()) {
-                c->continueRun();  // stopped at a breakpoint or NaN: keep going
-                return;
-            }
-            if (!options_.tensor.isEmpty()) {
-                const QString t = options_.tensor;
-                TensorKey key{TensorKey::Source::Slot, t.toStdString()};
-                if (t.endsWith(":reference")) key = {TensorKey::Source::Baseline, t.section(':', 0, 0).toStdString()};
-                else if (t.endsWith(":abs")) key = {TensorKey::Source::AbsError, t.section(':', 0, 0).toStdString()};
-                else if (t.endsWith(":rel")) key = {TensorKey::Source::RelError, t.section(':', 0, 0).toStdString()};
-                c->selectTensor(key);
-            }
-            if (options_.sideBySide) window_->tensorView()->setSideBySide(true);
-            if (!options_.colormap.isEmpty() || !options_.scale.isEmpty() || !options_.range.isEmpty()) {
-                DisplaySettings s = window_->tensorView()->settings();
-                view::parseColormap(options_.colormap.toStdString(), &s.colormap);
-                view::parseScale(options_.scale.toStdString(), &s.scale);
-                view::parseRangeMode(options_.range.toStdString(), &s.range.mode);
-                window_->tensorView()->setSettings(s);
-            }
-            if (!options_.raise.isEmpty()) {
-                static const QMap<QString, QString> docks{{"history", "HistoryDock"}, {"log", "LogDock"},
-                                                          {"steps", "StepsDock"},     {"call", "CallDock"},
-                                                          {"file", "FileDock"}};
-                if (auto* d = window_->findChild<QDockWidget*>(docks.value(options_.raise))) d->raise();
-            }
-            if (!options_.tab.isEmpty()) {
-                static const QStringList tabs{"histogram", "axis", "scatter", "tolerance"};
-                const int i = tabs.indexOf(options_.tab);
-                if (i >= 0) window_->chartsPanel()->tabs()->setCurrentIndex(i);
-            }
-            stage_ = options_.pick.isEmpty() ? 3 : 2;
-            return;
-        case 2: {  // pick an element once the tensor view shows the tensor
-            if (!idle() || window_->tensorView()->isLoading()) return;
-            const TensorKey key = window_->tensorView()->currentKey();
-            const PlanInfo& plan = c->plan();
-            ElementPick pick;
-            pick.slot = key.name;
-            if (const SlotInfo* s = plan.findSlot(key.name)) {
-                pick.output = s->output;
-                pick.shape = s->shape;
-            }
-            if (options_.pick == "worst") {
-                // The element with the largest relative error of the shown output.
-                const AnalysisPtr a = c->analysis();
-                const OutputAnalysis* o = a ? a->find(pick.output) : nullptr;
-                if (!o) {
-                    if (QDateTime::currentMSecsSinceEpoch() - started_ < options_.timeoutMs / 2) return;  // not yet
-                    return finish(1, QStringLiteral("--pick worst needs an output with a reference"));
-                }
-                pick.index = o->metrics.worstRel.coords;
-            } else {
-                for (const QString& part : options_.pick.split(',')) pick.index.push_back(part.trimmed().toLongLong());
-            }
-            if (pick.index.size() != pick.shape.size()) return finish(1, QStringLiteral("--pick needs one index per axis"));
-            window_->tensorView()->showElement(pick.index);
-            c->pickElement(pick);
-            stage_ = 3;
-            return;
-        }
-        case 3:  // settle: idle for a while so the views have drawn
-            stableTicks_ = idle() ? stableTicks_ + 1 : 0;
-            if (stableTicks_ < 8) return;
-            if (!window_->grab().save(options_.output, "PNG")) return finish(1, QStringLiteral("cannot write ") + options_.output);
-            if (!failure_.isEmpty()) return finish(1, failure_ + QStringLiteral("; wrote ") + options_.output);
-            if (const auto& err = c->prepareError())
-                std::fprintf(stderr, "opscope: prepare failed (%d): %s\n", err->code, qPrintable(err->message));
-            return finish(0, QStringLiteral("wrote ") + options_.output);
+    switch (state_) {
+        case State::Preparing: return pollPreparing();
+        case State::Running: return pollRunning();
+        case State::Picking: return pollPicking();
+        case State::Settling: return pollSettling();
     }
+}
+
+void ScreenshotDriver::pollPreparing() {
+    DebugContext* c = window_->context();
+    if (!idle()) return;
+    if (!c->isPrepared()) {
+        if (c->prepareError()) state_ = State::Settling;  // show the error beside its argument
+        return;
+    }
+    if (options_.run) c->continueRun();
+    state_ = State::Running;
+}
+
+void ScreenshotDriver::pollRunning() {
+    DebugContext* c = window_->context();
+    if (!idle()) return;
+    if (options_.run && !c->atEnd() && !c->isBusy()) {
+        c->continueRun();  // stopped at a breakpoint or NaN: keep going
+        return;
+    }
+    applyViewOptions();
+    state_ = options_.pick.isEmpty() ? State::Settling : State::Picking;
+}
+
+void ScreenshotDriver::applyViewOptions() {
+    DebugContext* c = window_->context();
+    if (!options_.tensor.isEmpty()) {
+        const QString t = options_.tensor;
+        const std::string name = t.section(':', 0, 0).toStdString();
+        TensorKey key{TensorKey::Source::Slot, t.toStdString()};
+        if (t.endsWith(":golden") || t.endsWith(":reference")) key = {TensorKey::Source::Baseline, name};
+        else if (t.endsWith(":abs")) key = {TensorKey::Source::AbsError, name};
+        else if (t.endsWith(":rel")) key = {TensorKey::Source::RelError, name};
+        c->selectTensor(key);
+    }
+    if (options_.sideBySide) window_->tensorView()->setSideBySide(true);
+    if (!options_.colormap.isEmpty() || !options_.scale.isEmpty() || !options_.range.isEmpty()) {
+        DisplaySettings s = window_->tensorView()->settings();
+        view::parseColormap(options_.colormap.toStdString(), &s.colormap);
+        view::parseScale(options_.scale.toStdString(), &s.scale);
+        view::parseRangeMode(options_.range.toStdString(), &s.range.mode);
+        window_->tensorView()->setSettings(s);
+    }
+    if (!options_.raise.isEmpty()) {
+        auto w = [](QWidget* panel) { return panel; };
+        const QMap<QString, QWidget*> panels{{"history", w(window_->historyPanel())}, {"log", w(window_->logPanel())},
+                                             {"steps", w(window_->stepList())},       {"call", w(window_->argumentForm())},
+                                             {"file", w(window_->fileBrowser())}};
+        if (QWidget* panel = panels.value(options_.raise)) window_->raisePanel(panel);
+    }
+    if (!options_.tab.isEmpty()) {
+        static const QStringList tabs{"histogram", "axis", "scatter", "tolerance"};
+        const int i = tabs.indexOf(options_.tab);
+        if (i >= 0) window_->chartsPanel()->tabs()->setCurrentIndex(i);
+    }
+}
+
+void ScreenshotDriver::pollPicking() {
+    DebugContext* c = window_->context();
+    if (!idle() || window_->tensorView()->isLoading()) return;
+    const TensorKey key = window_->tensorView()->currentKey();
+    const PlanInfo& plan = c->plan();
+    ElementPick pick;
+    pick.slot = key.name;
+    if (const SlotInfo* s = plan.findSlot(key.name)) {
+        pick.output = s->output;
+        pick.shape = s->shape;
+    }
+    if (options_.pick == "worst") {
+        // The element with the largest relative error of the shown output.
+        const AnalysisPtr a = c->analysis();
+        const OutputAnalysis* o = a ? a->find(pick.output) : nullptr;
+        if (!o) {
+            if (QDateTime::currentMSecsSinceEpoch() - started_ < options_.timeoutMs / 2) return;  // not yet
+            return finish(1, QStringLiteral("--pick worst needs an output with a golden"));
+        }
+        pick.index = o->metrics.worstRel.coords;
+    } else {
+        for (const QString& part : options_.pick.split(',')) pick.index.push_back(part.trimmed().toLongLong());
+    }
+    if (pick.index.size() != pick.shape.size()) return finish(1, QStringLiteral("--pick needs one index per axis"));
+    window_->tensorView()->showElement(pick.index);
+    c->pickElement(pick);
+    state_ = State::Settling;
+}
+
+void ScreenshotDriver::pollSettling() {
+    DebugContext* c = window_->context();
+    stableTicks_ = idle() ? stableTicks_ + 1 : 0;
+    if (stableTicks_ < 8) return;
+    if (!window_->grab().save(options_.output, "PNG")) return finish(1, QStringLiteral("cannot write ") + options_.output);
+    if (!failure_.isEmpty()) return finish(1, failure_ + QStringLiteral("; wrote ") + options_.output);
+    if (const auto& err = c->prepareError())
+        std::fprintf(stderr, "opscope: %s: %s\n", qPrintable(err->headline().toLower()), qPrintable(err->message));
+    finish(0, QStringLiteral("wrote ") + options_.output);
 }
 
 void ScreenshotDriver::finish(int code, const QString& message) {

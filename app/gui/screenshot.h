@@ -34,14 +34,26 @@ public:
     void start();
 
 private:
+    // Each poll runs the current state's step, which either waits (returns) or moves on.
+    enum class State {
+        Preparing,  // reading the case, phase 1 and the golden
+        Running,    // the run, then the analysis; then the view options are applied
+        Picking,    // picking an element once the tensor view shows its tensor
+        Settling,   // idle for a while so every view has drawn; then the picture
+    };
     void poll();
+    void pollPreparing();
+    void pollRunning();
+    void pollPicking();
+    void pollSettling();
+    void applyViewOptions();
     bool idle() const;
     void finish(int code, const QString& message);
 
     MainWindow* window_;
     ScreenshotOptions options_;
     QTimer timer_;
-    int stage_ = 0;
+    State state_ = State::Preparing;
     int stableTicks_ = 0;
     qint64 started_ = 0;
     QString failure_;  // the case could not be loaded
