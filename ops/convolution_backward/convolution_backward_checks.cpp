@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "dtype_promotion.h"
 #include "opscope/op_support.h"
 
 namespace opscope::conv {
@@ -338,8 +339,6 @@ const char* cubeMathTypeName(int8_t cubeMathType) {
         default: return "unknown";
     }
 }
-
-DType promoteDtype(DType a, DType b) { return a == b ? a : DType::Float32; }
 
 CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t mode) {
     auto unsupported = [&](const char* why) {

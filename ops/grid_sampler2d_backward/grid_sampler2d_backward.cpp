@@ -11,7 +11,6 @@
 #include "channels_last.h"
 #include "grid_sampler2d_backward_checks.h"
 #include "grid_sampler2d_backward_kernel.h"
-#include "opscope/dispatch.h"
 #include "opscope/op_support.h"
 #include "opscope/parallel.h"
 #include "opscope/standard_steps.h"
@@ -62,6 +61,21 @@ kernels::GridSamplerGradProblem kernelProblem(const GridSamplerProblem& p) {
     return prob;
 }
 
+// The kernel's buffers in the slots given (-1: none), all of the compute type `ct`.
+kernels::GridSamplerGradTensors kernelTensors(const StepContext& ctx, DType ct, int gradOutput, int input, int grid,
+                                              int inputGrad, int gridGrad, int partials) {
+    auto at = [&](int slot) { return slot >= 0 ? ctx.tensor(slot).first() : nullptr; };
+    kernels::GridSamplerGradTensors t;
+    t.dtype = ct;
+    t.gradOutput = at(gradOutput);
+    t.input = at(input);
+    t.grid = at(grid);
+    t.inputGrad = at(inputGrad);
+    t.gridGrad = at(gridGrad);
+    t.gridPartials = at(partials);
+    return t;
+}
+
 // The NHWC chain (A2/A3): Transpose in (widening fused), GridSamplerGrad on float32, Transpose out.
 void planChannelsLast(Plan& plan, const GridSamplerProblem& p, const kernels::GridSamplerGradProblem& prob,
                       const kernels::ChannelBlocks& blocks, const Slots& s) {
@@ -96,13 +110,7 @@ void planChannelsLast(Plan& plan, const GridSamplerProblem& p, const kernels::Gr
     plan.addStep({"GridSamplerGrad",
                   modeNames(p) + " on NHWC float32: scatter into inputGrad (owned by batch x channel block), gather gridGrad",
                   ins, outs, [=](const StepContext& ctx) {
-                      kernels::GridSamplerGradTensors<float> t;
-                      t.gradOutput = ctx.data<float>(hGo);
-                      t.input = hIn >= 0 ? ctx.data<float>(hIn) : nullptr;
-                      t.grid = ctx.data<float>(fGrid);
-                      t.inputGrad = hGi >= 0 ? ctx.data<float>(hGi) : nullptr;
-                      t.gridGrad = tGg.compute >= 0 ? ctx.data<float>(tGg.compute) : nullptr;
-                      t.gridPartials = partials >= 0 ? ctx.data<float>(partials) : nullptr;
+                      const auto t = kernelTensors(ctx, DType::Float32, hGo, hIn, fGrid, hGi, tGg.compute, partials);
                       kernels::gridSamplerGrad(prob, t, blocks);
                   }});
     if (s.inputGrad >= 0) {
@@ -139,19 +147,8 @@ void planChannelsFirst(Plan& plan, const GridSamplerProblem& p, const kernels::G
                   modeNames(p) + " on NCHW " + dtypeName(ct) +
                       ": scatter into inputGrad (owned by batch x channel block), gather gridGrad",
                   ins, outs, [=](const StepContext& ctx) {
-                      auto runAs = [&](auto tag) {
-                          using T = typename decltype(tag)::type;
-                          kernels::GridSamplerGradTensors<T> t;
-                          t.gradOutput = ctx.data<T>(cGo);
-                          t.input = cIn >= 0 ? ctx.data<T>(cIn) : nullptr;
-                          t.grid = ctx.data<T>(cGrid);
-                          t.inputGrad = tGi.compute >= 0 ? ctx.data<T>(tGi.compute) : nullptr;
-                          t.gridGrad = tGg.compute >= 0 ? ctx.data<T>(tGg.compute) : nullptr;
-                          t.gridPartials = partials >= 0 ? ctx.data<T>(partials) : nullptr;
-                          kernels::gridSamplerGrad(prob, t, blocks);
-                      };
-                      if (ct == DType::Float64) runAs(TypeTag<double>{});
-                      else runAs(TypeTag<float>{});
+                      const auto t = kernelTensors(ctx, ct, cGo, cIn, cGrid, tGi.compute, tGg.compute, partials);
+                      kernels::gridSamplerGrad(prob, t, blocks);
                   }});
     if (s.inputGrad >= 0) deliverOutput(plan, tGi);
     if (s.gridGrad >= 0) deliverOutput(plan, tGg);

@@ -6,7 +6,6 @@
 
 #include "group_norm_backward_checks.h"
 #include "group_norm_backward_kernel.h"
-#include "opscope/dispatch.h"
 #include "opscope/op_support.h"
 #include "opscope/standard_steps.h"
 
@@ -43,32 +42,18 @@ void addReduceAndInputGrad(Plan& plan, const kernels::GroupNormShape& shape, DTy
     plan.addStep({"GroupNormGrad.ReduceAndInputGrad",
                   "ds = sum(dy*x), db = sum(dy) per (n,c); dx = rstd*gamma*dy + c2*x + c3 per group" + widenNote(T),
                   in, {k.ds, k.db, dx}, [=](const StepContext& ctx) {
-                      dispatchFloating(T, [&](auto tag) {
-                          using S = typename decltype(tag)::type;
-                          if constexpr (std::is_same_v<S, double>) {
-                              fail(status::kInner, "GroupNormGrad has no float64 kernel");
-                          } else {
-                              kernels::groupNormReduceAndInputGrad<S>(
-                                  shape, ctx.data<S>(k.dy), ctx.data<S>(k.x), ctx.data<float>(k.mean),
-                                  ctx.data<float>(k.rstd), k.gamma >= 0 ? ctx.data<float>(k.gamma) : nullptr,
-                                  ctx.data<float>(k.ds), ctx.data<float>(k.db), ctx.data<S>(dx));
-                          }
-                      });
+                      kernels::groupNormReduceAndInputGrad(
+                          shape, T, ctx.tensor(k.dy).first(), ctx.tensor(k.x).first(), ctx.data<float>(k.mean),
+                          ctx.data<float>(k.rstd), k.gamma >= 0 ? ctx.data<float>(k.gamma) : nullptr,
+                          ctx.data<float>(k.ds), ctx.data<float>(k.db), ctx.tensor(dx).first());
                   }});
 }
 
 void addReduce(Plan& plan, const kernels::GroupNormShape& shape, DType T, const KernelSlots& k) {
     plan.addStep({"GroupNormGrad.Reduce", "ds = sum(dy*x), db = sum(dy) per (n,c)" + widenNote(T), {k.dy, k.x},
                   {k.ds, k.db}, [=](const StepContext& ctx) {
-                      dispatchFloating(T, [&](auto tag) {
-                          using S = typename decltype(tag)::type;
-                          if constexpr (std::is_same_v<S, double>) {
-                              fail(status::kInner, "GroupNormGrad has no float64 kernel");
-                          } else {
-                              kernels::groupNormReduce<S>(shape, ctx.data<S>(k.dy), ctx.data<S>(k.x),
-                                                          ctx.data<float>(k.ds), ctx.data<float>(k.db));
-                          }
-                      });
+                      kernels::groupNormReduce(shape, T, ctx.tensor(k.dy).first(), ctx.tensor(k.x).first(),
+                                               ctx.data<float>(k.ds), ctx.data<float>(k.db));
                   }});
 }
 
