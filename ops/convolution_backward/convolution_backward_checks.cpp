@@ -81,7 +81,7 @@ void checkDtypes(ConvProblem& p, Product product) {
     p.promoted = promoteDtype(promoteDtype(dy, p.input->dtype), p.weight->dtype);
 }
 
-// 3. Ranks (3, 4 or 5, all equal) and formats (NCL/NCHW/NCDHW or ND; gradBias ND).
+// 3. Ranks (3, 4 or 5, all equal but gradBias's) and formats (NCL/NCHW/NCDHW or ND; gradBias ND).
 void checkRanksAndFormats(ConvProblem& p) {
     const TensorView& x = *p.input;
     if (x.rank() < 3 || x.rank() > 5)
@@ -93,6 +93,10 @@ void checkRanksAndFormats(ConvProblem& p) {
     if (p.weight->rank() != x.rank())
         fail(status::kParamInvalid, Msg() << "weight rank " << p.weight->rank() << " (shape "
                                           << list(p.weight->shape) << ") must equal input rank " << x.rank());
+    for (int i = 0; i < 2; ++i)
+        if (p.outputs[i] && p.outputs[i]->rank() != x.rank())
+            fail(status::kParamInvalid, Msg() << kOutNames[i] << " rank " << p.outputs[i]->rank() << " (shape "
+                                              << list(p.outputs[i]->shape) << ") must equal input rank " << x.rank());
     const Format want = originFormat(x.rank());
     auto checkFormat = [&](const TensorView& v, const char* name) {
         if (v.format != want && v.format != Format::ND)

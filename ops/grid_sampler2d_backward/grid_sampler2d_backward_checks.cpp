@@ -90,6 +90,8 @@ void checkShapes(const GridSamplerProblem& p) {
     checkRank4(*p.input, "input");
     checkRank4(*p.grid, "grid");
     checkRank4(*p.gradOutput, "gradOutput");
+    checkRank4(*p.inputGrad, "inputGrad");
+    checkRank4(*p.gridGrad, "gridGrad");
     const auto &is = p.input->shape, &gs = p.grid->shape, &os = p.gradOutput->shape;
     if (is[0] != gs[0] || is[0] != os[0])
         fail(status::kParamInvalid, Msg() << "input, grid and gradOutput must have the same batch size, got input "

@@ -87,7 +87,18 @@ void checkAttributes(const GroupNormArgs& a, GroupNormProblem& p) {
     p.group = a.group;
 }
 
-// 5a. Element counts: input, gradOut = N*C*HxW; mean, rstd = N*group; gamma = C.
+// 5a. Ranks 0-8 (the documentation's limit for every tensor), gradOut first as on the device.
+void checkRanks(const GroupNormProblem& p) {
+    checkRankRange(*p.gradOut, "gradOut", 0, kMaxRank);
+    checkRankRange(*p.input, "input", 0, kMaxRank);
+    checkRankRange(*p.mean, "mean", 0, kMaxRank);
+    checkRankRange(*p.rstd, "rstd", 0, kMaxRank);
+    if (p.gamma) checkRankRange(*p.gamma, "gamma", 0, kMaxRank);
+    for (int i = 0; i < 3; ++i)
+        if (p.outputs[i]) checkRankRange(*p.outputs[i], kOutputNames[i], 0, kMaxRank);
+}
+
+// 5b. Element counts: input, gradOut = N*C*HxW; mean, rstd = N*group; gamma = C.
 void checkElementCounts(GroupNormProblem& p) {
     p.total = checkedProduct({p.N, p.C, p.HxW}, "N * C * HxW");
     const int64_t stats = checkedProduct({p.N, p.group}, "N * group");
@@ -98,7 +109,7 @@ void checkElementCounts(GroupNormProblem& p) {
     if (p.gamma) checkNumel(*p.gamma, "gamma", p.C, "C");
 }
 
-// 5b. Output shapes: gradInput = input; gradGammaOut, gradBetaOut = gamma (C elements without gamma).
+// 5c. Output shapes: gradInput = input; gradGammaOut, gradBetaOut = gamma (C elements without gamma).
 void checkOutputShapes(const GroupNormProblem& p) {
     if (p.outputs[0]) checkSameShape(*p.outputs[0], "gradInput", *p.input, "input");
     for (int i = 1; i < 3; ++i) {
@@ -124,8 +135,9 @@ GroupNormProblem validateGroupNormBackward(const GroupNormArgs& a, Product produ
     checkDtypes(p, product);             // 2b
     checkFormats(p);                     // 3
     checkAttributes(a, p);               // 4
-    checkElementCounts(p);               // 5a
-    checkOutputShapes(p);                // 5b
+    checkRanks(p);                       // 5a
+    checkElementCounts(p);               // 5b
+    checkOutputShapes(p);                // 5c
     checkProductLimits(p, product);      // 6
     return p;
 }

@@ -131,6 +131,12 @@ const ErrorCase kCases[] = {
     // 3. Ranks and formats.
     {"Rank2Input", [](ConvCall& c) { c.x = {2, 4}; c.fx = ACL_FORMAT_ND; }, kInvalid, "input rank 2 (shape [2, 4]) is not 3, 4 or 5"},
     {"Rank6Input", [](ConvCall& c) { c.x = {1, 2, 4, 6, 6, 1}; c.fx = ACL_FORMAT_ND; }, kInvalid, "input rank 6"},
+    {"Rank9Input", [](ConvCall& c) { c.x = {2, 4, 6, 6, 1, 1, 1, 1, 1}; c.fx = ACL_FORMAT_ND; }, kInvalid,
+     "input rank 9 (shape [2, 4, 6, 6, 1, 1, 1, 1, 1]) is not 3, 4 or 5"},
+    {"GradInputRank9", [](ConvCall& c) { c.dx = {2, 4, 6, 6, 1, 1, 1, 1, 1}; }, kInvalid,
+     "gradInput rank 9 (shape [2, 4, 6, 6, 1, 1, 1, 1, 1]) must equal input rank 4"},
+    {"GradWeightRank5", [](ConvCall& c) { c.dw = {6, 2, 3, 3, 1}; }, kInvalid,
+     "gradWeight rank 5 (shape [6, 2, 3, 3, 1]) must equal input rank 4"},
     {"GradOutputRank", [](ConvCall& c) { c.dy = {2, 6, 36}; c.fdy = ACL_FORMAT_NCL; }, kInvalid,
      "gradOutput rank 3 (shape [2, 6, 36]) must equal input rank 4"},
     {"WeightRank", [](ConvCall& c) { c.w = {6, 2, 3, 3, 1}; c.fw = ACL_FORMAT_NCDHW; }, kInvalid,
