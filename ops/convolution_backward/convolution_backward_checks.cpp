@@ -268,8 +268,9 @@ void checkSpatial(const ConvProblem& p) {
 // 6d. biasSizes and the output shapes.
 void checkBiasAndOutputs(const ConvArgs& a, const ConvProblem& p) {
     const int64_t cout = p.gradOutput->shape[1];
+    // 161002, not 161001: op_api's CheckEmptyTensor fails CheckParams with ACLNN_ERR_PARAM_INVALID.
     if (!a.biasSizes && p.emptyInput && p.mask[2])
-        fail(status::kParamNullptr, "biasSizes is null, but input is empty and outputMask[2] (gradBias) is true");
+        fail(status::kParamInvalid, "biasSizes is null, but input is empty and outputMask[2] (gradBias) is true");
     if (a.biasSizes) {
         const std::vector<int64_t>& b = a.biasSizes->values;
         if (b.size() != 1)
@@ -315,11 +316,6 @@ void checkProductLimits(const ConvProblem& p, Product product) {
         checkRange(p.padEnd[a], 0, hw ? kMaxPadA2 : kMaxDimA2, "padding" + axis + (p.padding.size() == 4 ? " (end)" : ""),
                    product);
     }
-    if (p.spatial == 3 && x.dtype == DType::BFloat16 && p.groups > 1 &&
-        (p.groups != x.shape[1] || p.groups != dy.shape[1]))
-        fail(status::kParamInvalid, Msg() << "groups " << p.groups << " > 1 with a bfloat16 3D input is supported only as "
-                                          << "depthwise (groups = input channels = gradOutput channels); got input "
-                                          << "channels " << x.shape[1] << ", gradOutput channels " << dy.shape[1]);
 }
 
 }  // namespace
