@@ -104,122 +104,138 @@ void addParams(aclOpExecutor& e, const conv::ConvProblem& p) {
     e.addParam("cubePrecision", std::string(conv::cubePrecisionName(p.precision)));
 }
 
-std::unique_ptr<aclOpExecutor> build(const conv::ConvArgs& args) {
-    const conv::ConvProblem p = conv::validateConvolutionBackward(args, currentProduct());
-    auto e = std::make_unique<aclOpExecutor>(kOp);
-    addParams(*e, p);
-    Plan& plan = e->plan();
-    const int sDy = plan.addInput("gradOutput", *p.gradOutput);
-    const int sX = plan.addInput("input", *p.input);
-    const int sW = plan.addInput("weight", *p.weight);
-    static const char* const names[3] = {"gradInput", "gradWeight", "gradBias"};
-    int sOut[3] = {-1, -1, -1};
-    for (int i = 0; i < 3; ++i)
-        if (p.outputs[i]) sOut[i] = plan.addOutput(names[i], *p.outputs[i]);
+// The plan's user slots; outputs are -1 when not wanted.
+struct Slots {
+    int dy = -1, x = -1, w = -1;
+    int out[3] = {-1, -1, -1};  // gradInput, gradWeight, gradBias
+};
 
-    Operands ops(plan, p.precision);
+// gradBias sums the gradOutput as given (the vector unit, not the cube): never rounded.
+void planBiasGrad(Plan& plan, Operands& ops, const conv::ConvProblem& p, const Slots& s) {
+    if (s.out[2] < 0) return;
     const TensorView& dyView = *p.gradOutput;
-    // gradBias sums the gradOutput as given (the vector unit, not the cube): never rounded.
-    const bool wantDb = sOut[2] >= 0 && dyView.numel() > 0;
-    auto planBias = [&] {
-        if (sOut[2] < 0) return;
-        if (!wantDb) {  // N = 0: the sum over an empty batch
-            addZeroFill(plan, sOut[2]);
-            return;
-        }
-        const int dy = ops.raw(sDy);
-        const OutputTarget tb = prepareOutput(plan, sOut[2], DType::Float32);
-        const int64_t N = dyView.shape[0], C = dyView.shape[1], positions = dyView.numel() / std::max<int64_t>(1, N * C);
-        plan.addStep({"ReduceSum", "gradBias[c] = sum of gradOutput[n, c, ...] over N and the spatial axes (double sums)",
-                      {dy}, {tb.compute}, [=](const StepContext& ctx) {
-                          kernels::biasGrad(N, C, positions, ctx.data<float>(dy), ctx.data<float>(tb.compute));
-                      }});
-        deliverOutput(plan, tb);
-    };
-
-    // Empty input (N = 0 or C = 0): gradInput is empty, gradWeight of an empty batch is zero.
-    if (p.emptyInput) {
-        if (sOut[1] >= 0 && p.outputs[1]->numel() > 0) addZeroFill(plan, sOut[1]);
-        planBias();
-        return e;
+    if (dyView.numel() == 0) {  // N = 0: the sum over an empty batch
+        addZeroFill(plan, s.out[2]);
+        return;
     }
+    const int dy = ops.raw(s.dy);
+    const OutputTarget tb = prepareOutput(plan, s.out[2], DType::Float32);
+    const int64_t N = dyView.shape[0], C = dyView.shape[1], positions = dyView.numel() / std::max<int64_t>(1, N * C);
+    plan.addStep({"ReduceSum", "gradBias[c] = sum of gradOutput[n, c, ...] over N and the spatial axes (double sums)",
+                  {dy}, {tb.compute}, [=](const StepContext& ctx) {
+                      kernels::biasGrad(N, C, positions, ctx.data<float>(dy), ctx.data<float>(tb.compute));
+                  }});
+    deliverOutput(plan, tb);
+}
 
-    const kernels::ConvGeometry g = conv::geometryOf(p);
+// The cube operands and the im2col scratch the gradInput and gradWeight steps share.
+struct CubeOperands {
+    int dy = -1, x = -1, w = -1, cols = -1;
+    std::string convName, dims;
+};
+
+void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGeometry& g,
+                   const kernels::ConvTiling& tiling, const CubeOperands& c, int userOut) {
+    const OutputTarget t = prepareOutput(plan, userOut, DType::Float32);
+    const int dx = t.compute, dy = c.dy, w = c.w, cols = c.cols;
+    std::vector<int> outs = {dx};
+    if (cols >= 0) outs.push_back(cols);
+    if (!p.transposed) {
+        plan.addStep({c.convName + "BackpropInput",
+                      "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + c.dims,
+                      {dy, w}, outs, [=](const StepContext& ctx) {
+                          zeroScratch(ctx, cols);
+                          kernels::convScatterInput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
+                                                    ctx.data<float>(dx), dataOrNull(ctx, cols));
+                      }});
+    } else {
+        plan.addStep({c.convName,
+                      "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
+                      "convolution, per image, group and tile" + c.dims,
+                      {dy, w}, outs, [=](const StepContext& ctx) {
+                          zeroScratch(ctx, cols);
+                          kernels::convGatherOutput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
+                                                    ctx.data<float>(dx), dataOrNull(ctx, cols));
+                      }});
+    }
+    deliverOutput(plan, t);
+}
+
+void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGeometry& g,
+                    const kernels::ConvTiling& tiling, const CubeOperands& c, int userOut) {
+    const OutputTarget t = prepareOutput(plan, userOut, DType::Float32);
+    const int dw = t.compute, cols = c.cols;
+    int partials = -1;
+    if (kernels::filterPartialFloats(g, tiling) > 0)
+        partials = plan.addScratch("gradWeight.partials", DType::Float32, {tiling.slices - 1, g.CY, g.colRows()});
+    std::vector<int> outs = {dw};
+    if (partials >= 0) outs.push_back(partials);
+    if (cols >= 0) outs.push_back(cols);
+    // Convolution: Y = gradOutput, X = input. Transposed: Y = input, X = gradOutput.
+    const int ySide = p.transposed ? c.x : c.dy, xSide = p.transposed ? c.dy : c.x;
+    plan.addStep({c.convName + "BackpropFilter",
+                  std::string("gradWeight = sum over N of ") +
+                      (p.transposed ? "input x im2col(gradOutput)^T" : "gradOutput x im2col(input)^T") +
+                      (tiling.filterByGroup ? std::string(", float32 sums, parallel over groups")
+                                            : ", float32 sums in " + std::to_string(tiling.slices) +
+                                                  " slice(s) added in order") +
+                      c.dims,
+                  {c.dy, c.x}, outs, [=](const StepContext& ctx) {
+                      zeroScratch(ctx, cols);
+                      kernels::convFilterGrad(g, tiling, ctx.data<float>(ySide), ctx.data<float>(xSide),
+                                              ctx.data<float>(dw), dataOrNull(ctx, partials), dataOrNull(ctx, cols));
+                  }});
+    deliverOutput(plan, t);
+}
+
+kernels::ConvTiling tilingFor(aclOpExecutor& e, const conv::ConvProblem& p, const kernels::ConvGeometry& g) {
     kernels::ConvTiling tiling = kernels::chooseTiling(g, numThreads());
     // bf16 operands multiply exactly and sum in float32 either way; the dot-product kernel is faster.
     const bool bf16Dot = p.precision == CubePrecision::BFloat16 && kernels::packedGemmAvailable(kernels::GemmKind::BFloat16);
     tiling.gemm = bf16Dot ? kernels::GemmKind::BFloat16 : kernels::GemmKind::Float32;
-    e->addParam("gemmTile", tiling.tile);
-    e->addParam("workers", tiling.workers);
-    e->addParam("gradWeightSlices", tiling.slices);
-    e->addParam("gemm", std::string(kernels::gemmDescription(tiling.gemm)));
+    e.addParam("gemmTile", tiling.tile);
+    e.addParam("workers", tiling.workers);
+    e.addParam("gradWeightSlices", tiling.slices);
+    e.addParam("gemm", std::string(kernels::gemmDescription(tiling.gemm)));
+    return tiling;
+}
 
+std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& p) {
+    auto e = std::make_unique<aclOpExecutor>(kOp);
+    addParams(*e, p);
+    Plan& plan = e->plan();
+    Slots s;
+    s.dy = plan.addInput("gradOutput", *p.gradOutput);
+    s.x = plan.addInput("input", *p.input);
+    s.w = plan.addInput("weight", *p.weight);
+    static const char* const names[3] = {"gradInput", "gradWeight", "gradBias"};
+    for (int i = 0; i < 3; ++i)
+        if (p.outputs[i]) s.out[i] = plan.addOutput(names[i], *p.outputs[i]);
+    Operands ops(plan, p.precision);
+
+    // Empty input (N = 0 or C = 0): gradInput is empty, gradWeight of an empty batch is zero.
+    if (p.emptyInput) {
+        if (s.out[1] >= 0 && p.outputs[1]->numel() > 0) addZeroFill(plan, s.out[1]);
+        planBiasGrad(plan, ops, p, s);
+        return e;
+    }
+
+    const kernels::ConvGeometry g = conv::geometryOf(p);
+    const kernels::ConvTiling tiling = tilingFor(*e, p, g);
     // Operands in the cube's precision, in the device's order: gradOutput, input, weight.
-    const bool wantDx = sOut[0] >= 0, wantDw = sOut[1] >= 0;
-    const int dy = (wantDx || wantDw) ? ops.cube(sDy) : -1;
-    const int x = wantDw ? ops.cube(sX) : -1;
-    const int w = wantDx ? ops.cube(sW) : -1;
-    if (wantDb) ops.raw(sDy);
-    int cols = -1;
+    const bool wantDx = s.out[0] >= 0, wantDw = s.out[1] >= 0;
+    CubeOperands c;
+    c.dy = (wantDx || wantDw) ? ops.cube(s.dy) : -1;
+    c.x = wantDw ? ops.cube(s.x) : -1;
+    c.w = wantDx ? ops.cube(s.w) : -1;
+    if (s.out[2] >= 0 && p.gradOutput->numel() > 0) ops.raw(s.dy);
     if ((wantDx || wantDw) && kernels::colsBufferFloats(g, tiling) > 0)
-        cols = plan.addScratch("im2col", DType::Float32, {tiling.workers, g.colRows(), tiling.tile});
-    const std::string convName = p.spatial == 3 ? "Conv3D" : "Conv2D";
-    const std::string dims = p.spatial == 1 ? " (1D as 2D with H = 1)" : "";
-
-    if (wantDx) {
-        const OutputTarget t = prepareOutput(plan, sOut[0], DType::Float32);
-        const int dx = t.compute;
-        std::vector<int> outs = {dx};
-        if (cols >= 0) outs.push_back(cols);
-        if (!p.transposed) {
-            plan.addStep({convName + "BackpropInput",
-                          "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + dims,
-                          {dy, w}, outs, [=](const StepContext& ctx) {
-                              zeroScratch(ctx, cols);
-                              kernels::convScatterInput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
-                                                        ctx.data<float>(dx), dataOrNull(ctx, cols));
-                          }});
-        } else {
-            plan.addStep({convName,
-                          "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
-                          "convolution, per image, group and tile" + dims,
-                          {dy, w}, outs, [=](const StepContext& ctx) {
-                              zeroScratch(ctx, cols);
-                              kernels::convGatherOutput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
-                                                        ctx.data<float>(dx), dataOrNull(ctx, cols));
-                          }});
-        }
-        deliverOutput(plan, t);
-    }
-
-    if (wantDw) {
-        const OutputTarget t = prepareOutput(plan, sOut[1], DType::Float32);
-        const int dw = t.compute;
-        int partials = -1;
-        if (kernels::filterPartialFloats(g, tiling) > 0)
-            partials = plan.addScratch("gradWeight.partials", DType::Float32, {tiling.slices - 1, g.CY, g.colRows()});
-        std::vector<int> outs = {dw};
-        if (partials >= 0) outs.push_back(partials);
-        if (cols >= 0) outs.push_back(cols);
-        // Convolution: Y = gradOutput, X = input. Transposed: Y = input, X = gradOutput.
-        const int ySide = p.transposed ? x : dy, xSide = p.transposed ? dy : x;
-        plan.addStep({convName + "BackpropFilter",
-                      std::string("gradWeight = sum over N of ") +
-                          (p.transposed ? "input x im2col(gradOutput)^T" : "gradOutput x im2col(input)^T") +
-                          (tiling.filterByGroup ? std::string(", float32 sums, parallel over groups")
-                                                : ", float32 sums in " + std::to_string(tiling.slices) +
-                                                      " slice(s) added in order") +
-                          dims,
-                      {dy, x}, outs, [=](const StepContext& ctx) {
-                          zeroScratch(ctx, cols);
-                          kernels::convFilterGrad(g, tiling, ctx.data<float>(ySide), ctx.data<float>(xSide),
-                                                  ctx.data<float>(dw), dataOrNull(ctx, partials),
-                                                  dataOrNull(ctx, cols));
-                      }});
-        deliverOutput(plan, t);
-    }
-
-    planBias();
+        c.cols = plan.addScratch("im2col", DType::Float32, {tiling.workers, g.colRows(), tiling.tile});
+    c.convName = p.spatial == 3 ? "Conv3D" : "Conv2D";
+    c.dims = p.spatial == 1 ? " (1D as 2D with H = 1)" : "";
+    if (wantDx) planInputGrad(plan, p, g, tiling, c, s.out[0]);
+    if (wantDw) planWeightGrad(plan, p, g, tiling, c, s.out[1]);
+    planBiasGrad(plan, ops, p, s);
     return e;
 }
 
@@ -241,8 +257,9 @@ aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor* gradOutput
     const conv::ConvArgs args{gradOutput, input,         weight, biasSizes,  stride,       padding,
                               dilation,   transposed,    outputPadding, groups, outputMask, cubeMathType,
                               gradInput,  gradWeight,    gradBias};
-    return prepareExecutor("aclnnConvolutionBackwardGetWorkspaceSize", workspaceSize, executor,
-                           [&] { return build(args); });
+    return prepareExecutor("aclnnConvolutionBackwardGetWorkspaceSize", workspaceSize, executor, [&] {
+        return planConvolutionBackward(conv::validateConvolutionBackward(args, currentProduct()));
+    });
 }
 
 aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,

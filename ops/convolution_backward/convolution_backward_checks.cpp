@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "dtype_promotion.h"
 #include "opscope/op_support.h"
 
 namespace opscope::conv {
@@ -80,7 +81,7 @@ void checkDtypes(ConvProblem& p, Product product) {
     p.promoted = promoteDtype(promoteDtype(dy, p.input->dtype), p.weight->dtype);
 }
 
-// 3. Ranks (3, 4 or 5, all equal) and formats (NCL/NCHW/NCDHW or ND; gradBias ND).
+// 3. Ranks (3, 4 or 5, all equal but gradBias's) and formats (NCL/NCHW/NCDHW or ND; gradBias ND).
 void checkRanksAndFormats(ConvProblem& p) {
     const TensorView& x = *p.input;
     if (x.rank() < 3 || x.rank() > 5)
@@ -92,6 +93,10 @@ void checkRanksAndFormats(ConvProblem& p) {
     if (p.weight->rank() != x.rank())
         fail(status::kParamInvalid, Msg() << "weight rank " << p.weight->rank() << " (shape "
                                           << list(p.weight->shape) << ") must equal input rank " << x.rank());
+    for (int i = 0; i < 2; ++i)
+        if (p.outputs[i] && p.outputs[i]->rank() != x.rank())
+            fail(status::kParamInvalid, Msg() << kOutNames[i] << " rank " << p.outputs[i]->rank() << " (shape "
+                                              << list(p.outputs[i]->shape) << ") must equal input rank " << x.rank());
     const Format want = originFormat(x.rank());
     auto checkFormat = [&](const TensorView& v, const char* name) {
         if (v.format != want && v.format != Format::ND)
@@ -263,8 +268,9 @@ void checkSpatial(const ConvProblem& p) {
 // 6d. biasSizes and the output shapes.
 void checkBiasAndOutputs(const ConvArgs& a, const ConvProblem& p) {
     const int64_t cout = p.gradOutput->shape[1];
+    // 161002, not 161001: op_api's CheckEmptyTensor fails CheckParams with ACLNN_ERR_PARAM_INVALID.
     if (!a.biasSizes && p.emptyInput && p.mask[2])
-        fail(status::kParamNullptr, "biasSizes is null, but input is empty and outputMask[2] (gradBias) is true");
+        fail(status::kParamInvalid, "biasSizes is null, but input is empty and outputMask[2] (gradBias) is true");
     if (a.biasSizes) {
         const std::vector<int64_t>& b = a.biasSizes->values;
         if (b.size() != 1)
@@ -310,11 +316,6 @@ void checkProductLimits(const ConvProblem& p, Product product) {
         checkRange(p.padEnd[a], 0, hw ? kMaxPadA2 : kMaxDimA2, "padding" + axis + (p.padding.size() == 4 ? " (end)" : ""),
                    product);
     }
-    if (p.spatial == 3 && x.dtype == DType::BFloat16 && p.groups > 1 &&
-        (p.groups != x.shape[1] || p.groups != dy.shape[1]))
-        fail(status::kParamInvalid, Msg() << "groups " << p.groups << " > 1 with a bfloat16 3D input is supported only as "
-                                          << "depthwise (groups = input channels = gradOutput channels); got input "
-                                          << "channels " << x.shape[1] << ", gradOutput channels " << dy.shape[1]);
 }
 
 }  // namespace
@@ -338,8 +339,6 @@ const char* cubeMathTypeName(int8_t cubeMathType) {
         default: return "unknown";
     }
 }
-
-DType promoteDtype(DType a, DType b) { return a == b ? a : DType::Float32; }
 
 CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t mode) {
     auto unsupported = [&](const char* why) {

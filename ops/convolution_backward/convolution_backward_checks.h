@@ -37,9 +37,6 @@ const char* cubeMathTypeName(int8_t cubeMathType);
 // Throws 161002 for the combinations the documentation calls errors.
 CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t cubeMathType);
 
-// fp32 wins; equal dtypes stay; fp16 with bf16 gives fp32 (PyTorch's and CANN's promotion).
-DType promoteDtype(DType a, DType b);
-
 // A validated call. Spatial parameters are per axis (1, 2 or 3 of them).
 struct ConvProblem {
     const TensorView *gradOutput = nullptr, *input = nullptr, *weight = nullptr;

@@ -1,6 +1,6 @@
 // aclnnConvolutionBackward as data: schema, C-API binding and float64 reference.
 #include "../registry/builtin_operators.h"
-#include "../registry/dtype_promotion.h"
+#include "dtype_promotion.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "opscope/reference/convolution.h"
 
@@ -69,8 +69,8 @@ public:
         const int64_t groups = a.intAttr("groups");
         int64_t biasLen = biasSizes.empty() ? 0 : biasSizes[0];
         if (biasSizes.empty() && w.rank() >= 2) biasLen = transposed ? w.shape()[1] * groups : w.shape()[0];
-        aclTensor* gi = on(0) ? call->outputTensor("gradInput", promoteTypes(x.dtype(), gy.dtype()), x.shape()) : nullptr;
-        aclTensor* gw = on(1) ? call->outputTensor("gradWeight", promoteTypes(w.dtype(), gy.dtype()), w.shape()) : nullptr;
+        aclTensor* gi = on(0) ? call->outputTensor("gradInput", conv::promoteDtype(x.dtype(), gy.dtype()), x.shape()) : nullptr;
+        aclTensor* gw = on(1) ? call->outputTensor("gradWeight", conv::promoteDtype(w.dtype(), gy.dtype()), w.shape()) : nullptr;
         aclTensor* gb = on(2) ? call->outputTensor("gradBias", gy.dtype(), {biasLen}) : nullptr;
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;

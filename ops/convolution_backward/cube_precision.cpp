@@ -22,7 +22,7 @@ float roundToHF32(float v) {
 
 void castForCube(const TensorView& src, float* dst, CubeRounding rounding) {
     const int64_t n = src.numel();
-    dispatchFloating(src.dtype, [&](auto tag) {
+    dispatchKernel<Float32Family>(src.dtype, "Cast", [&](auto tag) {
         using T = typename decltype(tag)::type;
         const T* s = static_cast<const T*>(src.first());
         parallelFor(0, n, 1 << 16, [&](int64_t b, int64_t e) {

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "opscope/error.h"
+#include "opscope/dispatch.h"
 #include "opscope/float16.h"
 #include "opscope/parallel.h"
 #include "opscope/widen.h"
@@ -19,12 +19,6 @@ namespace {
 
 constexpr int64_t kTileC = 64;
 constexpr int64_t kTileP = 64;
-
-
-
-
-
-
 
 int64_t grainFor(int64_t C) { return std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(C * kTileP, 1)); }
 
@@ -69,21 +63,15 @@ void toFirst(const float* src, D* dst, int64_t N, int64_t C, int64_t HW) {
 }  // namespace
 
 void toChannelsLast(DType dtype, const void* src, float* dst, int64_t N, int64_t C, int64_t HW) {
-    switch (dtype) {
-        case DType::Float32: return toLast(static_cast<const float*>(src), dst, N, C, HW);
-        case DType::Float16: return toLast(static_cast<const half*>(src), dst, N, C, HW);
-        case DType::BFloat16: return toLast(static_cast<const bfloat16*>(src), dst, N, C, HW);
-        default: fail(status::kInner, Msg() << "Transpose has no " << dtypeName(dtype) << " variant");
-    }
+    dispatchKernel<Float32Family>(dtype, "Transpose", [&](auto tag) {
+        toLast(static_cast<const typename decltype(tag)::type*>(src), dst, N, C, HW);
+    });
 }
 
 void toChannelsFirst(const float* src, DType dtype, void* dst, int64_t N, int64_t C, int64_t HW) {
-    switch (dtype) {
-        case DType::Float32: return toFirst(src, static_cast<float*>(dst), N, C, HW);
-        case DType::Float16: return toFirst(src, static_cast<half*>(dst), N, C, HW);
-        case DType::BFloat16: return toFirst(src, static_cast<bfloat16*>(dst), N, C, HW);
-        default: fail(status::kInner, Msg() << "Transpose has no " << dtypeName(dtype) << " variant");
-    }
+    dispatchKernel<Float32Family>(dtype, "Transpose", [&](auto tag) {
+        toFirst(src, static_cast<typename decltype(tag)::type*>(dst), N, C, HW);
+    });
 }
 
 }  // namespace opscope::kernels

@@ -1,5 +1,5 @@
-// aclnnGridSampler2DBackward front end: validates in the device's order, then plans one of the
-// device's two chains:
+// aclnnGridSampler2DBackward front end: validates (grid_sampler2d_backward_checks.cpp), then
+// plans one of the device's two chains:
 //   NHWC (A2/A3; bilinear or nearest; zeros or border; C <= 2048; not float64):
 //     [Contiguous] [Cast grid] Transpose(gradOutput) [Transpose(input)] GridSamplerGrad
 //     [Transpose(inputGrad)] [Cast gridGrad] [ViewCopy]
@@ -9,8 +9,8 @@
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
 
 #include "channels_last.h"
+#include "grid_sampler2d_backward_checks.h"
 #include "grid_sampler2d_backward_kernel.h"
-#include "opscope/dispatch.h"
 #include "opscope/op_support.h"
 #include "opscope/parallel.h"
 #include "opscope/standard_steps.h"
@@ -18,114 +18,32 @@
 namespace opscope {
 namespace {
 
+using grid_sampler::GridSamplerProblem;
 using kernels::GridInterpolation;
 using kernels::GridLayout;
 using kernels::GridPadding;
 
 constexpr const char* kOp = "aclnnGridSampler2DBackward";
 constexpr int64_t kMaxChannelsLast = 2048;  // the device's NHWC kernel takes C <= 2048
-const char* const kInterpolationNames[] = {"bilinear", "nearest", "bicubic"};
-const char* const kPaddingNames[] = {"zeros", "border", "reflection"};
 
-struct Args {
-    const aclTensor *gradOutput, *input, *grid;
-    int64_t interpolationMode, paddingMode;
-    bool alignCorners;
-    const aclBoolArray* outputMask;
-    aclTensor *inputGrad, *gridGrad;
+// The plan's user slots and what the kernels need of them.
+struct Slots {
+    int gradOutput = -1, input = -1, grid = -1, inputGrad = -1, gridGrad = -1;  // -1: not wanted
+    bool needInput = false;  // gridGrad gathers input values (not for nearest)
 };
 
-// float64 is an OpScope extension (golden computations) on every supported product.
-std::vector<DType> dtypesFor(Product p) {
-    if (productHasBFloat16(p)) return {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64};
-    return {DType::Float32, DType::Float16, DType::Float64};
-}
-
-void checkRank4(const TensorView& v, const char* name) {
-    if (v.rank() != 4)
-        fail(status::kParamInvalid, Msg() << name << " must be 4-D, got rank " << v.rank() << " (shape "
-                                          << shapeToString(v.shape) << ")");
-}
-
-std::unique_ptr<aclOpExecutor> emptyExecutor(const char* why) {
+std::unique_ptr<aclOpExecutor> emptyExecutor(const std::string& why) {
     auto e = std::make_unique<aclOpExecutor>(kOp);
-    e->addParam("outputMask", std::string(why));
+    e->addParam("outputMask", why);
     return e;
 }
 
-std::unique_ptr<aclOpExecutor> build(const Args& a) {
-    const Product product = currentProduct();
-    // 1. Output mask: null or [false, false] asks for nothing; like the device, this returns an
-    //    executor without work before any other argument is looked at.
-    if (!a.outputMask) return emptyExecutor("null");
-    const std::vector<bool>& mask = requireBoolArray(a.outputMask, "outputMask");
-    if (mask.size() != 2)
-        fail(status::kParamInvalid, Msg() << "outputMask has " << mask.size() << " entries; expected 2 (inputGrad, gridGrad)");
-    if (!mask[0] && !mask[1]) return emptyExecutor("[false, false]");
+std::string modeNames(const GridSamplerProblem& p) {
+    return std::string(grid_sampler::interpolationName(p.interpolation)) + "/" + grid_sampler::paddingName(p.padding);
+}
 
-    // 2. Required pointers: all five tensors, whichever outputs the mask selects (as the device).
-    const TensorView& go = requireTensor(a.gradOutput, "gradOutput");
-    const TensorView& in = requireTensor(a.input, "input");
-    const TensorView& grid = requireTensor(a.grid, "grid");
-    const TensorView& gi = requireTensor(a.inputGrad, "inputGrad");
-    const TensorView& gg = requireTensor(a.gridGrad, "gridGrad");
-
-    // 3. Product support and dtypes: every tensor has input's dtype.
-    if (product == Product::AtlasInference)
-        fail(status::kParamInvalid, Msg() << kOp << " is not supported on " << productName(product));
-    checkDtypeIn(in, "input", dtypesFor(product), product);
-    checkSameDtype(go, "gradOutput", in, "input");
-    checkSameDtype(grid, "grid", in, "input");
-    checkSameDtype(gi, "inputGrad", in, "input");
-    checkSameDtype(gg, "gridGrad", in, "input");
-
-    // 4. Formats: ND (origin formats are accepted as ND; private layouts are not).
-    checkPlainFormat(go, "gradOutput");
-    checkPlainFormat(in, "input");
-    checkPlainFormat(grid, "grid");
-    checkPlainFormat(gi, "inputGrad");
-    checkPlainFormat(gg, "gridGrad");
-
-    // 5. Attributes.
-    if (a.interpolationMode < 0 || a.interpolationMode > 2)
-        fail(status::kParamInvalid, Msg() << "interpolationMode " << a.interpolationMode
-                                          << " is not supported: expected 0 (bilinear), 1 (nearest) or 2 (bicubic)");
-    if (a.paddingMode < 0 || a.paddingMode > 2)
-        fail(status::kParamInvalid, Msg() << "paddingMode " << a.paddingMode
-                                          << " is not supported: expected 0 (zeros), 1 (border) or 2 (reflection)");
-
-    // 6. Shapes.
-    checkRank4(in, "input");
-    checkRank4(grid, "grid");
-    checkRank4(go, "gradOutput");
-    const auto& is = in.shape;
-    const auto& gs = grid.shape;
-    const auto& os = go.shape;
-    if (is[0] != gs[0] || is[0] != os[0])
-        fail(status::kParamInvalid, Msg() << "input, grid and gradOutput must have the same batch size, got input "
-                                          << shapeToString(is) << ", grid " << shapeToString(gs) << ", gradOutput "
-                                          << shapeToString(os));
-    if (is[1] != os[1])
-        fail(status::kParamInvalid, Msg() << "input and gradOutput must have the same channel size, got input "
-                                          << shapeToString(is) << ", gradOutput " << shapeToString(os));
-    if (is[2] == 0 || is[3] == 0)
-        fail(status::kParamInvalid, Msg() << "input must have non-empty spatial dimensions, got input "
-                                          << shapeToString(is));
-    if (gs[1] != os[2] || gs[2] != os[3])
-        fail(status::kParamInvalid, Msg() << "grid and gradOutput must have the same H and W, got grid "
-                                          << shapeToString(gs) << ", gradOutput " << shapeToString(os));
-    if (gs[3] != 2)
-        fail(status::kParamInvalid, Msg() << "grid last dimension must be 2 (x, y), got grid " << shapeToString(gs));
-    checkSameShape(gi, "inputGrad", in, "input");
-    checkSameShape(gg, "gridGrad", grid, "grid");
-
-    const DType dtype = in.dtype;
-    const auto interp = static_cast<GridInterpolation>(a.interpolationMode);
-    const auto padding = static_cast<GridPadding>(a.paddingMode);
-    const bool wantInput = mask[0], wantGrid = mask[1];
-    const bool channelsLast = dtype != DType::Float64 && interp != GridInterpolation::Bicubic &&
-                              padding != GridPadding::Reflection && productHasBFloat16(product) &&
-                              is[1] <= kMaxChannelsLast;
+kernels::GridSamplerGradProblem kernelProblem(const GridSamplerProblem& p) {
+    const auto &is = p.input->shape, &gs = p.grid->shape;
     kernels::GridSamplerGradProblem prob;
     prob.N = is[0];
     prob.C = is[1];
@@ -133,123 +51,139 @@ std::unique_ptr<aclOpExecutor> build(const Args& a) {
     prob.W = is[3];
     prob.Ho = gs[1];
     prob.Wo = gs[2];
-    prob.interpolation = interp;
-    prob.padding = padding;
-    prob.alignCorners = a.alignCorners;
+    prob.interpolation = p.interpolation;
+    prob.padding = p.padding;
+    prob.alignCorners = p.alignCorners;
+    const bool channelsLast = p.input->dtype != DType::Float64 && p.interpolation != GridInterpolation::Bicubic &&
+                              p.padding != GridPadding::Reflection && productHasBFloat16(p.product) &&
+                              prob.C <= kMaxChannelsLast;
     prob.layout = channelsLast ? GridLayout::NHWC : GridLayout::NCHW;
-    const kernels::ChannelBlocks blocks = kernels::gridSamplerChannelBlocks(prob.N, prob.C, numThreads());
+    return prob;
+}
 
-    auto e = std::make_unique<aclOpExecutor>(kOp);
-    e->addParam("interpolationMode", std::string(kInterpolationNames[a.interpolationMode]));
-    e->addParam("paddingMode", std::string(kPaddingNames[a.paddingMode]));
-    e->addParam("alignCorners", a.alignCorners);
-    e->addParam("outputMask", mask);
-    e->addParam("dtype", std::string(dtypeName(dtype)));
-    e->addParam("layout", std::string(channelsLast ? "NHWC" : "NCHW"));
-    e->addParam("channelBlocks", blocks.count);
-    Plan& plan = e->plan();
-    const int sGo = plan.addInput("gradOutput", go);
-    const int sIn = plan.addInput("input", in);
-    const int sGrid = plan.addInput("grid", grid);
-    const int sGi = wantInput ? plan.addOutput("inputGrad", gi) : -1;
-    const int sGg = wantGrid ? plan.addOutput("gridGrad", gg) : -1;
+// The kernel's buffers in the slots given (-1: none), all of the compute type `ct`.
+kernels::GridSamplerGradTensors kernelTensors(const StepContext& ctx, DType ct, int gradOutput, int input, int grid,
+                                              int inputGrad, int gridGrad, int partials) {
+    auto at = [&](int slot) { return slot >= 0 ? ctx.tensor(slot).first() : nullptr; };
+    kernels::GridSamplerGradTensors t;
+    t.dtype = ct;
+    t.gradOutput = at(gradOutput);
+    t.input = at(input);
+    t.grid = at(grid);
+    t.inputGrad = at(inputGrad);
+    t.gridGrad = at(gridGrad);
+    t.gridPartials = at(partials);
+    return t;
+}
 
-    // 7. Empty tensors: nothing to sample. The device returns without launching a kernel;
-    //    OpScope writes PyTorch's result, zeros, into the selected outputs that have elements.
-    if (go.numel() == 0 || in.numel() == 0 || grid.numel() == 0) {
-        for (int s : {sGi, sGg})
-            if (s >= 0 && plan.slot(s).view.numel() > 0) addZeroFill(plan, s);
-        return e;
-    }
-
-    const bool needInput = wantGrid && interp != GridInterpolation::Nearest;
-    const std::vector<int64_t> partialShape = {blocks.count, prob.N, prob.Ho, prob.Wo, 2};
-    if (channelsLast) {
-        const int cGo = materializeInput(plan, sGo, dtype);
-        const int cIn = needInput ? materializeInput(plan, sIn, dtype) : -1;
-        const int fGrid = materializeInput(plan, sGrid, DType::Float32);
-        const std::string widened = dtype == DType::Float32 ? "" : std::string(" (") + dtypeName(dtype) + " widened to float32 in the same pass)";
-        const int hGo = plan.addScratch("gradOutput.nhwc", DType::Float32, {prob.N, prob.Ho, prob.Wo, prob.C});
-        plan.addStep({"Transpose", "gradOutput NCHW -> NHWC" + widened, {cGo}, {hGo}, [=](const StepContext& ctx) {
-                          kernels::toChannelsLast(dtype, ctx.tensor(cGo).first(), ctx.data<float>(hGo), prob.N, prob.C,
-                                                  prob.Ho * prob.Wo);
+// The NHWC chain (A2/A3): Transpose in (widening fused), GridSamplerGrad on float32, Transpose out.
+void planChannelsLast(Plan& plan, const GridSamplerProblem& p, const kernels::GridSamplerGradProblem& prob,
+                      const kernels::ChannelBlocks& blocks, const Slots& s) {
+    const DType dtype = p.input->dtype;
+    const int cGo = materializeInput(plan, s.gradOutput, dtype);
+    const int cIn = s.needInput ? materializeInput(plan, s.input, dtype) : -1;
+    const int fGrid = materializeInput(plan, s.grid, DType::Float32);
+    const std::string widened = dtype == DType::Float32 ? "" : std::string(" (") + dtypeName(dtype) + " widened to float32 in the same pass)";
+    const int hGo = plan.addScratch("gradOutput.nhwc", DType::Float32, {prob.N, prob.Ho, prob.Wo, prob.C});
+    plan.addStep({"Transpose", "gradOutput NCHW -> NHWC" + widened, {cGo}, {hGo}, [=](const StepContext& ctx) {
+                      kernels::toChannelsLast(dtype, ctx.tensor(cGo).first(), ctx.data<float>(hGo), prob.N, prob.C,
+                                              prob.Ho * prob.Wo);
+                  }});
+    int hIn = -1;
+    if (s.needInput) {
+        hIn = plan.addScratch("input.nhwc", DType::Float32, {prob.N, prob.H, prob.W, prob.C});
+        plan.addStep({"Transpose", "input NCHW -> NHWC" + widened, {cIn}, {hIn}, [=](const StepContext& ctx) {
+                          kernels::toChannelsLast(dtype, ctx.tensor(cIn).first(), ctx.data<float>(hIn), prob.N,
+                                                  prob.C, prob.H * prob.W);
                       }});
-        int hIn = -1;
-        if (needInput) {
-            hIn = plan.addScratch("input.nhwc", DType::Float32, {prob.N, prob.H, prob.W, prob.C});
-            plan.addStep({"Transpose", "input NCHW -> NHWC" + widened, {cIn}, {hIn}, [=](const StepContext& ctx) {
-                              kernels::toChannelsLast(dtype, ctx.tensor(cIn).first(), ctx.data<float>(hIn), prob.N,
-                                                      prob.C, prob.H * prob.W);
-                          }});
-        }
-        const int hGi = wantInput ? plan.addScratch("inputGrad.nhwc", DType::Float32, {prob.N, prob.H, prob.W, prob.C}) : -1;
-        OutputTarget tGg;
-        if (wantGrid) tGg = prepareOutput(plan, sGg, DType::Float32);
-        const int partials = wantGrid && blocks.count > 1 ? plan.addScratch("gridGrad.partials", DType::Float32, partialShape) : -1;
-        std::vector<int> ins = {hGo, fGrid}, outs;
-        if (hIn >= 0) ins.push_back(hIn);
-        for (int s : {hGi, tGg.compute, partials})
-            if (s >= 0) outs.push_back(s);
-        plan.addStep({"GridSamplerGrad",
-                      std::string(kInterpolationNames[a.interpolationMode]) + "/" + kPaddingNames[a.paddingMode] +
-                          " on NHWC float32: scatter into inputGrad (owned by batch x channel block), gather gridGrad",
-                      ins, outs, [=](const StepContext& ctx) {
-                          kernels::GridSamplerGradTensors<float> t;
-                          t.gradOutput = ctx.data<float>(hGo);
-                          t.input = hIn >= 0 ? ctx.data<float>(hIn) : nullptr;
-                          t.grid = ctx.data<float>(fGrid);
-                          t.inputGrad = hGi >= 0 ? ctx.data<float>(hGi) : nullptr;
-                          t.gridGrad = tGg.compute >= 0 ? ctx.data<float>(tGg.compute) : nullptr;
-                          t.gridPartials = partials >= 0 ? ctx.data<float>(partials) : nullptr;
-                          kernels::gridSamplerGrad(prob, t, blocks);
-                      }});
-        if (wantInput) {
-            const OutputTarget tGi = prepareOutput(plan, sGi, dtype);
-            plan.addStep({"Transpose",
-                          "inputGrad NHWC -> NCHW" + std::string(dtype == DType::Float32 ? "" : std::string(" (rounded once to ") + dtypeName(dtype) + ")"),
-                          {hGi}, {tGi.compute}, [=](const StepContext& ctx) {
-                              kernels::toChannelsFirst(ctx.data<float>(hGi), dtype, ctx.tensor(tGi.compute).first(),
-                                                       prob.N, prob.C, prob.H * prob.W);
-                          }});
-            deliverOutput(plan, tGi);
-        }
-        if (wantGrid) deliverOutput(plan, tGg);
-        return e;
     }
+    const int hGi = s.inputGrad >= 0 ? plan.addScratch("inputGrad.nhwc", DType::Float32, {prob.N, prob.H, prob.W, prob.C}) : -1;
+    OutputTarget tGg;
+    if (s.gridGrad >= 0) tGg = prepareOutput(plan, s.gridGrad, DType::Float32);
+    const int partials = s.gridGrad >= 0 && blocks.count > 1
+                             ? plan.addScratch("gridGrad.partials", DType::Float32, {blocks.count, prob.N, prob.Ho, prob.Wo, 2})
+                             : -1;
+    std::vector<int> ins = {hGo, fGrid}, outs;
+    if (hIn >= 0) ins.push_back(hIn);
+    for (int slot : {hGi, tGg.compute, partials})
+        if (slot >= 0) outs.push_back(slot);
+    plan.addStep({"GridSamplerGrad",
+                  modeNames(p) + " on NHWC float32: scatter into inputGrad (owned by batch x channel block), gather gridGrad",
+                  ins, outs, [=](const StepContext& ctx) {
+                      const auto t = kernelTensors(ctx, DType::Float32, hGo, hIn, fGrid, hGi, tGg.compute, partials);
+                      kernels::gridSamplerGrad(prob, t, blocks);
+                  }});
+    if (s.inputGrad >= 0) {
+        const OutputTarget tGi = prepareOutput(plan, s.inputGrad, dtype);
+        plan.addStep({"Transpose",
+                      "inputGrad NHWC -> NCHW" + std::string(dtype == DType::Float32 ? "" : std::string(" (rounded once to ") + dtypeName(dtype) + ")"),
+                      {hGi}, {tGi.compute}, [=](const StepContext& ctx) {
+                          kernels::toChannelsFirst(ctx.data<float>(hGi), dtype, ctx.tensor(tGi.compute).first(),
+                                                   prob.N, prob.C, prob.H * prob.W);
+                      }});
+        deliverOutput(plan, tGi);
+    }
+    if (s.gridGrad >= 0) deliverOutput(plan, tGg);
+}
 
-    // NCHW chain; compute in float32, or float64 for float64 data.
-    const DType ct = dtype == DType::Float64 ? DType::Float64 : DType::Float32;
-    const int cGo = materializeInput(plan, sGo, ct);
-    const int cIn = needInput ? materializeInput(plan, sIn, ct) : -1;
-    const int cGrid = materializeInput(plan, sGrid, ct);
+// The NCHW chain: compute in float32, or float64 for float64 data.
+void planChannelsFirst(Plan& plan, const GridSamplerProblem& p, const kernels::GridSamplerGradProblem& prob,
+                       const kernels::ChannelBlocks& blocks, const Slots& s) {
+    const DType ct = p.input->dtype == DType::Float64 ? DType::Float64 : DType::Float32;
+    const int cGo = materializeInput(plan, s.gradOutput, ct);
+    const int cIn = s.needInput ? materializeInput(plan, s.input, ct) : -1;
+    const int cGrid = materializeInput(plan, s.grid, ct);
     OutputTarget tGi, tGg;
-    if (wantInput) tGi = prepareOutput(plan, sGi, ct);
-    if (wantGrid) tGg = prepareOutput(plan, sGg, ct);
-    const int partials = wantGrid && blocks.count > 1 ? plan.addScratch("gridGrad.partials", ct, partialShape) : -1;
+    if (s.inputGrad >= 0) tGi = prepareOutput(plan, s.inputGrad, ct);
+    if (s.gridGrad >= 0) tGg = prepareOutput(plan, s.gridGrad, ct);
+    const int partials = s.gridGrad >= 0 && blocks.count > 1
+                             ? plan.addScratch("gridGrad.partials", ct, {blocks.count, prob.N, prob.Ho, prob.Wo, 2})
+                             : -1;
     std::vector<int> ins = {cGo, cGrid}, outs;
     if (cIn >= 0) ins.push_back(cIn);
-    for (int s : {tGi.compute, tGg.compute, partials})
-        if (s >= 0) outs.push_back(s);
+    for (int slot : {tGi.compute, tGg.compute, partials})
+        if (slot >= 0) outs.push_back(slot);
     plan.addStep({"GridSampler2DGrad",
-                  std::string(kInterpolationNames[a.interpolationMode]) + "/" + kPaddingNames[a.paddingMode] + " on NCHW " +
-                      dtypeName(ct) + ": scatter into inputGrad (owned by batch x channel block), gather gridGrad",
+                  modeNames(p) + " on NCHW " + dtypeName(ct) +
+                      ": scatter into inputGrad (owned by batch x channel block), gather gridGrad",
                   ins, outs, [=](const StepContext& ctx) {
-                      auto runAs = [&](auto tag) {
-                          using T = typename decltype(tag)::type;
-                          kernels::GridSamplerGradTensors<T> t;
-                          t.gradOutput = ctx.data<T>(cGo);
-                          t.input = cIn >= 0 ? ctx.data<T>(cIn) : nullptr;
-                          t.grid = ctx.data<T>(cGrid);
-                          t.inputGrad = tGi.compute >= 0 ? ctx.data<T>(tGi.compute) : nullptr;
-                          t.gridGrad = tGg.compute >= 0 ? ctx.data<T>(tGg.compute) : nullptr;
-                          t.gridPartials = partials >= 0 ? ctx.data<T>(partials) : nullptr;
-                          kernels::gridSamplerGrad(prob, t, blocks);
-                      };
-                      if (ct == DType::Float64) runAs(TypeTag<double>{});
-                      else runAs(TypeTag<float>{});
+                      const auto t = kernelTensors(ctx, ct, cGo, cIn, cGrid, tGi.compute, tGg.compute, partials);
+                      kernels::gridSamplerGrad(prob, t, blocks);
                   }});
-    if (wantInput) deliverOutput(plan, tGi);
-    if (wantGrid) deliverOutput(plan, tGg);
+    if (s.inputGrad >= 0) deliverOutput(plan, tGi);
+    if (s.gridGrad >= 0) deliverOutput(plan, tGg);
+}
+
+std::unique_ptr<aclOpExecutor> planGridSampler2DBackward(const GridSamplerProblem& p) {
+    if (!p.nothingAsked.empty()) return emptyExecutor(p.nothingAsked);
+    const kernels::GridSamplerGradProblem prob = kernelProblem(p);
+    const kernels::ChannelBlocks blocks = kernels::gridSamplerChannelBlocks(prob.N, prob.C, numThreads());
+    auto e = std::make_unique<aclOpExecutor>(kOp);
+    e->addParam("interpolationMode", std::string(grid_sampler::interpolationName(p.interpolation)));
+    e->addParam("paddingMode", std::string(grid_sampler::paddingName(p.padding)));
+    e->addParam("alignCorners", p.alignCorners);
+    e->addParam("outputMask", p.mask);
+    e->addParam("dtype", std::string(dtypeName(p.input->dtype)));
+    e->addParam("layout", std::string(prob.layout == GridLayout::NHWC ? "NHWC" : "NCHW"));
+    e->addParam("channelBlocks", blocks.count);
+    Plan& plan = e->plan();
+    Slots s;
+    s.gradOutput = plan.addInput("gradOutput", *p.gradOutput);
+    s.input = plan.addInput("input", *p.input);
+    s.grid = plan.addInput("grid", *p.grid);
+    s.inputGrad = p.wantInputGrad ? plan.addOutput("inputGrad", *p.inputGrad) : -1;
+    s.gridGrad = p.wantGridGrad ? plan.addOutput("gridGrad", *p.gridGrad) : -1;
+    s.needInput = p.wantGridGrad && p.interpolation != GridInterpolation::Nearest;
+
+    // Empty tensors: nothing to sample. The device returns without launching a kernel;
+    // OpScope writes PyTorch's result, zeros, into the selected outputs that have elements.
+    if (p.gradOutput->numel() == 0 || p.input->numel() == 0 || p.grid->numel() == 0) {
+        for (int slot : {s.inputGrad, s.gridGrad})
+            if (slot >= 0 && plan.slot(slot).view.numel() > 0) addZeroFill(plan, slot);
+        return e;
+    }
+    if (prob.layout == GridLayout::NHWC) planChannelsLast(plan, p, prob, blocks, s);
+    else planChannelsFirst(plan, p, prob, blocks, s);
     return e;
 }
 
@@ -265,9 +199,11 @@ aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(const aclTensor* gradOutp
                                                        aclTensor* gridGrad, uint64_t* workspaceSize,
                                                        aclOpExecutor** executor) {
     using namespace opscope;
-    const Args args{gradOutput, input, grid, interpolationMode, paddingMode, alignCorners, outputMask, inputGrad, gridGrad};
-    return prepareExecutor("aclnnGridSampler2DBackwardGetWorkspaceSize", workspaceSize, executor,
-                           [&] { return build(args); });
+    const grid_sampler::GridSamplerArgs args{gradOutput, input,      grid,      interpolationMode, paddingMode,
+                                             alignCorners, outputMask, inputGrad, gridGrad};
+    return prepareExecutor("aclnnGridSampler2DBackwardGetWorkspaceSize", workspaceSize, executor, [&] {
+        return planGridSampler2DBackward(grid_sampler::validateGridSampler2DBackward(args, currentProduct()));
+    });
 }
 
 aclnnStatus aclnnGridSampler2DBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <vector>
 
+#include "opscope/dispatch.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
@@ -25,6 +26,13 @@ namespace {
 constexpr int kMaxTaps = 16;
 constexpr int64_t kBlockChannels = 16;
 constexpr int64_t kPointBlock = 64;
+
+// GridSamplerGradTensors with the compute type known.
+template <class T>
+struct TypedTensors {
+    const T *gradOutput, *input, *grid;
+    T *inputGrad, *gridGrad, *gridPartials;
+};
 
 // One spatial axis of the input: PyTorch's ComputeLocation for a padding mode.
 template <class T>
@@ -237,7 +245,7 @@ struct Task {
 template <class T>
 class Runner {
 public:
-    Runner(const GridSamplerGradProblem& p, const GridSamplerGradTensors<T>& t, const ChannelBlocks& b)
+    Runner(const GridSamplerGradProblem& p, const TypedTensors<T>& t, const ChannelBlocks& b)
         : p_(p), t_(t), b_(b), locator_(p), P_(p.Ho * p.Wo), HW_(p.H * p.W) {}
 
     void run() {
@@ -374,7 +382,7 @@ private:
     }
 
     const GridSamplerGradProblem& p_;
-    const GridSamplerGradTensors<T>& t_;
+    const TypedTensors<T>& t_;
     const ChannelBlocks& b_;
     Locator<T> locator_;
     int64_t P_, HW_;
@@ -395,14 +403,14 @@ ChannelBlocks gridSamplerChannelBlocks(int64_t N, int64_t C, int threads) {
     return b;
 }
 
-template <class T>
-void gridSamplerGrad(const GridSamplerGradProblem& p, const GridSamplerGradTensors<T>& t, const ChannelBlocks& blocks) {
-    Runner<T>(p, t, blocks).run();
+void gridSamplerGrad(const GridSamplerGradProblem& p, const GridSamplerGradTensors& t, const ChannelBlocks& blocks) {
+    dispatchKernel<Float32OrFloat64>(t.dtype, "GridSamplerGrad", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const TypedTensors<T> typed{static_cast<const T*>(t.gradOutput), static_cast<const T*>(t.input),
+                                    static_cast<const T*>(t.grid),       static_cast<T*>(t.inputGrad),
+                                    static_cast<T*>(t.gridGrad),         static_cast<T*>(t.gridPartials)};
+        Runner<T>(p, typed, blocks).run();
+    });
 }
-
-template void gridSamplerGrad<float>(const GridSamplerGradProblem&, const GridSamplerGradTensors<float>&,
-                                     const ChannelBlocks&);
-template void gridSamplerGrad<double>(const GridSamplerGradProblem&, const GridSamplerGradTensors<double>&,
-                                      const ChannelBlocks&);
 
 }  // namespace opscope::kernels

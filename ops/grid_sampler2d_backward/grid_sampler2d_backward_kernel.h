@@ -1,10 +1,12 @@
-// GridSampler2DBackward kernels on dense tensors of the compute type T (float, or double for
+// GridSampler2DBackward kernels on dense tensors of one compute type (float32, or float64 for
 // float64 data). gradOutput is [N, C, Ho, Wo] (NCHW) or [N, Ho, Wo, C] (NHWC), input and
 // inputGrad [N, C, H, W] or [N, H, W, C]; grid and gridGrad are [N, Ho, Wo, 2] (x, y).
 // Semantics are PyTorch's CPU grid_sampler_2d_backward; see ops/grid_sampler2d_backward/README.md.
 #pragma once
 
 #include <cstdint>
+
+#include "opscope/dtype.h"
 
 namespace opscope::kernels {
 
@@ -31,22 +33,17 @@ struct ChannelBlocks {
 };
 ChannelBlocks gridSamplerChannelBlocks(int64_t N, int64_t C, int threads);
 
-template <class T>
+// Every buffer holds `dtype`, the compute type: float32, or float64.
 struct GridSamplerGradTensors {
-    const T* gradOutput = nullptr;
-    const T* input = nullptr;      // may be null when gridGrad is not wanted or mode is nearest
-    const T* grid = nullptr;
-    T* inputGrad = nullptr;        // null: not wanted
-    T* gridGrad = nullptr;         // null: not wanted
-    T* gridPartials = nullptr;     // [blocks.count, N, Ho, Wo, 2] when blocks.count > 1
+    DType dtype = DType::Float32;
+    const void* gradOutput = nullptr;
+    const void* input = nullptr;   // may be null when gridGrad is not wanted or mode is nearest
+    const void* grid = nullptr;
+    void* inputGrad = nullptr;     // null: not wanted
+    void* gridGrad = nullptr;      // null: not wanted
+    void* gridPartials = nullptr;  // [blocks.count, N, Ho, Wo, 2] when blocks.count > 1
 };
 
-template <class T>
-void gridSamplerGrad(const GridSamplerGradProblem& p, const GridSamplerGradTensors<T>& t, const ChannelBlocks& blocks);
-
-extern template void gridSamplerGrad<float>(const GridSamplerGradProblem&, const GridSamplerGradTensors<float>&,
-                                            const ChannelBlocks&);
-extern template void gridSamplerGrad<double>(const GridSamplerGradProblem&, const GridSamplerGradTensors<double>&,
-                                             const ChannelBlocks&);
+void gridSamplerGrad(const GridSamplerGradProblem& p, const GridSamplerGradTensors& t, const ChannelBlocks& blocks);
 
 }  // namespace opscope::kernels

@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "opscope/dispatch.h"
 #include "opscope/float16.h"
 #include "opscope/parallel.h"
 #include "opscope/widen.h"
@@ -61,10 +62,6 @@ void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const floa
 
 int64_t grainFor(int64_t workPerItem) { return std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(workPerItem, 1)); }
 
-}  // namespace
-
-namespace {
-
 // Per-thread float views of a T range: the range itself for float, a widened copy otherwise.
 template <class T>
 class FloatTile {
@@ -83,10 +80,8 @@ private:
     std::vector<float> buf_;
 };
 
-}  // namespace
-
 template <class T>
-void groupNormReduce(const GroupNormShape& s, const T* dy, const T* x, float* ds, float* db) {
+void reduceTyped(const GroupNormShape& s, const T* dy, const T* x, float* ds, float* db) {
     parallelFor(0, s.N * s.C, grainFor(s.HxW), [&](int64_t b, int64_t e) {
         FloatTile<T> tdy, tx;
         for (int64_t row = b; row < e; ++row)
@@ -95,8 +90,8 @@ void groupNormReduce(const GroupNormShape& s, const T* dy, const T* x, float* ds
 }
 
 template <class T>
-void groupNormReduceAndInputGrad(const GroupNormShape& s, const T* dy, const T* x, const float* mean,
-                                 const float* rstd, const float* gamma, float* ds, float* db, T* dx) {
+void reduceAndInputGradTyped(const GroupNormShape& s, const T* dy, const T* x, const float* mean, const float* rstd,
+                             const float* gamma, float* ds, float* db, T* dx) {
     const int64_t D = s.channelsPerGroup();
     const int64_t groupSize = D * s.HxW;
     parallelFor(0, s.N * s.G, grainFor(groupSize), [&](int64_t b, int64_t e) {
@@ -120,14 +115,24 @@ void groupNormReduceAndInputGrad(const GroupNormShape& s, const T* dy, const T* 
     });
 }
 
-#define OPSCOPE_INSTANTIATE_GROUP_NORM(T)                                                                      \
-    template void groupNormReduce<T>(const GroupNormShape&, const T*, const T*, float*, float*);               \
-    template void groupNormReduceAndInputGrad<T>(const GroupNormShape&, const T*, const T*, const float*,      \
-                                                 const float*, const float*, float*, float*, T*);
-OPSCOPE_INSTANTIATE_GROUP_NORM(float)
-OPSCOPE_INSTANTIATE_GROUP_NORM(half)
-OPSCOPE_INSTANTIATE_GROUP_NORM(bfloat16)
-#undef OPSCOPE_INSTANTIATE_GROUP_NORM
+}  // namespace
+
+void groupNormReduce(const GroupNormShape& s, DType dtype, const void* dy, const void* x, float* ds, float* db) {
+    dispatchKernel<Float32Family>(dtype, "GroupNormGrad", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        reduceTyped(s, static_cast<const T*>(dy), static_cast<const T*>(x), ds, db);
+    });
+}
+
+void groupNormReduceAndInputGrad(const GroupNormShape& s, DType dtype, const void* dy, const void* x,
+                                 const float* mean, const float* rstd, const float* gamma, float* ds, float* db,
+                                 void* dx) {
+    dispatchKernel<Float32Family>(dtype, "GroupNormGrad", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        reduceAndInputGradTyped(s, static_cast<const T*>(dy), static_cast<const T*>(x), mean, rstd, gamma, ds, db,
+                                static_cast<T*>(dx));
+    });
+}
 
 void groupNormGammaBetaGrad(const GroupNormShape& s, const float* ds, const float* db, const float* mean,
                             const float* rstd, float* dgamma, float* dbeta) {

@@ -1,10 +1,12 @@
-// GroupNormBackward kernels. dy, x and dx are dense [N, C, HxW] in the operator's dtype T
-// (float, half or bfloat16): tiles are widened to float32 in per-thread buffers, as the
-// device kernel does in its local memory, and dx is rounded to T once. mean, rstd, gamma, ds,
+// GroupNormBackward kernels. dy, x and dx are dense [N, C, HxW] in the operator's `dtype`
+// (float32, float16 or bfloat16): tiles are widened to float32 in per-thread buffers, as the
+// device kernel does in its local memory, and dx is rounded to `dtype` once. mean, rstd, gamma, ds,
 // db, dgamma, dbeta are float32 ([N, G], [C], [N, C], [C]); gamma may be null (= ones).
 #pragma once
 
 #include <cstdint>
+
+#include "opscope/dtype.h"
 
 namespace opscope::kernels {
 
@@ -14,14 +16,13 @@ struct GroupNormShape {
 };
 
 // ds[n,c] = sum_hw dy*x, db[n,c] = sum_hw dy.
-template <class T>
-void groupNormReduce(const GroupNormShape& s, const T* dy, const T* x, float* ds, float* db);
+void groupNormReduce(const GroupNormShape& s, DType dtype, const void* dy, const void* x, float* ds, float* db);
 
 // The reduction above fused with dx, group by group, so each group's dy and x are read from
 // memory once and re-read from cache for dx.
-template <class T>
-void groupNormReduceAndInputGrad(const GroupNormShape& s, const T* dy, const T* x, const float* mean,
-                                 const float* rstd, const float* gamma, float* ds, float* db, T* dx);
+void groupNormReduceAndInputGrad(const GroupNormShape& s, DType dtype, const void* dy, const void* x,
+                                 const float* mean, const float* rstd, const float* gamma, float* ds, float* db,
+                                 void* dx);
 
 // dgamma[c] = sum_n (ds - db*mean)*rstd, dbeta[c] = sum_n db; either output may be null.
 void groupNormGammaBetaGrad(const GroupNormShape& s, const float* ds, const float* db, const float* mean,

@@ -71,6 +71,39 @@ OpArguments bindArguments(const Operator& op, const cases::Case& c) {
     return op.withDefaults(args);  // checks names, kinds and required tensors
 }
 
+namespace {
+
+// The case's stored outputs named `name`: a reference source against OpScope's output, any other
+// source against the golden result. Informational only when the inputs were recast.
+void judgeStoredSources(CaseResult& r, const cases::Case& c, const std::string& name, const HostTensor& out,
+                        const HostTensor& golden, const metrics::Standard& standard, bool recast) {
+    for (const cases::OutputSource& src : c.sources) {
+        const HostTensor* t = src.find(name);
+        if (!t) continue;
+        const std::string informational =
+            "inputs were cast from " + std::string(dtypeName(r.caseDtype)) + " to " + dtypeName(r.runDtype) +
+            ", so " + src.name + "/ (from the stored inputs) is shown for information only";
+        if (src.role == cases::SourceRole::Reference) {
+            Comparison cmp = compareOutput(name, "opscope", out, src.name, *t, out.dtype(), standard);
+            if (recast && cmp.compared) {
+                cmp.judged = false;
+                cmp.note = informational;
+            }
+            r.comparisons.push_back(std::move(cmp));
+        } else {
+            const DType d = isJudgedDtype(t->dtype()) ? t->dtype() : out.dtype();
+            Comparison cmp = compareOutput(name, src.name, *t, kGolden, golden, d, standard);
+            if (recast && cmp.compared) {
+                cmp.judged = false;
+                cmp.note = informational;
+            }
+            r.comparisons.push_back(std::move(cmp));
+        }
+    }
+}
+
+}  // namespace
+
 CaseResult runCase(const cases::Case& c, const std::string& file, const RunSettings& settings) {
     CaseResult r;
     r.file = file;
@@ -108,29 +141,7 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
                 continue;
             }
             r.comparisons.push_back(compareOutput(name, "opscope", out, kGolden, g->second, out.dtype(), standard));
-            for (const cases::OutputSource& src : c.sources) {
-                const HostTensor* t = src.find(name);
-                if (!t) continue;
-                const std::string informational =
-                    "inputs were cast from " + std::string(dtypeName(r.caseDtype)) + " to " + dtypeName(r.runDtype) +
-                    ", so " + src.name + "/ (from the stored inputs) is shown for information only";
-                if (src.role == cases::SourceRole::Reference) {
-                    Comparison cmp = compareOutput(name, "opscope", out, src.name, *t, out.dtype(), standard);
-                    if (recast && cmp.compared) {
-                        cmp.judged = false;
-                        cmp.note = informational;
-                    }
-                    r.comparisons.push_back(std::move(cmp));
-                } else {
-                    const DType d = isJudgedDtype(t->dtype()) ? t->dtype() : out.dtype();
-                    Comparison cmp = compareOutput(name, src.name, *t, kGolden, g->second, d, standard);
-                    if (recast && cmp.compared) {
-                        cmp.judged = false;
-                        cmp.note = informational;
-                    }
-                    r.comparisons.push_back(std::move(cmp));
-                }
-            }
+            judgeStoredSources(r, c, name, out, g->second, standard, recast);
         }
         // An output that could not be compared makes the case an error, as before (exit 2),
         // while every other comparison stays in the result.

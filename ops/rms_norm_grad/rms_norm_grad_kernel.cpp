@@ -25,7 +25,6 @@
 #endif
 
 #include "opscope/dispatch.h"
-#include "opscope/error.h"
 #include "opscope/float16.h"
 #include "opscope/parallel.h"
 #include "opscope/widen.h"
@@ -35,11 +34,6 @@ namespace {
 
 constexpr int64_t kChunk = 1024;  // elements widened at a time (4 KiB of float per operand)
 constexpr int kLanes = 32;        // independent float accumulators for the row sums
-
-
-
-
-
 
 // Float view of [src, src+n): the data itself for float32, else widened into `buf`.
 template <class T>
@@ -196,13 +190,9 @@ int rmsNormGradPartitions(const RmsNormGradShape& s, int threads) {
 
 void rmsNormGradRows(const RmsNormGradShape& s, DType dtype, const void* dy, const void* x, const float* rstd,
                      const float* gamma, void* dx, float* partials, int partitions) {
-    switch (dtype) {
-        case DType::Float32: return rowsDispatch<float>(s, dy, x, rstd, gamma, dx, partials, partitions);
-        case DType::Float16: return rowsDispatch<half>(s, dy, x, rstd, gamma, dx, partials, partitions);
-        case DType::BFloat16: return rowsDispatch<bfloat16>(s, dy, x, rstd, gamma, dx, partials, partitions);
-        default:
-            fail(status::kInner, Msg() << "RmsNormGrad kernel has no " << dtypeName(dtype) << " variant");
-    }
+    dispatchKernel<Float32Family>(dtype, "RmsNormGrad", [&](auto tag) {
+        rowsDispatch<typename decltype(tag)::type>(s, dy, x, rstd, gamma, dx, partials, partitions);
+    });
 }
 
 void rmsNormGradGammaReduce(const RmsNormGradShape& s, const float* partials, int partitions, float* dgamma) {
@@ -216,7 +206,7 @@ void rmsNormGradGammaReduce(const RmsNormGradShape& s, const float* partials, in
 }
 
 int64_t findNonFinite(DType dtype, const void* data, int64_t n) {
-    return dispatchFloating(dtype, [&](auto tag) -> int64_t {
+    return dispatchKernel<Float32Family>(dtype, "CheckFinite", [&](auto tag) -> int64_t {
         using T = typename decltype(tag)::type;
         const T* p = static_cast<const T*>(data);
         for (int64_t i = 0; i < n; ++i)

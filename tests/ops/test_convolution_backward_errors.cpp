@@ -131,6 +131,12 @@ const ErrorCase kCases[] = {
     // 3. Ranks and formats.
     {"Rank2Input", [](ConvCall& c) { c.x = {2, 4}; c.fx = ACL_FORMAT_ND; }, kInvalid, "input rank 2 (shape [2, 4]) is not 3, 4 or 5"},
     {"Rank6Input", [](ConvCall& c) { c.x = {1, 2, 4, 6, 6, 1}; c.fx = ACL_FORMAT_ND; }, kInvalid, "input rank 6"},
+    {"Rank9Input", [](ConvCall& c) { c.x = {2, 4, 6, 6, 1, 1, 1, 1, 1}; c.fx = ACL_FORMAT_ND; }, kInvalid,
+     "input rank 9 (shape [2, 4, 6, 6, 1, 1, 1, 1, 1]) is not 3, 4 or 5"},
+    {"GradInputRank9", [](ConvCall& c) { c.dx = {2, 4, 6, 6, 1, 1, 1, 1, 1}; }, kInvalid,
+     "gradInput rank 9 (shape [2, 4, 6, 6, 1, 1, 1, 1, 1]) must equal input rank 4"},
+    {"GradWeightRank5", [](ConvCall& c) { c.dw = {6, 2, 3, 3, 1}; }, kInvalid,
+     "gradWeight rank 5 (shape [6, 2, 3, 3, 1]) must equal input rank 4"},
     {"GradOutputRank", [](ConvCall& c) { c.dy = {2, 6, 36}; c.fdy = ACL_FORMAT_NCL; }, kInvalid,
      "gradOutput rank 3 (shape [2, 6, 36]) must equal input rank 4"},
     {"WeightRank", [](ConvCall& c) { c.w = {6, 2, 3, 3, 1}; c.fw = ACL_FORMAT_NCDHW; }, kInvalid,
@@ -210,7 +216,8 @@ const ErrorCase kCases[] = {
     {"BiasSizesValue", [](ConvCall& c) { c.biasSizes = std::vector<int64_t>{4}; }, kInvalid, "biasSizes [4] must equal [weight.shape[0]] = [6]"},
     {"TransposedBiasSizesValue", [](ConvCall& c) { makeTransposed(c); c.biasSizes = std::vector<int64_t>{4}; }, kInvalid,
      "biasSizes [4] must equal [weight.shape[1] * groups] = [6]"},
-    {"BiasSizesNullWithEmptyInput", [](ConvCall& c) { c.x = {0, 4, 6, 6}; c.dy = {0, 6, 6, 6}; c.nullBiasSizes = true; }, kNull,
+    // op_api's unit test expects ACLNN_ERR_PARAM_INVALID here (its CheckEmptyTensor).
+    {"BiasSizesNullWithEmptyInput", [](ConvCall& c) { c.x = {0, 4, 6, 6}; c.dy = {0, 6, 6, 6}; c.nullBiasSizes = true; }, kInvalid,
      "biasSizes is null, but input is empty and outputMask[2] (gradBias) is true"},
     {"GradInputShape", [](ConvCall& c) { c.dx = {2, 4, 6, 7}; }, kInvalid, "gradInput shape [2, 4, 6, 7] must equal input shape [2, 4, 6, 6]"},
     {"GradWeightShape", [](ConvCall& c) { c.dw = {6, 2, 3, 1}; }, kInvalid, "gradWeight shape [6, 2, 3, 1] must equal weight shape [6, 2, 3, 3]"},
@@ -237,9 +244,6 @@ const ErrorCase kCases[] = {
      "strideH = 64 is outside [1, 63]"},
     {"StrideAbove2147483646", [](ConvCall& c) { c.setShapes({1, 1, 4}, {1, 1, 1}, {1, 1, 1}); c.stride = {2147483647}; }, kInvalid,
      "strideL = 2147483647 is outside [1, 2147483646]"},
-    {"Bf16Grouped3dMustBeDepthwise",
-     [](ConvCall& c) { c.setShapes({1, 4, 3, 3, 3}, {4, 2, 1, 1, 1}, {1, 4, 3, 3, 3}); c.groups = 2; c.tx = c.tw = c.tdy = DType::BFloat16; },
-     kInvalid, "groups 2 > 1 with a bfloat16 3D input is supported only as depthwise (groups = input channels = gradOutput channels)"},
 };
 // clang-format on
 
@@ -280,6 +284,8 @@ const ValidCase kValid[] = {
     {"Stride3dH63", [](ConvCall& c) { c.setShapes({1, 1, 1, 64, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 2, 1}); c.stride = {1, 63, 1}; }},
     {"Stride2d64", [](ConvCall& c) { c.setShapes({1, 1, 65, 1}, {1, 1, 1, 1}, {1, 1, 2, 1}); c.stride = {64, 1}; }},
     {"Bf16Depthwise3d", [](ConvCall& c) { c.setShapes({1, 4, 3, 3, 3}, {4, 1, 1, 1, 1}, {1, 4, 3, 3, 3}); c.groups = 4; c.tx = c.tw = c.tdy = DType::BFloat16; }},
+    // op_api's CheckConvChannelAndGroup / CheckParamsGroup only check divisibility (README, Decisions).
+    {"Bf16Grouped3dNotDepthwise", [](ConvCall& c) { c.setShapes({1, 6, 3, 3, 3}, {4, 3, 1, 1, 1}, {1, 4, 3, 3, 3}); c.groups = 2; c.tx = c.tw = c.tdy = DType::BFloat16; }},
     {"Fp32Grouped3d", [](ConvCall& c) { c.setShapes({1, 4, 3, 3, 3}, {4, 2, 1, 1, 1}, {1, 4, 3, 3, 3}); c.groups = 2; }},
     {"MixedDtypesPromote", [](ConvCall& c) { c.tx = DType::Float16; c.tw = DType::BFloat16; }},
     {"Fp16AnyModeOnTraining", [](ConvCall& c) { c.tx = c.tw = c.tdy = DType::Float16; c.cube = 3; }, Product::AtlasTraining},

@@ -95,6 +95,12 @@ const ErrorCase kCases[] = {
      "input must be 4-D, got rank 3 (shape [2, 3, 20])"},
     {"Grid5D", [](GsCall& c) { c.gridShape = c.ggShape = {2, 6, 7, 1, 2}; }, ACLNN_ERR_PARAM_INVALID,
      "grid must be 4-D, got rank 5"},
+    {"Input9D", [](GsCall& c) { c.inShape = c.giShape = {2, 3, 4, 5, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+     "input must be 4-D, got rank 9 (shape [2, 3, 4, 5, 1, 1, 1, 1, 1])"},
+    {"InputGrad9D", [](GsCall& c) { c.giShape = {2, 3, 4, 5, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+     "inputGrad must be 4-D, got rank 9"},
+    {"GridGrad9DNotSelected", [](GsCall& c) { c.ggShape = {2, 6, 7, 2, 1, 1, 1, 1, 1}; c.mask = {true, false}; },
+     ACLNN_ERR_PARAM_INVALID, "gridGrad must be 4-D, got rank 9"},
     {"GradOutput3D", [](GsCall& c) { c.goShape = {2, 3, 42}; }, ACLNN_ERR_PARAM_INVALID, "gradOutput must be 4-D"},
     {"GridBatchDiffers", [](GsCall& c) { c.gridShape = c.ggShape = {1, 6, 7, 2}; }, ACLNN_ERR_PARAM_INVALID,
      "input, grid and gradOutput must have the same batch size, got input [2, 3, 4, 5], grid [1, 6, 7, 2], "

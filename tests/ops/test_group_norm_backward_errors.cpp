@@ -81,6 +81,17 @@ const ErrorCase kCases[] = {
     {"GroupNegative", [](GnCall& c) { c.group = -2; }, ACLNN_ERR_PARAM_INVALID, "got -2"},
     {"CNotDivisible", [](GnCall& c) { c.group = 3; c.statShape = {2, 3}; }, ACLNN_ERR_PARAM_INVALID,
      "C (4) must be divisible by group (3)"},
+    // 5a. Ranks beyond 8 (op_api's case_9d: 161002), gradOut first as on the device.
+    {"GradOut9D", [](GnCall& c) { c.xShape = c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+     "gradOut rank 9 (shape [2, 4, 6, 1, 1, 1, 1, 1, 1]) is outside [0, 8]"},
+    {"Mean9D", [](GnCall& c) { c.statShape = {2, 2, 1, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+     "mean rank 9 (shape [2, 2, 1, 1, 1, 1, 1, 1, 1]) is outside [0, 8]"},
+    {"Gamma9D", [](GnCall& c) { c.gammaShape = c.dgShape = c.dbShape = {4, 1, 1, 1, 1, 1, 1, 1, 1}; },
+     ACLNN_ERR_PARAM_INVALID, "gamma rank 9"},
+    {"GradInput9D", [](GnCall& c) { c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+     "gradInput rank 9"},
+    {"GradBetaOut12D", [](GnCall& c) { c.dbShape = std::vector<int64_t>(11, 1); c.dbShape.push_back(4); },
+     ACLNN_ERR_PARAM_INVALID, "gradBetaOut rank 12"},
     {"InputNumel", [](GnCall& c) { c.HxW = 5; }, ACLNN_ERR_PARAM_INVALID, "input has 48 elements"},
     {"MeanNumel", [](GnCall& c) { c.statShape = {2, 3}; }, ACLNN_ERR_PARAM_INVALID, "mean has 6 elements"},
     {"GammaNumel", [](GnCall& c) { c.gammaShape = {5}; c.dgShape = {5}; c.dbShape = {5}; },
@@ -112,6 +123,13 @@ TEST(GroupNormBackwardProducts, TrainingSeriesAllowsLargeChannelsPerGroup) {
     c.statShape = {1, 1}; c.gammaShape = c.dgShape = c.dbShape = {8001};
     EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     setProduct(Product::AtlasA2);
+}
+
+TEST(GroupNormBackwardRanks, EightDimensionsAreAccepted) {
+    GnCall c;
+    c.xShape = c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1};
+    c.statShape = {2, 2, 1, 1, 1, 1, 1, 1};
+    EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
 }
 
 TEST(GroupNormBackwardRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {

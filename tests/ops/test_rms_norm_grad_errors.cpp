@@ -92,6 +92,13 @@ const ErrorCase kCases[] = {
     {"PrivateFormat", [](RmsCall& c) { c.xFormat = ACL_FORMAT_FRACTAL_NZ; }, ACLNN_ERR_PARAM_INVALID,
      "x format FRACTAL_NZ is a private device layout"},
     // 4. Shapes.
+    // Ranks beyond 8 (op_api's case_9d: 161002), dy first.
+    {"Dy9D", [](RmsCall& c) { setAll(c, {2, 1, 1, 1, 1, 1, 1, 3, 16}, {2, 1, 1, 1, 1, 1, 1, 3}, {16}); },
+     ACLNN_ERR_PARAM_INVALID, "dy rank 9 (shape [2, 1, 1, 1, 1, 1, 1, 3, 16]) is outside [1, 8]"},
+    {"Rstd9D", [](RmsCall& c) { c.rstdShape = {2, 3, 1, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+     "rstd rank 9 (shape [2, 3, 1, 1, 1, 1, 1, 1, 1]) is outside [1, 8]"},
+    {"DgammaOut9D", [](RmsCall& c) { c.dgammaShape = {1, 1, 1, 1, 1, 1, 1, 1, 16}; }, ACLNN_ERR_PARAM_INVALID,
+     "dgammaOut rank 9"},
     {"RstdRank0", [](RmsCall& c) { setAll(c, {1, 16}, {}, {16}); }, ACLNN_ERR_PARAM_INVALID, "rstd rank 0"},
     {"XShapeDiffers", [](RmsCall& c) { c.xShape = {2, 3, 15}; }, ACLNN_ERR_PARAM_INVALID,
      "x shape [2, 3, 15] must equal dy shape [2, 3, 16]"},

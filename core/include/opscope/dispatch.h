@@ -1,5 +1,6 @@
 // Runtime dtype -> compile-time storage type, in one place. Usage:
 //   dispatchAll(t, [&](auto tag) { using T = typename decltype(tag)::type; ... });
+// Kernels switch once, at their entry, over the floating types they take: dispatchKernel.
 #pragma once
 
 #include <cstdint>
@@ -19,17 +20,38 @@ template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
 template <> constexpr DType dtypeOf<half>() { return DType::Float16; }
 template <> constexpr DType dtypeOf<bfloat16>() { return DType::BFloat16; }
 
-// Float32, Float16, BFloat16, Float64.
-template <class Fn>
-decltype(auto) dispatchFloating(DType t, Fn&& fn) {
-    switch (t) {
-        case DType::Float32: return fn(TypeTag<float>{});
-        case DType::Float16: return fn(TypeTag<half>{});
-        case DType::BFloat16: return fn(TypeTag<bfloat16>{});
-        case DType::Float64: return fn(TypeTag<double>{});
-        default: break;
+// The floating storage types a kernel takes, as a list: dispatchKernel<Float32Family>(...).
+template <class... Ts> struct KernelTypes {};
+// float32, float16, bfloat16: stored so, computed in float32.
+using Float32Family = KernelTypes<float, half, bfloat16>;
+// float32 or float64 compute buffers: a kernel that also runs an operator's float64 data.
+using Float32OrFloat64 = KernelTypes<float, double>;
+
+namespace detail {
+template <class Fn, class T, class... Rest>
+decltype(auto) dispatchAmong(DType t, const char* kernel, Fn& fn) {
+    if (t == dtypeOf<T>()) return fn(TypeTag<T>{});
+    if constexpr (sizeof...(Rest) > 0) {
+        return dispatchAmong<Fn, Rest...>(t, kernel, fn);
+    } else {
+        fail(status::kInner, std::string(kernel) + " has no " + dtypeName(t) + " variant");
     }
-    fail(status::kParamInvalid, std::string("dtype ") + dtypeName(t) + " is not a floating type");
+}
+template <class Types> struct Dispatcher;
+template <class... Ts>
+struct Dispatcher<KernelTypes<Ts...>> {
+    template <class Fn>
+    static decltype(auto) run(DType t, const char* kernel, Fn& fn) { return dispatchAmong<Fn, Ts...>(t, kernel, fn); }
+};
+}  // namespace detail
+
+// The one switch from a kernel's runtime dtype to its storage type T, called once at the
+// kernel's entry: fn(TypeTag<T>{}) for the T of `Types` whose dtype is `t`. A dtype outside
+// `Types` is an internal error naming `kernel` (the front end has rejected it already).
+//   dispatchKernel<Float32Family>(dtype, "RmsNormGrad", [&](auto tag) { using T = typename decltype(tag)::type; ... });
+template <class Types, class Fn>
+decltype(auto) dispatchKernel(DType t, const char* kernel, Fn&& fn) {
+    return detail::Dispatcher<Types>::run(t, kernel, fn);
 }
 
 // Every dtype a tensor can hold (floating, integer, bool).

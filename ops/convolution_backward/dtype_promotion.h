@@ -1,9 +1,12 @@
-// The "higher precision of the two" rule several aclnn operators use for output dtypes.
+// The "higher precision of the two" rule of aclnnConvolutionBackward's output dtypes (PyTorch's
+// and CANN's promotion): equal dtypes stay, the more precise one wins, fp16 with bf16 gives fp32.
+// The one promotion rule: the front end checks gradInput/gradWeight with it and the registry
+// creates those outputs with it.
 #pragma once
 
 #include "opscope/dtype.h"
 
-namespace opscope::ops {
+namespace opscope::conv {
 
 inline int precisionRank(DType t) {
     switch (t) {
@@ -15,10 +18,10 @@ inline int precisionRank(DType t) {
     }
 }
 
-inline DType promoteTypes(DType a, DType b) {
+inline DType promoteDtype(DType a, DType b) {
     if (a == b) return a;
     if (precisionRank(a) == precisionRank(b)) return DType::Float32;
     return precisionRank(a) > precisionRank(b) ? a : b;
 }
 
-}  // namespace opscope::ops
+}  // namespace opscope::conv
