@@ -36,7 +36,7 @@ std::string formatMetric(const metrics::MetricField& f, const metrics::Compariso
     if (!v) return "-";
     switch (f.format) {
         case metrics::FieldFormat::Count: return std::to_string(static_cast<int64_t>(*v));
-        case metrics::FieldFormat::Cosine: return formatNumber(*v, std::max(significant, 7));
+        case metrics::FieldFormat::Cosine: return formatNumber(*v, 9);
         case metrics::FieldFormat::Share: return formatPercent(*v);
         case metrics::FieldFormat::Real:
         case metrics::FieldFormat::Ulp: return formatNumber(*v, significant);

@@ -97,13 +97,13 @@ int runCompare(const ParsedArgs& a) {
         return code;
     }
     auto row = [](const std::string& k, const std::string& v) {
-        std::cout << k << std::string(k.size() < 22 ? 22 - k.size() : 1, ' ') << v << "\n";
+        std::cout << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
     };
     row("actual", actualRef.text() + "  " + tensorText(actual.dtype(), actual.shape()));
     row("reference", referenceRef.text() + "  " + tensorText(reference.dtype(), reference.shape()) +
                          (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
     for (const metrics::MetricField& f : metrics::metricFields())
-        if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowercase(f.label), formatMetric(f, m, 9));
+        if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowercase(f.label), formatMetric(f, m));
     for (const metrics::ElementField& f : metrics::elementFields()) row(lowercase(f.label), at(f.element(m)));
     row("verdict", std::string(metrics::verdictName(j.verdict)) + " (" + j.standard + "): " + j.reason);
     return code;
