@@ -46,9 +46,6 @@ ArgSpec attr(std::string name, ArgKind kind, std::string help, ParamValue def, b
 
 ArgSpec intArg(std::string name, std::string help, int64_t d) { return attr(std::move(name), ArgKind::Int, std::move(help), d); }
 ArgSpec boolArg(std::string name, std::string help, bool d) { return attr(std::move(name), ArgKind::Bool, std::move(help), d); }
-ArgSpec floatArg(std::string name, std::string help, double d) {
-    return attr(std::move(name), ArgKind::Float, std::move(help), d);
-}
 ArgSpec intArrayArg(std::string name, std::string help, std::vector<int64_t> d, bool optional) {
     return attr(std::move(name), ArgKind::IntArray, std::move(help), std::move(d), optional);
 }
@@ -120,12 +117,6 @@ int64_t OpArguments::intAttr(const std::string& name) const {
 }
 
 bool OpArguments::boolAttr(const std::string& name) const { return intAttr(name) != 0; }
-
-double OpArguments::floatAttr(const std::string& name) const {
-    const ParamValue& v = attrValue(*this, name);
-    if (auto p = std::get_if<double>(&v)) return *p;
-    return static_cast<double>(intAttr(name));
-}
 
 std::vector<int64_t> OpArguments::intArrayAttr(const std::string& name) const {
     return asInts(attrValue(*this, name), name);

@@ -33,7 +33,6 @@ struct ArgSpec {
 ArgSpec tensorArg(std::string name, std::string help, bool optional = false);
 ArgSpec intArg(std::string name, std::string help, int64_t defaultValue);
 ArgSpec boolArg(std::string name, std::string help, bool defaultValue);
-ArgSpec floatArg(std::string name, std::string help, double defaultValue);
 ArgSpec intArrayArg(std::string name, std::string help, std::vector<int64_t> defaultValue, bool optional = false);
 ArgSpec boolArrayArg(std::string name, std::string help, std::vector<bool> defaultValue);
 ArgSpec enumArg(std::string name, std::string help, std::vector<std::string> names, int64_t defaultValue);
@@ -69,7 +68,6 @@ struct OpArguments {
     // absent attributes take the schema default (see Operator::withDefaults).
     int64_t intAttr(const std::string& name) const;
     bool boolAttr(const std::string& name) const;
-    double floatAttr(const std::string& name) const;
     std::vector<int64_t> intArrayAttr(const std::string& name) const;
     std::vector<bool> boolArrayAttr(const std::string& name) const;
     bool hasAttr(const std::string& name) const { return attributes.count(name) > 0; }
