@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "aclnn/acl_meta.h"
+#include "opscope/checked_math.h"
 #include "opscope/device_memory.h"
 #include "opscope/dispatch.h"
 #include "opscope/error.h"
@@ -76,21 +77,33 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
         }
         v.offset = offset;
         v.data = tensorData;
-        if (storageDims && storageDimsNum > 0) t->storageDims.assign(storageDims, storageDims + storageDimsNum);
-        else t->storageDims = v.shape;
+        if (storageDims && storageDimsNum > 0) {
+            if (storageDimsNum > static_cast<uint64_t>(kMaxCreateRank))
+                fail(status::kParamInvalid, Msg() << "storageDimsNum " << storageDimsNum
+                                                  << " exceeds the largest rank OpScope accepts (" << kMaxCreateRank << ")");
+            t->storageDims.assign(storageDims, storageDims + storageDimsNum);
+            for (int64_t d : t->storageDims)
+                if (d < 0)
+                    fail(status::kParamInvalid, Msg() << "storageDims " << shapeToString(t->storageDims) << " has a negative size");
+        } else {
+            t->storageDims = v.shape;
+        }
 
+        // Every count, index and byte size below is overflow-checked (161002 naming the values).
         const int64_t n = v.numel();
+        const int64_t storageNumel = shapeNumel(t->storageDims);
         if (n > 0) {
             if (!tensorData) fail(status::kParamNullptr, "tensorData is null for a non-empty tensor");
-            int64_t last = offset;  // highest element index the view touches
-            for (std::size_t i = 0; i < v.shape.size(); ++i) last += (v.shape[i] - 1) * v.strides[i];
-            const int64_t storageNumel = shapeNumel(t->storageDims);
+            const std::size_t bytes = v.byteRange().end;  // from tensorData to past the last element
+            const auto last = static_cast<int64_t>(bytes / v.elementSize()) - 1;  // highest element index touched
             if (storageDims && storageDimsNum > 0 && last >= storageNumel)
                 fail(status::kParamInvalid, Msg() << "view " << shapeToString(v.shape) << " strides "
                                                   << shapeToString(v.strides) << " offset " << offset
                                                   << " reaches element " << last << " but storageDims "
                                                   << shapeToString(t->storageDims) << " hold " << storageNumel);
-            const std::size_t bytes = static_cast<std::size_t>(last + 1) * v.elementSize();
+            if (!rangeFitsAddressSpace(tensorData, bytes))
+                fail(status::kParamInvalid, Msg() << "the view needs " << bytes << " bytes from tensorData " << tensorData
+                                                  << ", which wraps around the address space");
             if (device::find(tensorData).base && !device::containsRange(tensorData, bytes))
                 fail(status::kParamInvalid, Msg() << "the view needs " << bytes
                                                   << " bytes from tensorData but its aclrtMalloc block is smaller");
