@@ -37,6 +37,16 @@ const aclTensor& requireTensorHandle(const aclTensor* t) {
     return *t;
 }
 
+// The caller's array of `size` elements: null only when empty, and not running past the end of
+// the address space (a size near 2^64 would wrap `value + size`).
+template <class T>
+void checkArrayArgument(const T* value, uint64_t size) {
+    if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+    std::size_t bytes;
+    if (!checkedMul(static_cast<std::size_t>(size), sizeof(T), &bytes) || !rangeFitsAddressSpace(value, bytes))
+        fail(status::kParamInvalid, Msg() << "size " << size << " runs past the end of the address space from value " << value);
+}
+
 // Copies dims into a new[] array the caller frees with delete[], as in CANN.
 void exportDims(const std::vector<int64_t>& v, int64_t** out, uint64_t* num) {
     if (!out || !num) fail(status::kParamNullptr, "output pointer is null");
@@ -135,7 +145,7 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
 
 aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
     return guardCreate<aclIntArray>("aclCreateIntArray", [&] {
-        if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+        checkArrayArgument(value, size);
         auto a = std::make_unique<aclIntArray>();
         if (size) a->values.assign(value, value + size);
         registerHandle(HandleKind::IntArray, a.get());
@@ -145,7 +155,7 @@ aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
 
 aclFloatArray* aclCreateFloatArray(const float* value, uint64_t size) {
     return guardCreate<aclFloatArray>("aclCreateFloatArray", [&] {
-        if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+        checkArrayArgument(value, size);
         auto a = std::make_unique<aclFloatArray>();
         if (size) a->values.assign(value, value + size);
         registerHandle(HandleKind::FloatArray, a.get());
@@ -155,7 +165,7 @@ aclFloatArray* aclCreateFloatArray(const float* value, uint64_t size) {
 
 aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
     return guardCreate<aclBoolArray>("aclCreateBoolArray", [&] {
-        if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+        checkArrayArgument(value, size);
         auto a = std::make_unique<aclBoolArray>();
         if (size) a->values.assign(value, value + size);
         registerHandle(HandleKind::BoolArray, a.get());

@@ -56,7 +56,7 @@ void rawFree(void* p, std::size_t bytes) {
     }
     BlockCache& c = blockCache();
     std::unique_lock<std::mutex> lk(c.m);
-    if (c.bytes + bytes <= kCacheLimit) {
+    if (bytes <= kCacheLimit - c.bytes) {  // c.bytes <= kCacheLimit always: no wrap
         c.blocks.emplace(bytes, p);
         c.bytes += bytes;
         return;

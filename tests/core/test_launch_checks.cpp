@@ -280,6 +280,13 @@ TEST(OverflowChecks, HugeShapesStridesAndOffsetsAreRefused) {
     EXPECT_NE(broadcast, nullptr) << lastError();
     aclDestroyTensor(broadcast);
     aclrtFree(dev);
+    // Arrays whose size would run past the end of the address space.
+    const int64_t one = 1;
+    EXPECT_EQ(aclCreateIntArray(&one, uint64_t{1} << 62), nullptr);
+    EXPECT_CONTAINS(lastError(), "[161002] aclCreateIntArray: size 4611686018427387904 runs past the end of the address space");
+    const float f = 1;
+    EXPECT_EQ(aclCreateFloatArray(&f, UINT64_MAX), nullptr);
+    EXPECT_CONTAINS(lastError(), "runs past the end of the address space");
 }
 
 TEST(OverflowChecks, ViewArithmeticIsChecked) {
