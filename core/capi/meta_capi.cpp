@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "aclnn/acl_meta.h"
+#include "opscope/checked_math.h"
 #include "opscope/device_memory.h"
 #include "opscope/dispatch.h"
 #include "opscope/error.h"
@@ -34,6 +35,16 @@ const aclTensor& requireTensorHandle(const aclTensor* t) {
     if (!t) fail(status::kParamNullptr, "tensor is null");
     if (!isLiveHandle(HandleKind::Tensor, t)) fail(status::kParamInvalid, "tensor is not a live aclTensor");
     return *t;
+}
+
+// The caller's array of `size` elements: null only when empty, and not running past the end of
+// the address space (a size near 2^64 would wrap `value + size`).
+template <class T>
+void checkArrayArgument(const T* value, uint64_t size) {
+    if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+    std::size_t bytes;
+    if (!checkedMul(static_cast<std::size_t>(size), sizeof(T), &bytes) || !rangeFitsAddressSpace(value, bytes))
+        fail(status::kParamInvalid, Msg() << "size " << size << " runs past the end of the address space from value " << value);
 }
 
 // Copies dims into a new[] array the caller frees with delete[], as in CANN.
@@ -76,21 +87,33 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
         }
         v.offset = offset;
         v.data = tensorData;
-        if (storageDims && storageDimsNum > 0) t->storageDims.assign(storageDims, storageDims + storageDimsNum);
-        else t->storageDims = v.shape;
+        if (storageDims && storageDimsNum > 0) {
+            if (storageDimsNum > static_cast<uint64_t>(kMaxCreateRank))
+                fail(status::kParamInvalid, Msg() << "storageDimsNum " << storageDimsNum
+                                                  << " exceeds the largest rank OpScope accepts (" << kMaxCreateRank << ")");
+            t->storageDims.assign(storageDims, storageDims + storageDimsNum);
+            for (int64_t d : t->storageDims)
+                if (d < 0)
+                    fail(status::kParamInvalid, Msg() << "storageDims " << shapeToString(t->storageDims) << " has a negative size");
+        } else {
+            t->storageDims = v.shape;
+        }
 
+        // Every count, index and byte size below is overflow-checked (161002 naming the values).
         const int64_t n = v.numel();
+        const int64_t storageNumel = shapeNumel(t->storageDims);
         if (n > 0) {
             if (!tensorData) fail(status::kParamNullptr, "tensorData is null for a non-empty tensor");
-            int64_t last = offset;  // highest element index the view touches
-            for (std::size_t i = 0; i < v.shape.size(); ++i) last += (v.shape[i] - 1) * v.strides[i];
-            const int64_t storageNumel = shapeNumel(t->storageDims);
+            const std::size_t bytes = v.byteRange().end;  // from tensorData to past the last element
+            const auto last = static_cast<int64_t>(bytes / v.elementSize()) - 1;  // highest element index touched
             if (storageDims && storageDimsNum > 0 && last >= storageNumel)
                 fail(status::kParamInvalid, Msg() << "view " << shapeToString(v.shape) << " strides "
                                                   << shapeToString(v.strides) << " offset " << offset
                                                   << " reaches element " << last << " but storageDims "
                                                   << shapeToString(t->storageDims) << " hold " << storageNumel);
-            const std::size_t bytes = static_cast<std::size_t>(last + 1) * v.elementSize();
+            if (!rangeFitsAddressSpace(tensorData, bytes))
+                fail(status::kParamInvalid, Msg() << "the view needs " << bytes << " bytes from tensorData " << tensorData
+                                                  << ", which wraps around the address space");
             if (device::find(tensorData).base && !device::containsRange(tensorData, bytes))
                 fail(status::kParamInvalid, Msg() << "the view needs " << bytes
                                                   << " bytes from tensorData but its aclrtMalloc block is smaller");
@@ -122,7 +145,7 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
 
 aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
     return guardCreate<aclIntArray>("aclCreateIntArray", [&] {
-        if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+        checkArrayArgument(value, size);
         auto a = std::make_unique<aclIntArray>();
         if (size) a->values.assign(value, value + size);
         registerHandle(HandleKind::IntArray, a.get());
@@ -132,7 +155,7 @@ aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
 
 aclFloatArray* aclCreateFloatArray(const float* value, uint64_t size) {
     return guardCreate<aclFloatArray>("aclCreateFloatArray", [&] {
-        if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+        checkArrayArgument(value, size);
         auto a = std::make_unique<aclFloatArray>();
         if (size) a->values.assign(value, value + size);
         registerHandle(HandleKind::FloatArray, a.get());
@@ -142,7 +165,7 @@ aclFloatArray* aclCreateFloatArray(const float* value, uint64_t size) {
 
 aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
     return guardCreate<aclBoolArray>("aclCreateBoolArray", [&] {
-        if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
+        checkArrayArgument(value, size);
         auto a = std::make_unique<aclBoolArray>();
         if (size) a->values.assign(value, value + size);
         registerHandle(HandleKind::BoolArray, a.get());

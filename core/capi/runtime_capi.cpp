@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "acl/acl.h"
+#include "opscope/checked_math.h"
 #include "opscope/device_memory.h"
 #include "opscope/error.h"
 #include "opscope/objects.h"
@@ -15,7 +16,6 @@ using namespace opscope;
 
 namespace {
 
-std::atomic<bool> gInitialized{false};
 constexpr int32_t kDeviceCount = 8;  // device ids 0..7 are accepted, all backed by the host
 thread_local int32_t tCurrentDevice = -1;
 
@@ -34,6 +34,13 @@ const char* memcpyKindName(int32_t k) {
         case ACL_MEMCPY_DEVICE_TO_DEVICE: return "ACL_MEMCPY_DEVICE_TO_DEVICE";
     }
     return "?";
+}
+
+// A host-side range can only be checked for wrapping around the address space.
+void checkHostRange(const void* p, size_t bytes, const char* side) {
+    if (!rangeFitsAddressSpace(p, bytes))
+        fail(status::kAclInvalidParam, Msg() << side << " range of " << bytes << " bytes at " << p
+                                             << " wraps around the address space");
 }
 
 // A device-side range must lie inside one allocation: catches overruns the NPU would fault on.
@@ -56,8 +63,7 @@ const char* aclGetRecentErrMsg(void) { return recentErrorMessage(); }
 
 aclError aclInit(const char* /*configPath*/) {
     return guardCApi("aclInit", [&] {
-        bool expected = false;
-        if (!gInitialized.compare_exchange_strong(expected, true))
+        if (!device::markInitialized())
             fail(status::kAclRepeatInitialize, "aclInit was already called (call aclFinalize first)");
     });
 }
@@ -65,14 +71,13 @@ aclError aclInit(const char* /*configPath*/) {
 aclError aclFinalize(void) {
     flushTraces();  // everything traced so far is on disk when the program finalizes
     return guardCApi("aclFinalize", [&] {
-        bool expected = true;
-        if (!gInitialized.compare_exchange_strong(expected, false))
-            fail(status::kAclUninitialized, "aclFinalize without a successful aclInit");
+        if (!device::markFinalized()) fail(status::kAclUninitialized, "aclFinalize without a successful aclInit");
     });
 }
 
 aclError aclrtSetDevice(int32_t deviceId) {
     return guardCApi("aclrtSetDevice", [&] {
+        device::requireRuntime(status::kAclUninitialized);
         checkDeviceId(deviceId);
         tCurrentDevice = deviceId;
     });
@@ -95,6 +100,7 @@ aclError aclrtGetDevice(int32_t* deviceId) {
 
 aclError aclrtCreateStream(aclrtStream* stream) {
     return guardCApi("aclrtCreateStream", [&] {
+        device::requireRuntime(status::kAclUninitialized);
         if (!stream) fail(status::kAclInvalidParam, "stream is null");
         auto* s = new Stream{tCurrentDevice};
         registerHandle(HandleKind::Stream, s);
@@ -120,6 +126,7 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
 
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
     return guardCApi("aclrtMalloc", [&] {
+        device::requireRuntime(status::kAclUninitialized);
         if (!devPtr) fail(status::kAclInvalidParam, "devPtr is null");
         const int32_t p = rawEnum(policy);
         if (p < ACL_MEM_MALLOC_HUGE_FIRST || p > ACL_MEM_MALLOC_NORMAL_ONLY)
@@ -134,6 +141,7 @@ aclError aclrtFree(void* devPtr) {
 
 aclError aclrtMallocHost(void** hostPtr, size_t size) {
     return guardCApi("aclrtMallocHost", [&] {
+        device::requireRuntime(status::kAclUninitialized);
         if (!hostPtr) fail(status::kAclInvalidParam, "hostPtr is null");
         *hostPtr = device::allocate(size);  // pinned host memory: tracked the same way
     });
@@ -145,6 +153,7 @@ aclError aclrtFreeHost(void* hostPtr) {
 
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
     return guardCApi("aclrtMemset", [&] {
+        device::requireRuntime(status::kAclUninitialized);
         if (!devPtr) fail(status::kAclInvalidParam, "devPtr is null");
         if (count > maxCount)
             fail(status::kAclInvalidParam, Msg() << "count " << count << " exceeds maxCount " << maxCount);
@@ -155,15 +164,25 @@ aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count)
 
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
     return guardCApi("aclrtMemcpy", [&] {
+        device::requireRuntime(status::kAclUninitialized);
         if (!dst) fail(status::kAclInvalidParam, "dst is null");
         if (!src) fail(status::kAclInvalidParam, "src is null");
         if (count > destMax)
             fail(status::kAclInvalidParam, Msg() << "count " << count << " exceeds destMax " << destMax);
         const int32_t k = rawEnum(kind);
         switch (k) {
-            case ACL_MEMCPY_HOST_TO_HOST: break;
-            case ACL_MEMCPY_HOST_TO_DEVICE: checkDeviceRange(dst, count, "dst", k); break;
-            case ACL_MEMCPY_DEVICE_TO_HOST: checkDeviceRange(src, count, "src", k); break;
+            case ACL_MEMCPY_HOST_TO_HOST:
+                checkHostRange(dst, count, "dst");
+                checkHostRange(src, count, "src");
+                break;
+            case ACL_MEMCPY_HOST_TO_DEVICE:
+                checkDeviceRange(dst, count, "dst", k);
+                checkHostRange(src, count, "src");
+                break;
+            case ACL_MEMCPY_DEVICE_TO_HOST:
+                checkDeviceRange(src, count, "src", k);
+                checkHostRange(dst, count, "dst");
+                break;
             case ACL_MEMCPY_DEVICE_TO_DEVICE:
                 checkDeviceRange(dst, count, "dst", k);
                 checkDeviceRange(src, count, "src", k);

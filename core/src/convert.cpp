@@ -76,6 +76,10 @@ void copyConvert(const TensorView& src, const TensorView& dst) {
         fail(status::kInner, Msg() << "copy between different shapes " << shapeToString(src.shape)
                                    << " and " << shapeToString(dst.shape));
     if (src.numel() == 0) return;
+    // byteRange() proves both views' highest element index and byte size fit (it throws
+    // otherwise), so no element offset or pointer computed below can overflow.
+    src.byteRange();
+    dst.byteRange();
     if (src.rank() == 0) {
         TensorView s = src, d = dst;
         s.shape = d.shape = {1};
@@ -95,7 +99,8 @@ void copyConvert(const TensorView& src, const TensorView& dst) {
 void fillZero(const TensorView& dst) {
     if (dst.numel() == 0) return;
     if (dst.isContiguous()) {
-        std::memset(dst.first(), 0, static_cast<std::size_t>(dst.numel()) * dst.elementSize());
+        const TensorView::ByteRange r = dst.byteRange();  // checked: numel * elementSize fits
+        std::memset(dst.first(), 0, r.end - r.begin);
         return;
     }
     // All supported dtypes have zero as all-zero bits: copy from a zero scalar broadcast.

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -55,7 +56,7 @@ void rawFree(void* p, std::size_t bytes) {
     }
     BlockCache& c = blockCache();
     std::unique_lock<std::mutex> lk(c.m);
-    if (c.bytes + bytes <= kCacheLimit) {
+    if (bytes <= kCacheLimit - c.bytes) {  // c.bytes <= kCacheLimit always: no wrap
         c.blocks.emplace(bytes, p);
         c.bytes += bytes;
         return;
@@ -64,10 +65,16 @@ void rawFree(void* p, std::size_t bytes) {
     munmap(p, bytes);
 }
 
+struct Block {
+    std::size_t size;
+    uint64_t serial;
+};
+
 struct Heap {
     std::mutex m;
-    std::map<const char*, std::size_t> live;  // base -> size, ordered for range lookups
-    std::set<const void*> freed;              // recently freed bases, for a better message
+    std::map<const char*, Block> live;  // base -> block, ordered for range lookups
+    std::set<const void*> freed;        // recently freed bases, for a better message
+    uint64_t nextSerial = 1;
 };
 
 Heap& heap() {
@@ -75,7 +82,22 @@ Heap& heap() {
     return *h;
 }
 
+enum class Lifecycle { NeverInitialized, Initialized, Finalized };
+std::atomic<Lifecycle> gLifecycle{Lifecycle::NeverInitialized};
+
 }  // namespace
+
+bool markInitialized() { return gLifecycle.exchange(Lifecycle::Initialized) != Lifecycle::Initialized; }
+
+bool markFinalized() {
+    Lifecycle expected = Lifecycle::Initialized;
+    return gLifecycle.compare_exchange_strong(expected, Lifecycle::Finalized);
+}
+
+void requireRuntime(int32_t code) {
+    if (gLifecycle.load() == Lifecycle::Finalized)
+        fail(code, "the runtime was finalized (aclFinalize); call aclInit before using the device again");
+}
 
 void* allocate(std::size_t bytes) {
     if (bytes == 0) fail(status::kAclInvalidParam, "size must be greater than 0");
@@ -85,7 +107,7 @@ void* allocate(std::size_t bytes) {
     if (!p) fail(status::kAclBadAlloc, Msg() << "cannot allocate " << bytes << " bytes: out of memory");
     Heap& h = heap();
     std::lock_guard<std::mutex> lk(h.m);
-    h.live[static_cast<const char*>(p)] = bytes;  // the requested size: overruns past it are errors
+    h.live[static_cast<const char*>(p)] = Block{bytes, h.nextSerial++};  // the requested size: overruns past it are errors
     h.freed.erase(p);
     return p;
 }
@@ -103,7 +125,7 @@ void release(void* p) {
             fail(status::kAclInvalidParam,
                  Msg() << "devPtr " << p << " was not returned by aclrtMalloc (or is not the start of an allocation)");
         }
-        size = it->second;
+        size = it->second.size;
         h.live.erase(it);
         if (h.freed.size() > 100000) h.freed.clear();
         h.freed.insert(p);
@@ -118,15 +140,21 @@ Region find(const void* p) {
     auto it = h.live.upper_bound(c);
     if (it == h.live.begin()) return {};
     --it;
-    if (c >= it->first && c < it->first + it->second) return {it->first, it->second};
+    // Compare offsets, not pointers: base + size never overflows, p - base is in range here.
+    const auto offset = static_cast<std::size_t>(c - it->first);
+    if (c >= it->first && offset < it->second.size) return {it->first, it->second.size, it->second.serial};
     return {};
 }
 
+std::size_t Region::bytesFrom(const void* p) const {
+    const auto at = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(base);
+    if (!base || at < b || at - b >= size) return 0;
+    return size - (at - b);
+}
+
 bool containsRange(const void* p, std::size_t bytes) {
-    Region r = find(p);
-    if (!r.base) return false;
-    const char* c = static_cast<const char*>(p);
-    return c + bytes <= static_cast<const char*>(r.base) + r.size;
+    const Region r = find(p);
+    return r.base && bytes <= r.bytesFrom(p);
 }
 
 }  // namespace opscope::device

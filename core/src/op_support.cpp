@@ -76,11 +76,17 @@ std::vector<DType> normDtypesFor(Product p) {
 int32_t launchExecutor(const char* api, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                        aclrtStream stream) noexcept {
     return guardCApi(api, [&] {
-        aclOpExecutor* e = requireRunnableExecutor(executor);
+        ExecutorLaunch launch(executor);
+        aclOpExecutor* e = launch.executor();
+        device::requireRuntime(status::kRuntimeError);
         requireLiveStream(stream, "stream");
         e->bindWorkspace(workspace, workspaceSize);
-        e->runToEnd();
-        retireIfSpent(e);
+        checkLaunchMemory(e->plan(), e->callerBlocks, workspace, workspaceSize);
+        {
+            InputSnapshot snapshot(e->plan());
+            e->runToEnd();
+        }
+        launch.completed();
     });
 }
 

@@ -1,5 +1,6 @@
 #include "opscope/plan.h"
 
+#include "opscope/checked_math.h"
 #include "opscope/error.h"
 
 namespace opscope {
@@ -28,9 +29,14 @@ int Plan::addScratch(const std::string& name, DType dtype, const std::vector<int
     s.name = name;
     s.kind = SlotKind::Scratch;
     s.view = TensorView::contiguous(dtype, shape, nullptr);
-    s.bytes = static_cast<std::size_t>(shapeNumel(shape)) * dtypeSize(dtype);
-    s.wsOffset = (workspaceBytes_ + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
-    workspaceBytes_ = s.wsOffset + s.bytes;
+    s.bytes = s.view.byteRange().end;  // checked: numel * element size
+    std::size_t end = 0;
+    if (!checkedAdd(workspaceBytes_, kWorkspaceAlignment - 1, &s.wsOffset) ||
+        !checkedAdd(s.wsOffset / kWorkspaceAlignment * kWorkspaceAlignment, s.bytes, &end))
+        fail(status::kParamInvalid, Msg() << "scratch tensor '" << name << "' " << dtypeName(dtype) << shapeToString(shape)
+                                          << " makes the workspace larger than 64-bit sizes hold");
+    s.wsOffset = s.wsOffset / kWorkspaceAlignment * kWorkspaceAlignment;
+    workspaceBytes_ = end;
     slots_.push_back(std::move(s));
     return static_cast<int>(slots_.size() - 1);
 }
@@ -41,6 +47,13 @@ int Plan::findSlot(const std::string& name) const {
     for (std::size_t i = 0; i < slots_.size(); ++i)
         if (slots_[i].name == name) return static_cast<int>(i);
     return -1;
+}
+
+void Plan::rebindCaller(int id, void* data, int64_t offset) {
+    Slot& s = slots_.at(static_cast<std::size_t>(id));
+    if (s.kind == SlotKind::Scratch) fail(status::kInner, Msg() << "slot '" << s.name << "' is scratch, not a caller tensor");
+    s.view.data = data;
+    s.view.offset = offset;
 }
 
 TensorView Plan::resolve(int id, void* workspace) const {

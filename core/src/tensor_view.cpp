@@ -2,6 +2,9 @@
 
 #include <sstream>
 
+#include "opscope/checked_math.h"
+#include "opscope/error.h"
+
 namespace opscope {
 
 const char* formatName(Format f) {
@@ -28,7 +31,9 @@ bool isPrivateFormat(Format f) {
 
 int64_t shapeNumel(const std::vector<int64_t>& shape) {
     int64_t n = 1;
-    for (int64_t d : shape) n *= d;
+    for (int64_t d : shape)
+        if (!checkedMul(n, d, &n))
+            fail(status::kParamInvalid, Msg() << "shape " << shapeToString(shape) << " has more elements than int64 counts");
     return n;
 }
 
@@ -49,13 +54,39 @@ bool TensorView::isContiguous() const {
         if (shape[k] == 1) continue;
         if (shape[k] == 0) return true;
         if (strides[k] != expected) return false;
-        expected *= shape[k];
+        if (!checkedMul(expected, shape[k], &expected)) return false;
     }
     return true;
 }
 
 void* TensorView::first() const {
-    return static_cast<char*>(data) + offset * static_cast<int64_t>(elementSize());
+    int64_t bytes;
+    if (!checkedMul(offset, static_cast<int64_t>(elementSize()), &bytes))
+        fail(status::kParamInvalid, Msg() << "view offset " << offset << " is beyond what 64-bit addresses hold");
+    return static_cast<char*>(data) + bytes;
+}
+
+TensorView::ByteRange TensorView::byteRange() const {
+    if (numel() == 0) return {};
+    const auto overflow = [&]() {
+        fail(status::kParamInvalid, Msg() << "view " << shapeToString(shape) << " strides " << shapeToString(strides)
+                                          << " offset " << offset << " reaches beyond what 64-bit addresses hold");
+    };
+    int64_t lo = offset, hi = offset;  // lowest and highest element index the view touches
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        int64_t reach;
+        if (!checkedMul(shape[i] - 1, strides[i], &reach)) overflow();
+        if (!checkedAdd(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) overflow();
+    }
+    if (lo < 0)
+        fail(status::kParamInvalid, Msg() << "view " << shapeToString(shape) << " strides " << shapeToString(strides)
+                                          << " offset " << offset << " reaches element " << lo << ", before its storage");
+    std::size_t begin, end;
+    const auto size = elementSize();
+    if (!checkedMul(static_cast<std::size_t>(lo), size, &begin) || !checkedAdd(static_cast<std::size_t>(hi), std::size_t{1}, &end) ||
+        !checkedMul(end, size, &end))
+        overflow();
+    return {begin, end};
 }
 
 std::string TensorView::describe() const {
@@ -69,7 +100,8 @@ std::vector<int64_t> TensorView::contiguousStrides(const std::vector<int64_t>& s
     int64_t s = 1;
     for (std::size_t i = shape.size(); i-- > 0;) {
         strides[i] = s;
-        s *= shape[i] > 0 ? shape[i] : 1;
+        if (!checkedMul(s, shape[i] > 0 ? shape[i] : 1, &s))
+            fail(status::kParamInvalid, Msg() << "shape " << shapeToString(shape) << " has more elements than int64 counts");
     }
     return strides;
 }

@@ -15,6 +15,7 @@ namespace {
 std::string lastError() { return aclGetRecentErrMsg(); }
 
 TEST(Runtime, InitFinalizeAndDevice) {
+    aclFinalize();  // fails unless an earlier test in this process left the runtime initialized
     ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
     EXPECT_EQ(aclInit(nullptr), ACL_ERROR_REPEAT_INITIALIZE);
     EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
@@ -26,6 +27,10 @@ TEST(Runtime, InitFinalizeAndDevice) {
     EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
     EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
     EXPECT_NE(aclFinalize(), ACL_SUCCESS);
+    void* p = nullptr;
+    EXPECT_EQ(aclrtMalloc(&p, 8, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_UNINITIALIZE);  // the device is gone
+    EXPECT_EQ(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);  // and back, for the tests that follow in this process
 }
 
 TEST(Runtime, MallocIsAlignedAndTracked) {

@@ -2,6 +2,7 @@
 // The C API runs it to the end; the CLI, GUI and tests can step it like a debugger.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -111,7 +112,7 @@ private:
     uint64_t id_;
     std::vector<Param> params_;
     Plan plan_;
-    bool repeatable_ = false;
+    std::atomic<bool> repeatable_{false};  // may be set from another thread while a launch reads it
     int completedRuns_ = 0;
     void* workspace_ = nullptr;
     uint64_t workspaceSize_ = 0;

@@ -8,6 +8,7 @@
 
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
+#include "opscope/device_memory.h"
 #include "opscope/executor.h"
 #include "opscope/tensor_view.h"
 
@@ -24,6 +25,9 @@ struct aclScalar {
 };
 struct aclOpExecutor final : opscope::Executor {
     using Executor::Executor;
+    // The aclrtMalloc block under each caller tensor when phase 1 finished, by slot id
+    // (base == nullptr for scratch, empty tensors and memory that is not device memory).
+    std::vector<opscope::device::Region> callerBlocks;
 };
 
 namespace opscope {
@@ -38,11 +42,30 @@ bool isLiveHandle(HandleKind k, const void* p);
 
 // Executors: owned by OpScope once created through an aclnn first phase.
 aclOpExecutor* adoptExecutor(std::unique_ptr<aclOpExecutor> e);
-// Throws kRuntimeError for null, unknown, destroyed or spent executors.
+// Throws kParamNullptr for null, kRuntimeError for unknown, destroyed or spent executors.
 aclOpExecutor* requireRunnableExecutor(aclOpExecutor* e);
-// Called after a completed run: a non-repeatable executor is spent and freed.
-void retireIfSpent(aclOpExecutor* e);
-void destroyExecutor(aclOpExecutor* e);  // throws kParamInvalid for an unknown pointer
+// Destroying an executor that another thread is running waits for that run to end; destroying
+// it from inside its own run (an observer) is kParamInvalid. Throws kParamInvalid for an
+// unknown pointer; a spent executor may be destroyed (it is freed later).
+void destroyExecutor(aclOpExecutor* e);
+
+// One phase-2 launch, start to end. An executor runs on one thread at a time: a second launch
+// of a non-repeatable one while it runs is kRuntimeError (it runs once), of a repeatable one
+// waits for the first. A completed run spends a non-repeatable executor (freed later).
+class ExecutorLaunch {
+public:
+    // Throws like requireRunnableExecutor, and kRuntimeError as above.
+    explicit ExecutorLaunch(aclOpExecutor* e);
+    ~ExecutorLaunch();
+    ExecutorLaunch(const ExecutorLaunch&) = delete;
+    ExecutorLaunch& operator=(const ExecutorLaunch&) = delete;
+    aclOpExecutor* executor() const { return e_; }
+    void completed() { completed_ = true; }
+
+private:
+    aclOpExecutor* e_;
+    bool completed_ = false;
+};
 
 // Streams: the emulation runs work synchronously at launch; a stream records validity only.
 // Null is the default stream and always valid.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "opscope/error.h"
+#include "opscope/launch_memory.h"
 #include "opscope/objects.h"
 #include "opscope/product.h"
 
@@ -35,19 +36,24 @@ void checkRankRange(const TensorView& v, const char* name, int64_t lo, int64_t h
 std::vector<DType> normDtypesFor(Product p);
 
 // Phase 1: checks the out-pointers, runs `build` (which validates and returns the executor),
-// reports its workspace size and hands the executor to the caller.
+// checks what every plan must satisfy (outputs without self-overlap), remembers the device
+// blocks under the caller's tensors, reports the workspace size and hands the executor over.
 template <class Build>
 int32_t prepareExecutor(const char* api, uint64_t* workspaceSize, aclOpExecutor** executor, Build&& build) noexcept {
     return guardCApi(api, [&] {
         if (!workspaceSize) fail(status::kParamNullptr, "workspaceSize is null");
         if (!executor) fail(status::kParamNullptr, "executor is null");
         std::unique_ptr<aclOpExecutor> e = build();
+        checkOutputsDoNotOverlapThemselves(e->plan());
+        e->callerBlocks = callerBlocks(e->plan());
         *workspaceSize = e->plan().workspaceBytes();
         *executor = adoptExecutor(std::move(e));
     });
 }
 
-// Phase 2: validates executor, stream and workspace, runs every step, retires the executor.
+// Phase 2: validates executor, stream, workspace and the memory of every tensor (361001 with a
+// message naming it), runs every step, retires a non-repeatable executor. Thread-safe: see
+// ExecutorLaunch for two launches of one executor.
 int32_t launchExecutor(const char* api, void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                        aclrtStream stream) noexcept;
 

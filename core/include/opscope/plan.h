@@ -53,6 +53,9 @@ public:
 
     // The slot's view with scratch placed inside `workspace`.
     TensorView resolve(int id, void* workspace) const;
+    // Points a caller (input or output) slot at other storage: same dtype, shape and strides,
+    // element [0,...] at data + offset elements. Phase 2 uses it to read inputs from a copy.
+    void rebindCaller(int id, void* data, int64_t offset);
 
 private:
     std::vector<Slot> slots_;

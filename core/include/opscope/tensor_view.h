@@ -40,6 +40,12 @@ struct TensorView {
     bool isContiguous() const;
     // Address of element [0,...,0].
     void* first() const;
+    // Bytes from `data` to the lowest element the view touches, and to one past the highest
+    // ({0, 0} when empty). Throws StatusError(kParamInvalid) when an index or size overflows.
+    struct ByteRange {
+        std::size_t begin = 0, end = 0;
+    };
+    ByteRange byteRange() const;
     std::size_t elementSize() const { return dtypeSize(dtype); }
     // "float32[2, 3, 4]" plus " strides [..]" when not contiguous.
     std::string describe() const;
@@ -49,6 +55,7 @@ struct TensorView {
 };
 
 std::string shapeToString(const std::vector<int64_t>& shape);
+// Throws StatusError(kParamInvalid) when the product overflows int64.
 int64_t shapeNumel(const std::vector<int64_t>& shape);
 
 }  // namespace opscope
