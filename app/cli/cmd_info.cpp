@@ -94,7 +94,9 @@ std::vector<cases::TensorSummary> recordedTensors(const std::vector<TensorRecord
 
 std::vector<ExecutorSummary> traceExecutors(const h5::File& f) {
     std::vector<ExecutorSummary> out;
-    const std::vector<ExecutorTrace> traces = readTrace(f, TraceValues::Skip);
+    std::string tornTail;
+    const std::vector<ExecutorTrace> traces = readTrace(f, TraceValues::Skip, &tornTail);
+    if (!tornTail.empty()) std::cerr << "opscope-cli: warning: " << tornTail << "\n";
     for (std::size_t i = 0; i < traces.size(); ++i) {
         const ExecutorTrace& t = traces[i];
         ExecutorSummary e;
@@ -111,6 +113,13 @@ std::vector<ExecutorSummary> traceExecutors(const h5::File& f) {
         out.push_back(std::move(e));
     }
     return out;
+}
+
+// "external storage -> /etc/passwd", "external link -> f.h5:/g", or "" for what is inside the file.
+std::string outsideText(const h5::NodeInfo& n) {
+    if (n.kind == h5::ObjectKind::Dataset) return n.dataset.outside;
+    if (n.kind == h5::ObjectKind::Link && !n.externalTarget.empty()) return "external link -> " + n.externalTarget;
+    return "";
 }
 
 void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool attrs) {
@@ -140,6 +149,7 @@ void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool a
         } else {
             line += h5::kindName(n.kind);
         }
+        if (!outsideText(n).empty()) line += "  " + outsideText(n);
         std::cout << line << "\n";
         attributes(n.path);
     }
@@ -182,7 +192,13 @@ int runInfo(const ParsedArgs& a) {
         }
     }
     const bool tree = a.has("--tree") || (!trace && caseList.empty());
-    const std::vector<h5::NodeInfo> nodes = tree ? h5::listTree(f, "/", depth) : std::vector<h5::NodeInfo>{};
+    // The whole tree is walked (metadata only) to find everything that points outside the file.
+    const std::vector<h5::NodeInfo> all = h5::listTree(f, "/", -1);
+    std::vector<h5::NodeInfo> nodes, outside;
+    for (const h5::NodeInfo& n : all) {
+        if (tree && (depth < 0 || n.depth <= depth)) nodes.push_back(n);
+        if (!outsideText(n).empty()) outside.push_back(n);
+    }
     const uint64_t size = std::filesystem::file_size(file);
     const char* kind = trace ? "trace" : !caseList.empty() ? "case file" : "HDF5 file";
 
@@ -234,6 +250,7 @@ int runInfo(const ParsedArgs& a) {
                 w.field("tensor", n.dataset.dtype != DType::Undefined).field("storage_bytes", n.dataset.storageBytes);
                 w.key("filters").value(n.dataset.filters);
             }
+            if (!outsideText(n).empty()) w.field("outside", outsideText(n));
             if (a.has("--attrs")) {
                 w.key("attributes").beginObject();
                 for (const std::string& at : f.attributeNames(n.path)) w.field(at, h5::attributeText(f, n.path, at));
@@ -241,6 +258,9 @@ int runInfo(const ParsedArgs& a) {
             }
             w.endObject();
         }
+        w.endArray();
+        w.key("outside").beginArray();
+        for (const h5::NodeInfo& n : outside) w.beginObject().field("path", n.path).field("points", outsideText(n)).endObject();
         w.endArray().endObject();
         w.finish();
         return kExitPass;
@@ -271,8 +291,12 @@ int runInfo(const ParsedArgs& a) {
                   << (e.replayable ? ", replayable" : ", not replayable (no input values)") << "\n";
         std::cout << "    inputs   " << tensorsText(e.inputs) << "\n    outputs  " << tensorsText(e.outputs) << "\n";
     }
+    if (!outside.empty()) {
+        std::cout << "\noutside this file (not read unless --allow-external):\n";
+        for (const h5::NodeInfo& n : outside) std::cout << "    " << n.path << "  " << outsideText(n) << "\n";
+    }
     if (tree) {
-        if (!caseList.empty() || !executors.empty()) std::cout << "\n";
+        if (!caseList.empty() || !executors.empty() || !outside.empty()) std::cout << "\n";
         printTree(f, nodes, a.has("--attrs"));
     } else if (!caseList.empty()) {
         std::cout << "\n(run 'opscope-cli info " << file << " --tree' to list every group and dataset)\n";

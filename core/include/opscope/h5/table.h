@@ -38,7 +38,11 @@ private:
 // A one-dimensional dataset that grows at its end: what both kinds of table are.
 class GrowingDataset {
 public:
+    // Rows readable: the declared rows, or, when the file stores fewer (an append cut off by a
+    // kill, at most kMaxUnstoredRows of file_safety.h), the rows it stores.
     int64_t size() const { return size_; }
+    // Rows the dataset declares beyond size(): the torn tail that is ignored.
+    int64_t unstoredRows() const { return unstored_; }
     const std::string& where() const { return where_; }  // "table '/x' in 'f.h5'"
 
 protected:
@@ -56,6 +60,7 @@ private:
     Handle dataset_;
     std::string where_;
     int64_t size_ = 0;
+    int64_t unstored_ = 0;
 };
 
 class Table : public GrowingDataset {

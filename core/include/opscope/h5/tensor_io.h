@@ -30,6 +30,7 @@ struct DatasetInfo {
     std::vector<std::string> filters;    // in pipeline order: "shuffle", "gzip", "lzf", ...
     bool compressed = false;             // a filter other than shuffle/fletcher32 is applied
     uint64_t storageBytes = 0;           // bytes allocated in the file (0 if never written)
+    std::string outside;                 // "external storage -> /etc/passwd", "virtual dataset -> f.h5:/x"
 
     int64_t numel() const;               // 0 for a null dataspace
 };
@@ -41,6 +42,7 @@ struct NodeInfo {
     ObjectKind kind = ObjectKind::Missing;
     int64_t attributeCount = 0;
     DatasetInfo dataset;                 // filled for datasets only
+    std::string externalTarget;          // an external link's "f.h5:/g" (listed, never followed)
 };
 
 // Reads any numeric dataset (float16/32/64, bfloat16 by the opscope_dtype convention, every
