@@ -115,13 +115,6 @@ std::vector<ExecutorSummary> traceExecutors(const h5::File& f) {
     return out;
 }
 
-// "external storage -> /etc/passwd", "external link -> f.h5:/g", or "" for what is inside the file.
-std::string outsideText(const h5::NodeInfo& n) {
-    if (n.kind == h5::ObjectKind::Dataset) return n.dataset.outside;
-    if (n.kind == h5::ObjectKind::Link && !n.externalTarget.empty()) return "external link -> " + n.externalTarget;
-    return "";
-}
-
 void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool attrs) {
     std::size_t width = 0;
     for (const h5::NodeInfo& n : nodes) width = std::max(width, n.path.size());
@@ -149,7 +142,7 @@ void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool a
         } else {
             line += h5::kindName(n.kind);
         }
-        if (!outsideText(n).empty()) line += "  " + outsideText(n);
+        if (!n.outside().empty()) line += "  " + n.outside();
         std::cout << line << "\n";
         attributes(n.path);
     }
@@ -197,7 +190,7 @@ int runInfo(const ParsedArgs& a) {
     std::vector<h5::NodeInfo> nodes, outside;
     for (const h5::NodeInfo& n : all) {
         if (tree && (depth < 0 || n.depth <= depth)) nodes.push_back(n);
-        if (!outsideText(n).empty()) outside.push_back(n);
+        if (!n.outside().empty()) outside.push_back(n);
     }
     const uint64_t size = std::filesystem::file_size(file);
     const char* kind = trace ? "trace" : !caseList.empty() ? "case file" : "HDF5 file";
@@ -250,7 +243,7 @@ int runInfo(const ParsedArgs& a) {
                 w.field("tensor", n.dataset.dtype != DType::Undefined).field("storage_bytes", n.dataset.storageBytes);
                 w.key("filters").value(n.dataset.filters);
             }
-            if (!outsideText(n).empty()) w.field("outside", outsideText(n));
+            if (!n.outside().empty()) w.field("outside", n.outside());
             if (a.has("--attrs")) {
                 w.key("attributes").beginObject();
                 for (const std::string& at : f.attributeNames(n.path)) w.field(at, h5::attributeText(f, n.path, at));
@@ -260,7 +253,7 @@ int runInfo(const ParsedArgs& a) {
         }
         w.endArray();
         w.key("outside").beginArray();
-        for (const h5::NodeInfo& n : outside) w.beginObject().field("path", n.path).field("points", outsideText(n)).endObject();
+        for (const h5::NodeInfo& n : outside) w.beginObject().field("path", n.path).field("points", n.outside()).endObject();
         w.endArray().endObject();
         w.finish();
         return kExitPass;
@@ -293,7 +286,7 @@ int runInfo(const ParsedArgs& a) {
     }
     if (!outside.empty()) {
         std::cout << "\noutside this file (not read unless --allow-external):\n";
-        for (const h5::NodeInfo& n : outside) std::cout << "    " << n.path << "  " << outsideText(n) << "\n";
+        for (const h5::NodeInfo& n : outside) std::cout << "    " << n.path << "  " << n.outside() << "\n";
     }
     if (tree) {
         if (!caseList.empty() || !executors.empty() || !outside.empty()) std::cout << "\n";

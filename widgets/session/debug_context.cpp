@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 
+#include "opscope/h5/file_safety.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
 #include "session/analysis.h"
@@ -31,6 +32,13 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     }
     file_ = std::move(f);
     filePath_ = QFileInfo(path).absoluteFilePath();
+    outside_.clear();
+    try {
+        for (const h5::NodeInfo& n : h5::listTree(*file_))
+            if (!n.outside().empty()) outside_ << QString::fromStdString(n.path + ": " + n.outside());
+    } catch (const std::exception&) {
+        // Listing cases reports what is wrong with the tree.
+    }
     case_.reset();
     listCases();
     Q_EMIT fileChanged();
@@ -38,9 +46,19 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     return true;
 }
 
+void DebugContext::allowExternalData() {
+    if (!file_) return;
+    h5::allowExternalDataIn(filePath_.toStdString());
+    // The open handle decided its policy when it was opened: open the file again.
+    file_ = std::make_unique<h5::File>(h5::File::openReadOnly(filePath_.toStdString()));
+    listCases();
+    Q_EMIT fileChanged();
+}
+
 void DebugContext::closeFile() {
     file_.reset();
     filePath_.clear();
+    outside_.clear();
     cases_.clear();
     isTrace_ = false;
     Q_EMIT fileChanged();

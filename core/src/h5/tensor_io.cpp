@@ -373,6 +373,12 @@ void collectTree(const File& file, const std::string& group, int depth, int maxD
 
 }  // namespace
 
+std::string NodeInfo::outside() const {
+    if (kind == ObjectKind::Dataset) return dataset.outside;
+    if (kind == ObjectKind::Link && !externalTarget.empty()) return "external link -> " + externalTarget;
+    return "";
+}
+
 int64_t DatasetInfo::numel() const {
     if (nullSpace) return 0;
     int64_t n = 1;

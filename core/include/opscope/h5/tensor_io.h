@@ -43,6 +43,10 @@ struct NodeInfo {
     int64_t attributeCount = 0;
     DatasetInfo dataset;                 // filled for datasets only
     std::string externalTarget;          // an external link's "f.h5:/g" (listed, never followed)
+
+    // "external storage -> /etc/passwd", "virtual dataset -> f.h5:/x", "external link -> f.h5:/g",
+    // or "" when the node is inside its file.
+    std::string outside() const;
 };
 
 // Reads any numeric dataset (float16/32/64, bfloat16 by the opscope_dtype convention, every
