@@ -296,8 +296,8 @@ TEST(TraceFormat, TornTailIsIgnored) {
                         "complete one is read"), std::string::npos) << torn;
     EXPECT_EQ(readTraceFile(path).size(), 1u);
     std::vector<std::string> skipped;
-    EXPECT_EQ(cases::casesFromTrace(path, &skipped).size(), 1u);
-    ASSERT_EQ(skipped.size(), 1u);
+    EXPECT_TRUE(cases::casesFromTrace(path, &skipped).empty());  // stats level: nothing to replay
+    ASSERT_EQ(skipped.size(), 2u);  // the torn tail, then the complete executor without values
     EXPECT_NE(skipped[0].find("torn tail"), std::string::npos);
     std::remove(path.c_str());
 

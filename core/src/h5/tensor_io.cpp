@@ -276,13 +276,13 @@ void requireFitsInMemory(const OpenDataset& d, const std::vector<int64_t>& shape
         if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes) ||
             __builtin_mul_overflow(elements, static_cast<uint64_t>(dim), &elements))
             throw H5Error(d.where + described + ", more bytes than a 64-bit count can hold");
-    if (elements > static_cast<uint64_t>(kMaxTensorElements))
-        throw H5Error(d.where + described + ", more than the " + std::to_string(kMaxTensorElements) +
-                      " elements OpScope reads into one tensor");
     const uint64_t memory = physicalMemoryBytes();
     if (bytes > memory)
         throw H5Error(d.where + described + " (" + humanBytes(bytes) + "), more than this machine's memory (" +
                       humanBytes(memory) + ")");
+    if (elements > static_cast<uint64_t>(kMaxTensorElements))
+        throw H5Error(d.where + described + ", more than the " + std::to_string(kMaxTensorElements) +
+                      " elements OpScope reads into one tensor");
     const uint64_t stored = storedBytesBound(d.dataset.id(), d.what);
     if (__builtin_mul_overflow(elements, static_cast<uint64_t>(fileElementSize), &fileBytes) || fileBytes > stored)
         throw H5Error(d.where + described + " (" + humanBytes(fileBytes) + ") but stores only " +
