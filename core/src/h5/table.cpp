@@ -155,17 +155,40 @@ void StringTable::append(const std::vector<std::string>& values) {
     appendRows(type.id(), pointers.data(), pointers.size());
 }
 
-std::vector<std::string> StringTable::readAll() const {
+std::vector<std::string> StringTable::readAll() const { return readFirst(static_cast<std::size_t>(size())); }
+
+std::vector<std::string> StringTable::readReadable(bool* cut) const {
+    if (cut) *cut = unstoredRows() > 0;
+    try {
+        return readAll();
+    } catch (const H5Error&) {
+        if (cut) *cut = true;
+    }
+    std::size_t good = 0, bad = static_cast<std::size_t>(size());  // rows [0, good) read; [0, bad) fails
+    while (bad - good > 1) {
+        const std::size_t mid = good + (bad - good) / 2;
+        try {
+            readFirst(mid);
+            good = mid;
+        } catch (const H5Error&) {
+            bad = mid;
+        }
+    }
+    return readFirst(good);
+}
+
+std::vector<std::string> StringTable::readFirst(std::size_t n) const {
     std::vector<std::string> out;
-    if (size() == 0) return out;
+    if (n == 0) return out;
     const Handle type = detail::variableStringType(H5T_CSET_UTF8, "cannot read " + where());
-    std::vector<char*> pointers(static_cast<std::size_t>(size()), nullptr);
-    readRows(type.id(), 0, pointers.size(), pointers.data());
+    std::vector<char*> pointers(n, nullptr);
     const Handle space = h5::open(Handle::Kind::Dataspace, "cannot read " + where(), [&] {
         const hsize_t count[1] = {pointers.size()};
         return H5Screate_simple(1, count, nullptr);
     });
+    // Also gives back what a read that failed half way had allocated.
     const detail::ReclaimOnExit reclaim{type.id(), space.id(), pointers.data()};
+    readRows(type.id(), 0, pointers.size(), pointers.data());
     out.reserve(pointers.size());
     for (const char* p : pointers) out.emplace_back(p ? p : "");
     return out;

@@ -29,13 +29,19 @@ int64_t formatVersion(const h5::File& f) {
     return v;
 }
 
+// A reference past the end of a table whose last rows a kill kept from the disk.
+struct TornReference {
+    int64_t id;       // negative: not a torn tail but damage
+    std::string why;
+};
+
 // The tables of a version 2 file, with the checks every reference into them gets.
 class TablesReader {
 public:
     TablesReader(const h5::File& f, TraceValues values)
         : file_(f),
           values_(values),
-          strings_(h5::StringTable::open(f, kStrings).readAll()),
+          strings_(h5::StringTable::open(f, kStrings).readReadable()),
           executors_(h5::Table::open(f, kExecutors)),
           params_(h5::Table::open(f, kParams)),
           steps_(h5::Table::open(f, kSteps)),
@@ -68,68 +74,77 @@ public:
         readable(params_, paramRowType(), p, paramRows.data(), &ExecutorRow::firstParam, &ExecutorRow::paramCount);
         readable(steps_, stepRowType(), s, stepRows.data(), &ExecutorRow::firstStep, &ExecutorRow::stepCount);
         readable(tensors_, tensorRowType(), t, tensorRows.data(), &ExecutorRow::firstTensor, &ExecutorRow::tensorCount);
+        std::vector<ExecutorTrace> out;
+        std::string why;  // what ended the complete executors, when the file says
+        for (std::size_t i = 0; i < n; ++i) {
+            try {
+                const ExecutorRow& x = rows[i];
+                const int64_t e = static_cast<int64_t>(first + i);
+                ExecutorTrace trace;
+                trace.executorId = static_cast<uint64_t>(x.executorId);
+                trace.op = str(x.op, kExecutors, e);
+                trace.product = str(x.product, kExecutors, e);
+                trace.threads = x.threads;
+                trace.completed = x.completed != 0;
+                trace.workspaceBytes = static_cast<uint64_t>(x.workspaceBytes);
+                trace.startUs = x.startUs;
+                trace.durationUs = x.durationUs;
+                for (int32_t k = 0; k < x.paramCount; ++k) {
+                    const int64_t r = x.firstParam + k;
+                    const ParamRow& row = paramRows[static_cast<std::size_t>(r - p.first)];
+                    checkOwner(row.executor, e, kParams, r);
+                    const std::string type = str(row.type, kParams, r), text = str(row.value, kParams, r);
+                    try {
+                        trace.params.push_back({str(row.name, kParams, r), paramFromString(type, text)});
+                    } catch (const std::invalid_argument& ex) {
+                        damaged(std::string(kParams) + " row " + std::to_string(r) + ": " + ex.what());
+                    }
+                }
+                std::map<int32_t, std::size_t> stepByIndex;
+                for (int32_t k = 0; k < x.stepCount; ++k) {
+                    const int64_t r = x.firstStep + k;
+                    const StepRow& row = stepRows[static_cast<std::size_t>(r - s.first)];
+                    checkOwner(row.executor, e, kSteps, r);
+                    StepTrace step;
+                    step.index = static_cast<std::size_t>(std::max(row.index, 0));
+                    step.name = str(row.name, kSteps, r);
+                    step.detail = str(row.detail, kSteps, r);
+                    step.inputs = splitNames(str(row.inputs, kSteps, r));
+                    step.outputs = splitNames(str(row.outputs, kSteps, r));
+                    step.startUs = row.startUs;
+                    step.durationUs = row.durationUs;
+                    stepByIndex[row.index] = trace.steps.size();
+                    trace.steps.push_back(std::move(step));
+                }
+                for (int32_t k = 0; k < x.tensorCount; ++k) {
+                    const int64_t r = x.firstTensor + k;
+                    const TensorRow& row = tensorRows[static_cast<std::size_t>(r - t.first)];
+                    checkOwner(row.executor, e, kTensors, r);
+                    TensorRecord record = tensor(row, r);
+                    if (row.step < 0) {
+                        (record.kind == "output" ? trace.outputs : trace.inputs).push_back(std::move(record));
+                        continue;
+                    }
+                    const auto it = stepByIndex.find(row.step);
+                    if (it == stepByIndex.end())
+                        damaged(std::string(kTensors) + " row " + std::to_string(r) + " belongs to step " +
+                                std::to_string(row.step) + ", which executor " + std::to_string(e) + " does not have");
+                    trace.steps[it->second].outputTensors.push_back(std::move(record));
+                }
+                out.push_back(std::move(trace));
+            } catch (const TornReference& past) {
+                // Strings the kill kept from the disk: this executor and the rest are the torn tail.
+                if (!tornTail || past.id < 0) damaged(past.why);
+                why = past.why;
+                n = i;
+                break;
+            }
+        }
         if (tornTail && n < declared)
             *tornTail = "trace '" + file_.path() + "' ends in a torn tail (the recording was cut off): " +
                         std::to_string(declared - n) + " incomplete executor" + (declared - n == 1 ? " was" : "s were") +
-                        " ignored, the " + std::to_string(n) + " complete one" + (n == 1 ? " is" : "s are") + " read";
-
-        std::vector<ExecutorTrace> out;
-        for (std::size_t i = 0; i < n; ++i) {
-            const ExecutorRow& x = rows[i];
-            const int64_t e = static_cast<int64_t>(first + i);
-            ExecutorTrace trace;
-            trace.executorId = static_cast<uint64_t>(x.executorId);
-            trace.op = str(x.op, kExecutors, e);
-            trace.product = str(x.product, kExecutors, e);
-            trace.threads = x.threads;
-            trace.completed = x.completed != 0;
-            trace.workspaceBytes = static_cast<uint64_t>(x.workspaceBytes);
-            trace.startUs = x.startUs;
-            trace.durationUs = x.durationUs;
-            for (int32_t k = 0; k < x.paramCount; ++k) {
-                const int64_t r = x.firstParam + k;
-                const ParamRow& row = paramRows[static_cast<std::size_t>(r - p.first)];
-                checkOwner(row.executor, e, kParams, r);
-                const std::string type = str(row.type, kParams, r), text = str(row.value, kParams, r);
-                try {
-                    trace.params.push_back({str(row.name, kParams, r), paramFromString(type, text)});
-                } catch (const std::invalid_argument& ex) {
-                    damaged(std::string(kParams) + " row " + std::to_string(r) + ": " + ex.what());
-                }
-            }
-            std::map<int32_t, std::size_t> stepByIndex;
-            for (int32_t k = 0; k < x.stepCount; ++k) {
-                const int64_t r = x.firstStep + k;
-                const StepRow& row = stepRows[static_cast<std::size_t>(r - s.first)];
-                checkOwner(row.executor, e, kSteps, r);
-                StepTrace step;
-                step.index = static_cast<std::size_t>(std::max(row.index, 0));
-                step.name = str(row.name, kSteps, r);
-                step.detail = str(row.detail, kSteps, r);
-                step.inputs = splitNames(str(row.inputs, kSteps, r));
-                step.outputs = splitNames(str(row.outputs, kSteps, r));
-                step.startUs = row.startUs;
-                step.durationUs = row.durationUs;
-                stepByIndex[row.index] = trace.steps.size();
-                trace.steps.push_back(std::move(step));
-            }
-            for (int32_t k = 0; k < x.tensorCount; ++k) {
-                const int64_t r = x.firstTensor + k;
-                const TensorRow& row = tensorRows[static_cast<std::size_t>(r - t.first)];
-                checkOwner(row.executor, e, kTensors, r);
-                TensorRecord record = tensor(row, r);
-                if (row.step < 0) {
-                    (record.kind == "output" ? trace.outputs : trace.inputs).push_back(std::move(record));
-                    continue;
-                }
-                const auto it = stepByIndex.find(row.step);
-                if (it == stepByIndex.end())
-                    damaged(std::string(kTensors) + " row " + std::to_string(r) + " belongs to step " +
-                            std::to_string(row.step) + ", which executor " + std::to_string(e) + " does not have");
-                trace.steps[it->second].outputTensors.push_back(std::move(record));
-            }
-            out.push_back(std::move(trace));
-        }
+                        " ignored, the " + std::to_string(n) + " complete one" + (n == 1 ? " is" : "s are") + " read" +
+                        (why.empty() ? "" : " (executor " + std::to_string(first + n) + ": " + why + ")");
         return out;
     }
 
@@ -213,8 +228,9 @@ private:
 
     const std::string& str(StringId id, const char* table, int64_t row) const {
         if (id < 0 || static_cast<std::size_t>(id) >= strings_.size())
-            damaged(std::string(table) + " row " + std::to_string(row) + " refers to string " + std::to_string(id) +
-                    ", outside " + kStrings + " (" + std::to_string(strings_.size()) + " strings)");
+            throw TornReference{id, std::string(table) + " row " + std::to_string(row) + " refers to string " +
+                                        std::to_string(id) + ", outside " + kStrings + " (" +
+                                        std::to_string(strings_.size()) + " strings)"};
         return strings_[static_cast<std::size_t>(id)];
     }
 
@@ -264,7 +280,15 @@ private:
             t.stats = s;
         }
         t.valuesPath = str(row.values, kTensors, r);
-        if (!t.valuesPath.empty() && values_ == TraceValues::Load) t.values = h5::readTensor(file_, t.valuesPath);
+        if (!t.valuesPath.empty() && values_ == TraceValues::Load) {
+            try {
+                t.values = h5::readTensor(file_, t.valuesPath);
+            } catch (const h5::ExternalDataError&) {
+                throw;  // the file is whole; reading it is not allowed
+            } catch (const h5::H5Error& e) {
+                throw TornReference{0, e.what()};  // values a kill kept from the disk
+            }
+        }
         return t;
     }
 

@@ -89,9 +89,13 @@ public:
     static StringTable open(const File& file, const std::string& path);
     void append(const std::vector<std::string>& values);
     std::vector<std::string> readAll() const;
+    // The same up to the first row that cannot be read (a tail a kill kept from the disk);
+    // *cut, when given, tells whether rows were left out (counting those size() leaves out).
+    std::vector<std::string> readReadable(bool* cut = nullptr) const;
 
 private:
     using GrowingDataset::GrowingDataset;
+    std::vector<std::string> readFirst(std::size_t n) const;
 };
 
 }  // namespace opscope::h5
