@@ -185,13 +185,8 @@ int runInfo(const ParsedArgs& a) {
         }
     }
     const bool tree = a.has("--tree") || (!trace && caseList.empty());
-    // The whole tree is walked (metadata only) to find everything that points outside the file.
-    const std::vector<h5::NodeInfo> all = h5::listTree(f, "/", -1);
-    std::vector<h5::NodeInfo> nodes, outside;
-    for (const h5::NodeInfo& n : all) {
-        if (tree && (depth < 0 || n.depth <= depth)) nodes.push_back(n);
-        if (!n.outside().empty()) outside.push_back(n);
-    }
+    const std::vector<h5::NodeInfo> nodes = tree ? h5::listTree(f, "/", depth) : std::vector<h5::NodeInfo>{};
+    const std::vector<h5::NodeInfo> outside = h5::listOutside(f);  // the whole file, whatever --depth says
     const uint64_t size = std::filesystem::file_size(file);
     const char* kind = trace ? "trace" : !caseList.empty() ? "case file" : "HDF5 file";
 

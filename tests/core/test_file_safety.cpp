@@ -81,6 +81,9 @@ TEST(FileSafety, ExternalStorageIsListedAndRefusedUnlessAllowed) {
         const std::vector<NodeInfo> nodes = listTree(f);
         ASSERT_EQ(nodes.size(), 2u);
         EXPECT_EQ(nodes[1].outside(), "external storage -> " + raw);
+        const std::vector<NodeInfo> outside = listOutside(f);
+        ASSERT_EQ(outside.size(), 1u);
+        EXPECT_EQ(outside[0].path, "/g/x");
     }
     allowExternalDataIn(file);  // as the GUI does once the user confirmed
     const File trusted = File::openReadOnly(file);

@@ -34,8 +34,8 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     filePath_ = QFileInfo(path).absoluteFilePath();
     outside_.clear();
     try {
-        for (const h5::NodeInfo& n : h5::listTree(*file_))
-            if (!n.outside().empty()) outside_ << QString::fromStdString(n.path + ": " + n.outside());
+        for (const h5::NodeInfo& n : h5::listOutside(*file_))
+            outside_ << QString::fromStdString(n.path + ": " + n.outside());
     } catch (const std::exception&) {
         // Listing cases reports what is wrong with the tree.
     }

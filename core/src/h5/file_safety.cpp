@@ -121,6 +121,12 @@ std::string outsideReference(Id dataset, const std::string& what) {
     return "external storage -> " + joinList(files);
 }
 
+void refuseOutsideData(const std::string& where, const std::string& outside) {
+    const std::size_t arrow = outside.find(" -> ");
+    const bool isVirtual = outside.rfind("virtual", 0) == 0;
+    refuseExternal(where, isVirtual ? "a virtual dataset" : "stored in an external file", outside.substr(arrow + 4));
+}
+
 uint64_t storedBytesBound(Id dataset, const std::string& what) {
     constexpr uint64_t kUnbounded = std::numeric_limits<uint64_t>::max();
     Handle list(call(what, [&] { return H5Dget_create_plist(dataset); }), Handle::Kind::PropertyList);

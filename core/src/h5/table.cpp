@@ -92,9 +92,7 @@ GrowingDataset::GrowingDataset(const File& file, const std::string& path, int ty
     hsize_t dims[1] = {0};
     call(what, [&] { return H5Sget_simple_extent_dims(space.id(), dims, nullptr); });
     const std::string outside = outsideReference(dataset_.id(), what);
-    if (!outside.empty() && !file.externalAllowed())
-        refuseExternal(where_, "a table with " + outside.substr(0, outside.find(" -> ")),
-                       outside.substr(outside.find(" -> ") + 4));
+    if (!outside.empty() && !file.externalAllowed()) refuseOutsideData(where_, outside);
     // Never trust the declared row count for what it costs to read: bound it by the storage.
     const uint64_t rowBytes = call(what, [&] { return H5Tget_size(type.id()); });
     const uint64_t storedRows = storedBytesBound(dataset_.id(), what) / rowBytes;
@@ -164,17 +162,7 @@ std::vector<std::string> StringTable::readReadable(bool* cut) const {
     } catch (const H5Error&) {
         if (cut) *cut = true;
     }
-    std::size_t good = 0, bad = static_cast<std::size_t>(size());  // rows [0, good) read; [0, bad) fails
-    while (bad - good > 1) {
-        const std::size_t mid = good + (bad - good) / 2;
-        try {
-            readFirst(mid);
-            good = mid;
-        } catch (const H5Error&) {
-            bad = mid;
-        }
-    }
-    return readFirst(good);
+    return readFirst(readablePrefix(static_cast<std::size_t>(size()), [&](std::size_t n) { readFirst(n); }));
 }
 
 std::vector<std::string> StringTable::readFirst(std::size_t n) const {

@@ -353,7 +353,10 @@ DatasetInfo describeDataset(const File& file, const OpenDataset& d) {
 
 // Each object's subtree is listed once; other links to it are listed but not walked again,
 // which also ends cycles of hard links.
-void collectTree(const File& file, const std::string& group, int depth, int maxDepth,
+// What a walk fills in for each dataset: everything, or only whether it points outside.
+enum class Detail { Full, OutsideOnly };
+
+void collectTree(const File& file, const std::string& group, int depth, int maxDepth, Detail detail,
                  std::set<std::string>& walked, WalkBudget& budget, std::vector<NodeInfo>& out) {
     const std::vector<File::Child> children = file.listChildren(group);  // also checks that it is a group
     if (maxDepth == 0) return;
@@ -362,12 +365,17 @@ void collectTree(const File& file, const std::string& group, int depth, int maxD
         budget.visit(path, depth);
         NodeInfo node{path, child.name, depth, child.info.kind, child.info.attributeCount, {}, child.info.externalTarget};
         if (node.kind == ObjectKind::Dataset)
-            node.dataset = describeDataset(file, openKnownDataset(file, path, "inspect"));
+            if (detail == Detail::Full) {
+                node.dataset = describeDataset(file, openKnownDataset(file, path, "inspect"));
+            } else {
+                const OpenDataset d = openKnownDataset(file, path, "inspect");
+                node.dataset.outside = outsideReference(d.dataset.id(), d.what);
+            }
         out.push_back(std::move(node));
         // Soft links are shown, not followed: their target is listed where it lives.
         const bool descend = child.info.kind == ObjectKind::Group && !child.info.viaSoftLink &&
                              (maxDepth < 0 || depth < maxDepth) && walked.insert(child.info.identity).second;
-        if (descend) collectTree(file, path, depth + 1, maxDepth, walked, budget, out);
+        if (descend) collectTree(file, path, depth + 1, maxDepth, detail, walked, budget, out);
     }
 }
 
@@ -399,12 +407,7 @@ HostTensor readTensorData(const File& file, const std::string& datasetPath) {
         throw H5Error(d.where + " has rank " + std::to_string(extent.dims.size()) + ", more than the " +
                       std::to_string(kMaxRank) + " dimensions a tensor can have");
     const std::string outside = outsideReference(d.dataset.id(), d.what);
-    if (!outside.empty() && !file.externalAllowed()) {
-        const std::size_t arrow = outside.find(" -> ");
-        const bool isVirtual = outside.rfind("virtual", 0) == 0;
-        refuseExternal(d.where, isVirtual ? "a virtual dataset" : "stored in an external file",
-                       outside.substr(arrow + 4));
-    }
+    if (!outside.empty() && !file.externalAllowed()) refuseOutsideData(d.where, outside);
     const std::vector<int64_t> shape = toShape(extent.dims, d);
     requireFitsInMemory(d, shape, type.dtype, call(d.what, [&] { return H5Tget_size(d.type.id()); }));
     requireFiltersAvailable(d);
@@ -465,12 +468,12 @@ DatasetInfo datasetInfo(const File& file, const std::string& datasetPath) {
 
 namespace {
 
-std::vector<NodeInfo> collectTree(const File& file, const std::string& root, int maxDepth) {
+std::vector<NodeInfo> collectTree(const File& file, const std::string& root, int maxDepth, Detail detail) {
     const std::string path = normalizePath(root);
     std::set<std::string> walked{file.info(path).identity};
     std::vector<NodeInfo> nodes;
     WalkBudget budget(file);
-    collectTree(file, path, 1, maxDepth, walked, budget, nodes);
+    collectTree(file, path, 1, maxDepth, detail, walked, budget, nodes);
     return nodes;
 }
 
@@ -481,7 +484,14 @@ HostTensor readTensor(const File& file, const std::string& datasetPath) {
 }
 
 std::vector<NodeInfo> listTree(const File& file, const std::string& root, int maxDepth) {
-    return readingFile(file.path(), [&] { return collectTree(file, root, maxDepth); });
+    return readingFile(file.path(), [&] { return collectTree(file, root, maxDepth, Detail::Full); });
+}
+
+std::vector<NodeInfo> listOutside(const File& file) {
+    std::vector<NodeInfo> outside;
+    for (NodeInfo& n : readingFile(file.path(), [&] { return collectTree(file, "/", -1, Detail::OutsideOnly); }))
+        if (!n.outside().empty()) outside.push_back(std::move(n));
+    return outside;
 }
 
 }  // namespace opscope::h5

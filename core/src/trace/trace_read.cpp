@@ -212,17 +212,8 @@ private:
         } catch (const h5::H5Error&) {
             if (!tornTail) throw;
         }
-        std::size_t good = 0, bad = n;  // rows [first, first + good) read; first + bad fails
-        while (bad - good > 1) {
-            const std::size_t mid = good + (bad - good) / 2;
-            try {
-                table.read(type, first, mid, out);
-                good = mid;
-            } catch (const h5::H5Error&) {
-                bad = mid;
-            }
-        }
-        if (good > 0) table.read(type, first, good, out);
+        const std::size_t good = h5::readablePrefix(n, [&](std::size_t m) { table.read(type, first, m, out); });
+        table.read(type, first, good, out);
         return good;
     }
 

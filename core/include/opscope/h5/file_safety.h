@@ -87,5 +87,7 @@ std::string externalLinkTarget(Id location, const std::string& name, const std::
 // "external storage -> /etc/passwd", "virtual dataset -> other.h5:/x", or "" when the dataset's
 // data is in its own file.
 std::string outsideReference(Id dataset, const std::string& what);
+// refuseExternal() for a dataset `where` ("dataset '/x' in 'f.h5'") with that outsideReference().
+[[noreturn]] void refuseOutsideData(const std::string& where, const std::string& outside);
 
 }  // namespace opscope::h5

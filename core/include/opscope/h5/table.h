@@ -82,6 +82,23 @@ private:
     using GrowingDataset::GrowingDataset;
 };
 
+// How many of the first n rows can be read when reading all n failed (a tail a kill kept from
+// the disk): the largest count for which read(count) does not throw H5Error, found by halving.
+template <class Read>
+std::size_t readablePrefix(std::size_t n, Read read) {
+    std::size_t good = 0, bad = n;  // read(good) succeeds, read(bad) fails
+    while (bad - good > 1) {
+        const std::size_t mid = good + (bad - good) / 2;
+        try {
+            read(mid);
+            good = mid;
+        } catch (const H5Error&) {
+            bad = mid;
+        }
+    }
+    return good;
+}
+
 // A one-dimensional table of variable-length UTF-8 strings (h5py: `.asstr()[:]`).
 class StringTable : public GrowingDataset {
 public:

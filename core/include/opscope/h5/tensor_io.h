@@ -64,5 +64,8 @@ DatasetInfo datasetInfo(const File& file, const std::string& datasetPath);
 // Every object under root (not root itself), depth first in name order, with DatasetInfo for
 // datasets; maxDepth < 0 means no limit. Reads no data, so a file of any size lists quickly.
 std::vector<NodeInfo> listTree(const File& file, const std::string& root = "/", int maxDepth = -1);
+// The nodes of the whole file that point outside it (NodeInfo::outside()), found by the same
+// walk with only that looked up: what a file would read elsewhere, without reading it.
+std::vector<NodeInfo> listOutside(const File& file);
 
 }  // namespace opscope::h5
