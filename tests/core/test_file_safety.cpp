@@ -255,6 +255,15 @@ TEST(FileSafety, HardLinkCyclesEndTheWalk) {
     EXPECT_TRUE(cases::findCases(opened).empty());
 }
 
+TEST(FileSafety, OpeningAFileTurnsPluginLoadingOff) {
+    ScratchDir dir;
+    writeFour(dir.file("any.h5"), "/x");
+    const File f = File::openReadOnly(dir.file("any.h5"));
+    unsigned state = 1;
+    ASSERT_GE(H5PLget_loading_state(&state), 0);
+    EXPECT_EQ(state, 0u);
+}
+
 TEST(FileSafety, RunningOutOfMemoryReadingAFileIsASentence) {
     const std::string e = test::errorOf<H5Error>([] { readingFile("f.h5", []() -> int { throw std::bad_alloc(); }); });
     EXPECT_EQ(e, "cannot read 'f.h5': it declares more data than fits in memory, so it is damaged");

@@ -364,13 +364,12 @@ void collectTree(const File& file, const std::string& group, int depth, int maxD
         const std::string path = (group == "/" ? "" : group) + "/" + child.name;
         budget.visit(path, depth);
         NodeInfo node{path, child.name, depth, child.info.kind, child.info.attributeCount, {}, child.info.externalTarget};
-        if (node.kind == ObjectKind::Dataset)
-            if (detail == Detail::Full) {
-                node.dataset = describeDataset(file, openKnownDataset(file, path, "inspect"));
-            } else {
-                const OpenDataset d = openKnownDataset(file, path, "inspect");
-                node.dataset.outside = outsideReference(d.dataset.id(), d.what);
-            }
+        if (node.kind == ObjectKind::Dataset && detail == Detail::Full) {
+            node.dataset = describeDataset(file, openKnownDataset(file, path, "inspect"));
+        } else if (node.kind == ObjectKind::Dataset) {
+            const OpenDataset d = openKnownDataset(file, path, "inspect");
+            node.dataset.outside = outsideReference(d.dataset.id(), d.what);
+        }
         out.push_back(std::move(node));
         // Soft links are shown, not followed: their target is listed where it lives.
         const bool descend = child.info.kind == ObjectKind::Group && !child.info.viaSoftLink &&
