@@ -46,4 +46,18 @@ for deep in 00314 00358 00908 02434 02787 02835; do
     expect_err "nests groups more than 64 deep"
 done
 
+# A trace cut off by a kill: the executors before the torn tail are read, with a warning.
+if have_h5py; then
+    expect_exit 0 "$CLI" run "$GN" --trace "$WORK/torn.h5" --trace-level stats
+    /usr/bin/python3 -c '
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    f["/tensors"].resize((f["/tensors"].shape[0] - 1,))  # the last executor points past the end
+' "$WORK/torn.h5"
+    expect_exit 0 "$CLI" trace show "$WORK/torn.h5"
+    expect_err "warning: trace '$WORK/torn.h5' ends in a torn tail (the recording was cut off): 1 incomplete executor was ignored"
+    expect_exit 0 "$CLI" info "$WORK/torn.h5"
+    expect_err "ends in a torn tail"
+fi
+
 finish

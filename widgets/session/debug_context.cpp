@@ -70,7 +70,9 @@ void DebugContext::listCases() {
     try {
         isTrace_ = cases::isTraceFile(*file_);
         if (isTrace_) {
-            const std::vector<ExecutorTrace> executors = readTrace(*file_, TraceValues::Skip);
+            std::string tornTail;
+            const std::vector<ExecutorTrace> executors = readTrace(*file_, TraceValues::Skip, &tornTail);
+            if (!tornTail.empty()) Q_EMIT statusMessage(QString::fromStdString(tornTail), true);
             for (std::size_t i = 0; i < executors.size(); ++i) {
                 CaseEntry e;
                 e.path = traceExecutorPath(i);
