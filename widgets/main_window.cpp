@@ -275,6 +275,15 @@ bool MainWindow::openFile(const QString& path) {
         QMessageBox::warning(this, tr("Cannot open file"), error);
         return false;
     }
+    if (!context_->outsideReferences().isEmpty() && !context_->file()->externalAllowed()) {
+        const auto answer = QMessageBox::question(
+            this, tr("File reads other files"),
+            tr("%1 points at data outside itself:\n\n%2\n\nRead those files? Only do so for a file you trust; "
+               "otherwise OpScope refuses to read them.")
+                .arg(path, context_->outsideReferences().mid(0, 10).join("\n")),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        if (answer == QMessageBox::Yes) context_->allowExternalData();
+    }
     addRecent(context_->filePath());
     QSettings().setValue("lastDir", QFileInfo(path).absolutePath());
     return true;

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli_common.h"
+#include "opscope/h5/file_safety.h"
 
 namespace opscope::cli {
 namespace {
@@ -51,6 +52,7 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
         parsed.add(name, value);
     }
     if (parsed.has("--help")) return parsed;
+    if (parsed.has(kAllowExternalOption)) h5::allowExternalData(true);  // process-wide, for this one command
     const int n = static_cast<int>(parsed.positionals.size());
     if (n < spec.minPositionals)
         throw CliError("'" + spec.name + "' needs " + std::to_string(spec.minPositionals) + " argument" +

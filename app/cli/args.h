@@ -45,6 +45,10 @@ private:
     std::map<std::string, std::vector<std::string>> values_;
 };
 
+// Given to a command that reads files, lets every file it opens read other files
+// (h5::allowExternalData); without it such a file is refused with a sentence.
+inline const char* const kAllowExternalOption = "--allow-external";
+
 // --name value, --name=value, flags, "--" ending options, -h for --help. Throws CliError with
 // a sentence for unknown options, missing values, repeated single options and the wrong number
 // of positionals (unless --help was given, which the caller checks first).

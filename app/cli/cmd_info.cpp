@@ -94,7 +94,9 @@ std::vector<cases::TensorSummary> recordedTensors(const std::vector<TensorRecord
 
 std::vector<ExecutorSummary> traceExecutors(const h5::File& f) {
     std::vector<ExecutorSummary> out;
-    const std::vector<ExecutorTrace> traces = readTrace(f, TraceValues::Skip);
+    std::string tornTail;
+    const std::vector<ExecutorTrace> traces = readTrace(f, TraceValues::Skip, &tornTail);
+    if (!tornTail.empty()) std::cerr << "opscope-cli: warning: " << tornTail << "\n";
     for (std::size_t i = 0; i < traces.size(); ++i) {
         const ExecutorTrace& t = traces[i];
         ExecutorSummary e;
@@ -140,6 +142,7 @@ void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool a
         } else {
             line += h5::kindName(n.kind);
         }
+        if (!n.outside().empty()) line += "  " + n.outside();
         std::cout << line << "\n";
         attributes(n.path);
     }
@@ -183,6 +186,7 @@ int runInfo(const ParsedArgs& a) {
     }
     const bool tree = a.has("--tree") || (!trace && caseList.empty());
     const std::vector<h5::NodeInfo> nodes = tree ? h5::listTree(f, "/", depth) : std::vector<h5::NodeInfo>{};
+    const std::vector<h5::NodeInfo> outside = h5::listOutside(f);  // the whole file, whatever --depth says
     const uint64_t size = std::filesystem::file_size(file);
     const char* kind = trace ? "trace" : !caseList.empty() ? "case file" : "HDF5 file";
 
@@ -234,6 +238,7 @@ int runInfo(const ParsedArgs& a) {
                 w.field("tensor", n.dataset.dtype != DType::Undefined).field("storage_bytes", n.dataset.storageBytes);
                 w.key("filters").value(n.dataset.filters);
             }
+            if (!n.outside().empty()) w.field("outside", n.outside());
             if (a.has("--attrs")) {
                 w.key("attributes").beginObject();
                 for (const std::string& at : f.attributeNames(n.path)) w.field(at, h5::attributeText(f, n.path, at));
@@ -241,6 +246,9 @@ int runInfo(const ParsedArgs& a) {
             }
             w.endObject();
         }
+        w.endArray();
+        w.key("outside").beginArray();
+        for (const h5::NodeInfo& n : outside) w.beginObject().field("path", n.path).field("points", n.outside()).endObject();
         w.endArray().endObject();
         w.finish();
         return kExitPass;
@@ -271,8 +279,12 @@ int runInfo(const ParsedArgs& a) {
                   << (e.replayable ? ", replayable" : ", not replayable (no input values)") << "\n";
         std::cout << "    inputs   " << tensorsText(e.inputs) << "\n    outputs  " << tensorsText(e.outputs) << "\n";
     }
+    if (!outside.empty()) {
+        std::cout << "\noutside this file (not read unless --allow-external):\n";
+        for (const h5::NodeInfo& n : outside) std::cout << "    " << n.path << "  " << n.outside() << "\n";
+    }
     if (tree) {
-        if (!caseList.empty() || !executors.empty()) std::cout << "\n";
+        if (!caseList.empty() || !executors.empty() || !outside.empty()) std::cout << "\n";
         printTree(f, nodes, a.has("--attrs"));
     } else if (!caseList.empty()) {
         std::cout << "\n(run 'opscope-cli info " << file << " --tree' to list every group and dataset)\n";

@@ -40,7 +40,10 @@ namespace {
 
 std::vector<ExecutorTrace> loadTrace(const std::string& path) {
     requireReadableFile(path);
-    return readTraceFile(path);  // H5Error (exit 2) for files that are not traces
+    std::string tornTail;
+    std::vector<ExecutorTrace> traces = readTraceFile(path, TraceValues::Load, &tornTail);  // H5Error: exit 2
+    if (!tornTail.empty()) std::cerr << "opscope-cli: warning: " << tornTail << "\n";
+    return traces;
 }
 
 std::string statsText(const TensorRecord& t) {

@@ -2,14 +2,25 @@
 #include "commands.h"
 
 namespace opscope::cli {
+namespace {
+
+// Commands that open HDF5 files accept --allow-external (parseArgs applies it).
+CommandSpec readsFiles(CommandSpec spec) {
+    spec.options.push_back({kAllowExternalOption, "", false,
+                            "let files read other files (external storage, virtual datasets, external links); "
+                            "only for files you trust"});
+    return spec;
+}
+
+}  // namespace
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> list = {
-        {infoSpec(), runInfo},
-        {runSpec(), runRun},
-        {compareSpec(), runCompare},
-        {traceShowSpec(), runTraceShow},
-        {traceExportSpec(), runTraceExport},
+        {readsFiles(infoSpec()), runInfo},
+        {readsFiles(runSpec()), runRun},
+        {readsFiles(compareSpec()), runCompare},
+        {readsFiles(traceShowSpec()), runTraceShow},
+        {readsFiles(traceExportSpec()), runTraceExport},
         {standardsSpec(), runStandards},
         {operatorsSpec(), runOperators},
     };

@@ -3,6 +3,7 @@
 // closed when idle, that damaged files give sentences, that version 1 files still read, and
 // that parameters survive their text form exactly.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "opscope/host_tensor.h"
 #include "opscope/standard_steps.h"
 #include "opscope/trace.h"
+#include "scratch_dir.h"
 #include "trace_tables.h"  // core/src/trace: the row layouts, for crafting damaged files
 
 namespace opscope {
@@ -224,22 +226,27 @@ trace_v2::ExecutorRow firstExecutorRow(const h5::File& f) {
 }
 
 TEST(TraceFormat, DamagedFilesGiveSentences) {
+    // Rows past the end of a table are what a kill leaves (TornTailIsIgnored); asked for by
+    // itself, such an executor is damage.
     std::string path = damagedTrace("bad_range.h5", [](h5::File& f) {
         trace_v2::ExecutorRow row = firstExecutorRow(f);
         row.firstStep = 1000;
         h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
     });
-    EXPECT_NE(readError(path).find("is damaged: executor 2 points at rows 1000 + 2 of table '/steps'"),
-              std::string::npos) << readError(path);
+    const std::string rangeError = test::errorOf<h5::H5Error>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
+    EXPECT_NE(rangeError.find("is damaged: executor 2 points at rows 1000 + 2 of table '/steps'"), std::string::npos)
+        << rangeError;
     std::remove(path.c_str());
 
     path = damagedTrace("bad_string.h5", [](h5::File& f) {
         trace_v2::ExecutorRow row = firstExecutorRow(f);
-        row.op = 99999;
+        row.product = 99999;
         h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
     });
-    EXPECT_NE(readError(path).find("/executors row 2 refers to string 99999, outside /strings"), std::string::npos)
-        << readError(path);
+    const std::string stringError = test::errorOf<h5::H5Error>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
+    EXPECT_NE(stringError.find("/executors row 2 refers to string 99999, outside /strings"), std::string::npos)
+        << stringError;
+    EXPECT_EQ(readTraceFile(path).size(), 2u);  // past the end of /strings: a torn tail
     std::remove(path.c_str());
 
     path = damagedTrace("bad_rank.h5", [](h5::File& f) {
@@ -270,6 +277,50 @@ TEST(TraceFormat, DamagedFilesGiveSentences) {
     path = damagedTrace("bad_version.h5", [](h5::File& f) { f.writeAttribute("/", "format_version", int64_t{3}); });
     EXPECT_NE(readError(path).find("format version 3; this build reads versions 1 and 2"), std::string::npos)
         << readError(path);
+    std::remove(path.c_str());
+}
+
+// A kill while a batch is written leaves the tables' sizes on disk out of step: the trace is
+// read up to its last complete executor, with a note, and nothing else is lost.
+TEST(TraceFormat, TornTailIsIgnored) {
+    // The executor row reached the disk, its tensor rows did not (the size of /tensors was not).
+    std::string path = damagedTrace("torn_tensors.h5", [](h5::File& f) {
+        const int64_t tensors = h5::Table::open(f, "/tensors").size();
+        const hid_t d = H5Dopen2(f.id(), "/tensors", H5P_DEFAULT);
+        const hsize_t shorter[1] = {static_cast<hsize_t>(tensors - 1)};
+        ASSERT_GE(H5Dset_extent(d, shorter), 0);
+        H5Dclose(d);
+    });
+    std::string torn;
+    std::vector<ExecutorTrace> traces = readTraceFile(path, TraceValues::Load, &torn);
+    EXPECT_EQ(traces.size(), 1u);
+    EXPECT_NE(torn.find("ends in a torn tail (the recording was cut off): 1 incomplete executor was ignored, the 1 "
+                        "complete one is read"), std::string::npos) << torn;
+    EXPECT_EQ(readTraceFile(path).size(), 1u);
+    std::vector<std::string> skipped;
+    EXPECT_TRUE(cases::casesFromTrace(path, &skipped).empty());  // stats level: nothing to replay
+    ASSERT_EQ(skipped.size(), 2u);  // the torn tail, then the complete executor without values
+    EXPECT_NE(skipped[0].find("torn tail"), std::string::npos);
+    std::remove(path.c_str());
+
+    // Executor rows declared but never written (the size of /executors reached the disk).
+    path = damagedTrace("torn_executors.h5", [](h5::File& f) {
+        const hid_t d = H5Dopen2(f.id(), "/executors", H5P_DEFAULT);
+        const hsize_t longer[1] = {5};
+        ASSERT_GE(H5Dset_extent(d, longer), 0);
+        H5Dclose(d);
+    });
+    torn.clear();
+    traces = readTraceFile(path, TraceValues::Load, &torn);
+    EXPECT_EQ(traces.size(), 2u);
+    EXPECT_NE(torn.find("3 incomplete executors were ignored, the 2 complete ones are read"), std::string::npos) << torn;
+    std::remove(path.c_str());
+
+    // A complete trace has no note.
+    path = damagedTrace("whole.h5", [](h5::File&) {});
+    torn = "unset";
+    EXPECT_EQ(readTraceFile(path, TraceValues::Load, &torn).size(), 2u);
+    EXPECT_EQ(torn, "");
     std::remove(path.c_str());
 }
 

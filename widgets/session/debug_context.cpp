@@ -5,6 +5,7 @@
 
 #include "opscope/h5/atomic_write.h"
 
+#include "opscope/h5/file_safety.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
 #include "session/analysis.h"
@@ -34,6 +35,13 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     }
     file_ = std::move(f);
     filePath_ = QFileInfo(path).absoluteFilePath();
+    outside_.clear();
+    try {
+        for (const h5::NodeInfo& n : h5::listOutside(*file_))
+            outside_ << QString::fromStdString(n.path + ": " + n.outside());
+    } catch (const std::exception&) {
+        // Listing cases reports what is wrong with the tree.
+    }
     forgetCall();  // nothing of the previous file's call stays on screen
     listCases();
     Q_EMIT fileChanged();
@@ -41,9 +49,19 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     return true;
 }
 
+void DebugContext::allowExternalData() {
+    if (!file_) return;
+    h5::allowExternalDataIn(filePath_.toStdString());
+    // The open handle decided its policy when it was opened: open the file again.
+    file_ = std::make_unique<h5::File>(h5::File::openReadOnly(filePath_.toStdString()));
+    listCases();
+    Q_EMIT fileChanged();
+}
+
 void DebugContext::closeFile() {
     file_.reset();
     filePath_.clear();
+    outside_.clear();
     cases_.clear();
     isTrace_ = false;
     forgetCall();
@@ -69,7 +87,9 @@ void DebugContext::listCases() {
     try {
         isTrace_ = cases::isTraceFile(*file_);
         if (isTrace_) {
-            const std::vector<ExecutorTrace> executors = readTrace(*file_, TraceValues::Skip);
+            std::string tornTail;
+            const std::vector<ExecutorTrace> executors = readTrace(*file_, TraceValues::Skip, &tornTail);
+            if (!tornTail.empty()) Q_EMIT statusMessage(QString::fromStdString(tornTail), true);
             for (std::size_t i = 0; i < executors.size(); ++i) {
                 CaseEntry e;
                 e.path = traceExecutorPath(i);

@@ -45,6 +45,11 @@ public:
     // ---- file -------------------------------------------------------------------------
     // Opens read-only and lists cases from metadata; false with a sentence in *error.
     bool openFile(const QString& path, QString* error = nullptr);
+    // What the open file points at outside itself ("/a/dy: external storage -> /etc/passwd"),
+    // which is not read unless allowExternalData() was called for it.
+    const QStringList& outsideReferences() const { return outside_; }
+    // The user trusts the open file: it may read the files it points at (h5/file_safety.h).
+    void allowExternalData();
     void closeFile();
     QString filePath() const { return filePath_; }
     const h5::File* file() const { return file_.get(); }
@@ -192,6 +197,7 @@ private:
 
     std::unique_ptr<ExecutionWorker> worker_;
     QString filePath_;
+    QStringList outside_;
     std::unique_ptr<h5::File> file_;
     bool isTrace_ = false;
     std::vector<CaseEntry> cases_;

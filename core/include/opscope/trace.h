@@ -152,8 +152,12 @@ void startTraceFromEnvironment();
 // Reading a trace back (for replay, the CLI and the GUI), format version 2 or 1. Each throws
 // h5::H5Error with a sentence for a file that is not an OpScope trace or is damaged.
 enum class TraceValues { Load, Skip };  // Skip: metadata and statistics only (valuesPath is set)
-std::vector<ExecutorTrace> readTraceFile(const std::string& path, TraceValues values = TraceValues::Load);
-std::vector<ExecutorTrace> readTrace(const h5::File& file, TraceValues values = TraceValues::Load);
+// A trace whose recording was cut off (a kill) is read up to its last complete executor; the
+// torn tail is ignored and, when `tornTail` is given, described there ("" when there was none).
+std::vector<ExecutorTrace> readTraceFile(const std::string& path, TraceValues values = TraceValues::Load,
+                                         std::string* tornTail = nullptr);
+std::vector<ExecutorTrace> readTrace(const h5::File& file, TraceValues values = TraceValues::Load,
+                                     std::string* tornTail = nullptr);
 // One executor, by its position in the file, with its values.
 ExecutorTrace readTraceExecutor(const h5::File& file, std::size_t index);
 // How listings and case paths name executor `index`: "/executors/000003".

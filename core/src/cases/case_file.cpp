@@ -6,6 +6,7 @@
 
 #include "opscope/h5/atomic_write.h"
 #include "opscope/h5/attribute_value.h"
+#include "opscope/h5/file_safety.h"
 #include "opscope/h5/tensor_io.h"
 
 namespace opscope::cases {
@@ -39,7 +40,9 @@ SourceRole roleOf(const h5::File& file, const std::string& sourcePath, const std
 std::vector<std::string> datasetChildren(const h5::File& file, const std::string& group) {
     std::vector<std::string> names = file.children(group);
     for (const std::string& name : names) {
-        const h5::ObjectKind kind = file.info(join(group, name)).kind;
+        const h5::ObjectInfo found = file.info(join(group, name));
+        file.refuseIfExternal(join(group, name), found);
+        const h5::ObjectKind kind = found.kind;
         if (kind != h5::ObjectKind::Dataset)
             throw h5::H5Error(where(file, join(group, name)) + " is a " + h5::kindName(kind) + ", but " + where(file, group) +
                               " may hold only tensor datasets, one per argument or output");
@@ -64,7 +67,9 @@ std::vector<std::string> sourceGroups(const h5::File& file, const std::string& p
     for (const std::string& name : file.children(path)) {
         if (name == kInputsGroup) continue;
         const std::string child = join(path, name);
-        const h5::ObjectKind kind = file.info(child).kind;
+        const h5::ObjectInfo found = file.info(child);
+        file.refuseIfExternal(child, found);
+        const h5::ObjectKind kind = found.kind;
         if (kind == h5::ObjectKind::Group) {
             out.push_back(name);
             continue;
@@ -136,7 +141,9 @@ bool isCaseGroup(const h5::File& file, const std::string& path) {
     }
 }
 
-std::vector<std::string> findCases(const h5::File& file, const std::string& root) {
+namespace {
+
+std::vector<std::string> walkForCases(const h5::File& file, const std::string& root) {
     const std::string start = h5::normalizePath(root);
     const h5::ObjectKind kind = file.info(start).kind;
     if (kind != h5::ObjectKind::Group)
@@ -145,11 +152,13 @@ std::vector<std::string> findCases(const h5::File& file, const std::string& root
     std::vector<std::string> out;
     if (isTraceFile(file)) return out;  // its executors look alike; casesFromTrace reads them
     std::set<std::string> walked;
-    std::vector<std::string> stack{start};
+    h5::WalkBudget budget(file);
+    std::vector<std::pair<std::string, int>> stack{{start, 0}};  // path, depth below start
     // Depth first in name order: children are pushed in reverse.
     while (!stack.empty()) {
-        const std::string path = stack.back();
+        const auto [path, depth] = stack.back();
         stack.pop_back();
+        if (depth > 0) budget.visit(path, depth);
         const h5::ObjectInfo info = file.info(path);
         if (info.kind != h5::ObjectKind::Group || info.viaSoftLink || !walked.insert(info.identity).second) continue;
         if (isCaseGroup(file, path)) {
@@ -157,12 +166,12 @@ std::vector<std::string> findCases(const h5::File& file, const std::string& root
             continue;
         }
         const std::vector<std::string> names = file.children(path);
-        for (auto it = names.rbegin(); it != names.rend(); ++it) stack.push_back(join(path, *it));
+        for (auto it = names.rbegin(); it != names.rend(); ++it) stack.push_back({join(path, *it), depth + 1});
     }
     return out;
 }
 
-CaseSummary inspectCase(const h5::File& file, const std::string& casePath) {
+CaseSummary summarizeCase(const h5::File& file, const std::string& casePath) {
     const std::string path = h5::normalizePath(casePath);
     requireCase(file, path);
     CaseSummary s;
@@ -185,7 +194,7 @@ CaseSummary inspectCase(const h5::File& file, const std::string& casePath) {
     return s;
 }
 
-Case readCase(const h5::File& file, const std::string& casePath) {
+Case readCaseData(const h5::File& file, const std::string& casePath) {
     const std::string path = h5::normalizePath(casePath);
     requireCase(file, path);
     Case c;
@@ -208,6 +217,20 @@ Case readCase(const h5::File& file, const std::string& casePath) {
         c.sources.push_back(std::move(src));
     }
     return c;
+}
+
+}  // namespace
+
+std::vector<std::string> findCases(const h5::File& file, const std::string& root) {
+    return h5::readingFile(file.path(), [&] { return walkForCases(file, root); });
+}
+
+CaseSummary inspectCase(const h5::File& file, const std::string& casePath) {
+    return h5::readingFile(file.path(), [&] { return summarizeCase(file, casePath); });
+}
+
+Case readCase(const h5::File& file, const std::string& casePath) {
+    return h5::readingFile(file.path(), [&] { return readCaseData(file, casePath); });
 }
 
 void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
@@ -292,7 +315,9 @@ std::string whyNotReplayable(const ExecutorTrace& t) {
 }
 
 std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::string>* skipped) {
-    const std::vector<ExecutorTrace> traces = readTraceFile(tracePath);
+    std::string tornTail;
+    const std::vector<ExecutorTrace> traces = readTraceFile(tracePath, TraceValues::Load, &tornTail);
+    if (skipped && !tornTail.empty()) skipped->push_back(tornTail);
     std::vector<Case> out;
     for (std::size_t i = 0; i < traces.size(); ++i) {
         const ExecutorTrace& t = traces[i];

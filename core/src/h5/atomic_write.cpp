@@ -2,11 +2,13 @@
 #include "opscope/h5/atomic_write.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -45,6 +47,28 @@ int fsyncPath(const fs::path& path, int flags) {
 
 fs::path directoryOf(const fs::path& file) { return file.has_parent_path() ? file.parent_path() : fs::path("."); }
 
+// Removes "<destination>.tmp-<pid>-<hex>" files left by writers that were killed: the pid no
+// longer runs. A live pid (even a reused one) keeps its file, so no running writer loses one.
+void removeStaleTemps(const fs::path& destination) {
+    const std::string prefix = destination.filename().string() + ".tmp-";
+    std::error_code ec;
+    for (fs::directory_iterator it(directoryOf(destination), ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string rest = name.substr(prefix.size());  // "<pid>-<8 hex digits>"
+        const std::size_t dash = rest.find('-');
+        if (dash == 0 || dash == std::string::npos || rest.size() - dash - 1 != 8 ||
+            rest.find_first_not_of("0123456789") != dash ||
+            rest.find_first_not_of("0123456789abcdef", dash + 1) != std::string::npos)
+            continue;
+        const long pid = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
+        if (pid <= 0 || pid == static_cast<long>(::getpid())) continue;
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // running, or not ours to judge
+        std::error_code ignored;
+        fs::remove(it->path(), ignored);
+    }
+}
+
 }  // namespace
 
 AtomicFileWriter::AtomicFileWriter(fs::path destination, const std::vector<fs::path>& inputs)
@@ -60,6 +84,7 @@ AtomicFileWriter::AtomicFileWriter(fs::path destination, const std::vector<fs::p
     if (!fs::is_directory(directory, ec))
         throw std::runtime_error(what + ": the directory " + quoted(directory) + " does not exist");
 
+    removeStaleTemps(destination_);
     std::random_device random;
     char suffix[48];
     std::snprintf(suffix, sizeof suffix, ".tmp-%ld-%08x", static_cast<long>(::getpid()),

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 
+#include "opscope/h5/file_safety.h"
 #include "strings_internal.h"
 
 namespace opscope::h5 {
@@ -42,8 +43,10 @@ ObjectInfo objectInfo(hid_t loc, const std::string& path, const std::string& wha
 ObjectInfo resolveLink(hid_t location, const std::string& name, H5L_type_t type, const std::string& what) {
     const bool soft = type == H5L_TYPE_SOFT;
     if (soft && probe([&] { return H5Oexists_by_name(location, name.c_str(), H5P_DEFAULT); }) <= 0)
-        return ObjectInfo{ObjectKind::Link, true, 0, {}};  // dangling
-    if (type != H5L_TYPE_HARD && !soft) return ObjectInfo{ObjectKind::Link, false, 0, {}};
+        return ObjectInfo{ObjectKind::Link, true, 0, {}, {}};  // dangling
+    if (type == H5L_TYPE_EXTERNAL)
+        return ObjectInfo{ObjectKind::Link, false, 0, {}, externalLinkTarget(location, name, what)};
+    if (type != H5L_TYPE_HARD && !soft) return ObjectInfo{ObjectKind::Link, false, 0, {}, {}};
     ObjectInfo result = objectInfo(location, name, what);
     result.viaSoftLink = soft;
     return result;
@@ -80,7 +83,9 @@ struct GroupLinks {
 
     GroupLinks(const File& file, const std::string& groupPath) {
         const std::string path = normalizePath(groupPath);
-        const ObjectKind kind = file.info(path).kind;
+        const ObjectInfo found = file.info(path);
+        file.refuseIfExternal(path, found);
+        const ObjectKind kind = found.kind;
         if (kind == ObjectKind::Missing) throw H5Error("no group '" + path + "' in file '" + file.path() + "'");
         if (kind != ObjectKind::Group)
             throw H5Error("'" + path + "' in '" + file.path() + "' is a " + kindName(kind) + ", not a group");
@@ -144,7 +149,9 @@ AttributeReader openAttribute(const File& file, const std::string& objectPath, c
     AttributeReader r;
     r.where = "attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
     r.what = "cannot read " + r.where;
-    const ObjectKind kind = file.info(path).kind;
+    const ObjectInfo found = file.info(path);
+    file.refuseIfExternal(path, found);
+    const ObjectKind kind = found.kind;
     if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
         throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
     const hid_t fid = file.id();
@@ -235,11 +242,13 @@ std::string normalizePath(const std::string& path) {
 // ---- opening -------------------------------------------------------------------------------
 
 File::File(Handle handle, std::string path, bool writable)
-    : handle_(std::move(handle)), path_(std::move(path)), writable_(writable) {}
+    : handle_(std::move(handle)), path_(std::move(path)), writable_(writable),
+      externalAllowed_(externalDataAllowed(path_)) {}
 
 File File::open(const std::string& path, bool writable) {
     const std::string what = "cannot open '" + path + "'";
     const unsigned flags = writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY;
+    disablePluginLoading();
     auto openWith = [&](bool locking) {
         Handle access = fileAccessList(what, locking);
         return h5::open(Handle::Kind::File, what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });
@@ -280,19 +289,67 @@ void File::requireWritable(const std::string& what) const {
 
 ObjectInfo File::info(const std::string& path) const {
     const std::string normalized = normalizePath(path);
+    if (normalized == "/") return objectInfo(id(), "/", "cannot look up '/' in '" + path_ + "'");
+    return lookUp(normalized, 0);
+}
+
+ObjectInfo File::lookUp(const std::string& normalized, int hops) const {
     const std::string what = "cannot look up '" + normalized + "' in '" + path_ + "'";
-    if (normalized == "/") return objectInfo(id(), "/", what);
-    const char* p = normalized.c_str();
-    htri_t exists = probe([&] { return H5Lexists(id(), p, H5P_DEFAULT); });
-    if (exists < 0) {
-        // HDF5 fails, rather than answering "no", when a parent is missing or not a group.
-        if (info(parentPath(normalized)).kind != ObjectKind::Group) return {};
-        exists = call(what, [&] { return H5Lexists(id(), p, H5P_DEFAULT); });  // a genuine failure
+    // HDF5 follows at most 16 soft links in one path; a longer chain is treated as dangling.
+    constexpr int kMaxSoftLinkHops = 16;
+    std::vector<std::string> names;
+    for (std::size_t begin = 1; begin <= normalized.size();) {
+        const std::size_t end = std::min(normalized.find('/', begin), normalized.size());
+        names.push_back(normalized.substr(begin, end - begin));
+        begin = end + 1;
     }
-    if (exists == 0) return {};
-    H5L_info_t link;
-    call(what, [&] { return H5Lget_info(id(), p, &link, H5P_DEFAULT); });
-    return resolveLink(id(), normalized, link.type, what);
+    Handle group = h5::open(Handle::Kind::Group, what, [&] { return H5Gopen2(id(), "/", H5P_DEFAULT); });
+    std::string at = "/";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const char* name = names[i].c_str();
+        const bool last = i + 1 == names.size();
+        const std::string here = (at == "/" ? "" : at) + "/" + names[i];
+        if (call(what, [&] { return H5Lexists(group.id(), name, H5P_DEFAULT); }) == 0) return {};
+        H5L_info_t link;
+        call(what, [&] { return H5Lget_info(group.id(), name, &link, H5P_DEFAULT); });
+        std::string rest;
+        for (std::size_t k = i + 1; k < names.size(); ++k) rest += "/" + names[k];
+        if (link.type == H5L_TYPE_SOFT) {
+            if (hops >= kMaxSoftLinkHops) return ObjectInfo{ObjectKind::Link, true, 0, {}, {}};
+            std::vector<char> target(link.u.val_size + 1, '\0');
+            call(what, [&] { return H5Lget_val(group.id(), name, target.data(), link.u.val_size, H5P_DEFAULT); });
+            const std::string to(target.data());
+            ObjectInfo found = lookUp(normalizePath((to.rfind('/', 0) == 0 ? to : at + "/" + to) + rest), hops + 1);
+            if (!last) return found;
+            if (found.kind == ObjectKind::Missing) return ObjectInfo{ObjectKind::Link, true, 0, {}, {}};  // dangling
+            found.viaSoftLink = true;
+            return found;
+        }
+        if (link.type == H5L_TYPE_EXTERNAL) {
+            const std::string target = externalLinkTarget(group.id(), name, what);
+            if (!externalAllowed_) {
+                if (last) return ObjectInfo{ObjectKind::Link, false, 0, {}, target};
+                refuseExternal("'" + here + "' in '" + path_ + "' (on the way to '" + normalized + "')",
+                               "an external link", target);
+            }
+            // Allowed: HDF5 follows it and the rest of the path in the other file.
+            const std::string inOther = names[i] + rest;
+            if (probe([&] { return H5Oexists_by_name(group.id(), inOther.c_str(), H5P_DEFAULT); }) <= 0) return {};
+            return objectInfo(group.id(), inOther, what);
+        }
+        if (link.type != H5L_TYPE_HARD) return last ? ObjectInfo{ObjectKind::Link, false, 0, {}, {}} : ObjectInfo{};
+        const ObjectInfo found = objectInfo(group.id(), name, what);
+        if (last) return found;
+        if (found.kind != ObjectKind::Group) return {};  // a dataset is no parent
+        group = h5::open(Handle::Kind::Group, what, [&] { return H5Gopen2(group.id(), name, H5P_DEFAULT); });
+        at = here;
+    }
+    return {};
+}
+
+void File::refuseIfExternal(const std::string& path, const ObjectInfo& found) const {
+    if (found.kind == ObjectKind::Link && !found.externalTarget.empty())
+        refuseExternal("'" + normalizePath(path) + "' in '" + path_ + "'", "an external link", found.externalTarget);
 }
 
 bool File::exists(const std::string& path) const { return info(path).kind != ObjectKind::Missing; }
@@ -330,15 +387,29 @@ std::vector<File::Child> File::listChildren(const std::string& groupPath) const 
     const GroupLinks group(*this, groupPath);
     std::vector<Child> out;
     out.reserve(group.links.size());
-    for (const Link& link : group.links)
-        out.push_back({link.name, resolveLink(group.handle.id(), link.name, link.type, group.what)});
+    const std::string parent = normalizePath(groupPath);
+    for (const Link& link : group.links) {
+        if (link.type != H5L_TYPE_SOFT) {
+            out.push_back({link.name, resolveLink(group.handle.id(), link.name, link.type, group.what)});
+            continue;
+        }
+        // HDF5 would follow a soft link through an external one: look it up the careful way.
+        const std::string path = (parent == "/" ? "" : parent) + "/" + link.name;
+        try {
+            out.push_back({link.name, info(path)});
+        } catch (const ExternalDataError&) {
+            out.push_back({link.name, ObjectInfo{ObjectKind::Link, true, 0, {}, "(through a soft link)"}});
+        }
+    }
     return out;
 }
 
 // ---- attributes ----------------------------------------------------------------------------
 
 Handle File::openObject(const std::string& objectPath, const std::string& what) const {
-    const ObjectKind kind = info(objectPath).kind;
+    const ObjectInfo found = info(objectPath);
+    refuseIfExternal(objectPath, found);
+    const ObjectKind kind = found.kind;
     if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
         throw H5Error("no object '" + objectPath + "' in file '" + path_ + "'");
     return h5::open(Handle::Kind::Object, what, [&] { return H5Oopen(id(), objectPath.c_str(), H5P_DEFAULT); });

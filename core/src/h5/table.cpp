@@ -4,6 +4,9 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
+
+#include "opscope/h5/file_safety.h"
 #include "strings_internal.h"
 
 namespace opscope::h5 {
@@ -73,7 +76,9 @@ GrowingDataset::GrowingDataset(File& file, const std::string& path, Id type, std
 GrowingDataset::GrowingDataset(const File& file, const std::string& path, int typeClass, const char* wanted)
     : where_(tableWhere(file, path)) {
     const std::string what = "cannot open " + where_;
-    const ObjectKind kind = file.info(path).kind;
+    const ObjectInfo found = file.info(path);
+    file.refuseIfExternal(path, found);
+    const ObjectKind kind = found.kind;
     if (kind != ObjectKind::Dataset)
         throw H5Error(kind == ObjectKind::Missing ? "no " + where_ : where_ + " is a " + kindName(kind) + ", not a dataset");
     const std::string p = normalizePath(path);
@@ -86,7 +91,17 @@ GrowingDataset::GrowingDataset(const File& file, const std::string& path, int ty
         throw H5Error(where_ + " is not one-dimensional");
     hsize_t dims[1] = {0};
     call(what, [&] { return H5Sget_simple_extent_dims(space.id(), dims, nullptr); });
-    size_ = static_cast<int64_t>(dims[0]);
+    const std::string outside = outsideReference(dataset_.id(), what);
+    if (!outside.empty() && !file.externalAllowed()) refuseOutsideData(where_, outside);
+    // Never trust the declared row count for what it costs to read: bound it by the storage.
+    const uint64_t rowBytes = call(what, [&] { return H5Tget_size(type.id()); });
+    const uint64_t storedRows = storedBytesBound(dataset_.id(), what) / rowBytes;
+    const uint64_t declared = dims[0];
+    if (declared > storedRows && declared - storedRows > static_cast<uint64_t>(kMaxUnstoredRows))
+        throw H5Error(where_ + " declares " + std::to_string(declared) + " rows but stores at most " +
+                      std::to_string(storedRows) + ": the file is damaged");
+    size_ = static_cast<int64_t>(std::min(declared, storedRows));
+    unstored_ = static_cast<int64_t>(declared) - size_;
 }
 
 void GrowingDataset::appendRows(Id memoryType, const void* rows, std::size_t n) {
@@ -138,17 +153,30 @@ void StringTable::append(const std::vector<std::string>& values) {
     appendRows(type.id(), pointers.data(), pointers.size());
 }
 
-std::vector<std::string> StringTable::readAll() const {
+std::vector<std::string> StringTable::readAll() const { return readFirst(static_cast<std::size_t>(size())); }
+
+std::vector<std::string> StringTable::readReadable(bool* cut) const {
+    if (cut) *cut = unstoredRows() > 0;
+    try {
+        return readAll();
+    } catch (const H5Error&) {
+        if (cut) *cut = true;
+    }
+    return readFirst(readablePrefix(static_cast<std::size_t>(size()), [&](std::size_t n) { readFirst(n); }));
+}
+
+std::vector<std::string> StringTable::readFirst(std::size_t n) const {
     std::vector<std::string> out;
-    if (size() == 0) return out;
+    if (n == 0) return out;
     const Handle type = detail::variableStringType(H5T_CSET_UTF8, "cannot read " + where());
-    std::vector<char*> pointers(static_cast<std::size_t>(size()), nullptr);
-    readRows(type.id(), 0, pointers.size(), pointers.data());
+    std::vector<char*> pointers(n, nullptr);
     const Handle space = h5::open(Handle::Kind::Dataspace, "cannot read " + where(), [&] {
         const hsize_t count[1] = {pointers.size()};
         return H5Screate_simple(1, count, nullptr);
     });
+    // Also gives back what a read that failed half way had allocated.
     const detail::ReclaimOnExit reclaim{type.id(), space.id(), pointers.data()};
+    readRows(type.id(), 0, pointers.size(), pointers.data());
     out.reserve(pointers.size());
     for (const char* p : pointers) out.emplace_back(p ? p : "");
     return out;

@@ -12,6 +12,7 @@
 #include <limits>
 #include <set>
 
+#include "opscope/h5/file_safety.h"
 #include "opscope/tensor_view.h"
 
 namespace opscope::h5 {
@@ -107,7 +108,9 @@ OpenDataset openKnownDataset(const File& file, const std::string& normalizedPath
 
 OpenDataset openDataset(const File& file, const std::string& datasetPath, const char* verb) {
     const std::string path = normalizePath(datasetPath);
-    const ObjectKind kind = file.info(path).kind;
+    const ObjectInfo found = file.info(path);
+    file.refuseIfExternal(path, found);
+    const ObjectKind kind = found.kind;
     if (kind == ObjectKind::Missing) throw H5Error("no dataset '" + path + "' in file '" + file.path() + "'");
     if (kind != ObjectKind::Dataset)
         throw H5Error("'" + path + "' in file '" + file.path() + "' is a " + kindName(kind) + ", not a dataset");
@@ -263,18 +266,28 @@ std::string humanBytes(uint64_t bytes) {
     return text;
 }
 
-// A corrupt or hostile file may declare any shape: refuse before allocating, not by crashing.
-void requireFitsInMemory(const OpenDataset& d, const std::vector<int64_t>& shape, DType dtype) {
+// A corrupt or hostile file may declare any shape: refuse before allocating, not by crashing,
+// whatever is beyond the limit, this machine's memory or what the file really stores.
+void requireFitsInMemory(const OpenDataset& d, const std::vector<int64_t>& shape, DType dtype, size_t fileElementSize) {
     if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;
     const std::string described = " has shape " + shapeToString(shape) + " of " + dtypeName(dtype);
-    uint64_t bytes = dtypeSize(dtype);
+    uint64_t bytes = dtypeSize(dtype), elements = 1, fileBytes = 0;
     for (int64_t dim : shape)
-        if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes))
+        if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes) ||
+            __builtin_mul_overflow(elements, static_cast<uint64_t>(dim), &elements))
             throw H5Error(d.where + described + ", more bytes than a 64-bit count can hold");
     const uint64_t memory = physicalMemoryBytes();
     if (bytes > memory)
         throw H5Error(d.where + described + " (" + humanBytes(bytes) + "), more than this machine's memory (" +
                       humanBytes(memory) + ")");
+    if (elements > static_cast<uint64_t>(kMaxTensorElements))
+        throw H5Error(d.where + described + ", more than the " + std::to_string(kMaxTensorElements) +
+                      " elements OpScope reads into one tensor");
+    const uint64_t stored = storedBytesBound(d.dataset.id(), d.what);
+    if (__builtin_mul_overflow(elements, static_cast<uint64_t>(fileElementSize), &fileBytes) || fileBytes > stored)
+        throw H5Error(d.where + described + " (" + humanBytes(fileBytes) + ") but stores only " +
+                      humanBytes(probe([&] { return H5Dget_storage_size(d.dataset.id()); })) +
+                      ": the file is truncated or damaged");
 }
 
 // ---- writing -------------------------------------------------------------------------------
@@ -334,29 +347,44 @@ DatasetInfo describeDataset(const File& file, const OpenDataset& d) {
     }
     // 0 means both "nothing allocated yet" and failure; neither is worth an error here.
     info.storageBytes = probe([&] { return H5Dget_storage_size(d.dataset.id()); });
+    info.outside = outsideReference(d.dataset.id(), d.what);
     return info;
 }
 
 // Each object's subtree is listed once; other links to it are listed but not walked again,
 // which also ends cycles of hard links.
-void collectTree(const File& file, const std::string& group, int depth, int maxDepth,
-                 std::set<std::string>& walked, std::vector<NodeInfo>& out) {
+// What a walk fills in for each dataset: everything, or only whether it points outside.
+enum class Detail { Full, OutsideOnly };
+
+void collectTree(const File& file, const std::string& group, int depth, int maxDepth, Detail detail,
+                 std::set<std::string>& walked, WalkBudget& budget, std::vector<NodeInfo>& out) {
     const std::vector<File::Child> children = file.listChildren(group);  // also checks that it is a group
     if (maxDepth == 0) return;
     for (const File::Child& child : children) {
         const std::string path = (group == "/" ? "" : group) + "/" + child.name;
-        NodeInfo node{path, child.name, depth, child.info.kind, child.info.attributeCount, {}};
-        if (node.kind == ObjectKind::Dataset)
+        budget.visit(path, depth);
+        NodeInfo node{path, child.name, depth, child.info.kind, child.info.attributeCount, {}, child.info.externalTarget};
+        if (node.kind == ObjectKind::Dataset && detail == Detail::Full) {
             node.dataset = describeDataset(file, openKnownDataset(file, path, "inspect"));
+        } else if (node.kind == ObjectKind::Dataset) {
+            const OpenDataset d = openKnownDataset(file, path, "inspect");
+            node.dataset.outside = outsideReference(d.dataset.id(), d.what);
+        }
         out.push_back(std::move(node));
         // Soft links are shown, not followed: their target is listed where it lives.
         const bool descend = child.info.kind == ObjectKind::Group && !child.info.viaSoftLink &&
                              (maxDepth < 0 || depth < maxDepth) && walked.insert(child.info.identity).second;
-        if (descend) collectTree(file, path, depth + 1, maxDepth, walked, out);
+        if (descend) collectTree(file, path, depth + 1, maxDepth, detail, walked, budget, out);
     }
 }
 
 }  // namespace
+
+std::string NodeInfo::outside() const {
+    if (kind == ObjectKind::Dataset) return dataset.outside;
+    if (kind == ObjectKind::Link && !externalTarget.empty()) return "external link -> " + externalTarget;
+    return "";
+}
 
 int64_t DatasetInfo::numel() const {
     if (nullSpace) return 0;
@@ -366,7 +394,9 @@ int64_t DatasetInfo::numel() const {
     return n;
 }
 
-HostTensor readTensor(const File& file, const std::string& datasetPath) {
+namespace {
+
+HostTensor readTensorData(const File& file, const std::string& datasetPath) {
     const OpenDataset d = openDataset(file, datasetPath, "read");
     const TensorType type = tensorType(file, d);
     if (type.dtype == DType::Undefined) throw H5Error(d.where + " holds " + type.name + " data, not a numeric tensor");
@@ -375,8 +405,10 @@ HostTensor readTensor(const File& file, const std::string& datasetPath) {
     if (extent.dims.size() > static_cast<size_t>(kMaxRank))
         throw H5Error(d.where + " has rank " + std::to_string(extent.dims.size()) + ", more than the " +
                       std::to_string(kMaxRank) + " dimensions a tensor can have");
+    const std::string outside = outsideReference(d.dataset.id(), d.what);
+    if (!outside.empty() && !file.externalAllowed()) refuseOutsideData(d.where, outside);
     const std::vector<int64_t> shape = toShape(extent.dims, d);
-    requireFitsInMemory(d, shape, type.dtype);
+    requireFitsInMemory(d, shape, type.dtype, call(d.what, [&] { return H5Tget_size(d.type.id()); }));
     requireFiltersAvailable(d);
 
     HostTensor tensor(type.dtype, shape);
@@ -385,6 +417,8 @@ HostTensor readTensor(const File& file, const std::string& datasetPath) {
     call(d.what, [&] { return H5Dread(d.dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()); });
     return tensor;
 }
+
+}  // namespace
 
 void writeTensor(File& file, const std::string& datasetPath, const HostTensor& tensor, const WriteOptions& options) {
     const std::string path = normalizePath(datasetPath);
@@ -431,12 +465,32 @@ DatasetInfo datasetInfo(const File& file, const std::string& datasetPath) {
     return describeDataset(file, openDataset(file, datasetPath, "inspect"));
 }
 
-std::vector<NodeInfo> listTree(const File& file, const std::string& root, int maxDepth) {
+namespace {
+
+std::vector<NodeInfo> collectTree(const File& file, const std::string& root, int maxDepth, Detail detail) {
     const std::string path = normalizePath(root);
     std::set<std::string> walked{file.info(path).identity};
     std::vector<NodeInfo> nodes;
-    collectTree(file, path, 1, maxDepth, walked, nodes);
+    WalkBudget budget(file);
+    collectTree(file, path, 1, maxDepth, detail, walked, budget, nodes);
     return nodes;
+}
+
+}  // namespace
+
+HostTensor readTensor(const File& file, const std::string& datasetPath) {
+    return readingFile(file.path(), [&] { return readTensorData(file, datasetPath); });
+}
+
+std::vector<NodeInfo> listTree(const File& file, const std::string& root, int maxDepth) {
+    return readingFile(file.path(), [&] { return collectTree(file, root, maxDepth, Detail::Full); });
+}
+
+std::vector<NodeInfo> listOutside(const File& file) {
+    std::vector<NodeInfo> outside;
+    for (NodeInfo& n : readingFile(file.path(), [&] { return collectTree(file, "/", -1, Detail::OutsideOnly); }))
+        if (!n.outside().empty()) outside.push_back(std::move(n));
+    return outside;
 }
 
 }  // namespace opscope::h5

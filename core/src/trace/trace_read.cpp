@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "opscope/h5/file_safety.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
 #include "trace_read_v1.h"
@@ -28,13 +29,19 @@ int64_t formatVersion(const h5::File& f) {
     return v;
 }
 
+// A reference past the end of a table whose last rows a kill kept from the disk.
+struct TornReference {
+    int64_t id;       // negative: not a torn tail but damage
+    std::string why;
+};
+
 // The tables of a version 2 file, with the checks every reference into them gets.
 class TablesReader {
 public:
     TablesReader(const h5::File& f, TraceValues values)
         : file_(f),
           values_(values),
-          strings_(h5::StringTable::open(f, kStrings).readAll()),
+          strings_(h5::StringTable::open(f, kStrings).readReadable()),
           executors_(h5::Table::open(f, kExecutors)),
           params_(h5::Table::open(f, kParams)),
           steps_(h5::Table::open(f, kSteps)),
@@ -42,78 +49,102 @@ public:
 
     std::size_t executorCount() const { return static_cast<std::size_t>(executors_.size()); }
 
-    // Executors [first, first + n), reading each table's rows once for all of them.
-    std::vector<ExecutorTrace> read(std::size_t first, std::size_t n) const {
+    // Executors [first, first + n), reading each table's rows once for all of them. With
+    // `tornTail`, a recording cut off by a kill is read up to its last complete executor and
+    // *tornTail says what was ignored; without it, an incomplete executor is an error.
+    std::vector<ExecutorTrace> read(std::size_t first, std::size_t n, std::string* tornTail = nullptr) const {
         std::vector<ExecutorRow> rows(n);
-        executors_.read(executorRowType(), static_cast<int64_t>(first), n, rows.data());
-        if (n == 0) return {};
-        const Span p = span(rows, &ExecutorRow::firstParam, &ExecutorRow::paramCount, params_, first);
-        const Span s = span(rows, &ExecutorRow::firstStep, &ExecutorRow::stepCount, steps_, first);
-        const Span t = span(rows, &ExecutorRow::firstTensor, &ExecutorRow::tensorCount, tensors_, first);
+        const std::size_t declared = n;
+        n = readRows(executors_, executorRowType(), static_cast<int64_t>(first), n, rows.data(), tornTail);
+        n = completePrefix(rows, n, first, tornTail);
+        Span p = span(rows, n, &ExecutorRow::firstParam, &ExecutorRow::paramCount);
+        Span s = span(rows, n, &ExecutorRow::firstStep, &ExecutorRow::stepCount);
+        Span t = span(rows, n, &ExecutorRow::firstTensor, &ExecutorRow::tensorCount);
         std::vector<ParamRow> paramRows(p.count);
         std::vector<StepRow> stepRows(s.count);
         std::vector<TensorRow> tensorRows(t.count);
-        params_.read(paramRowType(), p.first, p.count, paramRows.data());
-        steps_.read(stepRowType(), s.first, s.count, stepRows.data());
-        tensors_.read(tensorRowType(), t.first, t.count, tensorRows.data());
-
+        // A table whose last rows cannot be read (a chunk the kill left unwritten) ends the
+        // executors at the first one that needs them.
+        const auto readable = [&](const h5::Table& table, const h5::RowType& type, const Span& sp, void* out,
+                                  int64_t ExecutorRow::*firstField, int32_t ExecutorRow::*countField) {
+            const std::size_t got = readRows(table, type, sp.first, sp.count, out, tornTail);
+            for (std::size_t i = 0; i < n && got < sp.count; ++i)
+                if (rows[i].*countField > 0 && rows[i].*firstField + rows[i].*countField > sp.first + int64_t(got)) n = i;
+        };
+        readable(params_, paramRowType(), p, paramRows.data(), &ExecutorRow::firstParam, &ExecutorRow::paramCount);
+        readable(steps_, stepRowType(), s, stepRows.data(), &ExecutorRow::firstStep, &ExecutorRow::stepCount);
+        readable(tensors_, tensorRowType(), t, tensorRows.data(), &ExecutorRow::firstTensor, &ExecutorRow::tensorCount);
         std::vector<ExecutorTrace> out;
+        std::string why;  // what ended the complete executors, when the file says
         for (std::size_t i = 0; i < n; ++i) {
-            const ExecutorRow& x = rows[i];
-            const int64_t e = static_cast<int64_t>(first + i);
-            ExecutorTrace trace;
-            trace.executorId = static_cast<uint64_t>(x.executorId);
-            trace.op = str(x.op, kExecutors, e);
-            trace.product = str(x.product, kExecutors, e);
-            trace.threads = x.threads;
-            trace.completed = x.completed != 0;
-            trace.workspaceBytes = static_cast<uint64_t>(x.workspaceBytes);
-            trace.startUs = x.startUs;
-            trace.durationUs = x.durationUs;
-            for (int32_t k = 0; k < x.paramCount; ++k) {
-                const int64_t r = x.firstParam + k;
-                const ParamRow& row = paramRows[static_cast<std::size_t>(r - p.first)];
-                checkOwner(row.executor, e, kParams, r);
-                const std::string type = str(row.type, kParams, r), text = str(row.value, kParams, r);
-                try {
-                    trace.params.push_back({str(row.name, kParams, r), paramFromString(type, text)});
-                } catch (const std::invalid_argument& ex) {
-                    damaged(std::string(kParams) + " row " + std::to_string(r) + ": " + ex.what());
+            try {
+                const ExecutorRow& x = rows[i];
+                const int64_t e = static_cast<int64_t>(first + i);
+                ExecutorTrace trace;
+                trace.executorId = static_cast<uint64_t>(x.executorId);
+                trace.op = str(x.op, kExecutors, e);
+                trace.product = str(x.product, kExecutors, e);
+                trace.threads = x.threads;
+                trace.completed = x.completed != 0;
+                trace.workspaceBytes = static_cast<uint64_t>(x.workspaceBytes);
+                trace.startUs = x.startUs;
+                trace.durationUs = x.durationUs;
+                for (int32_t k = 0; k < x.paramCount; ++k) {
+                    const int64_t r = x.firstParam + k;
+                    const ParamRow& row = paramRows[static_cast<std::size_t>(r - p.first)];
+                    checkOwner(row.executor, e, kParams, r);
+                    const std::string type = str(row.type, kParams, r), text = str(row.value, kParams, r);
+                    try {
+                        trace.params.push_back({str(row.name, kParams, r), paramFromString(type, text)});
+                    } catch (const std::invalid_argument& ex) {
+                        damaged(std::string(kParams) + " row " + std::to_string(r) + ": " + ex.what());
+                    }
                 }
-            }
-            std::map<int32_t, std::size_t> stepByIndex;
-            for (int32_t k = 0; k < x.stepCount; ++k) {
-                const int64_t r = x.firstStep + k;
-                const StepRow& row = stepRows[static_cast<std::size_t>(r - s.first)];
-                checkOwner(row.executor, e, kSteps, r);
-                StepTrace step;
-                step.index = static_cast<std::size_t>(std::max(row.index, 0));
-                step.name = str(row.name, kSteps, r);
-                step.detail = str(row.detail, kSteps, r);
-                step.inputs = splitNames(str(row.inputs, kSteps, r));
-                step.outputs = splitNames(str(row.outputs, kSteps, r));
-                step.startUs = row.startUs;
-                step.durationUs = row.durationUs;
-                stepByIndex[row.index] = trace.steps.size();
-                trace.steps.push_back(std::move(step));
-            }
-            for (int32_t k = 0; k < x.tensorCount; ++k) {
-                const int64_t r = x.firstTensor + k;
-                const TensorRow& row = tensorRows[static_cast<std::size_t>(r - t.first)];
-                checkOwner(row.executor, e, kTensors, r);
-                TensorRecord record = tensor(row, r);
-                if (row.step < 0) {
-                    (record.kind == "output" ? trace.outputs : trace.inputs).push_back(std::move(record));
-                    continue;
+                std::map<int32_t, std::size_t> stepByIndex;
+                for (int32_t k = 0; k < x.stepCount; ++k) {
+                    const int64_t r = x.firstStep + k;
+                    const StepRow& row = stepRows[static_cast<std::size_t>(r - s.first)];
+                    checkOwner(row.executor, e, kSteps, r);
+                    StepTrace step;
+                    step.index = static_cast<std::size_t>(std::max(row.index, 0));
+                    step.name = str(row.name, kSteps, r);
+                    step.detail = str(row.detail, kSteps, r);
+                    step.inputs = splitNames(str(row.inputs, kSteps, r));
+                    step.outputs = splitNames(str(row.outputs, kSteps, r));
+                    step.startUs = row.startUs;
+                    step.durationUs = row.durationUs;
+                    stepByIndex[row.index] = trace.steps.size();
+                    trace.steps.push_back(std::move(step));
                 }
-                const auto it = stepByIndex.find(row.step);
-                if (it == stepByIndex.end())
-                    damaged(std::string(kTensors) + " row " + std::to_string(r) + " belongs to step " +
-                            std::to_string(row.step) + ", which executor " + std::to_string(e) + " does not have");
-                trace.steps[it->second].outputTensors.push_back(std::move(record));
+                for (int32_t k = 0; k < x.tensorCount; ++k) {
+                    const int64_t r = x.firstTensor + k;
+                    const TensorRow& row = tensorRows[static_cast<std::size_t>(r - t.first)];
+                    checkOwner(row.executor, e, kTensors, r);
+                    TensorRecord record = tensor(row, r);
+                    if (row.step < 0) {
+                        (record.kind == "output" ? trace.outputs : trace.inputs).push_back(std::move(record));
+                        continue;
+                    }
+                    const auto it = stepByIndex.find(row.step);
+                    if (it == stepByIndex.end())
+                        damaged(std::string(kTensors) + " row " + std::to_string(r) + " belongs to step " +
+                                std::to_string(row.step) + ", which executor " + std::to_string(e) + " does not have");
+                    trace.steps[it->second].outputTensors.push_back(std::move(record));
+                }
+                out.push_back(std::move(trace));
+            } catch (const TornReference& past) {
+                // Strings the kill kept from the disk: this executor and the rest are the torn tail.
+                if (!tornTail || past.id < 0) damaged(past.why);
+                why = past.why;
+                n = i;
+                break;
             }
-            out.push_back(std::move(trace));
         }
+        if (tornTail && n < declared)
+            *tornTail = "trace '" + file_.path() + "' ends in a torn tail (the recording was cut off): " +
+                        std::to_string(declared - n) + " incomplete executor" + (declared - n == 1 ? " was" : "s were") +
+                        " ignored, the " + std::to_string(n) + " complete one" + (n == 1 ? " is" : "s are") + " read" +
+                        (why.empty() ? "" : " (executor " + std::to_string(first + n) + ": " + why + ")");
         return out;
     }
 
@@ -127,17 +158,12 @@ private:
         throw h5::H5Error("trace '" + file_.path() + "' is damaged: " + why);
     }
 
-    // The rows of `table` the executors point at, checked to lie inside it.
+    // The rows a table's span of the first n executors covers (checked by completePrefix).
     template <class FirstField, class CountField>
-    Span span(const std::vector<ExecutorRow>& rows, FirstField firstField, CountField countField,
-              const h5::Table& table, std::size_t firstExecutor) const {
+    static Span span(const std::vector<ExecutorRow>& rows, std::size_t n, FirstField firstField, CountField countField) {
         int64_t lo = std::numeric_limits<int64_t>::max(), hi = 0;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (std::size_t i = 0; i < n; ++i) {
             const int64_t first = rows[i].*firstField, count = rows[i].*countField;
-            if (first < 0 || count < 0 || first > table.size() || count > table.size() - first)
-                damaged("executor " + std::to_string(firstExecutor + i) + " points at rows " + std::to_string(first) +
-                        " + " + std::to_string(count) + " of " + table.where() + ", which has " +
-                        std::to_string(table.size()));
             if (count == 0) continue;
             lo = std::min(lo, first);
             hi = std::max(hi, first + count);
@@ -146,10 +172,56 @@ private:
         return {lo, static_cast<std::size_t>(hi - lo)};
     }
 
+    // Executors write their rows to the other tables first and their own row last, but a kill
+    // can leave any table's size on disk behind. The first executor that points past the end
+    // of a table, or was never written (no operator), ends the complete ones when a torn tail
+    // is acceptable; otherwise it is damage.
+    std::size_t completePrefix(const std::vector<ExecutorRow>& rows, std::size_t n, std::size_t firstExecutor,
+                               const std::string* tornTail) const {
+        for (std::size_t i = 0; i < n; ++i) {
+            const ExecutorRow& x = rows[i];
+            const int64_t e = static_cast<int64_t>(firstExecutor + i);
+            std::string past;
+            const auto check = [&](int64_t first, int64_t count, const h5::Table& table) {
+                if (first < 0 || count < 0)
+                    damaged("executor " + std::to_string(e) + " points at rows " + std::to_string(first) + " + " +
+                            std::to_string(count) + " of " + table.where());
+                if (past.empty() && (first > table.size() || count > table.size() - first))
+                    past = "executor " + std::to_string(e) + " points at rows " + std::to_string(first) + " + " +
+                           std::to_string(count) + " of " + table.where() + ", which has " + std::to_string(table.size());
+            };
+            check(x.firstParam, x.paramCount, params_);
+            check(x.firstStep, x.stepCount, steps_);
+            check(x.firstTensor, x.tensorCount, tensors_);
+            if (past.empty() && (x.op <= 0 || static_cast<std::size_t>(x.op) >= strings_.size()))
+                past = "executor " + std::to_string(e) + " names no operator (string " + std::to_string(x.op) + ")";
+            if (past.empty()) continue;
+            if (!tornTail) damaged(past);
+            return i;
+        }
+        return n;
+    }
+
+    // Reads rows [first, first + n); with a torn tail accepted, a read that fails is retried on
+    // ever shorter prefixes (halving), and the number of rows read is returned.
+    std::size_t readRows(const h5::Table& table, const h5::RowType& type, int64_t first, std::size_t n, void* out,
+                         const std::string* tornTail) const {
+        try {
+            table.read(type, first, n, out);
+            return n;
+        } catch (const h5::H5Error&) {
+            if (!tornTail) throw;
+        }
+        const std::size_t good = h5::readablePrefix(n, [&](std::size_t m) { table.read(type, first, m, out); });
+        table.read(type, first, good, out);
+        return good;
+    }
+
     const std::string& str(StringId id, const char* table, int64_t row) const {
         if (id < 0 || static_cast<std::size_t>(id) >= strings_.size())
-            damaged(std::string(table) + " row " + std::to_string(row) + " refers to string " + std::to_string(id) +
-                    ", outside " + kStrings + " (" + std::to_string(strings_.size()) + " strings)");
+            throw TornReference{id, std::string(table) + " row " + std::to_string(row) + " refers to string " +
+                                        std::to_string(id) + ", outside " + kStrings + " (" +
+                                        std::to_string(strings_.size()) + " strings)"};
         return strings_[static_cast<std::size_t>(id)];
     }
 
@@ -199,7 +271,15 @@ private:
             t.stats = s;
         }
         t.valuesPath = str(row.values, kTensors, r);
-        if (!t.valuesPath.empty() && values_ == TraceValues::Load) t.values = h5::readTensor(file_, t.valuesPath);
+        if (!t.valuesPath.empty() && values_ == TraceValues::Load) {
+            try {
+                t.values = h5::readTensor(file_, t.valuesPath);
+            } catch (const h5::ExternalDataError&) {
+                throw;  // the file is whole; reading it is not allowed
+            } catch (const h5::H5Error& e) {
+                throw TornReference{0, e.what()};  // values a kill kept from the disk
+            }
+        }
         return t;
     }
 
@@ -226,17 +306,22 @@ bool parseTraceExecutorPath(const std::string& path, std::size_t* index) {
     return true;
 }
 
-std::vector<ExecutorTrace> readTrace(const h5::File& file, TraceValues values) {
+namespace {
+
+std::vector<ExecutorTrace> readTables(const h5::File& file, TraceValues values, std::string* tornTail) {
     if (formatVersion(file) == 1) {
         std::vector<ExecutorTrace> out;
         for (const std::string& g : trace_v1::executorGroups(file)) out.push_back(trace_v1::readExecutor(file, g, values));
         return out;
     }
     const TablesReader tables(file, values);
-    return tables.read(0, tables.executorCount());
+    std::string torn;
+    std::vector<ExecutorTrace> out = tables.read(0, tables.executorCount(), &torn);
+    if (tornTail) *tornTail = torn;
+    return out;
 }
 
-ExecutorTrace readTraceExecutor(const h5::File& file, std::size_t index) {
+ExecutorTrace readOneExecutor(const h5::File& file, std::size_t index) {
     if (formatVersion(file) == 1) {
         const std::vector<std::string> groups = trace_v1::executorGroups(file);
         if (index >= groups.size())
@@ -251,8 +336,18 @@ ExecutorTrace readTraceExecutor(const h5::File& file, std::size_t index) {
     return std::move(tables.read(index, 1).front());
 }
 
-std::vector<ExecutorTrace> readTraceFile(const std::string& path, TraceValues values) {
-    return readTrace(h5::File::openReadOnly(path), values);
+}  // namespace
+
+std::vector<ExecutorTrace> readTrace(const h5::File& file, TraceValues values, std::string* tornTail) {
+    return h5::readingFile(file.path(), [&] { return readTables(file, values, tornTail); });
+}
+
+ExecutorTrace readTraceExecutor(const h5::File& file, std::size_t index) {
+    return h5::readingFile(file.path(), [&] { return readOneExecutor(file, index); });
+}
+
+std::vector<ExecutorTrace> readTraceFile(const std::string& path, TraceValues values, std::string* tornTail) {
+    return readTrace(h5::File::openReadOnly(path), values, tornTail);
 }
 
 }  // namespace opscope

@@ -1,6 +1,8 @@
 // Writes a file under a temporary name beside its destination, then renames it into place:
 // readers never see half a file, a failed run leaves the old file as it was, and an output
-// can never overwrite one of the command's inputs. Works for any file type.
+// can never overwrite one of the command's inputs. Works for any file type. A writer that was
+// killed leaves its temporary file behind; the next writer of the same destination removes the
+// temporary files of processes that no longer run.
 #pragma once
 
 #include <filesystem>

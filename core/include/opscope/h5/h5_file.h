@@ -25,6 +25,7 @@ struct ObjectInfo {
     bool viaSoftLink = false;               // reached through a soft link (which was followed)
     int64_t attributeCount = 0;
     std::string identity;                   // opaque; equal for two links to one object
+    std::string externalTarget;             // Link: where an external link points, "f.h5:/g"
 };
 
 class File {
@@ -53,8 +54,15 @@ public:
     bool exists(const std::string& path) const;
     bool isGroup(const std::string& path) const;
     bool isDataset(const std::string& path) const;
-    // Metadata only: never reads data. Soft links are followed; external links are not.
+    // Metadata only: never reads data. Soft links are followed. An external link is followed
+    // only when external data is allowed (file_safety.h): otherwise one at the end of the path
+    // is a Link with its externalTarget, and one inside the path throws ExternalDataError.
     ObjectInfo info(const std::string& path) const;
+    // Whether this file may read what it points at outside itself (file_safety.h).
+    bool externalAllowed() const { return externalAllowed_; }
+    // Throws ExternalDataError naming the target when `found` (the info of `path`) is an
+    // external link this file may not follow.
+    void refuseIfExternal(const std::string& path, const ObjectInfo& found) const;
     // Names of the links in a group, sorted.
     std::vector<std::string> children(const std::string& groupPath = "/") const;
     // The same with what each link leads to, in one pass over the group: for tree views.
@@ -93,12 +101,16 @@ private:
     static File open(const std::string& path, bool writable);
     // Opens the object for attribute work; objectPath is normalized.
     Handle openObject(const std::string& objectPath, const std::string& what) const;
+    // info() one link at a time from the root, so that no link leaving the file is crossed
+    // unseen; `hops` counts the soft links followed so far.
+    ObjectInfo lookUp(const std::string& normalized, int hops) const;
     void writeAttributeData(const std::string& objectPath, const std::string& name, Id type, Id space,
                             const void* data);
 
     Handle handle_;
     std::string path_;
     bool writable_ = false;
+    bool externalAllowed_ = false;
 };
 
 template <> std::string File::readAttribute<std::string>(const std::string&, const std::string&) const;

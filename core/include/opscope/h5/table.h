@@ -38,7 +38,11 @@ private:
 // A one-dimensional dataset that grows at its end: what both kinds of table are.
 class GrowingDataset {
 public:
+    // Rows readable: the declared rows, or, when the file stores fewer (an append cut off by a
+    // kill, at most kMaxUnstoredRows of file_safety.h), the rows it stores.
     int64_t size() const { return size_; }
+    // Rows the dataset declares beyond size(): the torn tail that is ignored.
+    int64_t unstoredRows() const { return unstored_; }
     const std::string& where() const { return where_; }  // "table '/x' in 'f.h5'"
 
 protected:
@@ -56,6 +60,7 @@ private:
     Handle dataset_;
     std::string where_;
     int64_t size_ = 0;
+    int64_t unstored_ = 0;
 };
 
 class Table : public GrowingDataset {
@@ -77,6 +82,23 @@ private:
     using GrowingDataset::GrowingDataset;
 };
 
+// How many of the first n rows can be read when reading all n failed (a tail a kill kept from
+// the disk): the largest count for which read(count) does not throw H5Error, found by halving.
+template <class Read>
+std::size_t readablePrefix(std::size_t n, Read read) {
+    std::size_t good = 0, bad = n;  // read(good) succeeds, read(bad) fails
+    while (bad - good > 1) {
+        const std::size_t mid = good + (bad - good) / 2;
+        try {
+            read(mid);
+            good = mid;
+        } catch (const H5Error&) {
+            bad = mid;
+        }
+    }
+    return good;
+}
+
 // A one-dimensional table of variable-length UTF-8 strings (h5py: `.asstr()[:]`).
 class StringTable : public GrowingDataset {
 public:
@@ -84,9 +106,13 @@ public:
     static StringTable open(const File& file, const std::string& path);
     void append(const std::vector<std::string>& values);
     std::vector<std::string> readAll() const;
+    // The same up to the first row that cannot be read (a tail a kill kept from the disk);
+    // *cut, when given, tells whether rows were left out (counting those size() leaves out).
+    std::vector<std::string> readReadable(bool* cut = nullptr) const;
 
 private:
     using GrowingDataset::GrowingDataset;
+    std::vector<std::string> readFirst(std::size_t n) const;
 };
 
 }  // namespace opscope::h5

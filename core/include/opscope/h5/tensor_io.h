@@ -30,6 +30,7 @@ struct DatasetInfo {
     std::vector<std::string> filters;    // in pipeline order: "shuffle", "gzip", "lzf", ...
     bool compressed = false;             // a filter other than shuffle/fletcher32 is applied
     uint64_t storageBytes = 0;           // bytes allocated in the file (0 if never written)
+    std::string outside;                 // "external storage -> /etc/passwd", "virtual dataset -> f.h5:/x"
 
     int64_t numel() const;               // 0 for a null dataspace
 };
@@ -41,6 +42,11 @@ struct NodeInfo {
     ObjectKind kind = ObjectKind::Missing;
     int64_t attributeCount = 0;
     DatasetInfo dataset;                 // filled for datasets only
+    std::string externalTarget;          // an external link's "f.h5:/g" (listed, never followed)
+
+    // "external storage -> /etc/passwd", "virtual dataset -> f.h5:/x", "external link -> f.h5:/g",
+    // or "" when the node is inside its file.
+    std::string outside() const;
 };
 
 // Reads any numeric dataset (float16/32/64, bfloat16 by the opscope_dtype convention, every
@@ -58,5 +64,8 @@ DatasetInfo datasetInfo(const File& file, const std::string& datasetPath);
 // Every object under root (not root itself), depth first in name order, with DatasetInfo for
 // datasets; maxDepth < 0 means no limit. Reads no data, so a file of any size lists quickly.
 std::vector<NodeInfo> listTree(const File& file, const std::string& root = "/", int maxDepth = -1);
+// The nodes of the whole file that point outside it (NodeInfo::outside()), found by the same
+// walk with only that looked up: what a file would read elsewhere, without reading it.
+std::vector<NodeInfo> listOutside(const File& file);
 
 }  // namespace opscope::h5
