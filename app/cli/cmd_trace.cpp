@@ -39,7 +39,7 @@ CommandSpec traceExportSpec() {
 namespace {
 
 std::vector<ExecutorTrace> loadTrace(const std::string& path) {
-    requireReadableFile(path);
+    requireSafeFile(path, {"/"});
     return readTraceFile(path);  // H5Error (exit 2) for files that are not traces
 }
 
