@@ -168,6 +168,14 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
     std::string stderrText;
     bool stderrOpen = true, timedOut = false;
     int status = 0;
+    pollfd p{err[0], POLLIN, 0};
+    // Reads what the child wrote so far; false once it closed stderr.
+    auto readStderr = [&] {
+        char buf[4096];
+        const ssize_t n = ::read(err[0], buf, sizeof buf);
+        if (n > 0 && stderrText.size() < kMaxStderr) stderrText.append(buf, static_cast<std::size_t>(n));
+        return n > 0 || (n < 0 && errno == EINTR);
+    };
     for (;;) {
         const pid_t r = ::waitpid(pid, &status, WNOHANG);
         if (r == pid) break;
@@ -183,17 +191,12 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
             break;
         }
         // Wake for stderr output, else every 10 ms to look at the child again.
-        pollfd p{err[0], POLLIN, 0};
         const int wait = static_cast<int>(std::min<long long>(left, 10));
-        if (stderrOpen && ::poll(&p, 1, wait) > 0) {
-            char buf[4096];
-            const ssize_t n = ::read(err[0], buf, sizeof buf);
-            if (n > 0 && stderrText.size() < kMaxStderr) stderrText.append(buf, static_cast<std::size_t>(n));
-            if (n == 0) stderrOpen = false;
-        } else if (!stderrOpen) {
-            ::poll(nullptr, 0, wait);
-        }
+        if (stderrOpen && ::poll(&p, 1, wait) > 0) stderrOpen = readStderr();
+        else if (!stderrOpen) ::poll(nullptr, 0, wait);
     }
+    // What the child wrote just before it ended (a sanitizer's report).
+    while (stderrOpen && ::poll(&p, 1, 0) > 0) stderrOpen = readStderr();
     ::close(err[0]);
 
     ChildOutcome out;
