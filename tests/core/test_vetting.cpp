@@ -2,8 +2,10 @@
 // a sentence (with a validator that crashes, hangs or runs out of memory on purpose), and
 // vetFile() end to end with opscope-vet on a good file and on byte-flipped files that crash
 // libhdf5.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -60,6 +62,13 @@ TEST(VetChild, MemoryLimitIsInForce) {
     const ChildOutcome o = runChild({"alloc", "512"}, 10, 256ull << 20);
     EXPECT_FALSE(o.ok);
     EXPECT_EQ(o.reason, "reading it needs more than 256 MiB of memory");
+}
+
+TEST(VetChild, InheritsNoFilesButItsStandardStreams) {
+    const int fd = ::open("/dev/null", O_RDONLY);  // not close-on-exec: would be inherited by exec
+    ASSERT_GE(fd, 0);
+    EXPECT_TRUE(runChild({"fds"}).ok);
+    ::close(fd);
 }
 
 TEST(VetChild, OtherEndsAreNamed) {

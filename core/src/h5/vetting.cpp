@@ -3,8 +3,8 @@
 //
 // fork + exec rather than posix_spawn because the limits must be in place before the child's
 // first instruction. The GUI that calls this has many threads, so between fork and exec the
-// child makes only direct system calls (prctl, setrlimit, dup2, execv, _exit): no allocation,
-// no locks, nothing another thread could have held at the fork.
+// child makes only direct system calls (prctl, dup2, close_range, setrlimit, execv, _exit): no
+// allocation, no locks, nothing another thread could have held at the fork.
 #include "opscope/h5/vetting.h"
 
 #include <dlfcn.h>
@@ -153,6 +153,7 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
         ::dup2(devNull, STDIN_FILENO);
         ::dup2(devNull, STDOUT_FILENO);
         ::dup2(err[1], STDERR_FILENO);
+        ::close_range(3, ~0U, 0);  // none of the parent's files (an open trace, ...) go along
         ::setrlimit(RLIMIT_CORE, &noCore);
         ::setrlimit(RLIMIT_CPU, &cpu);
         if (limits.memoryBytes > 0) ::setrlimit(RLIMIT_AS, &memory);

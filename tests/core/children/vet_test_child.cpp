@@ -1,7 +1,9 @@
 // A validator that misbehaves on purpose, for tests/core/test_vetting.cpp:
-//   vet_test_child ok | crash | hang | spin | alloc MiB | status N | asan
+//   vet_test_child ok | crash | hang | spin | alloc MiB | status N | asan | fds
 // alloc asks for MiB of memory and exits 3 (opscope-vet's "out of memory") when refused, 0
 // when granted: it tells whether the parent's address-space limit is in force.
+#include <fcntl.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +30,11 @@ int main(int argc, char** argv) {
         }
     }
     if (mode == "status" && argc > 2) return std::atoi(argv[2]);
+    if (mode == "fds") {  // 0 when only stdin, stdout and stderr are open
+        for (int fd = 3; fd < 1024; ++fd)
+            if (::fcntl(fd, F_GETFD) != -1) return 1;
+        return 0;
+    }
     if (mode == "asan") {
         std::fprintf(stderr, "=================================================================\n"
                              "==42==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020 at pc 0x55\n");
