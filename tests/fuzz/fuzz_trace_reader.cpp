@@ -91,7 +91,8 @@ void build(FuzzedDataProvider& in) {
     for (TensorRow& r : tensors) {
         r = TensorRow{};
         r.executor = index(in);
-        r.step = index32(in) - 1;
+        const int32_t step = index32(in);
+        r.step = step == std::numeric_limits<int32_t>::min() ? step : step - 1;  // -1: an executor's own tensor
         r.name = stringId(in, last);
         r.kind = stringId(in, last);
         r.dtype = stringId(in, last);
