@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "opscope/h5/atomic_write.h"
+#include "opscope/h5/vetting.h"
 #include "opscope/tensor_view.h"
 
 namespace opscope::cli {
@@ -88,6 +89,11 @@ void requireReadableFile(const std::string& path) {
     if (std::filesystem::is_directory(status)) throw CliError("'" + path + "' is a directory, not an HDF5 file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw CliError("cannot read '" + path + "': permission denied");
+}
+
+void requireSafeFile(const std::string& path, const std::vector<std::string>& dataPaths) {
+    requireReadableFile(path);
+    h5::vetFile(path, dataPaths);
 }
 
 }  // namespace opscope::cli

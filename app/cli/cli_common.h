@@ -51,5 +51,9 @@ void checkOutputPath(const std::string& output, const std::vector<std::string>& 
 
 // Files must exist and be regular before HDF5 sees them: a clearer sentence than HDF5's.
 void requireReadableFile(const std::string& path);
+// requireReadableFile, then the file is read once in a throwaway process (opscope/h5/vetting.h):
+// one that crashes, hangs or exhausts libhdf5 there is H5Error "cannot open 'F': the file is
+// corrupt (...)", exit 2. dataPaths: where the command will read tensor data ("/": all of it).
+void requireSafeFile(const std::string& path, const std::vector<std::string>& dataPaths = {});
 
 }  // namespace opscope::cli

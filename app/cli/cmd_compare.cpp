@@ -38,7 +38,7 @@ CommandSpec compareSpec() {
 namespace {
 
 HostTensor readOperand(const DatasetRef& ref, const std::string& role) {
-    requireReadableFile(ref.file);
+    requireSafeFile(ref.file, {ref.path});
     const h5::File f = h5::File::openReadOnly(ref.file);
     const h5::ObjectKind kind = f.info(ref.path).kind;
     if (kind == h5::ObjectKind::Missing) throw CliError("the " + role + " tensor: no dataset '" + ref.path + "' in '" + ref.file + "'");

@@ -152,7 +152,7 @@ void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool a
 
 int runInfo(const ParsedArgs& a) {
     const std::string file = a.positionals[0];
-    requireReadableFile(file);
+    requireSafeFile(file);
     int depth = -1;
     if (a.has("--depth")) {
         try {

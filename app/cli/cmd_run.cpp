@@ -144,8 +144,8 @@ ParamValue parseAttributeValue(const std::string& name, const std::string& text)
 }
 
 HostTensor readBoundTensor(const DatasetRef& ref, const std::string& what) {
-    requireReadableFile(ref.file);
     try {
+        requireSafeFile(ref.file, {ref.path});  // CliError (no such file) passes through
         const h5::File f = h5::File::openReadOnly(ref.file);
         if (!f.isDataset(ref.path)) {
             const h5::ObjectKind kind = f.info(ref.path).kind;
@@ -202,7 +202,7 @@ struct FilePlan {
 
 FilePlan planFile(const std::string& file, const std::vector<std::string>& selections, std::vector<std::string>* skipped,
                   std::vector<std::string>* unmatched) {
-    requireReadableFile(file);
+    requireSafeFile(file, {"/"});
     FilePlan plan;
     plan.file = file;
     try {

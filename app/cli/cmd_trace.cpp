@@ -39,7 +39,7 @@ CommandSpec traceExportSpec() {
 namespace {
 
 std::vector<ExecutorTrace> loadTrace(const std::string& path) {
-    requireReadableFile(path);
+    requireSafeFile(path, {"/"});
     std::string tornTail;
     std::vector<ExecutorTrace> traces = readTraceFile(path, TraceValues::Load, &tornTail);  // H5Error: exit 2
     if (!tornTail.empty()) std::cerr << "opscope-cli: warning: " << tornTail << "\n";

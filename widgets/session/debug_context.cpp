@@ -7,6 +7,7 @@
 
 #include "opscope/h5/file_safety.h"
 #include "opscope/h5/tensor_io.h"
+#include "opscope/h5/vetting.h"
 #include "opscope/trace.h"
 #include "session/analysis.h"
 #include "session/gui_invoke.h"
@@ -27,6 +28,8 @@ DebugContext::~DebugContext() {
 bool DebugContext::openFile(const QString& path, QString* error) {
     std::unique_ptr<h5::File> f;
     try {
+        // A damaged file crashes or hangs libhdf5 in a throwaway process, not in the debugger.
+        h5::vetFile(path.toStdString());
         f = std::make_unique<h5::File>(h5::File::openReadOnly(path.toStdString()));
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
@@ -126,6 +129,7 @@ void DebugContext::loadCase(const QString& casePath) {
     runInBackground<std::shared_ptr<const cases::Case>>(
         this,
         [file, path, trace]() -> std::shared_ptr<const cases::Case> {
+            h5::vetFile(file, {path});
             const h5::File f = h5::File::openReadOnly(file);
             if (trace) return std::make_shared<const cases::Case>(cases::caseFromTrace(f, path));
             return std::make_shared<const cases::Case>(cases::readCase(f, path));
@@ -185,7 +189,11 @@ void DebugContext::bindDataset(const std::string& argument, const QString& datas
     const std::string path = datasetPath.toStdString();
     beginBusy(QString("Reading %1").arg(datasetPath));
     runInBackground<HostTensor>(
-        this, [file, path] { return h5::readTensor(h5::File::openReadOnly(file), path); },
+        this,
+        [file, path] {
+            h5::vetFile(file, {path});
+            return h5::readTensor(h5::File::openReadOnly(file), path);
+        },
         [this, argument, path, datasetPath](HostTensor t, QString error) {
             endBusy();
             if (!error.isEmpty()) {

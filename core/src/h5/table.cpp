@@ -109,9 +109,9 @@ void GrowingDataset::appendRows(Id memoryType, const void* rows, std::size_t n) 
     const std::string what = "cannot append to " + where_;
     const hsize_t newSize[1] = {static_cast<hsize_t>(size_) + n};
     call(what, [&] { return H5Dset_extent(dataset_.id(), newSize); });
-    auto [fileSpace, memorySpace] = selectRows(dataset_.id(), size_, n, what);
+    const auto spaces = selectRows(dataset_.id(), size_, n, what);  // no structured binding: C++17 lambdas cannot capture one
     call(what, [&] {
-        return H5Dwrite(dataset_.id(), memoryType, memorySpace.id(), fileSpace.id(), H5P_DEFAULT, rows);
+        return H5Dwrite(dataset_.id(), memoryType, spaces.second.id(), spaces.first.id(), H5P_DEFAULT, rows);
     });
     size_ += static_cast<int64_t>(n);
 }
@@ -122,9 +122,9 @@ void GrowingDataset::readRows(Id memoryType, int64_t first, std::size_t n, void*
     if (first < 0 || first + static_cast<int64_t>(n) > size_)
         throw H5Error(what + ": rows " + std::to_string(first) + ".." + std::to_string(first + int64_t(n) - 1) +
                       " asked for, the table has " + std::to_string(size_));
-    auto [fileSpace, memorySpace] = selectRows(dataset_.id(), first, n, what);
+    const auto spaces = selectRows(dataset_.id(), first, n, what);  // .first: the file's, .second: memory's
     call(what, [&] {
-        return H5Dread(dataset_.id(), memoryType, memorySpace.id(), fileSpace.id(), H5P_DEFAULT, rows);
+        return H5Dread(dataset_.id(), memoryType, spaces.second.id(), spaces.first.id(), H5P_DEFAULT, rows);
     });
 }
 

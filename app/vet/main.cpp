@@ -1,0 +1,45 @@
+// opscope-vet: reads an untrusted HDF5 file the way OpScope's commands will, so that a file
+// that crashes, hangs or exhausts libhdf5 does it here, in a throwaway process, and not in the
+// CLI or the debugger (opscope/h5/vetting.h). Started by vetFile() under time and memory limits.
+//   opscope-vet [--data PATH]... [--] FILE
+// Exit status: 0 read to the end (reader errors are the command's to report), 2 usage,
+// 3 out of memory; a signal or any other status means the file is corrupt.
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "opscope/h5/vetting.h"
+
+// In sanitizer builds: a leak at exit is not what vetting looks for (libhdf5's error paths
+// leak), and LeakSanitizer's report would read as a memory error.
+extern "C" __attribute__((used)) const char* __asan_default_options() { return "detect_leaks=0"; }
+
+int main(int argc, char** argv) {
+    std::vector<std::string> dataPaths;
+    std::string file;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--data" && i + 1 < argc) {
+            dataPaths.push_back(argv[++i]);
+        } else if (a == "--" && i + 2 == argc) {
+            file = argv[++i];
+        } else if (file.empty() && i + 1 == argc && a.rfind("--", 0) != 0) {
+            file = a;
+        } else {
+            std::fprintf(stderr, "usage: opscope-vet [--data PATH]... [--] FILE\n");
+            return opscope::h5::kVetExitUsage;
+        }
+    }
+    if (file.empty()) {
+        std::fprintf(stderr, "usage: opscope-vet [--data PATH]... [--] FILE\n");
+        return opscope::h5::kVetExitUsage;
+    }
+    try {
+        opscope::h5::walkUntrusted(file, dataPaths);
+    } catch (const std::bad_alloc&) {
+        return opscope::h5::kVetExitOutOfMemory;
+    }
+    return opscope::h5::kVetExitOk;
+}

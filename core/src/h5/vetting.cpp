@@ -1,0 +1,294 @@
+// The parent's side of vetting: finding opscope-vet, running it under limits, turning how it
+// ended into a sentence, and remembering the answer per file version.
+//
+// fork + exec rather than posix_spawn because the limits must be in place before the child's
+// first instruction. The GUI that calls this has many threads, so between fork and exec the
+// child makes only direct system calls (prctl, dup2, close_range, setrlimit, execv, _exit): no
+// allocation, no locks, nothing another thread could have held at the fork.
+#include "opscope/h5/vetting.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "opscope/h5/h5_handle.h"
+
+namespace opscope::h5 {
+namespace {
+
+// Sanitizer runtimes reserve terabytes of address space for shadow memory: an address-space
+// limit would stop the child before main.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+constexpr uint64_t kMiB = 1024ull * 1024;
+constexpr uint64_t kGiB = 1024 * kMiB;
+constexpr std::size_t kMaxStderr = 64 * 1024;  // enough for a sanitizer's first lines
+
+std::string memoryText(uint64_t bytes) {
+    char buf[32];
+    if (bytes >= kGiB) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
+    else std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
+    return buf;
+}
+
+std::string secondsText(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", s);
+    return buf;
+}
+
+std::string signalText(int sig) {
+    const char* abbrev = sigabbrev_np(sig);
+    return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// "AddressSanitizer: heap-buffer-overflow" from a sanitizer report, or "".
+std::string sanitizerFinding(const std::string& text) {
+    const std::size_t at = text.find("Sanitizer: ");
+    if (at == std::string::npos) return "";
+    std::size_t begin = text.rfind(' ', at);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    std::size_t end = text.find_first_of(" \n", at + 11);
+    if (end == std::string::npos) end = text.size();
+    return text.substr(begin, end - begin);
+}
+
+bool isExecutable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
+
+std::string directoryOf(const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// One file version: what has been read without trouble, or why it is corrupt.
+struct FileVersion {
+    std::string path;
+    uint64_t size = 0;
+    int64_t mtimeNs = 0;
+    bool operator<(const FileVersion& o) const {
+        return std::tie(path, size, mtimeNs) < std::tie(o.path, o.size, o.mtimeNs);
+    }
+};
+struct Verdict {
+    bool metadataVetted = false;
+    std::set<std::string> dataVetted;
+    std::string corrupt;  // the sentence, once found
+};
+
+std::mutex cacheMutex;
+std::map<FileVersion, Verdict>& cache() {
+    static std::map<FileVersion, Verdict> c;
+    return c;
+}
+
+}  // namespace
+
+VetLimits defaultVetLimits(uint64_t fileBytes, bool readsData) {
+    VetLimits l;
+    l.seconds = 15 + (readsData ? static_cast<double>(fileBytes / (64 * kMiB)) : 0.0);
+    l.memoryBytes = kSanitized ? 0 : 2 * kGiB + 4 * fileBytes;
+    return l;
+}
+
+ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimits& limits) {
+    if (argv.empty()) throw std::invalid_argument("runLimitedChild: no program to run");
+    // Everything the child needs is prepared here: it may not allocate after the fork.
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const rlim_t cpuSeconds = static_cast<rlim_t>(limits.seconds) + 1;  // the wall clock ends it first
+    const rlimit noCore{0, 0};
+    const rlimit cpu{cpuSeconds, cpuSeconds + 1};
+    const rlimit memory{limits.memoryBytes, limits.memoryBytes};
+    const pid_t parent = ::getpid();
+
+    int err[2];
+    if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+    const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devNull < 0) {
+        ::close(err[0]);
+        ::close(err[1]);
+        throw std::runtime_error(std::string("cannot open /dev/null: ") + std::strerror(errno));
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        const int e = errno;
+        ::close(err[0]);
+        ::close(err[1]);
+        ::close(devNull);
+        throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(e));
+    }
+    if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+        ::dup2(devNull, STDIN_FILENO);
+        ::dup2(devNull, STDOUT_FILENO);
+        ::dup2(err[1], STDERR_FILENO);
+        ::close_range(3, ~0U, 0);  // none of the parent's files (an open trace, ...) go along
+        ::setrlimit(RLIMIT_CORE, &noCore);
+        ::setrlimit(RLIMIT_CPU, &cpu);
+        if (limits.memoryBytes > 0) ::setrlimit(RLIMIT_AS, &memory);
+        ::execv(args[0], args.data());
+        ::_exit(127);
+    }
+    ::close(err[1]);
+    ::close(devNull);
+
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(limits.seconds));
+    std::string stderrText;
+    bool stderrOpen = true, timedOut = false;
+    int status = 0;
+    pollfd p{err[0], POLLIN, 0};
+    // Reads what the child wrote so far; false once it closed stderr.
+    auto readStderr = [&] {
+        char buf[4096];
+        const ssize_t n = ::read(err[0], buf, sizeof buf);
+        if (n > 0 && stderrText.size() < kMaxStderr) stderrText.append(buf, static_cast<std::size_t>(n));
+        return n > 0 || (n < 0 && errno == EINTR);
+    };
+    for (;;) {
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) {
+            ::close(err[0]);
+            throw std::runtime_error(std::string("lost the validating process: ") + std::strerror(errno));
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+            ::kill(pid, SIGKILL);
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            timedOut = true;
+            break;
+        }
+        // Wake for stderr output, else every 10 ms to look at the child again.
+        const int wait = static_cast<int>(std::min<long long>(left, 10));
+        if (stderrOpen && ::poll(&p, 1, wait) > 0) stderrOpen = readStderr();
+        else if (!stderrOpen) ::poll(nullptr, 0, wait);
+    }
+    // What the child wrote just before it ended (a sanitizer's report).
+    while (stderrOpen && ::poll(&p, 1, 0) > 0) stderrOpen = readStderr();
+    ::close(err[0]);
+
+    ChildOutcome out;
+    if (timedOut) {
+        out.reason = "reading it did not finish within " + secondsText(limits.seconds);
+    } else if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        out.reason = sig == SIGXCPU ? "reading it used more than " + secondsText(static_cast<double>(cpuSeconds)) +
+                                          " of CPU time"
+                                    : "reading it crashed with " + signalText(sig);
+    } else if (WIFEXITED(status)) {
+        const int code = WEXITSTATUS(status);
+        const std::string finding = sanitizerFinding(stderrText);
+        if (code == kVetExitOk) out.ok = true;
+        else if (code == kVetExitOutOfMemory)
+            out.reason = "reading it needs more than " +
+                         (limits.memoryBytes ? memoryText(limits.memoryBytes) : std::string("the available")) + " of memory";
+        else if (!finding.empty()) out.reason = "reading it failed a memory check: " + finding;
+        else if (code == 127 && stderrText.empty()) throw std::runtime_error("cannot run '" + argv[0] + "'");
+        else out.reason = "the validating process ended with status " + std::to_string(code);
+    }
+    return out;
+}
+
+std::string vetHelperPath() {
+    constexpr const char* kName = "/opscope-vet";
+    char self[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        const std::string candidate = directoryOf(std::string(self, static_cast<std::size_t>(n))) + kName;
+        if (isExecutable(candidate)) return candidate;
+    }
+    Dl_info lib{};
+    if (::dladdr(reinterpret_cast<void*>(&vetHelperPath), &lib) != 0 && lib.dli_fname) {
+        const std::string candidate = directoryOf(lib.dli_fname) + "/../bin" + kName;  // the install tree
+        if (isExecutable(candidate)) return candidate;
+    }
+#ifdef OPSCOPE_VET_BUILD_PATH
+    if (isExecutable(OPSCOPE_VET_BUILD_PATH)) return OPSCOPE_VET_BUILD_PATH;  // the build tree (tests)
+#endif
+    return "";
+}
+
+bool vettingDisabled() {
+    const char* v = std::getenv("OPSCOPE_TRUST_FILES");
+    return v && std::strcmp(v, "1") == 0;
+}
+
+void vetFile(const std::string& path, const std::vector<std::string>& dataPaths) {
+    if (vettingDisabled()) return;
+    struct stat st{};
+    // Missing files, directories and devices: the open that follows says what is wrong.
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::canonical(path, ec);
+    FileVersion version{ec ? path : canonical.string(), static_cast<uint64_t>(st.st_size),
+                        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+    std::vector<std::string> unread;
+    {
+        std::lock_guard<std::mutex> lock(cacheMutex);
+        const Verdict& v = cache()[version];
+        if (!v.corrupt.empty()) throw H5Error(v.corrupt);
+        for (const std::string& d : dataPaths)
+            if (!v.dataVetted.count(d)) unread.push_back(d);
+        if (v.metadataVetted && unread.empty()) return;
+    }
+    const std::string helper = vetHelperPath();
+    if (helper.empty())
+        throw H5Error("cannot open '" + path + "': its validator opscope-vet is not installed next to this program "
+                      "(set OPSCOPE_TRUST_FILES=1 to open files you trust without it)");
+    std::vector<std::string> argv{helper};
+    for (const std::string& d : unread) {
+        argv.push_back("--data");
+        argv.push_back(d);
+    }
+    argv.push_back("--");
+    argv.push_back(path);
+    ChildOutcome outcome;
+    try {
+        outcome = runLimitedChild(argv, defaultVetLimits(version.size, !unread.empty()));
+    } catch (const std::runtime_error& e) {
+        throw H5Error("cannot open '" + path + "': it could not be validated (" + e.what() + ")");
+    }
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    Verdict& v = cache()[version];
+    if (!outcome.ok) {
+        v.corrupt = "cannot open '" + path + "': the file is corrupt (" + outcome.reason + ")";
+        throw H5Error(v.corrupt);
+    }
+    v.metadataVetted = true;
+    v.dataVetted.insert(unread.begin(), unread.end());
+}
+
+}  // namespace opscope::h5

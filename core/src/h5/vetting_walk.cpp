@@ -1,0 +1,92 @@
+// The child's side of vetting: read a file the way the commands and the debugger will, through
+// the same readers, so that whatever libhdf5 does with damaged bytes happens here first.
+#include <memory>
+#include <new>
+
+#include "opscope/case_file.h"
+#include "opscope/h5/attribute_value.h"
+#include "opscope/h5/tensor_io.h"
+#include "opscope/h5/vetting.h"
+#include "opscope/trace.h"
+
+namespace opscope::h5 {
+namespace {
+
+// A reader's sentence is the command's to report, not ours: go on with the next read. Running
+// out of memory is the vetting's answer, so it propagates.
+template <class Fn>
+void attempt(Fn&& fn) {
+    try {
+        fn();
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception&) {
+    }
+}
+
+void readAttributes(const File& f, const std::string& objectPath) {
+    std::vector<std::string> names;
+    attempt([&] { names = f.attributeNames(objectPath); });
+    for (const std::string& name : names) {
+        attempt([&] { describeAttribute(f, objectPath, name); });
+        attempt([&] { attributeText(f, objectPath, name); });
+    }
+}
+
+bool isUnder(const std::string& path, const std::string& root) {
+    return root == "/" || path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                                           path[root.size()] == '/');
+}
+
+}  // namespace
+
+void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths) {
+    std::unique_ptr<File> file;
+    attempt([&] { file = std::make_unique<File>(File::openReadOnly(path)); });
+    if (!file) return;
+    const File& f = *file;
+
+    // What info, run and the debugger's case list read.
+    bool trace = false;
+    attempt([&] { trace = cases::isTraceFile(f); });
+    std::vector<std::string> casePaths;
+    if (trace) attempt([&] { readTrace(f, TraceValues::Skip); });
+    else attempt([&] { casePaths = cases::findCases(f); });
+    for (const std::string& c : casePaths) {
+        attempt([&] { cases::inspectCase(f, c); });
+        attempt([&] { f.readAttribute<std::string>(c, cases::kOpAttribute); });
+    }
+
+    // What info --tree --attrs and the file browser read: every object and attribute.
+    std::vector<NodeInfo> nodes;
+    attempt([&] { nodes = listTree(f, "/"); });
+    readAttributes(f, "/");
+    for (const NodeInfo& n : nodes) {
+        attempt([&] { f.info(n.path); });
+        readAttributes(f, n.path);
+    }
+
+    // Tensor data, where the command will read it.
+    for (const std::string& raw : dataPaths) {
+        const std::string d = normalizePath(raw);
+        if (d == "/") {
+            if (trace) attempt([&] { cases::casesFromTrace(path); });
+            for (const std::string& c : casePaths) attempt([&] { cases::readCase(f, c); });
+            continue;
+        }
+        if (trace && d.rfind("/executors/", 0) == 0) {
+            attempt([&] { cases::caseFromTrace(f, d); });
+            continue;
+        }
+        bool isCase = false, isDataset = false;
+        attempt([&] { isCase = cases::isCaseGroup(f, d); });
+        attempt([&] { isDataset = f.isDataset(d); });
+        if (isCase) attempt([&] { cases::readCase(f, d); });
+        else if (isDataset) attempt([&] { readTensor(f, d); });
+        else
+            for (const NodeInfo& n : nodes)
+                if (n.kind == ObjectKind::Dataset && isUnder(n.path, d)) attempt([&] { readTensor(f, n.path); });
+    }
+}
+
+}  // namespace opscope::h5
