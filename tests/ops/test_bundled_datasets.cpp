@@ -25,7 +25,7 @@ namespace {
 
 fs::path datasetsDir() {
     if (const char* env = std::getenv("OPSCOPE_DATASETS")) return env;
-    return fs::path(__FILE__).parent_path().parent_path().parent_path() / "datasets";
+    return fs::path(OPSCOPE_SOURCE_DIR) / "datasets";
 }
 
 std::vector<fs::path> bundledFiles() {
