@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,26 @@ void requireReadableFile(const std::string& path) {
     if (std::filesystem::is_directory(status)) throw CliError("'" + path + "' is a directory, not an HDF5 file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw CliError("cannot read '" + path + "': permission denied");
+}
+
+int parseJobs(const std::string& text) {
+    char* end = nullptr;
+    const long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || n < 1 || n > 1024)
+        throw CliError("--jobs must be a whole number from 1 to 1024, got '" + text + "'");
+    return static_cast<int>(n);
+}
+
+void parseShard(const std::string& text, int* index, int* count) {
+    const std::size_t slash = text.find('/');
+    char* end = nullptr;
+    const long i = slash == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
+    const bool iOk = slash != std::string::npos && slash > 0 && end == text.c_str() + slash;
+    const long n = iOk ? std::strtol(text.c_str() + slash + 1, &end, 10) : 0;
+    if (!iOk || slash + 1 == text.size() || end != text.c_str() + text.size() || n < 1 || i < 0 || i >= n || n > 1000000)
+        throw CliError("--shard must be I/N with 0 <= I < N (e.g. 0/4), got '" + text + "'");
+    *index = static_cast<int>(i);
+    *count = static_cast<int>(n);
 }
 
 }  // namespace opscope::cli

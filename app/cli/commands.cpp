@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
         {compareSpec(), runCompare},
         {traceShowSpec(), runTraceShow},
         {traceExportSpec(), runTraceExport},
+        {importMsprobeSpec(), runImportMsprobe},
+        {reportMergeSpec(), runReportMerge},
         {standardsSpec(), runStandards},
         {operatorsSpec(), runOperators},
     };

@@ -343,8 +343,17 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
         if (!stack.empty()) notes.emplace_back(kStackAttribute, stack);
         writer.add(c, notes);
     });
-    writer.commit();
+    if (!summary.imported.empty()) {
+        writer.commit();
+        summary.written = true;
+    }
     return summary;
+}
+
+std::string callOfCasePath(const std::string& casePath) {
+    const std::string root = std::string(kCaseRoot) + "/";
+    if (casePath.rfind(root, 0) != 0) return "";
+    return casePath.substr(casePath.rfind('/') + 1);
 }
 
 std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary) {

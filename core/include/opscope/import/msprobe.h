@@ -83,12 +83,17 @@ struct ImportSummary {
     std::vector<std::string> imported;  // case paths, in order (K of them)
     std::vector<Skipped> skipped;       // supported calls that could not be imported, and why
     uint64_t tensorBytes = 0;           // bytes of tensor files read
+    bool written = false;               // importDump wrote the file (not when nothing imported)
 };
 
 // Imports every supported call under `dir` into a new case file `output`, written atomically
-// (never over one of the dump's files). Cases keep dump order whatever the number of jobs.
+// (never over one of the dump's files; not at all when no call imports). Cases keep dump order whatever the number of jobs.
 // Throws FormatError (no dump found) or std::runtime_error (cannot write).
 ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options = {});
+
+// The msprobe call a case path names ("Functional.conv2d.1" for
+// "/msprobe/step0/rank0/Functional.conv2d.1"), or "" for a path outside /msprobe.
+std::string callOfCasePath(const std::string& casePath);
 
 // The same, returning the cases in memory (for the debugger).
 std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary);
