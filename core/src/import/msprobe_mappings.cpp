@@ -94,6 +94,7 @@ cases::Case convolutionCase(const Call& call) {
     const json* input = call.arg(0, "input");
     const json* weight = call.module ? call.parameter("weight") : call.arg(1, "weight");
     const json* bias = call.module ? call.parameter("bias") : call.arg(2, "bias");
+    if (bias && !isTensor(bias)) throw Unsupported("bias is " + bias->dump() + ", not a tensor");
     if (!isTensor(input) || !isTensor(weight)) throw Unsupported("the forward call has no input or weight tensor");
     const std::vector<int64_t> wShape = declaredShape(*weight), xShape = declaredShape(*input);
     if (wShape.size() < 3 || wShape.size() > 5 || xShape.size() != wShape.size())
