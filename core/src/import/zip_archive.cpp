@@ -29,12 +29,11 @@ uint32_t u32(const unsigned char* p) {
 }
 uint64_t u64(const unsigned char* p) { return static_cast<uint64_t>(u32(p)) | (static_cast<uint64_t>(u32(p + 4)) << 32); }
 
-std::string readAt(const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
+std::string readAt(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
     if (offset > fileSize || size > fileSize - offset)
         throw FormatError("'" + path + "' is damaged: it ends before byte " + std::to_string(offset + size) +
                           " that its zip directory refers to (the file has " + std::to_string(fileSize) + " bytes)");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FormatError("cannot open '" + path + "'");
+    in.clear();
     in.seekg(static_cast<std::streamoff>(offset));
     std::string bytes(static_cast<std::size_t>(size), '\0');
     if (size > 0 && !in.read(bytes.data(), static_cast<std::streamsize>(size)))
@@ -54,17 +53,16 @@ bool ZipArchive::looksLikeZip(const std::string& path) {
 }
 
 ZipArchive::ZipArchive(std::string path) : path_(std::move(path)) {
-    std::ifstream in(path_, std::ios::binary | std::ios::ate);
-    if (!in) throw FormatError("cannot open '" + path_ + "'");
-    fileSize_ = static_cast<uint64_t>(in.tellg());
-    in.close();
+    in_.open(path_, std::ios::binary | std::ios::ate);
+    if (!in_) throw FormatError("cannot open '" + path_ + "'");
+    fileSize_ = static_cast<uint64_t>(in_.tellg());
     const auto notZip = [&](const std::string& why) {
         return FormatError("'" + path_ + "' is not a readable zip archive: " + why);
     };
     // The end record is the last 22 bytes plus a comment of at most 65535 bytes.
     const uint64_t tailSize = std::min<uint64_t>(fileSize_, 22 + 65535);
     if (fileSize_ < 22) throw notZip("it has only " + std::to_string(fileSize_) + " bytes");
-    const std::string tail = readAt(path_, fileSize_, fileSize_ - tailSize, tailSize);
+    const std::string tail = readAt(in_, path_, fileSize_, fileSize_ - tailSize, tailSize);
     const unsigned char* t = bytesOf(tail);
     int64_t eocd = -1;
     for (int64_t i = static_cast<int64_t>(tailSize) - 22; i >= 0; --i)
@@ -79,16 +77,16 @@ ZipArchive::ZipArchive(std::string path) : path_(std::move(path)) {
     uint64_t dirOffset = u32(e + 16);
     const uint64_t eocdPos = fileSize_ - tailSize + static_cast<uint64_t>(eocd);
     if ((count == 0xFFFF || dirSize == 0xFFFFFFFF || dirOffset == 0xFFFFFFFF) && eocdPos >= 20) {
-        const std::string loc = readAt(path_, fileSize_, eocdPos - 20, 20);
+        const std::string loc = readAt(in_, path_, fileSize_, eocdPos - 20, 20);
         if (u32(bytesOf(loc)) != kZip64Locator) throw notZip("a zip64 directory without its locator");
-        const std::string z = readAt(path_, fileSize_, u64(bytesOf(loc) + 8), 56);
+        const std::string z = readAt(in_, path_, fileSize_, u64(bytesOf(loc) + 8), 56);
         if (u32(bytesOf(z)) != kZip64EndOfDirectory) throw notZip("a damaged zip64 end-of-directory record");
         count = u64(bytesOf(z) + 32);
         dirSize = u64(bytesOf(z) + 40);
         dirOffset = u64(bytesOf(z) + 48);
     }
     if (count > kMaxEntries) throw notZip("its directory declares " + std::to_string(count) + " entries");
-    const std::string dir = readAt(path_, fileSize_, dirOffset, dirSize);
+    const std::string dir = readAt(in_, path_, fileSize_, dirOffset, dirSize);
     const unsigned char* d = bytesOf(dir);
     uint64_t pos = 0;
     for (uint64_t i = 0; i < count; ++i) {
@@ -135,10 +133,10 @@ const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
 
 std::string ZipArchive::read(const Entry& entry) const {
     const std::string where = "'" + entry.name + "' in '" + path_ + "'";
-    const std::string local = readAt(path_, fileSize_, entry.localHeaderOffset, 30);
+    const std::string local = readAt(in_, path_, fileSize_, entry.localHeaderOffset, 30);
     if (u32(bytesOf(local)) != kLocalHeader) throw FormatError(where + " is damaged: no local header where the directory says");
     const uint64_t dataStart = entry.localHeaderOffset + 30 + u16(bytesOf(local) + 26) + u16(bytesOf(local) + 28);
-    std::string data = readAt(path_, fileSize_, dataStart, entry.compressedSize);
+    std::string data = readAt(in_, path_, fileSize_, dataStart, entry.compressedSize);
     if (entry.method == 8) {
         // Deflate expands at most ~1032:1; a larger declared size is a lie we do not allocate.
         if (entry.size / 1032 > entry.compressedSize + 1)

@@ -1,9 +1,10 @@
 // A strict reader of zip archives, enough for numpy's .npz and torch.save's .pt files: the
 // central directory (zip64 too), stored and deflated entries, CRC-32 checked. Entries are read
-// one at a time straight from the file; a size is trusted only after it fits in the file.
+// one at a time straight from the file (kept open); a size is trusted only after it fits in the file.
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ public:
 
 private:
     std::string path_;
+    mutable std::ifstream in_;  // open once: an archive is read by one thread at a time
     uint64_t fileSize_ = 0;
     std::vector<Entry> entries_;
 };
