@@ -1,7 +1,8 @@
 // opscope-cli run: runs the cases of case files and traces (or one call built from --op,
 // --bind and --attr), judges every output, prints a table, writes a report.
 #include <algorithm>
-#include <atomic>
+#include <deque>
+#include <future>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -327,45 +328,53 @@ std::vector<WorkItem> workItems(const std::vector<FilePlan>& plans, const cases:
     return kept;
 }
 
-// Runs the items `jobs` at a time: cases are read on this thread (HDF5 reads are serial), run on
-// `jobs` threads, and handed to `record` in item order on this thread.
+// Runs the items and hands each result to `record` in item order, on this thread. With jobs > 1
+// this thread reads the next cases (HDF5 reads are serial) while up to `jobs` threads run the
+// ones already read: reading and running overlap.
 template <class Record>
 void runItems(const std::vector<WorkItem>& items, int jobs, const ops::RunSettings& settings, Record record) {
-    const std::size_t batch = static_cast<std::size_t>(jobs) * 4;
     std::unique_ptr<h5::File> open;
     const FilePlan* openPlan = nullptr;
-    for (std::size_t begin = 0; begin < items.size(); begin += batch) {
-        const std::size_t end = std::min(items.size(), begin + batch);
-        std::vector<cases::Case> read(end - begin);
-        std::vector<ops::CaseResult> results(end - begin);
-        std::vector<bool> readFailed(end - begin, false);
-        for (std::size_t i = begin; i < end; ++i) {
-            const WorkItem& it = items[i];
-            if (it.ready) continue;
-            if (openPlan != it.plan) {
-                open = std::make_unique<h5::File>(h5::File::openReadOnly(it.plan->file));
-                openPlan = it.plan;
-            }
-            try {
-                read[i - begin] = cases::readCase(*open, it.path);
-            } catch (const h5::H5Error& e) {
-                results[i - begin] = errorResult(it.plan->file, it.path, e.what());
-                readFailed[i - begin] = true;
-            }
+    auto read = [&](const WorkItem& it, cases::Case* c) -> std::optional<ops::CaseResult> {
+        if (it.ready) return std::nullopt;
+        if (openPlan != it.plan) {
+            open = std::make_unique<h5::File>(h5::File::openReadOnly(it.plan->file));
+            openPlan = it.plan;
         }
-        std::atomic<std::size_t> next{begin};
-        auto work = [&] {
-            for (std::size_t i = next++; i < end; i = next++) {
-                if (readFailed[i - begin]) continue;
-                const WorkItem& it = items[i];
-                results[i - begin] = ops::runCase(it.ready ? *it.ready : read[i - begin], it.plan ? it.plan->file : "", settings);
-            }
-        };
-        std::vector<std::thread> pool;
-        for (int t = 1; t < std::min<int>(jobs, static_cast<int>(end - begin)); ++t) pool.emplace_back(work);
-        work();
-        for (std::thread& t : pool) t.join();
-        for (std::size_t i = begin; i < end; ++i) record(i, std::move(results[i - begin]));
+        try {
+            *c = cases::readCase(*open, it.path);
+        } catch (const h5::H5Error& e) {
+            return errorResult(it.plan->file, it.path, e.what());
+        }
+        return std::nullopt;
+    };
+    auto run = [&settings](const WorkItem& it, const cases::Case& c) {
+        return ops::runCase(it.ready ? *it.ready : c, it.plan ? it.plan->file : "", settings);
+    };
+    std::deque<std::future<ops::CaseResult>> running;
+    std::size_t recorded = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        auto c = std::make_shared<cases::Case>();
+        std::optional<ops::CaseResult> failed = read(items[i], c.get());
+        if (jobs <= 1) {
+            record(i, failed ? std::move(*failed) : run(items[i], *c));
+            continue;
+        }
+        if (failed) {
+            std::promise<ops::CaseResult> done;
+            done.set_value(std::move(*failed));
+            running.push_back(done.get_future());
+        } else {
+            running.push_back(std::async(std::launch::async, [&run, &it = items[i], c] { return run(it, *c); }));
+        }
+        while (running.size() >= static_cast<std::size_t>(jobs)) {
+            record(recorded++, running.front().get());
+            running.pop_front();
+        }
+    }
+    while (!running.empty()) {
+        record(recorded++, running.front().get());
+        running.pop_front();
     }
 }
 

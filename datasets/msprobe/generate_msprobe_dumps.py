@@ -31,8 +31,10 @@ Seeded and reproducible. Building and testing never need PyTorch.
 import argparse
 import json
 import os
+import pickle
 import shutil
 import sys
+import zipfile
 
 import numpy as np
 import torch
@@ -404,6 +406,13 @@ def write_readers(root):
         f.write(npy[:-8])
     with open(os.path.join(root, "bad_header.npy"), "wb") as f:
         f.write(npy[:10] + npy[10:].replace(b"'shape': (", b"'shape': (x", 1))
+    # A .pt whose pickle would run a command: the reader must refuse the call, not make it.
+    class RunsACommand:
+        def __reduce__(self):
+            return (os.system, ("echo this must never run",))
+    with zipfile.ZipFile(os.path.join(root, "bad_code.pt"), "w") as z:
+        z.writestr(zipfile.ZipInfo("bad_code/data.pkl", date_time=(1980, 1, 1, 0, 0, 0)),
+                   pickle.dumps(RunsACommand(), protocol=2))
     with open(os.path.join(root, "manifest.txt"), "w") as f:
         f.write("# file key dtype shape bytes: each tensor's values as C-order little-endian bytes (numpy)\n")
         f.write("\n".join(lines) + "\n")

@@ -128,6 +128,7 @@ TEST(TensorFiles, DamagedFilesAreOneSentenceNamingTheFile) {
         {"bad_short.npy", "truncated"},
         {"bad_header.npy", "not a valid .npy file"},
         {"missing.npy", "no file"},
+        {"bad_code.pt", "it calls posix.system, which is not part of a saved tensor"},
     };
     for (const Bad& b : bad) {
         const std::string msg = errorOf<FormatError>([&] { import::readTensorFile(dir + "/" + b.file); });

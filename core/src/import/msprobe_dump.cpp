@@ -6,12 +6,12 @@
 #include "opscope/import/msprobe.h"
 
 #include <algorithm>
-#include <atomic>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
-#include <thread>
+#include <future>
 
 #include "msprobe_call.h"
 #include "opscope/import/format_error.h"
@@ -257,25 +257,25 @@ struct Job {
     std::string call;
 };
 
-// Runs `make` for jobs[begin, end) on `threads` workers; results land by index.
-template <class Result, class Make>
-void runParallel(std::vector<Result>& results, std::size_t begin, std::size_t end, int threads, Make make) {
-    std::atomic<std::size_t> next{begin};
-    auto work = [&] {
-        for (std::size_t i = next++; i < end; i = next++) results[i - begin] = make(i);
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < std::min<int>(threads, static_cast<int>(end - begin)); ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-}
-
 struct Built {
     bool ok = false;
     cases::Case c;
     std::string error;
     uint64_t bytes = 0;
 };
+
+Built build(const Job& job) {
+    Built b;
+    try {
+        b.c = job.dump->makeCase(job.call, &b.bytes);
+        b.ok = true;
+    } catch (const std::bad_alloc&) {
+        b.error = "out of memory while reading its tensors";
+    } catch (const std::exception& e) {
+        b.error = e.what();
+    }
+    return b;
+}
 
 // Imports the shard's calls in order; `sink` receives each case (on this thread).
 template <class Sink>
@@ -292,34 +292,32 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink si
         for (const std::string& call : d.supportedCalls())
             if (static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex) jobs.push_back({&d, call});
     summary.supported = jobs.size();
-    const int threads = std::max(1, o.jobs);
-    const std::size_t batch = static_cast<std::size_t>(threads) * 8;
-    for (std::size_t begin = 0; begin < jobs.size(); begin += batch) {
-        const std::size_t end = std::min(jobs.size(), begin + batch);
-        std::vector<Built> built(end - begin);
-        runParallel(built, begin, end, threads, [&](std::size_t i) {
-            Built b;
-            try {
-                b.c = jobs[i].dump->makeCase(jobs[i].call, &b.bytes);
-                b.ok = true;
-            } catch (const std::bad_alloc&) {
-                b.error = "out of memory while reading its tensors";
-            } catch (const std::exception& e) {
-                b.error = e.what();
-            }
-            return b;
-        });
-        for (std::size_t i = begin; i < end; ++i) {
-            Built& b = built[i - begin];
-            summary.tensorBytes += b.bytes;
-            if (b.ok) {
-                summary.imported.push_back(b.c.path);
-                sink(*jobs[i].dump, jobs[i].call, std::move(b.c));
-            } else {
-                summary.skipped.push_back({jobs[i].dump->folder().label() + "/" + jobs[i].call, b.error});
-            }
-            if (o.progress) o.progress(i + 1, jobs.size());
+    // Up to `jobs` calls are read on worker threads while this thread hands the finished ones,
+    // in order, to the sink (the HDF5 writer, which is serial).
+    const std::size_t window = static_cast<std::size_t>(std::max(1, o.jobs));
+    std::deque<std::future<Built>> pending;
+    std::size_t next = 0, done = 0;
+    auto finish = [&](Built b) {
+        const Job& job = jobs[done++];
+        summary.tensorBytes += b.bytes;
+        if (b.ok) {
+            summary.imported.push_back(b.c.path);
+            sink(*job.dump, job.call, std::move(b.c));
+        } else {
+            summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
         }
+        if (o.progress) o.progress(done, jobs.size());
+    };
+    while (done < jobs.size()) {
+        if (window == 1) {
+            finish(build(jobs[next++]));
+            continue;
+        }
+        while (next < jobs.size() && pending.size() < window)
+            pending.push_back(std::async(std::launch::async, [&job = jobs[next++]] { return build(job); }));
+        Built b = pending.front().get();
+        pending.pop_front();
+        finish(std::move(b));
     }
     return summary;
 }
