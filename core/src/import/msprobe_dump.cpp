@@ -71,7 +71,7 @@ std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::strin
         throw FormatError(fs::exists(dir, ec) ? "'" + dir + "' is not a folder (give the msprobe dump_path, a step or a rank folder)"
                                               : "no folder '" + dir + "'");
     std::vector<DumpFolder> found;
-    if (fs::is_regular_file(fs::path(dir) / "dump.json", ec)) found.push_back(describeFolder(fs::absolute(dir)));
+    if (fs::is_regular_file(fs::path(dir) / "dump.json", ec)) found.push_back(describeFolder(fs::absolute(dir).lexically_normal()));
     else {
         // dump_path/step*/rank*/dump.json at most: depth 2 below the folder given.
         for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
@@ -83,7 +83,7 @@ std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::strin
             }
             if (it->is_directory(ec) && it->path().filename() == "dump_tensor_data") it.disable_recursion_pending();
             else if (it->is_directory(ec) && fs::is_regular_file(it->path() / "dump.json", ec))
-                found.push_back(describeFolder(fs::absolute(it->path())));
+                found.push_back(describeFolder(fs::absolute(it->path()).lexically_normal()));
         }
     }
     if (found.empty())
