@@ -273,7 +273,7 @@ TEST(TraceFormat, DamagedFilesGiveSentences) {
     std::remove(path.c_str());
 }
 
-fs::path sourceDir() { return fs::path(__FILE__).parent_path().parent_path(); }
+fs::path sourceDir() { return fs::path(OPSCOPE_SOURCE_DIR) / "tests"; }
 
 TEST(TraceFormat, Version1TracesStillRead) {
     // Recorded by OpScope before format version 2 (opscope-cli run ... --trace-level full):

@@ -128,7 +128,7 @@ cases::Case convolutionCase(const Call& call) {
         // conv_transpose: (input, weight, bias, stride, padding, output_padding, groups, dilation)
         stride = intsOr(call.arg(3, "stride"), 1, spatial, "stride");
         dilation = intsOr(call.arg(transposed ? 7 : 5, "dilation"), 1, spatial, "dilation");
-        const json* g = call.arg(transposed ? 6 : 6, "groups");
+        const json* g = call.arg(6, "groups");  // the same position in both signatures
         groups = g ? intValue(*g, "groups") : 1;
         if (transposed) outputPadding = intsOr(call.arg(5, "output_padding"), 0, spatial, "output_padding");
         const json* pad = call.arg(4, "padding");
@@ -166,8 +166,7 @@ cases::Case convolutionCase(const Call& call) {
     c.inputs.emplace_back("weight", call.tensor(weight, "the weight"));
     for (const auto& [name, t] : c.inputs) requireFloating(t, name, "aclnnConvolutionBackward");
 
-    const bool gi = addGradient(c, call, call.module ? call.gradientOfArg(0) : call.gradientOfArg(0), "gradInput",
-                                "the input's gradient");
+    const bool gi = addGradient(c, call, call.gradientOfArg(0), "gradInput", "the input's gradient");
     const bool gw = addGradient(c, call, call.module ? call.gradientOfParameter("weight") : call.gradientOfArg(1),
                                 "gradWeight", "the weight's gradient");
     const bool gb = bias && addGradient(c, call, call.module ? call.gradientOfParameter("bias") : call.gradientOfArg(2),
