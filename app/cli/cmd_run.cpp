@@ -1,8 +1,6 @@
 // opscope-cli run: runs the cases of case files and traces (or one call built from --op,
 // --bind and --attr), judges every output, prints a table, writes a report.
 #include <algorithm>
-#include <deque>
-#include <future>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -19,6 +17,7 @@
 #include "opscope/import/msprobe.h"
 #include "opscope/import/tensor_file.h"
 #include "opscope/ops/device_verdict.h"
+#include "opscope/ordered_work.h"
 #include "opscope/parallel.h"
 #include "opscope/product.h"
 #include "opscope/trace.h"
@@ -329,53 +328,38 @@ std::vector<WorkItem> workItems(const std::vector<FilePlan>& plans, const cases:
 }
 
 // Runs the items and hands each result to `record` in item order, on this thread. With jobs > 1
-// this thread reads the next cases (HDF5 reads are serial) while up to `jobs` threads run the
-// ones already read: reading and running overlap.
+// this thread reads the next cases (HDF5 reads are serial) while `jobs` threads run the ones
+// already read.
 template <class Record>
 void runItems(const std::vector<WorkItem>& items, int jobs, const ops::RunSettings& settings, Record record) {
     std::unique_ptr<h5::File> open;
     const FilePlan* openPlan = nullptr;
-    auto read = [&](const WorkItem& it, cases::Case* c) -> std::optional<ops::CaseResult> {
-        if (it.ready) return std::nullopt;
-        if (openPlan != it.plan) {
-            open = std::make_unique<h5::File>(h5::File::openReadOnly(it.plan->file));
-            openPlan = it.plan;
-        }
+    struct Read {
+        const WorkItem* item = nullptr;
+        cases::Case c;
+        std::optional<ops::CaseResult> failed;
+    };
+    auto read = [&](std::size_t i) {
+        Read r;
+        const WorkItem& it = items[i];
+        r.item = &it;
+        if (it.ready) return r;
         try {
-            *c = cases::readCase(*open, it.path);
+            if (openPlan != it.plan) {
+                open = std::make_unique<h5::File>(h5::File::openReadOnly(it.plan->file));
+                openPlan = it.plan;
+            }
+            r.c = cases::readCase(*open, it.path);
         } catch (const h5::H5Error& e) {
-            return errorResult(it.plan->file, it.path, e.what());
+            r.failed = errorResult(it.plan->file, it.path, e.what());
         }
-        return std::nullopt;
+        return r;
     };
-    auto run = [&settings](const WorkItem& it, const cases::Case& c) {
-        return ops::runCase(it.ready ? *it.ready : c, it.plan ? it.plan->file : "", settings);
+    auto run = [&settings](Read& r) {
+        if (r.failed) return std::move(*r.failed);
+        return ops::runCase(r.item->ready ? *r.item->ready : r.c, r.item->plan ? r.item->plan->file : "", settings);
     };
-    std::deque<std::future<ops::CaseResult>> running;
-    std::size_t recorded = 0;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        auto c = std::make_shared<cases::Case>();
-        std::optional<ops::CaseResult> failed = read(items[i], c.get());
-        if (jobs <= 1) {
-            record(i, failed ? std::move(*failed) : run(items[i], *c));
-            continue;
-        }
-        if (failed) {
-            std::promise<ops::CaseResult> done;
-            done.set_value(std::move(*failed));
-            running.push_back(done.get_future());
-        } else {
-            running.push_back(std::async(std::launch::async, [&run, &it = items[i], c] { return run(it, *c); }));
-        }
-        while (running.size() >= static_cast<std::size_t>(jobs)) {
-            record(recorded++, running.front().get());
-            running.pop_front();
-        }
-    }
-    while (!running.empty()) {
-        record(recorded++, running.front().get());
-        running.pop_front();
-    }
+    runOrdered(items.size(), jobs, read, run, [&](std::size_t i, ops::CaseResult& result) { record(i, std::move(result)); });
 }
 
 // One line per case that holds a device's outputs: the msprobe call (or the case path) and

@@ -6,15 +6,14 @@
 #include "opscope/import/msprobe.h"
 
 #include <algorithm>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
-#include <future>
 
 #include "msprobe_call.h"
 #include "opscope/import/format_error.h"
+#include "opscope/ordered_work.h"
 
 namespace opscope::import::msprobe {
 
@@ -292,33 +291,21 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink si
         for (const std::string& call : d.supportedCalls())
             if (static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex) jobs.push_back({&d, call});
     summary.supported = jobs.size();
-    // Up to `jobs` calls are read on worker threads while this thread hands the finished ones,
-    // in order, to the sink (the HDF5 writer, which is serial).
-    const std::size_t window = static_cast<std::size_t>(std::max(1, o.jobs));
-    std::deque<std::future<Built>> pending;
-    std::size_t next = 0, done = 0;
-    auto finish = [&](Built b) {
-        const Job& job = jobs[done++];
-        summary.tensorBytes += b.bytes;
-        if (b.ok) {
-            summary.imported.push_back(b.c.path);
-            sink(*job.dump, job.call, std::move(b.c));
-        } else {
-            summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
-        }
-        if (o.progress) o.progress(done, jobs.size());
-    };
-    while (done < jobs.size()) {
-        if (window == 1) {
-            finish(build(jobs[next++]));
-            continue;
-        }
-        while (next < jobs.size() && pending.size() < window)
-            pending.push_back(std::async(std::launch::async, [&job = jobs[next++]] { return build(job); }));
-        Built b = pending.front().get();
-        pending.pop_front();
-        finish(std::move(b));
-    }
+    // Worker threads read the calls' tensor files while this thread hands the finished ones, in
+    // order, to the sink (the HDF5 writer, which is serial).
+    runOrdered(
+        jobs.size(), o.jobs, [&](std::size_t i) { return &jobs[i]; }, [](Job*& job) { return build(*job); },
+        [&](std::size_t i, Built& b) {
+            const Job& job = jobs[i];
+            summary.tensorBytes += b.bytes;
+            if (b.ok) {
+                summary.imported.push_back(b.c.path);
+                sink(*job.dump, job.call, std::move(b.c));
+            } else {
+                summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
+            }
+            if (o.progress) o.progress(i + 1, jobs.size());
+        });
     return summary;
 }
 
