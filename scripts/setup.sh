@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config
           libeigen3-dev libhdf5-dev hdf5-tools libgtest-dev libgmock-dev libbenchmark-dev
+          zlib1g-dev nlohmann-json3-dev
           qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev
           xvfb xauth python3 python3-h5py python3-numpy
           clang libclang-rt-14-dev)  # the libFuzzer targets (scripts/fuzz.sh)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <cstdio>
 #include <filesystem>
@@ -94,6 +95,26 @@ void requireReadableFile(const std::string& path) {
 void requireSafeFile(const std::string& path, const std::vector<std::string>& dataPaths) {
     requireReadableFile(path);
     h5::vetFile(path, dataPaths);
+}
+
+int parseJobs(const std::string& text) {
+    char* end = nullptr;
+    const long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || n < 1 || n > 1024)
+        throw CliError("--jobs must be a whole number from 1 to 1024, got '" + text + "'");
+    return static_cast<int>(n);
+}
+
+void parseShard(const std::string& text, int* index, int* count) {
+    const std::size_t slash = text.find('/');
+    char* end = nullptr;
+    const long i = slash == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
+    const bool iOk = slash != std::string::npos && slash > 0 && end == text.c_str() + slash;
+    const long n = iOk ? std::strtol(text.c_str() + slash + 1, &end, 10) : 0;
+    if (!iOk || slash + 1 == text.size() || end != text.c_str() + text.size() || n < 1 || i < 0 || i >= n || n > 1000000)
+        throw CliError("--shard must be I/N with 0 <= I < N (e.g. 0/4), got '" + text + "'");
+    *index = static_cast<int>(i);
+    *count = static_cast<int>(n);
 }
 
 }  // namespace opscope::cli

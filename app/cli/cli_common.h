@@ -49,6 +49,10 @@ DType parseFloatDtype(const std::string& text);
 // in a directory that does not exist: checked before any work starts.
 void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs, const std::string& what);
 
+// --jobs N (1..1024) and --shard I/N (0 <= I < N); throw CliError with the value seen.
+int parseJobs(const std::string& text);
+void parseShard(const std::string& text, int* index, int* count);
+
 // Files must exist and be regular before HDF5 sees them: a clearer sentence than HDF5's.
 void requireReadableFile(const std::string& path);
 // requireReadableFile, then the file is read once in a throwaway process (opscope/h5/vetting.h):

@@ -6,12 +6,18 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "opscope/ops/case_runner.h"
 #include "cli_common.h"
 #include "commands.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
+#include "opscope/import/format_error.h"
+#include "opscope/import/msprobe.h"
+#include "opscope/import/tensor_file.h"
+#include "opscope/ops/device_verdict.h"
+#include "opscope/ordered_work.h"
 #include "opscope/parallel.h"
 #include "opscope/product.h"
 #include "opscope/trace.h"
@@ -34,18 +40,24 @@ CommandSpec runSpec() {
         "every executor recorded at level full and compares with the recorded outputs (\"trace\").\n\n"
         "--dtype casts the floating inputs before the run; the golden is recomputed from the cast\n"
         "inputs, and sources computed from the stored inputs are then shown for information only.\n"
+        "A case imported from an msprobe dump ('opscope-cli import msprobe') also gets one line that says\n"
+        "whether the device fails, the emulation and the device agree, or both fail (then the inputs are the\n"
+        "problem); a failing device output makes the exit code 1.\n\n"
         "Thresholds follow each output's dtype. Default standard: dual-thousandth for\n"
         "aclnnConvolutionBackward, cann for every other operator (see 'opscope-cli standards').";
     s.options = {
         {"--case", "PATH", true, "run only this case, or the cases under this group"},
         {"--op", "NAME", false, "build one call of this operator instead of reading cases"},
-        {"--bind", "ARG=FILE.h5:/path", true, "with --op: tensor argument ARG from a dataset of any HDF5 file"},
+        {"--bind", "ARG=FILE.h5:/path", true,
+         "with --op: tensor argument ARG from a dataset of any HDF5 file, or FILE.npy, FILE.npz:KEY, FILE.pt"},
         {"--attr", "NAME=VALUE", true, "with --op: an attribute (1, 2.5, true, 1,2,3 or [true,false])"},
-        {"--expect", "OUT=FILE.h5:/path", true, "with --op: a reference for output OUT (source 'expected')"},
+        {"--expect", "OUT=FILE.h5:/path", true, "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt too"},
         {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
         {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
         {"--product", "ID", false, "emulated product: a2 (default), a3, training, inference"},
-        {"--threads", "N", false, "CPU threads for the kernels"},
+        {"--threads", "N", false, "CPU threads for the kernels (default: all cores; 1 with --jobs)"},
+        {"--jobs", "N", false, "run N cases at a time on N threads (default 1); output order stays the same"},
+        {"--shard", "I/N", false, "only the cases whose position % N == I (see 'report merge', docs/SCALE.md)"},
         {"--trace", "OUT.h5", false, "record every executor to this trace file"},
         {"--trace-level", "LEVEL", false, "metadata, stats or full (default full: replayable)"},
         {"--report", "OUT.json|OUT.csv", false, "write the results to a file (atomically; never over an input)"},
@@ -60,6 +72,8 @@ CommandSpec runSpec() {
         "  opscope-cli run datasets/*.h5 --report results.json\n"
         "  opscope-cli run datasets/group_norm_backward.h5 --case /group_norm_backward/fp16 --dtype bf16\n"
         "  opscope-cli run trace.h5 --threads 1\n"
+        "  opscope-cli run step0.h5 --jobs 2 --report step0.json      # an imported msprobe dump\n"
+        "  opscope-cli run --op rms_norm_grad --bind dy=dy.npy --bind x=x.pt --bind rstd=s.npz:rstd --bind gamma=g.pt\n"
         "  opscope-cli run --op group_norm_backward --bind gradOut=d.h5:/dy --bind input=d.h5:/x \\\n"
         "      --bind mean=d.h5:/mean --bind rstd=d.h5:/rstd --attr N=2 --attr C=8 --attr HxW=16 --attr group=2\n";
     return s;
@@ -160,6 +174,22 @@ HostTensor readBoundTensor(const DatasetRef& ref, const std::string& what) {
     }
 }
 
+// FILE.h5:/path, or a numpy or PyTorch file (FILE.npy, FILE.npz:KEY, FILE.pt[:KEY]).
+HostTensor readBoundArgument(const std::string& target, const std::string& what, std::vector<std::string>* inputFiles) {
+    if (import::isTensorFileSpec(target)) {
+        try {
+            HostTensor t = import::readTensorFile(target);
+            inputFiles->push_back(target.substr(0, target.find(':', target.rfind('.'))));
+            return t;
+        } catch (const import::FormatError& e) {
+            throw CliError(what + ": " + e.what());
+        }
+    }
+    const DatasetRef ref = parseDatasetRef(target, what);
+    inputFiles->push_back(ref.file);
+    return readBoundTensor(ref, what);
+}
+
 // The one call --op/--bind/--attr/--expect describe, as a case.
 cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* inputFiles) {
     cases::Case c;
@@ -168,10 +198,8 @@ cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* input
     c.origin = "command line";
     for (const std::string& b : a.values("--bind")) {
         const auto [name, target] = splitAssignment(b, "--bind");
-        const DatasetRef ref = parseDatasetRef(target, "--bind " + name);
-        inputFiles->push_back(ref.file);
         if (c.input(name)) throw CliError("--bind " + name + " is given twice");
-        c.inputs.emplace_back(name, readBoundTensor(ref, "--bind " + name));
+        c.inputs.emplace_back(name, readBoundArgument(target, "--bind " + name, inputFiles));
     }
     for (const std::string& at : a.values("--attr")) {
         const auto [name, value] = splitAssignment(at, "--attr");
@@ -183,9 +211,7 @@ cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* input
         expected.role = cases::SourceRole::Reference;
         for (const std::string& e : a.values("--expect")) {
             const auto [name, target] = splitAssignment(e, "--expect");
-            const DatasetRef ref = parseDatasetRef(target, "--expect " + name);
-            inputFiles->push_back(ref.file);
-            expected.tensors.emplace_back(name, readBoundTensor(ref, "--expect " + name));
+            expected.tensors.emplace_back(name, readBoundArgument(target, "--expect " + name, inputFiles));
         }
         c.sources.push_back(std::move(expected));
     }
@@ -276,6 +302,81 @@ ops::CaseResult errorResult(const std::string& file, const std::string& path, co
     return r;
 }
 
+// One case to run: a case file's path, a replayed trace executor, or the --op call; `order` is
+// its position among all the cases of the command (before --shard), which report merge uses.
+struct WorkItem {
+    const FilePlan* plan = nullptr;
+    const cases::Case* ready = nullptr;  // a trace executor or the --op call
+    std::string path;
+    std::size_t order = 0;
+};
+
+std::vector<WorkItem> workItems(const std::vector<FilePlan>& plans, const cases::Case* adHoc, int shardIndex,
+                                int shardCount) {
+    std::vector<WorkItem> all;
+    if (adHoc) all.push_back({nullptr, adHoc, adHoc->path, 0});
+    for (const FilePlan& plan : plans) {
+        for (const cases::Case& c : plan.traceCases) all.push_back({&plan, &c, c.path, 0});
+        for (const std::string& p : plan.casePaths) all.push_back({&plan, nullptr, p, 0});
+    }
+    std::vector<WorkItem> kept;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        all[i].order = i;
+        if (static_cast<int>(i % static_cast<std::size_t>(shardCount)) == shardIndex) kept.push_back(all[i]);
+    }
+    return kept;
+}
+
+// Runs the items and hands each result to `record` in item order, on this thread. With jobs > 1
+// this thread reads the next cases (HDF5 reads are serial) while `jobs` threads run the ones
+// already read.
+template <class Record>
+void runItems(const std::vector<WorkItem>& items, int jobs, const ops::RunSettings& settings, Record record) {
+    std::unique_ptr<h5::File> open;
+    const FilePlan* openPlan = nullptr;
+    struct Read {
+        const WorkItem* item = nullptr;
+        cases::Case c;
+        std::optional<ops::CaseResult> failed;
+    };
+    auto read = [&](std::size_t i) {
+        Read r;
+        const WorkItem& it = items[i];
+        r.item = &it;
+        if (it.ready) return r;
+        try {
+            if (openPlan != it.plan) {
+                open = std::make_unique<h5::File>(h5::File::openReadOnly(it.plan->file));
+                openPlan = it.plan;
+            }
+            r.c = cases::readCase(*open, it.path);
+        } catch (const h5::H5Error& e) {
+            r.failed = errorResult(it.plan->file, it.path, e.what());
+        }
+        return r;
+    };
+    auto run = [&settings](Read& r) {
+        if (r.failed) return std::move(*r.failed);
+        return ops::runCase(r.item->ready ? *r.item->ready : r.c, r.item->plan ? r.item->plan->file : "", settings);
+    };
+    runOrdered(items.size(), jobs, read, run, [&](std::size_t i, ops::CaseResult& result) { record(i, std::move(result)); });
+}
+
+// One line per case that holds a device's outputs: the msprobe call (or the case path) and
+// which side is wrong.
+void printDeviceVerdicts(std::ostream& os, const RunSummary& summary) {
+    bool header = false;
+    for (const ops::CaseResult& r : summary.results) {
+        const ops::DeviceVerdict v = ops::deviceVerdict(r);
+        if (v.kind == ops::DeviceVerdict::Kind::NoDevice) continue;
+        if (!header) os << "\ndevice verdicts (each device output and OpScope's against the float64 golden):\n";
+        header = true;
+        const std::string call = import::msprobe::callOfCasePath(r.path);
+        os << "  " << (call.empty() ? (r.file.empty() ? "" : r.file + ":") + r.path : r.path.substr(std::string(import::msprobe::kCaseRoot).size() + 1))
+           << ": " << v.line << "\n";
+    }
+}
+
 }  // namespace
 
 int runRun(const ParsedArgs& a) {
@@ -340,11 +441,9 @@ int runRun(const ParsedArgs& a) {
     // ---- find the cases (metadata only) ----
     std::vector<FilePlan> plans;
     std::vector<std::string> unmatched;
-    std::size_t total = adHoc ? 1 : 0;
     for (const std::string& file : a.positionals) {
         std::vector<std::string> fileUnmatched;
         plans.push_back(planFile(file, a.values("--case"), &summary.skipped, &fileUnmatched));
-        total += plans.back().casePaths.size() + plans.back().traceCases.size();
         for (const std::string& u : fileUnmatched)
             if (a.positionals.size() == 1) throw CliError("no case or group '" + u + "' in '" + file + "'");
         unmatched.insert(unmatched.end(), fileUnmatched.begin(), fileUnmatched.end());
@@ -352,7 +451,16 @@ int runRun(const ParsedArgs& a) {
     for (const std::string& sel : a.values("--case"))
         if (std::count(unmatched.begin(), unmatched.end(), sel) == static_cast<long>(a.positionals.size()))
             throw CliError("no case or group '" + sel + "' in any of the files");
-    if (total == 0) throw CliError("no cases to run");
+    int shardIndex = 0, shardCount = 1;
+    if (a.has("--shard")) {
+        parseShard(a.value("--shard"), &shardIndex, &shardCount);
+        summary.shard = a.value("--shard");
+    }
+    const std::vector<WorkItem> items = workItems(plans, adHocCase ? &*adHocCase : nullptr, shardIndex, shardCount);
+    if (items.empty()) throw CliError(shardCount > 1 ? "no cases in shard " + a.value("--shard") : "no cases to run");
+    const int jobs = a.has("--jobs") ? parseJobs(a.value("--jobs")) : 1;
+    if (jobs > 1 && a.has("--trace")) throw CliError("--trace records one call at a time: use it without --jobs");
+    if (jobs > 1 && !a.has("--threads")) setNumThreads(1);  // the cases, not the kernels, share the cores
 
     // ---- run ----
     std::shared_ptr<TraceFileWriter> trace;
@@ -365,37 +473,15 @@ int runRun(const ParsedArgs& a) {
     }
     summary.product = productId(currentProduct());
     summary.threads = numThreads();
-    Progress progress(a.has("--progress") || stderrIsTerminal(), total);
-    std::size_t index = 0;
-    auto record = [&](ops::CaseResult r) {
+    Progress progress(a.has("--progress") || stderrIsTerminal(), items.size());
+    runItems(items, jobs, settings, [&](std::size_t i, ops::CaseResult r) {
+        progress.step(i + 1, r.path);
         if (!r.ok()) ++summary.errors;
         else if (r.passed()) ++summary.passed;
         else ++summary.failed;
         summary.results.push_back(std::move(r));
-    };
-    if (adHocCase) {
-        progress.step(++index, adHocCase->path);
-        record(ops::runCase(*adHocCase, "", settings));
-    }
-    for (const FilePlan& plan : plans) {
-        for (const cases::Case& c : plan.traceCases) {
-            progress.step(++index, c.path);
-            record(ops::runCase(c, plan.file, settings));
-        }
-        if (plan.casePaths.empty()) continue;
-        const h5::File f = h5::File::openReadOnly(plan.file);
-        for (const std::string& path : plan.casePaths) {
-            progress.step(++index, path);
-            cases::Case c;
-            try {
-                c = cases::readCase(f, path);
-            } catch (const h5::H5Error& e) {
-                record(errorResult(plan.file, path, e.what()));
-                continue;
-            }
-            record(ops::runCase(c, plan.file, settings));
-        }
-    }
+        summary.order.push_back(items[i].order);
+    });
     progress.done();
     if (trace) stopTrace(trace);
 
@@ -403,6 +489,7 @@ int runRun(const ParsedArgs& a) {
     if (a.has("--json")) writeRunJson(std::cout, summary);
     else if (a.has("--brief")) printBriefTable(std::cout, summary);
     else printRunTable(std::cout, summary, a.has("--verbose"));
+    if (!a.has("--json")) printDeviceVerdicts(std::cout, summary);
     if (a.has("--report")) writeReport(a.value("--report"), summary, inputFiles);
     if (trace)
         std::cerr << "trace: " << trace->executorsWritten() << " executor" << (trace->executorsWritten() == 1 ? "" : "s")

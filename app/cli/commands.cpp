@@ -21,6 +21,8 @@ const std::vector<Command>& commands() {
         {readsFiles(compareSpec()), runCompare},
         {readsFiles(traceShowSpec()), runTraceShow},
         {readsFiles(traceExportSpec()), runTraceExport},
+        {importMsprobeSpec(), runImportMsprobe},
+        {reportMergeSpec(), runReportMerge},
         {standardsSpec(), runStandards},
         {operatorsSpec(), runOperators},
     };

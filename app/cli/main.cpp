@@ -22,7 +22,7 @@ std::string topHelp() {
         "commands:\n";
     for (const Command& c : commands()) {
         const std::string name = c.spec.name;
-        s += "  " + name + std::string(name.size() < 14 ? 14 - name.size() : 1, ' ') + c.spec.summary + "\n";
+        s += "  " + name + std::string(name.size() < 16 ? 16 - name.size() : 1, ' ') + c.spec.summary + "\n";
     }
     s += "\nRun 'opscope-cli COMMAND --help' for a command's options. Formats: datasets/FORMAT.md;\n"
          "guide with examples: docs/CLI.md.\n\n"
@@ -70,8 +70,11 @@ int dispatch(std::vector<std::string> args) {
         }
         throw CliError("unknown trace command '" + args[1] + "': use 'trace show' or 'trace export'");
     }
-    throw CliError("unknown command '" + args[0] + "' (commands: info, run, compare, trace show, trace export, "
-                   "standards, operators; see opscope-cli --help)");
+    std::string names;
+    for (const Command& c : commands()) names += (names.empty() ? "" : ", ") + c.spec.name;
+    throw CliError("unknown command '" + args[0] + (args.size() > 1 && names.find(args[0] + " ") != std::string::npos
+                                                        ? " " + args[1] : std::string()) +
+                   "' (commands: " + names + "; see opscope-cli --help)");
 }
 
 }  // namespace

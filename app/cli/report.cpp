@@ -7,6 +7,8 @@
 #include "cli_common.h"
 #include "opscope/h5/atomic_write.h"
 #include "opscope/metric_fields.h"
+#include "opscope/import/msprobe.h"
+#include "opscope/ops/device_verdict.h"
 
 namespace opscope::cli {
 namespace {
@@ -47,12 +49,21 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
     w.field("cases", static_cast<int64_t>(s.results.size())).field("passed", s.passed).field("failed", s.failed);
     w.field("errors", s.errors).field("exit_code", s.exitCode());
     w.endObject();
+    w.key("shard");
+    if (s.shard.empty()) w.null(); else w.value(s.shard);
     w.key("skipped").value(s.skipped);
     w.key("cases").beginArray();
-    for (const ops::CaseResult& r : s.results) {
+    for (std::size_t i = 0; i < s.results.size(); ++i) {
+        const ops::CaseResult& r = s.results[i];
         w.beginObject();
         w.field("file", r.file).field("path", r.path).field("op", r.op).field("origin", r.origin);
         w.field("description", r.description).field("status", statusOf(r));
+        if (i < s.order.size()) w.field("order", static_cast<int64_t>(s.order[i]));
+        const std::string call = import::msprobe::callOfCasePath(r.path);
+        if (!call.empty()) w.field("msprobe_call", call);
+        const ops::DeviceVerdict verdict = ops::deviceVerdict(r);
+        if (verdict.kind != ops::DeviceVerdict::Kind::NoDevice)
+            w.field("device_verdict", ops::deviceVerdictName(verdict.kind)).field("device_explanation", verdict.line);
         if (!r.ok()) w.field("error", r.error);
         w.field("dtype", dtypeName(r.caseDtype)).field("run_dtype", dtypeName(r.runDtype));
         w.field("standard", r.standard).field("run_ms", r.runMs).field("golden_ms", r.goldenMs);

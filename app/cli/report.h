@@ -19,6 +19,8 @@ struct RunSummary {
     std::string standardOverride; // --standard or ""
     std::vector<std::string> skipped;  // trace executors that could not be replayed, and why
     int passed = 0, failed = 0, errors = 0;
+    std::vector<std::size_t> order;    // each result's position among all the cases (before --shard)
+    std::string shard;                 // --shard I/N or ""
     int exitCode() const;
 };
 

@@ -11,6 +11,7 @@
 // knows nothing of operators: binding a case to one is the CLI's and GUI's work.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,22 @@ void writeCase(h5::File& file, const std::string& path, const Case& c);
 // case file, atomically; refuses to overwrite any of `inputs`. Throws std::runtime_error.
 void writeCaseFile(const std::string& destination, const std::vector<Case>& cases,
                    const std::vector<std::string>& inputs = {});
+// The same, one case at a time, for imports too large to hold in memory: cases go into a
+// temporary file beside `destination`, which commit() renames into place (nothing is left
+// behind without it). Throws std::runtime_error.
+class CaseFileWriter {
+public:
+    CaseFileWriter(const std::string& destination, const std::vector<std::string>& inputs = {});
+    ~CaseFileWriter();
+    // `notes` are extra string attributes of the case group, each named opscope_* (kept for
+    // people and tools, never read as parameters): an msprobe call's stack, ...
+    void add(const Case& c, const std::vector<std::pair<std::string, std::string>>& notes = {});
+    void commit();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 // Traces as cases: each completed executor whose inputs were recorded with values becomes a
 // case at "/executors/<index>" with origin "trace", its recorded parameters, and a source

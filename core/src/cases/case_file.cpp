@@ -264,16 +264,39 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
     }
 }
 
-void writeCaseFile(const std::string& destination, const std::vector<Case>& cases, const std::vector<std::string>& inputs) {
-    std::vector<std::filesystem::path> inputPaths(inputs.begin(), inputs.end());
-    h5::AtomicFileWriter writer(destination, inputPaths);
-    {
-        h5::File f = h5::File::create(writer.tempPath().string());
-        f.writeAttribute("/", "opscope_format", "cases");
-        f.writeAttribute("/", "format_version", kCaseFormatVersion);
-        for (const Case& c : cases) writeCase(f, c.path, c);
-        f.close();
+struct CaseFileWriter::Impl {
+    h5::AtomicFileWriter writer;
+    h5::File file;
+    Impl(const std::string& destination, const std::vector<std::filesystem::path>& inputs)
+        : writer(destination, inputs), file(h5::File::create(writer.tempPath().string())) {}
+};
+
+CaseFileWriter::CaseFileWriter(const std::string& destination, const std::vector<std::string>& inputs)
+    : impl_(std::make_unique<Impl>(destination, std::vector<std::filesystem::path>(inputs.begin(), inputs.end()))) {
+    impl_->file.writeAttribute("/", "opscope_format", "cases");
+    impl_->file.writeAttribute("/", "format_version", kCaseFormatVersion);
+}
+
+CaseFileWriter::~CaseFileWriter() = default;
+
+void CaseFileWriter::add(const Case& c, const std::vector<std::pair<std::string, std::string>>& notes) {
+    writeCase(impl_->file, c.path, c);
+    for (const auto& [name, text] : notes) {
+        if (name.rfind("opscope_", 0) != 0)
+            throw h5::H5Error("cannot write case " + where(impl_->file, c.path) + ": note '" + name +
+                              "' must be named opscope_*");
+        impl_->file.writeAttribute(h5::normalizePath(c.path), name, text);
     }
+}
+
+void CaseFileWriter::commit() {
+    impl_->file.close();
+    impl_->writer.commit();
+}
+
+void writeCaseFile(const std::string& destination, const std::vector<Case>& cases, const std::vector<std::string>& inputs) {
+    CaseFileWriter writer(destination, inputs);
+    for (const Case& c : cases) writer.add(c);
     writer.commit();
 }
 

@@ -1,0 +1,104 @@
+// opscope-cli import msprobe: an msprobe dump folder -> a case file of its supported calls.
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "opscope/import/format_error.h"
+#include "opscope/import/msprobe.h"
+
+namespace opscope::cli {
+
+CommandSpec importMsprobeSpec() {
+    CommandSpec s;
+    s.name = "import msprobe";
+    s.usage = "import msprobe DIR -o OUT.h5 [--step S] [--rank R] [--jobs N] [--shard I/N]";
+    s.summary = "turn an msprobe dump (dump.json + tensor files) into cases judged against the device";
+    s.description =
+        "DIR is msprobe's dump_path (step*/rank*/), a step folder, or a rank or proc folder. Every backward call\n"
+        "whose forward runs one of OpScope's operators becomes one case at /msprobe/<step>/<rank>/<call>:\n"
+        "conv1d/2d/3d and conv_transpose1d/2d/3d (Functional., Torch., L0 Conv*d modules), group_norm\n"
+        "(and GroupNorm modules), torch_npu's npu_rms_norm and 4-D grid_sample. The device's gradients are\n"
+        "the source 'npu' (role actual); 'opscope-cli run OUT.h5' then says, per call, whether the device fails.\n"
+        "Other APIs are skipped silently; supported calls that cannot be replayed are listed with the reason.\n"
+        "See docs/MSPROBE.md.";
+    s.options = {
+        {"-o", "OUT.h5", false, "the case file to write (atomically; never over a file of the dump)"},
+        {"--step", "S", false, "only this step (0 or step0)"},
+        {"--rank", "R", false, "only this rank (0, rank0 or proc123)"},
+        {"--jobs", "N", false, "threads reading tensor files (default: the number of cores)"},
+        {"--shard", "I/N", false, "only the calls whose position % N == I (for a Slurm array or GNU parallel)"},
+        {"--progress", "", false, "print progress on stderr even when it is not a terminal"},
+        {"--quiet", "", false, "print only the summary line"},
+    };
+    s.minPositionals = 1;
+    s.maxPositionals = 1;
+    s.examples =
+        "  opscope-cli import msprobe ./dump_path -o step0.h5\n"
+        "  opscope-cli import msprobe ./dump_path --step 0 --rank 3 -o step0_rank3.h5\n"
+        "  opscope-cli run step0.h5 --report step0.json\n";
+    return s;
+}
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+int runImportMsprobe(const ParsedArgs& a) {
+    if (!a.has("-o")) throw CliError("'import msprobe' needs -o OUT.h5 (the case file to write)");
+    const std::string out = a.value("-o");
+    if (out.size() < 3 || out.compare(out.size() - 3, 3, ".h5") != 0)
+        throw CliError("-o '" + out + "' must end in .h5 (a case file)");
+    import::msprobe::ImportOptions o;
+    o.step = a.valueOr("--step", "");
+    o.rank = a.valueOr("--rank", "");
+    o.jobs = a.has("--jobs") ? parseJobs(a.value("--jobs")) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (a.has("--shard")) parseShard(a.value("--shard"), &o.shardIndex, &o.shardCount);
+    checkOutputPath(out, {}, "-o");
+    const bool tty = stderrIsTerminal();
+    if (a.has("--progress") || tty)
+        o.progress = [tty](std::size_t done, std::size_t total) {
+            if (tty) std::cerr << "\r\033[K[" << done << "/" << total << "] importing" << std::flush;
+            else if (done == total || done % 100 == 0) std::cerr << "[" << done << "/" << total << "] importing\n";
+        };
+    const auto start = std::chrono::steady_clock::now();
+    import::msprobe::ImportSummary s;
+    try {
+        s = import::msprobe::importDump(a.positionals[0], out, o);
+    } catch (const import::FormatError& e) {
+        if (tty) std::cerr << "\r\033[K";
+        throw CliError(e.what());
+    } catch (const std::runtime_error& e) {
+        if (tty) std::cerr << "\r\033[K";
+        throw CliError(std::string("cannot write '") + out + "': " + e.what());
+    }
+    const double seconds = secondsSince(start);
+    if (o.progress && tty) std::cerr << "\r\033[K" << std::flush;
+
+    std::string folders;
+    for (const auto& f : s.folders) folders += (folders.empty() ? "" : ", ") + f.label();
+    std::cout << "imported " << s.imported.size() << " of " << s.supported << " supported call"
+              << (s.supported == 1 ? "" : "s") << " from " << s.folders.size() << " dump folder"
+              << (s.folders.size() == 1 ? "" : "s") << " (" << folders << ")"
+              << (o.shardCount > 1 ? " [shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) + "]" : "")
+              << " into " << out << "\n";
+    if (!a.has("--quiet")) {
+        if (!s.skipped.empty()) std::cout << "not imported:\n";
+        for (const auto& k : s.skipped) std::cout << "  " << k.call << ": " << k.reason << "\n";
+        std::cout << "read " << formatBytes(s.tensorBytes) << " of tensor files in " << formatNumber(seconds, 3) << " s ("
+                  << formatNumber(seconds > 0 ? static_cast<double>(s.tensorBytes) / 1e6 / seconds : 0, 3) << " MB/s, "
+                  << o.jobs << " job" << (o.jobs == 1 ? "" : "s") << ")\n";
+    }
+    if (!s.written)
+        throw CliError("none of the " + std::to_string(s.supported) + " supported calls could be imported" +
+                       (s.skipped.empty() ? std::string(" (the dump has no call of conv*, group_norm, npu_rms_norm or grid_sample)")
+                                          : ""));
+    return kExitPass;
+}
+
+}  // namespace opscope::cli

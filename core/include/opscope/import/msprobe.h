@@ -1,0 +1,101 @@
+// msprobe (MindStudio probe) dumps as OpScope cases. msprobe dumps each API call (L1), module
+// (L0) or both (mix) of a PyTorch step on the NPU as dump.json, stack.json and one tensor file
+// per tensor under dump_tensor_data/, in <dump_path>/step<S>/rank<R>/ (or proc<pid>/). Every
+// backward call whose forward runs one of OpScope's operators becomes one case (see
+// docs/MSPROBE.md for the mapping of each API):
+//
+//   /msprobe/<step>/<rank>/<call>     e.g. /msprobe/step0/rank0/Functional.conv2d.1
+//       @op, parameters               from the forward call's arguments and PyTorch's defaults
+//       @opscope_stack                the call's stack from stack.json, when present
+//       inputs/                       forward tensors and the incoming gradient
+//       npu/  (role actual)           the gradients the device computed
+//
+// Qt-free and independent of the operators, so the CLI and the debugger share it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "opscope/case_file.h"
+
+namespace opscope::import::msprobe {
+
+inline constexpr const char* kCaseRoot = "/msprobe";
+inline constexpr const char* kDeviceSource = "npu";
+inline constexpr const char* kStackAttribute = "opscope_stack";
+
+// A folder holding a dump.json: its path and where it sits in the dump ("step0", "rank0";
+// "" when the folder is not named so).
+struct DumpFolder {
+    std::string path, step, rank;
+    std::string label() const;  // "step0/rank0"
+};
+
+// Every dump folder at or under `dir` (a dump root, a step folder, a rank or proc folder), in
+// step, then rank order (numerically). `step`/`rank` keep only those ("0" or "step0"). Throws
+// FormatError when there is no dump.json at all, or none with that step/rank.
+std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::string& step = "",
+                                        const std::string& rank = "");
+
+// One dump folder's dump.json (and stack.json), parsed once.
+class Dump {
+public:
+    explicit Dump(DumpFolder folder);  // throws FormatError naming dump.json
+    ~Dump();
+    Dump(Dump&&) noexcept;
+    const DumpFolder& folder() const;
+    const std::string& level() const;  // "L0", "L1", "mix" as dump.json says
+
+    // The calls that run one of OpScope's operators, in dump.json order: "Functional.conv2d.0",
+    // "Module.conv1.Conv2d.0", "NPU.npu_rms_norm.3", ...
+    const std::vector<std::string>& supportedCalls() const;
+    // The case of one of them. Throws std::runtime_error (FormatError for a bad file) with the
+    // reason when it cannot be replayed: statistics only, a missing or damaged tensor file, a
+    // 5-D grid_sample, a dtype the operator does not take, ...
+    cases::Case makeCase(const std::string& call, uint64_t* bytesRead = nullptr) const;
+    std::string casePath(const std::string& call) const;  // "/msprobe/step0/rank0/<call>"
+    std::string stack(const std::string& call) const;     // its frames from stack.json, or ""
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct Skipped {
+    std::string call;    // "step0/rank0/Functional.conv2d.3"
+    std::string reason;
+};
+
+struct ImportOptions {
+    std::string step, rank;             // "" = all
+    int jobs = 1;                       // worker threads reading tensor files
+    int shardIndex = 0, shardCount = 1; // keep the calls whose position in the sorted list % count == index
+    // Called after each call is done (on the calling thread), with the number done and the total.
+    std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+struct ImportSummary {
+    std::vector<DumpFolder> folders;
+    std::size_t supported = 0;          // supported calls in this shard (M)
+    std::vector<std::string> imported;  // case paths, in order (K of them)
+    std::vector<Skipped> skipped;       // supported calls that could not be imported, and why
+    uint64_t tensorBytes = 0;           // bytes of tensor files read
+    bool written = false;               // importDump wrote the file (not when nothing imported)
+};
+
+// Imports every supported call under `dir` into a new case file `output`, written atomically
+// (never over one of the dump's files; not at all when no call imports). Cases keep dump order whatever the number of jobs.
+// Throws FormatError (no dump found) or std::runtime_error (cannot write).
+ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options = {});
+
+// The msprobe call a case path names ("Functional.conv2d.1" for
+// "/msprobe/step0/rank0/Functional.conv2d.1"), or "" for a path outside /msprobe.
+std::string callOfCasePath(const std::string& casePath);
+
+// The same, returning the cases in memory (for the debugger).
+std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary);
+
+}  // namespace opscope::import::msprobe

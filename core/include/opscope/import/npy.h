@@ -1,0 +1,27 @@
+// numpy's .npy (format versions 1, 2 and 3) and .npz (a zip of .npy files), read natively.
+// Every dtype OpScope holds (float16/32/64, int8-64, uint8-64, bool), either byte order, C or
+// Fortran order; the result is a contiguous row-major HostTensor. uint16 stays uint16 (numpy
+// has no bfloat16; see readNpy's bfloat16 option).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "opscope/host_tensor.h"
+
+namespace opscope::import {
+
+struct NpyOptions {
+    bool uint16AsBFloat16 = false;  // bfloat16 bits saved as uint16 (as OpScope's HDF5 files do)
+};
+
+// Throws FormatError naming `what` (the file, or "FILE.npz:key") when the bytes are not a
+// well-formed .npy whose data fits the declared shape.
+HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options = {});
+HostTensor readNpy(const std::string& path, const NpyOptions& options = {});
+
+// The arrays of an .npz, by key (the member name without ".npy"), in archive order.
+std::vector<std::string> npzKeys(const std::string& path);
+HostTensor readNpz(const std::string& path, const std::string& key, const NpyOptions& options = {});
+
+}  // namespace opscope::import

@@ -1,0 +1,23 @@
+// PyTorch's torch.save files (the zip format, PyTorch >= 1.6), read without PyTorch: a strict
+// pickle reader for exactly what torch.save writes for tensors (torch._utils._rebuild_tensor_v2
+// over storages named by persistent id, _rebuild_parameter, OrderedDict, tuples, lists, dicts)
+// and the raw storages in data/<key>. Views keep their storage offset and strides; the result
+// is a contiguous row-major copy. Dtypes: float16/32/64, bfloat16, int8-64, uint8, bool.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "opscope/host_tensor.h"
+
+namespace opscope::import {
+
+// The tensor saved in `path`. When the file holds a dict (or a list/tuple) of tensors, `key`
+// selects one (a dict key, or an index); without a key such a file is an error that lists the
+// keys. Throws FormatError naming the file for anything torch.save would not have written.
+HostTensor readTorchPt(const std::string& path, const std::string& key = "");
+
+// The keys of a .pt holding a dict, list or tuple of tensors; {} for a single tensor.
+std::vector<std::string> torchPtKeys(const std::string& path);
+
+}  // namespace opscope::import

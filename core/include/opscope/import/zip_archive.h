@@ -1,0 +1,44 @@
+// A strict reader of zip archives, enough for numpy's .npz and torch.save's .pt files: the
+// central directory (zip64 too), stored and deflated entries, CRC-32 checked. Entries are read
+// one at a time straight from the file (kept open); a size is trusted only after it fits in the file.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace opscope::import {
+
+class ZipArchive {
+public:
+    struct Entry {
+        std::string name;
+        uint16_t method = 0;            // 0 stored, 8 deflated
+        uint32_t crc32 = 0;
+        uint64_t compressedSize = 0;
+        uint64_t size = 0;
+        uint64_t localHeaderOffset = 0;
+    };
+
+    // Reads the central directory; throws FormatError naming the file when it is not a zip
+    // archive or its directory does not fit in the file.
+    explicit ZipArchive(std::string path);
+
+    const std::string& path() const { return path_; }
+    const std::vector<Entry>& entries() const { return entries_; }
+    const Entry* find(const std::string& name) const;
+    // The entry's bytes, inflated and CRC-checked. Throws FormatError.
+    std::string read(const Entry& entry) const;
+
+    // True when the file starts with a zip local header ("PK\3\4").
+    static bool looksLikeZip(const std::string& path);
+
+private:
+    std::string path_;
+    mutable std::ifstream in_;  // open once: an archive is read by one thread at a time
+    uint64_t fileSize_ = 0;
+    std::vector<Entry> entries_;
+};
+
+}  // namespace opscope::import

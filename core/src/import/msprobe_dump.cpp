@@ -1,0 +1,351 @@
+// msprobe dump folders, dump.json and stack.json, and the import driver (see msprobe.h).
+//   L1:  "Functional.conv2d.0.forward", "Functional.conv2d.0.backward"
+//   L0:  "Module.conv1.Conv2d.forward.0", "Module.conv1.Conv2d.backward.0",
+//        "Module.conv1.Conv2d.parameters_grad.0"
+//   mix: both. stack.json maps "0": [[names...], [frames...]] (or a name to its frames).
+#include "opscope/import/msprobe.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "msprobe_call.h"
+#include "opscope/import/format_error.h"
+#include "opscope/ordered_work.h"
+
+namespace opscope::import::msprobe {
+
+using detail::json;
+namespace fs = std::filesystem;
+
+std::string DumpFolder::label() const {
+    if (step.empty() && rank.empty()) return fs::path(path).filename().string();
+    return step.empty() ? rank : rank.empty() ? step : step + "/" + rank;
+}
+
+namespace {
+
+bool numbered(const std::string& name, const char* prefix, int64_t* number) {
+    const std::string p = prefix;
+    if (name.size() <= p.size() || name.compare(0, p.size(), p) != 0) return false;
+    const std::string digits = name.substr(p.size());
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) || digits.size() > 15)
+        return false;
+    *number = std::stoll(digits);
+    return true;
+}
+
+bool matchesFilter(const std::string& name, const std::string& filter, const char* prefix) {
+    return filter.empty() || name == filter || name == prefix + filter;
+}
+
+DumpFolder describeFolder(const fs::path& dir) {
+    DumpFolder f;
+    f.path = dir.string();
+    int64_t n = 0;
+    const std::string name = dir.filename().string();
+    if (numbered(name, "rank", &n) || numbered(name, "proc", &n) || name == "rank") f.rank = name;
+    const std::string parent = dir.parent_path().filename().string();
+    if (numbered(parent, "step", &n)) f.step = parent;
+    else if (numbered(name, "step", &n)) f.step = name, f.rank.clear();
+    return f;
+}
+
+// (step number, rank number, path): numeric, so rank10 follows rank9.
+std::tuple<int64_t, int, int64_t, std::string> orderKey(const DumpFolder& f) {
+    int64_t s = -1, r = -1;
+    numbered(f.step, "step", &s);
+    const bool proc = numbered(f.rank, "proc", &r);
+    if (!proc) numbered(f.rank, "rank", &r);
+    return {s, proc ? 1 : 0, r, f.path};
+}
+
+}  // namespace
+
+std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::string& step, const std::string& rank) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw FormatError(fs::exists(dir, ec) ? "'" + dir + "' is not a folder (give the msprobe dump_path, a step or a rank folder)"
+                                              : "no folder '" + dir + "'");
+    std::vector<DumpFolder> found;
+    if (fs::is_regular_file(fs::path(dir) / "dump.json", ec)) found.push_back(describeFolder(fs::absolute(dir).lexically_normal()));
+    else {
+        // dump_path/step*/rank*/dump.json at most: depth 2 below the folder given.
+        for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+             it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (ec) break;
+            if (it.depth() > 2) {
+                it.disable_recursion_pending();
+                continue;
+            }
+            if (it->is_directory(ec) && it->path().filename() == "dump_tensor_data") it.disable_recursion_pending();
+            else if (it->is_directory(ec) && fs::is_regular_file(it->path() / "dump.json", ec))
+                found.push_back(describeFolder(fs::absolute(it->path()).lexically_normal()));
+        }
+    }
+    if (found.empty())
+        throw FormatError("no dump.json in or under '" + dir + "': an msprobe dump has <dump_path>/step<S>/rank<R>/dump.json");
+    const auto byOrder = [](const DumpFolder& a, const DumpFolder& b) { return orderKey(a) < orderKey(b); };
+    std::sort(found.begin(), found.end(), byOrder);
+    std::vector<DumpFolder> kept;
+    for (const DumpFolder& f : found)
+        if (matchesFilter(f.step, step, "step") && matchesFilter(f.rank, rank, "rank")) kept.push_back(f);
+    if (kept.empty()) {
+        std::string all;
+        for (const DumpFolder& f : found) all += (all.empty() ? "" : ", ") + f.label();
+        throw FormatError("no dump folder of " + (step.empty() ? "" : "step " + step + " ") +
+                          (rank.empty() ? "" : "rank " + rank + " ") + "under '" + dir + "' (there are: " + all + ")");
+    }
+    return kept;
+}
+
+struct Dump::Impl {
+    DumpFolder folder;
+    json dump;
+    std::string level;
+    std::vector<std::string> names;
+    std::map<std::string, detail::Call> calls;
+    std::map<std::string, std::string> stacks;  // forward key -> frames
+    std::map<std::string, std::string> forwardKeyOf;
+
+    void readStacks() {
+        const fs::path p = fs::path(folder.path) / "stack.json";
+        std::error_code ec;
+        if (!fs::is_regular_file(p, ec)) return;
+        std::ifstream in(p);
+        const json s = json::parse(in, nullptr, false);
+        if (s.is_discarded() || !s.is_object()) return;  // the stack is for people; a damaged one is not fatal
+        auto frames = [](const json& v) {
+            std::string text;
+            if (v.is_array())
+                for (const json& f : v)
+                    if (f.is_string()) text += (text.empty() ? "" : "\n") + f.get<std::string>();
+            return text;
+        };
+        for (auto it = s.begin(); it != s.end(); ++it) {
+            const json& v = it.value();
+            if (v.is_array() && v.size() == 2 && v[0].is_array()) {
+                for (const json& n : v[0])
+                    if (n.is_string()) stacks[n.get<std::string>()] = frames(v[1]);
+            } else {
+                stacks[it.key()] = frames(v);
+            }
+        }
+    }
+};
+
+namespace {
+
+const std::vector<std::string> kConvApis = {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                                            "conv_transpose3d"};
+const std::vector<std::string> kConvModules = {"Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                                               "ConvTranspose3d"};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+bool supportedApi(const std::string& prefix, const std::string& api) {
+    if (prefix == "Functional" || prefix == "Torch")
+        return contains(kConvApis, api) || api == "group_norm" || api == "grid_sample";
+    return prefix == "NPU" && api == "npu_rms_norm";
+}
+
+}  // namespace
+
+Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
+    impl_->folder = std::move(folder);
+    const fs::path file = fs::path(impl_->folder.path) / "dump.json";
+    std::ifstream in(file);
+    if (!in) throw FormatError("cannot open '" + file.string() + "'");
+    try {
+        impl_->dump = json::parse(in);
+    } catch (const json::exception& e) {
+        throw FormatError("'" + file.string() + "' is not valid JSON (" + e.what() + ")");
+    }
+    if (!impl_->dump.is_object() || !impl_->dump.contains("data") || !impl_->dump["data"].is_object())
+        throw FormatError("'" + file.string() + "' has no \"data\" object: it is not an msprobe dump.json");
+    if (impl_->dump.contains("level") && impl_->dump["level"].is_string()) impl_->level = impl_->dump["level"].get<std::string>();
+    const json& data = impl_->dump["data"];
+    static const std::regex moduleKey(R"(^(Module\..*\.)([A-Za-z0-9_]+)\.forward\.(\d+)$)");
+    for (auto it = data.begin(); it != data.end(); ++it) {
+        const std::string& key = it.key();
+        detail::Call call;
+        std::string backwardKey, gradKey;
+        std::smatch m;
+        if (std::regex_match(key, m, moduleKey)) {
+            if (!contains(kConvModules, m[2].str()) && m[2].str() != "GroupNorm") continue;
+            call.module = true;
+            call.api = m[2].str();
+            call.name = m[1].str() + m[2].str() + "." + m[3].str();
+            backwardKey = m[1].str() + m[2].str() + ".backward." + m[3].str();
+            gradKey = m[1].str() + m[2].str() + ".parameters_grad." + m[3].str();
+        } else if (key.size() > 8 && key.compare(key.size() - 8, 8, ".forward") == 0) {
+            const std::string base = key.substr(0, key.size() - 8);
+            const std::size_t first = base.find('.'), last = base.rfind('.');
+            if (first == std::string::npos || last <= first) continue;
+            if (!supportedApi(base.substr(0, first), base.substr(first + 1, last - first - 1))) continue;
+            call.api = base.substr(first + 1, last - first - 1);
+            call.name = base;
+            backwardKey = base + ".backward";
+        } else {
+            continue;
+        }
+        call.forward = &it.value();
+        if (data.contains(backwardKey)) call.backward = &data[backwardKey];
+        if (!gradKey.empty() && data.contains(gradKey)) call.parametersGrad = &data[gradKey];
+        call.folder = impl_->folder.path;
+        call.description = "msprobe " + call.name + " (" + impl_->folder.label() +
+                           (impl_->level.empty() ? "" : ", level " + impl_->level) + ")";
+        impl_->forwardKeyOf[call.name] = key;
+        impl_->names.push_back(call.name);
+        impl_->calls.emplace(call.name, std::move(call));
+    }
+    impl_->readStacks();
+}
+
+Dump::~Dump() = default;
+Dump::Dump(Dump&&) noexcept = default;
+const DumpFolder& Dump::folder() const { return impl_->folder; }
+const std::string& Dump::level() const { return impl_->level; }
+const std::vector<std::string>& Dump::supportedCalls() const { return impl_->names; }
+
+std::string Dump::stack(const std::string& call) const {
+    auto key = impl_->forwardKeyOf.find(call);
+    if (key == impl_->forwardKeyOf.end()) return "";
+    auto it = impl_->stacks.find(key->second);
+    return it == impl_->stacks.end() ? "" : it->second;
+}
+
+std::string Dump::casePath(const std::string& call) const {
+    std::string p = kCaseRoot;
+    if (!impl_->folder.step.empty()) p += "/" + impl_->folder.step;
+    if (!impl_->folder.rank.empty()) p += "/" + impl_->folder.rank;
+    if (impl_->folder.step.empty() && impl_->folder.rank.empty()) p += "/" + impl_->folder.label();
+    return p + "/" + call;
+}
+
+cases::Case Dump::makeCase(const std::string& name, uint64_t* bytesRead) const {
+    auto it = impl_->calls.find(name);
+    if (it == impl_->calls.end()) throw FormatError("no supported call '" + name + "' in " + impl_->folder.path);
+    const detail::Call& call = it->second;
+    call.bytesRead = 0;
+    struct Count {
+        const detail::Call& call;
+        uint64_t* out;
+        ~Count() {
+            if (out) *out = call.bytesRead;
+        }
+    } count{call, bytesRead};
+    if (!call.backward)
+        throw detail::Unsupported("no backward entry: the device's gradients of this call were not dumped "
+                                  "(data_mode, or no gradient flowed through it)");
+    cases::Case c;
+    if (contains(kConvApis, call.api) || contains(kConvModules, call.api)) c = detail::convolutionCase(call);
+    else if (call.api == "group_norm" || call.api == "GroupNorm") c = detail::groupNormCase(call);
+    else if (call.api == "npu_rms_norm") c = detail::rmsNormCase(call);
+    else c = detail::gridSampleCase(call);
+    c.path = casePath(name);
+    return c;
+}
+
+namespace {
+
+struct Job {
+    const Dump* dump;
+    std::string call;
+};
+
+struct Built {
+    bool ok = false;
+    cases::Case c;
+    std::string error;
+    uint64_t bytes = 0;
+};
+
+Built build(const Job& job) {
+    Built b;
+    try {
+        b.c = job.dump->makeCase(job.call, &b.bytes);
+        b.ok = true;
+    } catch (const std::bad_alloc&) {
+        b.error = "out of memory while reading its tensors";
+    } catch (const std::exception& e) {
+        b.error = e.what();
+    }
+    return b;
+}
+
+// Imports the shard's calls in order; `sink` receives each case (on this thread).
+template <class Sink>
+ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink sink) {
+    if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
+        throw FormatError("shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) + " does not exist");
+    ImportSummary summary;
+    summary.folders = findDumpFolders(dir, o.step, o.rank);
+    std::vector<Dump> dumps;
+    for (const DumpFolder& f : summary.folders) dumps.emplace_back(f);
+    std::vector<Job> jobs;
+    std::size_t position = 0;
+    for (const Dump& d : dumps)
+        for (const std::string& call : d.supportedCalls())
+            if (static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex) jobs.push_back({&d, call});
+    summary.supported = jobs.size();
+    // Worker threads read the calls' tensor files while this thread hands the finished ones, in
+    // order, to the sink (the HDF5 writer, which is serial).
+    runOrdered(
+        jobs.size(), o.jobs, [&](std::size_t i) { return &jobs[i]; }, [](Job*& job) { return build(*job); },
+        [&](std::size_t i, Built& b) {
+            const Job& job = jobs[i];
+            summary.tensorBytes += b.bytes;
+            if (b.ok) {
+                summary.imported.push_back(b.c.path);
+                sink(*job.dump, job.call, std::move(b.c));
+            } else {
+                summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
+            }
+            if (o.progress) o.progress(i + 1, jobs.size());
+        });
+    return summary;
+}
+
+}  // namespace
+
+ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options) {
+    // Every file of the dump is an input the output must not replace.
+    std::vector<std::string> inputs;
+    std::error_code ec;
+    for (const DumpFolder& f : findDumpFolders(dir, options.step, options.rank))
+        for (const char* name : {"dump.json", "stack.json", "construct.json"}) inputs.push_back((fs::path(f.path) / name).string());
+    const fs::path out = fs::absolute(output, ec);
+    for (const DumpFolder& f : findDumpFolders(dir, options.step, options.rank))
+        if (out.parent_path() == fs::path(f.path) / "dump_tensor_data")
+            throw FormatError("the output '" + output + "' would be written among the dump's tensor files");
+    cases::CaseFileWriter writer(output, inputs);
+    ImportSummary summary = importWith(dir, options, [&](const Dump& d, const std::string& call, cases::Case c) {
+        std::vector<std::pair<std::string, std::string>> notes = {{"opscope_msprobe_call", call}};
+        const std::string stack = d.stack(call);
+        if (!stack.empty()) notes.emplace_back(kStackAttribute, stack);
+        writer.add(c, notes);
+    });
+    if (!summary.imported.empty()) {
+        writer.commit();
+        summary.written = true;
+    }
+    return summary;
+}
+
+std::string callOfCasePath(const std::string& casePath) {
+    const std::string root = std::string(kCaseRoot) + "/";
+    if (casePath.rfind(root, 0) != 0) return "";
+    return casePath.substr(casePath.rfind('/') + 1);
+}
+
+std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary) {
+    std::vector<cases::Case> out;
+    ImportSummary s = importWith(dir, options, [&](const Dump&, const std::string&, cases::Case c) { out.push_back(std::move(c)); });
+    if (summary) *summary = std::move(s);
+    return out;
+}
+
+}  // namespace opscope::import::msprobe

@@ -1,0 +1,205 @@
+// .npy and .npz (see npy.h). The header is a Python dict literal, e.g.
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// parsed strictly: exactly those three keys, a plain descr (no structured dtypes).
+#include "opscope/import/npy.h"
+
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "byte_order.h"
+#include "opscope/import/format_error.h"
+#include "opscope/import/zip_archive.h"
+
+namespace opscope::import {
+namespace {
+
+struct Header {
+    std::string descr;
+    bool fortran = false;
+    std::vector<int64_t> shape;
+};
+
+class HeaderParser {
+public:
+    HeaderParser(const std::string& text, const std::string& what) : s_(text), what_(what) {}
+
+    Header parse() {
+        Header h;
+        bool haveDescr = false, haveOrder = false, haveShape = false;
+        expect('{');
+        while (true) {
+            skipSpace();
+            if (peek() == '}') break;
+            const std::string key = quoted();
+            expect(':');
+            if (key == "descr") h.descr = quoted(), haveDescr = true;
+            else if (key == "fortran_order") h.fortran = boolean(), haveOrder = true;
+            else if (key == "shape") h.shape = tuple(), haveShape = true;
+            else fail("unknown header key '" + key + "'");
+            skipSpace();
+            if (peek() == ',') ++i_;
+        }
+        if (!haveDescr || !haveOrder || !haveShape) fail("the header lacks descr, fortran_order or shape");
+        return h;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) const {
+        throw FormatError("'" + what_ + "' is not a valid .npy file: " + why);
+    }
+    void skipSpace() {
+        while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+    }
+    char peek() {
+        skipSpace();
+        if (i_ >= s_.size()) fail("the header ends early");
+        return s_[i_];
+    }
+    void expect(char c) {
+        if (peek() != c) fail(std::string("expected '") + c + "' in the header");
+        ++i_;
+    }
+    std::string quoted() {
+        const char q = peek();
+        if (q != '\'' && q != '"') fail("expected a string in the header (a structured dtype?)");
+        const std::size_t end = s_.find(q, ++i_);
+        if (end == std::string::npos) fail("an unterminated string in the header");
+        std::string v = s_.substr(i_, end - i_);
+        i_ = end + 1;
+        return v;
+    }
+    bool boolean() {
+        skipSpace();
+        if (s_.compare(i_, 4, "True") == 0) return i_ += 4, true;
+        if (s_.compare(i_, 5, "False") == 0) return i_ += 5, false;
+        fail("fortran_order is neither True nor False");
+    }
+    std::vector<int64_t> tuple() {
+        expect('(');
+        std::vector<int64_t> dims;
+        while (peek() != ')') {
+            if (!std::isdigit(static_cast<unsigned char>(s_[i_]))) fail("a shape entry is not a whole number");
+            int64_t v = 0;
+            while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) {
+                if (v > (std::numeric_limits<int64_t>::max() - 9) / 10) fail("a shape entry is too large");
+                v = v * 10 + (s_[i_++] - '0');
+            }
+            if (s_.size() > i_ && s_[i_] == 'L') ++i_;  // Python 2 longs
+            dims.push_back(v);
+            if (peek() == ',') ++i_;
+        }
+        ++i_;
+        return dims;
+    }
+
+    const std::string& s_;
+    const std::string& what_;
+    std::size_t i_ = 0;
+};
+
+// '<f4' -> Float32, little-endian. Throws for what OpScope cannot hold.
+DType dtypeOfDescr(const std::string& descr, bool* bigEndian, const std::string& what, const NpyOptions& o) {
+    if (descr.size() < 2) throw FormatError("'" + what + "' has an unknown dtype '" + descr + "'");
+    const char order = descr[0];
+    std::string kind = descr;
+    if (order == '<' || order == '>' || order == '|' || order == '=') kind = descr.substr(1);
+    *bigEndian = order == '>';
+    static const std::pair<const char*, DType> table[] = {
+        {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64}, {"i1", DType::Int8},
+        {"i2", DType::Int16},   {"i4", DType::Int32},   {"i8", DType::Int64},   {"u1", DType::UInt8},
+        {"u2", DType::UInt16},  {"u4", DType::UInt32},  {"u8", DType::UInt64},  {"b1", DType::Bool}};
+    for (const auto& [name, dtype] : table)
+        if (kind == name) return dtype == DType::UInt16 && o.uint16AsBFloat16 ? DType::BFloat16 : dtype;
+    throw FormatError("'" + what + "' holds dtype '" + descr +
+                      "', which is not a tensor dtype OpScope reads (float16/32/64, int8-64, uint8-64, bool)");
+}
+
+// Fortran order is the C order of the reversed shape: transpose it back.
+HostTensor fromFortran(const HostTensor& f, const std::vector<int64_t>& shape) {
+    std::vector<int64_t> strides(shape.size());
+    int64_t s = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) strides[i] = s, s *= shape[i];
+    TensorView v = f.view();
+    v.shape = shape;
+    v.strides = strides;
+    return HostTensor::copyOf(v);
+}
+
+}  // namespace
+
+HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options) {
+    const auto bad = [&](const std::string& why) { return FormatError("'" + what + "' is not a valid .npy file: " + why); };
+    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) throw bad("no \\x93NUMPY magic");
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+    const int major = b[6];
+    std::size_t headerLen = 0, start = 0;
+    if (major == 1) headerLen = static_cast<std::size_t>(b[8] | (b[9] << 8)), start = 10;
+    else if (major == 2 || major == 3) {
+        if (bytes.size() < 12) throw bad("the header is cut short");
+        headerLen = static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8) |
+                    (static_cast<std::size_t>(b[10]) << 16) | (static_cast<std::size_t>(b[11]) << 24);
+        start = 12;
+    } else throw bad("format version " + std::to_string(major) + " (only 1, 2 and 3 exist)");
+    if (headerLen > bytes.size() - start) throw bad("the header is cut short");
+    const Header h = HeaderParser(bytes.substr(start, headerLen), what).parse();
+    bool bigEndian = false;
+    const DType dtype = dtypeOfDescr(h.descr, &bigEndian, what, options);
+    if (h.shape.size() > 64) throw bad("rank " + std::to_string(h.shape.size()));
+    uint64_t count = 1;
+    for (int64_t d : h.shape) {
+        if (d != 0 && count > std::numeric_limits<uint64_t>::max() / 16 / static_cast<uint64_t>(d))
+            throw bad("the shape overflows");
+        count *= static_cast<uint64_t>(d);
+    }
+    const uint64_t need = count * dtypeSize(dtype);
+    const uint64_t have = bytes.size() - start - headerLen;
+    if (need != have)
+        throw FormatError("'" + what + "' declares " + std::to_string(need) + " bytes of data (" + h.descr + ", " +
+                          std::to_string(count) + " elements) but holds " + std::to_string(have) +
+                          (have < need ? " (truncated?)" : ""));
+    std::vector<int64_t> stored = h.shape;
+    if (h.fortran) stored.assign(h.shape.rbegin(), h.shape.rend());
+    HostTensor t(dtype, stored);
+    if (need) std::memcpy(t.data(), bytes.data() + start + headerLen, static_cast<std::size_t>(need));
+    if (bigEndian) detail::swapBytes(t.data(), static_cast<std::size_t>(count), dtypeSize(dtype));
+    if (dtype == DType::Bool)
+        for (uint64_t i = 0; i < count; ++i)
+            if (t.dataAs<uint8_t>()[i] > 1) throw bad("a bool element holds " + std::to_string(t.dataAs<uint8_t>()[i]));
+    return h.fortran && h.shape.size() > 1 ? fromFortran(t, h.shape) : t;
+}
+
+HostTensor readNpy(const std::string& path, const NpyOptions& options) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) throw FormatError("cannot open '" + path + "'");
+    const std::streamoff size = in.tellg();
+    in.seekg(0);
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    if (size > 0 && !in.read(bytes.data(), size)) throw FormatError("cannot read '" + path + "'");
+    return parseNpy(bytes, path, options);
+}
+
+std::vector<std::string> npzKeys(const std::string& path) {
+    std::vector<std::string> keys;
+    const ZipArchive zip(path);
+    for (const ZipArchive::Entry& e : zip.entries()) {
+        const bool npy = e.name.size() > 4 && e.name.compare(e.name.size() - 4, 4, ".npy") == 0;
+        keys.push_back(npy ? e.name.substr(0, e.name.size() - 4) : e.name);
+    }
+    return keys;
+}
+
+HostTensor readNpz(const std::string& path, const std::string& key, const NpyOptions& options) {
+    const ZipArchive zip(path);
+    const ZipArchive::Entry* e = zip.find(key + ".npy");
+    if (!e) e = zip.find(key);
+    if (!e) {
+        std::string keys;
+        for (const std::string& k : npzKeys(path)) keys += (keys.empty() ? "" : ", ") + k;
+        throw FormatError("no array '" + key + "' in '" + path + "' (it holds: " + (keys.empty() ? "nothing" : keys) + ")");
+    }
+    return parseNpy(zip.read(*e), path + ":" + key, options);
+}
+
+}  // namespace opscope::import

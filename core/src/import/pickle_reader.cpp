@@ -1,0 +1,244 @@
+// The pickle subset of torch.save (protocol 2, and the protocol 4 framing opcodes some
+// writers add). Opcode values from CPython's Lib/pickletools.py.
+#include "pickle_reader.h"
+
+#include <cstring>
+
+#include "opscope/import/format_error.h"
+
+namespace opscope::import::detail {
+
+PyRef makeValue(PyValue::Kind kind) {
+    auto v = std::make_shared<PyValue>();
+    v->kind = kind;
+    return v;
+}
+
+namespace {
+
+constexpr std::size_t kMaxDepth = 1u << 16;  // stack and memo entries: far beyond torch.save's needs
+
+class Unpickler {
+public:
+    Unpickler(const std::string& bytes, const std::string& what, const PickleHooks& hooks)
+        : b_(bytes), what_(what), hooks_(hooks) {}
+
+    PyRef run() {
+        while (true) {
+            const unsigned char op = byte();
+            switch (op) {
+            case 0x80: byte(); break;                                // PROTO
+            case 0x95: take(8); break;                               // FRAME (protocol 4)
+            case '.':                                                // STOP
+                if (stack_.size() != 1 || !marks_.empty()) fail("the pickle stops with a malformed stack");
+                return stack_.back();
+            case '(': marks_.push_back(stack_.size()); break;       // MARK
+            case 'N': push(makeValue(PyValue::Kind::None)); break;
+            case 0x88: case 0x89: {                                  // NEWTRUE, NEWFALSE
+                auto v = makeValue(PyValue::Kind::Bool);
+                v->b = op == 0x88;
+                push(v);
+                break;
+            }
+            case 'K': pushInt(byte()); break;                        // BININT1
+            case 'M': pushInt(static_cast<int64_t>(uint(2))); break; // BININT2
+            case 'J': pushInt(static_cast<int32_t>(uint(4))); break; // BININT
+            case 0x8a: {                                             // LONG1
+                const std::size_t n = byte();
+                if (n > 8) fail("an integer wider than 64 bits");
+                const std::string d = take(n);
+                uint64_t u = 0;
+                for (std::size_t k = 0; k < n; ++k) u |= static_cast<uint64_t>(static_cast<unsigned char>(d[k])) << (8 * k);
+                if (n > 0 && n < 8 && (static_cast<unsigned char>(d[n - 1]) & 0x80)) u |= ~uint64_t{0} << (8 * n);
+                pushInt(static_cast<int64_t>(u));
+                break;
+            }
+            case 'G': {                                              // BINFLOAT (big-endian double)
+                const std::string d = take(8);
+                uint64_t u = 0;
+                for (int k = 0; k < 8; ++k) u = (u << 8) | static_cast<unsigned char>(d[static_cast<std::size_t>(k)]);
+                auto v = makeValue(PyValue::Kind::Float);
+                std::memcpy(&v->f, &u, 8);
+                push(v);
+                break;
+            }
+            case 'X': pushString(PyValue::Kind::String, uint(4)); break;  // BINUNICODE
+            case 0x8c: pushString(PyValue::Kind::String, byte()); break;  // SHORT_BINUNICODE
+            case 'T': pushString(PyValue::Kind::String, uint(4)); break;  // BINSTRING
+            case 'U': pushString(PyValue::Kind::String, byte()); break;   // SHORT_BINSTRING
+            case 'B': pushString(PyValue::Kind::Bytes, uint(4)); break;   // BINBYTES
+            case 'C': pushString(PyValue::Kind::Bytes, byte()); break;    // SHORT_BINBYTES
+            case ')': push(makeValue(PyValue::Kind::Tuple)); break;       // EMPTY_TUPLE
+            case ']': push(makeValue(PyValue::Kind::List)); break;        // EMPTY_LIST
+            case '}': push(makeValue(PyValue::Kind::Dict)); break;        // EMPTY_DICT
+            case 't': {                                                   // TUPLE
+                auto v = makeValue(PyValue::Kind::Tuple);
+                v->items = popMark();
+                push(v);
+                break;
+            }
+            case 0x85: case 0x86: case 0x87: {                            // TUPLE1, TUPLE2, TUPLE3
+                const std::size_t n = static_cast<std::size_t>(op - 0x84);
+                if (stack_.size() < n) fail("a tuple of more items than the stack holds");
+                auto v = makeValue(PyValue::Kind::Tuple);
+                v->items.assign(stack_.end() - static_cast<long>(n), stack_.end());
+                stack_.resize(stack_.size() - n);
+                push(v);
+                break;
+            }
+            case 'a': {                                                   // APPEND
+                PyRef item = pop();
+                PyRef list = top();
+                if (list->kind != PyValue::Kind::List) fail("APPEND to something that is not a list");
+                list->items.push_back(item);
+                break;
+            }
+            case 'e': {                                                   // APPENDS
+                std::vector<PyRef> items = popMark();
+                PyRef list = top();
+                if (list->kind != PyValue::Kind::List) fail("APPENDS to something that is not a list");
+                list->items.insert(list->items.end(), items.begin(), items.end());
+                break;
+            }
+            case 's': {                                                   // SETITEM
+                PyRef value = pop(), key = pop();
+                setItems(top(), {key, value});
+                break;
+            }
+            case 'u': setItems(nullptr, popMark()); break;                // SETITEMS
+            case 'c': {                                                   // GLOBAL "module\nname\n"
+                const std::string module = line(), name = line();
+                auto v = makeValue(PyValue::Kind::Global);
+                v->s = module + "." + name;
+                push(v);
+                break;
+            }
+            case 0x93: {                                                  // STACK_GLOBAL
+                PyRef name = pop(), module = pop();
+                if (name->kind != PyValue::Kind::String || module->kind != PyValue::Kind::String)
+                    fail("STACK_GLOBAL of non-strings");
+                auto v = makeValue(PyValue::Kind::Global);
+                v->s = module->s + "." + name->s;
+                push(v);
+                break;
+            }
+            case 'R': case 0x81: {                                        // REDUCE, NEWOBJ
+                PyRef args = pop(), callable = pop();
+                if (callable->kind != PyValue::Kind::Global) fail("a call of something that is not a global");
+                if (args->kind != PyValue::Kind::Tuple) fail("a call whose arguments are not a tuple");
+                push(hooks_.call(callable->s, args));
+                break;
+            }
+            case 'b': pop(); break;  // BUILD: the state of an OrderedDict or tensor; not needed
+            case 'Q': {              // BINPERSID
+                PyRef pid = pop();
+                push(hooks_.persistentLoad(pid));
+                break;
+            }
+            case 'q': memoPut(byte()); break;       // BINPUT
+            case 'r': memoPut(uint(4)); break;      // LONG_BINPUT
+            case 0x94: memoPut(memo_.size()); break; // MEMOIZE
+            case 'h': memoGet(byte()); break;       // BINGET
+            case 'j': memoGet(uint(4)); break;      // LONG_BINGET
+            case '0': pop(); break;                 // POP
+            default: fail("pickle opcode 0x" + hex(op) + " at byte " + std::to_string(pos_ - 1) +
+                          ", which torch.save does not write for tensors");
+            }
+        }
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) const {
+        throw FormatError("'" + what_ + "' is not a tensor file torch.save wrote: " + why);
+    }
+    static std::string hex(unsigned v) {
+        const char* d = "0123456789abcdef";
+        return std::string{d[(v >> 4) & 15], d[v & 15]};
+    }
+    unsigned char byte() {
+        if (pos_ >= b_.size()) fail("the pickle ends early (truncated?)");
+        return static_cast<unsigned char>(b_[pos_++]);
+    }
+    std::string take(std::size_t n) {
+        if (n > b_.size() - pos_) fail("the pickle ends early (truncated?)");
+        std::string s = b_.substr(pos_, n);
+        pos_ += n;
+        return s;
+    }
+    uint64_t uint(int n) {
+        uint64_t v = 0;
+        for (int k = 0; k < n; ++k) v |= static_cast<uint64_t>(byte()) << (8 * k);
+        return v;
+    }
+    std::string line() {
+        const std::size_t end = b_.find('\n', pos_);
+        if (end == std::string::npos || end - pos_ > 256) fail("a malformed GLOBAL");
+        std::string s = b_.substr(pos_, end - pos_);
+        pos_ = end + 1;
+        return s;
+    }
+    void push(PyRef v) {
+        if (stack_.size() >= kMaxDepth) fail("the pickle stack grows beyond " + std::to_string(kMaxDepth));
+        stack_.push_back(std::move(v));
+    }
+    void pushInt(int64_t i) {
+        auto v = makeValue(PyValue::Kind::Int);
+        v->i = i;
+        push(v);
+    }
+    void pushString(PyValue::Kind kind, uint64_t n) {
+        auto v = makeValue(kind);
+        v->s = take(static_cast<std::size_t>(std::min<uint64_t>(n, b_.size())));
+        if (n > v->s.size()) fail("the pickle ends early (truncated?)");
+        push(v);
+    }
+    PyRef pop() {
+        if (stack_.empty() || (!marks_.empty() && stack_.size() <= marks_.back())) fail("the pickle pops an empty stack");
+        PyRef v = stack_.back();
+        stack_.pop_back();
+        return v;
+    }
+    PyRef top() {
+        if (stack_.empty()) fail("the pickle reads an empty stack");
+        return stack_.back();
+    }
+    std::vector<PyRef> popMark() {
+        if (marks_.empty()) fail("a MARK is missing");
+        const std::size_t m = marks_.back();
+        marks_.pop_back();
+        std::vector<PyRef> items(stack_.begin() + static_cast<long>(m), stack_.end());
+        stack_.resize(m);
+        return items;
+    }
+    void setItems(PyRef dict, const std::vector<PyRef>& kv) {
+        if (!dict) dict = top();
+        if (dict->kind != PyValue::Kind::Dict) fail("SETITEM on something that is not a dict");
+        if (kv.size() % 2) fail("SETITEMS with an odd number of items");
+        dict->items.insert(dict->items.end(), kv.begin(), kv.end());
+    }
+    void memoPut(uint64_t index) {
+        if (index > kMaxDepth) fail("a memo index of " + std::to_string(index));
+        if (memo_.size() <= index) memo_.resize(static_cast<std::size_t>(index) + 1);
+        memo_[static_cast<std::size_t>(index)] = top();
+    }
+    void memoGet(uint64_t index) {
+        if (index >= memo_.size() || !memo_[static_cast<std::size_t>(index)]) fail("a memo entry that was never set");
+        push(memo_[static_cast<std::size_t>(index)]);
+    }
+
+    const std::string& b_;
+    const std::string& what_;
+    const PickleHooks& hooks_;
+    std::size_t pos_ = 0;
+    std::vector<PyRef> stack_;
+    std::vector<std::size_t> marks_;
+    std::vector<PyRef> memo_;
+};
+
+}  // namespace
+
+PyRef loadPickle(const std::string& bytes, const std::string& what, const PickleHooks& hooks) {
+    return Unpickler(bytes, what, hooks).run();
+}
+
+}  // namespace opscope::import::detail

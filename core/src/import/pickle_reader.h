@@ -1,0 +1,42 @@
+// A strict reader of the pickle subset torch.save writes (private to import/). It builds
+// plain values and leaves the meaning of calls (REDUCE of a global) to a callback, so nothing
+// in a file can make it run code or allocate beyond the bytes it holds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace opscope::import::detail {
+
+struct PyValue;
+using PyRef = std::shared_ptr<PyValue>;
+
+struct PyValue {
+    enum class Kind { None, Bool, Int, Float, String, Bytes, Tuple, List, Dict, Global, Object };
+    Kind kind = Kind::None;
+    bool b = false;
+    int64_t i = 0;
+    double f = 0;
+    std::string s;                                // String, Bytes; Global: "module.name"
+    std::vector<PyRef> items;                     // Tuple, List; Dict: key, value, key, value, ...
+    std::shared_ptr<void> object;                 // Object: what a callback built (a tensor, a storage)
+    std::string objectType;                       // Object: "tensor", "storage", ...
+};
+
+PyRef makeValue(PyValue::Kind kind);
+
+struct PickleHooks {
+    // persistent_id(pid) -> value (torch: the storage tuple).
+    std::function<PyRef(const PyRef& pid)> persistentLoad;
+    // callable(args) for a global callable; throw FormatError for one that is not allowed.
+    std::function<PyRef(const std::string& global, const PyRef& args)> call;
+};
+
+// Throws FormatError naming `what` for any opcode outside the subset or a malformed stream.
+PyRef loadPickle(const std::string& bytes, const std::string& what, const PickleHooks& hooks);
+
+}  // namespace opscope::import::detail

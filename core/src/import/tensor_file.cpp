@@ -1,0 +1,68 @@
+// FILE.npy / FILE.npz:KEY / FILE.pt[:KEY] (see tensor_file.h).
+#include "opscope/import/tensor_file.h"
+
+#include <filesystem>
+
+#include "opscope/import/format_error.h"
+#include "opscope/import/npy.h"
+#include "opscope/import/torch_pt.h"
+
+namespace opscope::import {
+namespace {
+
+struct Spec {
+    std::string file, key, extension;
+};
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The extension decides; a ":KEY" follows the last ".npz:" or ".pt:".
+bool split(const std::string& text, Spec* out) {
+    for (const char* ext : {".npy", ".npz", ".pt", ".pth"}) {
+        if (endsWith(text, ext)) {
+            *out = {text, "", ext};
+            return true;
+        }
+        const std::size_t at = text.rfind(std::string(ext) + ":");
+        if (at != std::string::npos && std::string(ext) != ".npy") {
+            *out = {text.substr(0, at + std::char_traits<char>::length(ext)),
+                    text.substr(at + std::char_traits<char>::length(ext) + 1), ext};
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+bool isTensorFileSpec(const std::string& text) {
+    Spec s;
+    return split(text, &s);
+}
+
+HostTensor readTensorFile(const std::string& text) {
+    Spec s;
+    if (!split(text, &s)) throw FormatError("'" + text + "' is not FILE.npy, FILE.npz:KEY or FILE.pt");
+    std::error_code ec;
+    if (!std::filesystem::exists(s.file, ec)) throw FormatError("no file '" + s.file + "'");
+    if (!std::filesystem::is_regular_file(s.file, ec)) throw FormatError("'" + s.file + "' is not a regular file");
+    if (s.extension == ".npy") return readNpy(s.file);
+    if (s.extension == ".npz") {
+        if (s.key.empty()) {
+            const std::vector<std::string> keys = npzKeys(s.file);
+            if (keys.size() != 1) {
+                std::string list;
+                for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+                throw FormatError("'" + s.file + "' holds " + std::to_string(keys.size()) + " arrays (" + list +
+                                  "): name one as '" + s.file + ":KEY'");
+            }
+            s.key = keys[0];
+        }
+        return readNpz(s.file, s.key);
+    }
+    return readTorchPt(s.file, s.key);
+}
+
+}  // namespace opscope::import

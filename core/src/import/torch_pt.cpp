@@ -1,0 +1,237 @@
+// torch.save files (see torch_pt.h). The archive holds <prefix>/data.pkl, whose pickle
+// rebuilds each tensor as torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...)
+// with storage = persistent id ('storage', torch.FloatStorage, key, location, numel); the
+// storage's bytes are <prefix>/data/<key>, little-endian unless <prefix>/byteorder says "big".
+#include "opscope/import/torch_pt.h"
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "byte_order.h"
+#include "opscope/import/format_error.h"
+#include "opscope/import/zip_archive.h"
+#include "pickle_reader.h"
+
+namespace opscope::import {
+namespace {
+
+using detail::PyRef;
+using detail::PyValue;
+
+DType storageDtype(const std::string& global) {
+    static const std::map<std::string, DType> table = {
+        {"torch.FloatStorage", DType::Float32},   {"torch.HalfStorage", DType::Float16},
+        {"torch.BFloat16Storage", DType::BFloat16}, {"torch.DoubleStorage", DType::Float64},
+        {"torch.LongStorage", DType::Int64},      {"torch.IntStorage", DType::Int32},
+        {"torch.ShortStorage", DType::Int16},     {"torch.CharStorage", DType::Int8},
+        {"torch.ByteStorage", DType::UInt8},      {"torch.BoolStorage", DType::Bool}};
+    auto it = table.find(global);
+    return it == table.end() ? DType::Undefined : it->second;
+}
+
+struct Storage {
+    DType dtype = DType::Undefined;
+    std::string key;
+    int64_t numel = 0;
+    std::shared_ptr<HostTensor> data;  // read when a tensor first uses it
+};
+
+class PtLoader {
+public:
+    explicit PtLoader(const std::string& path) : path_(path), zip_(path) {
+        for (const ZipArchive::Entry& e : zip_.entries()) {
+            const std::size_t slash = e.name.find('/');
+            if (slash != std::string::npos && e.name.compare(slash, std::string::npos, "/data.pkl") == 0) {
+                if (!prefix_.empty()) fail("it holds more than one data.pkl");
+                prefix_ = e.name.substr(0, slash);
+            }
+        }
+        if (prefix_.empty()) fail("it is a zip archive without <name>/data.pkl");
+        if (const ZipArchive::Entry* order = zip_.find(prefix_ + "/byteorder")) {
+            const std::string text = zip_.read(*order);
+            if (text != "little" && text != "big") fail("its byteorder is '" + text + "'");
+            bigEndian_ = text == "big";
+        }
+    }
+
+    PyRef load() {
+        detail::PickleHooks hooks;
+        hooks.persistentLoad = [this](const PyRef& pid) { return persistentLoad(pid); };
+        hooks.call = [this](const std::string& global, const PyRef& args) { return call(global, args); };
+        return detail::loadPickle(zip_.read(*zip_.find(prefix_ + "/data.pkl")), path_, hooks);
+    }
+
+    [[noreturn]] void fail(const std::string& why) const {
+        throw FormatError("'" + path_ + "' is not a tensor file torch.save wrote: " + why);
+    }
+
+private:
+    PyRef persistentLoad(const PyRef& pid) {
+        const auto& t = pid->items;
+        if (pid->kind != PyValue::Kind::Tuple || t.size() != 5 || t[0]->kind != PyValue::Kind::String ||
+            t[0]->s != "storage" || t[1]->kind != PyValue::Kind::Global || t[2]->kind != PyValue::Kind::String ||
+            t[4]->kind != PyValue::Kind::Int)
+            fail("a persistent id that is not ('storage', type, key, location, numel)");
+        const DType dtype = storageDtype(t[1]->s);
+        if (dtype == DType::Undefined) fail("storage type " + t[1]->s + " is not one OpScope reads");
+        if (t[4]->i < 0) fail("a storage of " + std::to_string(t[4]->i) + " elements");
+        auto& slot = storages_[t[2]->s];
+        if (!slot) {
+            slot = std::make_shared<Storage>();
+            slot->dtype = dtype;
+            slot->key = t[2]->s;
+            slot->numel = t[4]->i;
+        } else if (slot->dtype != dtype) {
+            fail("storage '" + t[2]->s + "' is used as two dtypes");
+        }
+        auto v = detail::makeValue(PyValue::Kind::Object);
+        v->objectType = "storage";
+        v->object = slot;
+        return v;
+    }
+
+    const HostTensor& storageData(Storage& s) {
+        if (s.data) return *s.data;
+        const std::string name = prefix_ + "/data/" + s.key;
+        const ZipArchive::Entry* e = zip_.find(name);
+        if (!e) fail("storage '" + s.key + "' has no entry " + name);
+        const uint64_t need = static_cast<uint64_t>(s.numel) * dtypeSize(s.dtype);
+        if (e->size != need)
+            throw FormatError("'" + path_ + "' is damaged: storage '" + s.key + "' should hold " + std::to_string(need) +
+                              " bytes (" + std::to_string(s.numel) + " " + dtypeName(s.dtype) + ") but its entry has " +
+                              std::to_string(e->size));
+        const std::string bytes = zip_.read(*e);
+        auto t = std::make_shared<HostTensor>(s.dtype, std::vector<int64_t>{s.numel});
+        if (need) std::memcpy(t->data(), bytes.data(), static_cast<std::size_t>(need));
+        if (bigEndian_) detail::swapBytes(t->data(), static_cast<std::size_t>(s.numel), dtypeSize(s.dtype));
+        if (s.dtype == DType::Bool)
+            for (int64_t i = 0; i < s.numel; ++i)
+                if (t->dataAs<uint8_t>()[i] > 1) fail("bool storage '" + s.key + "' holds a byte other than 0 and 1");
+        s.data = t;
+        return *t;
+    }
+
+    std::vector<int64_t> intTuple(const PyRef& v, const char* what) const {
+        if (v->kind != PyValue::Kind::Tuple && v->kind != PyValue::Kind::List) fail(std::string(what) + " is not a tuple");
+        std::vector<int64_t> out;
+        for (const PyRef& item : v->items) {
+            if (item->kind != PyValue::Kind::Int) fail(std::string(what) + " holds a non-integer");
+            out.push_back(item->i);
+        }
+        return out;
+    }
+
+    PyRef rebuildTensor(const std::vector<PyRef>& a) {
+        if (a.size() < 4 || a[0]->kind != PyValue::Kind::Object || a[0]->objectType != "storage" ||
+            a[1]->kind != PyValue::Kind::Int)
+            fail("_rebuild_tensor_v2 without (storage, offset, size, stride)");
+        Storage& s = *std::static_pointer_cast<Storage>(a[0]->object);
+        const std::vector<int64_t> size = intTuple(a[2], "a tensor's size");
+        const std::vector<int64_t> stride = intTuple(a[3], "a tensor's stride");
+        const int64_t offset = a[1]->i;
+        if (size.size() != stride.size()) fail("a tensor's size and stride have different lengths");
+        if (size.size() > 64) fail("a tensor of rank " + std::to_string(size.size()));
+        // The farthest element the view reaches must lie inside the storage.
+        bool empty = false;
+        int64_t last = offset;
+        for (std::size_t i = 0; i < size.size(); ++i) {
+            if (size[i] < 0 || stride[i] < 0) fail("a negative size or stride");
+            if (size[i] == 0) empty = true;
+            else if (stride[i] > 0 && size[i] - 1 > (INT64_MAX - last) / stride[i]) fail("a view that overflows");
+            else last += (size[i] - 1) * stride[i];
+        }
+        if (offset < 0 || (!empty && last >= s.numel))
+            throw FormatError("'" + path_ + "' is damaged: a " + dtypeName(s.dtype) + shapeToString(size) +
+                              " view at offset " + std::to_string(offset) + " reaches element " + std::to_string(last) +
+                              " of a storage of " + std::to_string(s.numel));
+        auto tensor = std::make_shared<HostTensor>();
+        if (empty) {
+            *tensor = HostTensor(s.dtype, size);
+        } else {
+            TensorView v = storageData(s).view();
+            v.shape = size;
+            v.strides = stride;
+            v.offset = offset;
+            *tensor = HostTensor::copyOf(v);
+        }
+        auto out = detail::makeValue(PyValue::Kind::Object);
+        out->objectType = "tensor";
+        out->object = tensor;
+        return out;
+    }
+
+    PyRef call(const std::string& global, const PyRef& args) {
+        const auto& a = args->items;
+        if (global == "torch._utils._rebuild_tensor_v2" || global == "torch._utils._rebuild_tensor")
+            return rebuildTensor(a);
+        if (global == "torch._utils._rebuild_parameter" || global == "torch._utils._rebuild_parameter_with_state") {
+            if (a.empty() || a[0]->objectType != "tensor") fail("_rebuild_parameter without a tensor");
+            return a[0];
+        }
+        if (global == "collections.OrderedDict") {
+            if (!a.empty()) fail("OrderedDict built from arguments");
+            return detail::makeValue(PyValue::Kind::Dict);
+        }
+        fail("it calls " + global + ", which is not part of a saved tensor");
+    }
+
+    std::string path_;
+    ZipArchive zip_;
+    std::string prefix_;
+    bool bigEndian_ = false;
+    std::map<std::string, std::shared_ptr<Storage>> storages_;
+};
+
+std::string keyText(const PyRef& k) {
+    if (k->kind == PyValue::Kind::String) return k->s;
+    if (k->kind == PyValue::Kind::Int) return std::to_string(k->i);
+    return "?";
+}
+
+// The keys of a container of tensors, and the tensor under one.
+std::vector<std::pair<std::string, PyRef>> members(const PyRef& v) {
+    std::vector<std::pair<std::string, PyRef>> out;
+    if (v->kind == PyValue::Kind::Dict)
+        for (std::size_t i = 0; i + 1 < v->items.size(); i += 2) out.emplace_back(keyText(v->items[i]), v->items[i + 1]);
+    else if (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List)
+        for (std::size_t i = 0; i < v->items.size(); ++i) out.emplace_back(std::to_string(i), v->items[i]);
+    return out;
+}
+
+PyRef loadChecked(const std::string& path) {
+    if (!ZipArchive::looksLikeZip(path)) {
+        std::ifstream probe(path, std::ios::binary);
+        if (!probe) throw FormatError("cannot open '" + path + "'");
+        throw FormatError("'" + path + "' is not a zip-format torch.save file (an old torch.save format, "
+                          "_use_new_zipfile_serialization=False, or not a .pt file at all)");
+    }
+    return PtLoader(path).load();
+}
+
+}  // namespace
+
+std::vector<std::string> torchPtKeys(const std::string& path) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : members(loadChecked(path)))
+        if (v->objectType == "tensor") keys.push_back(k);
+    return keys;
+}
+
+HostTensor readTorchPt(const std::string& path, const std::string& key) {
+    const PyRef root = loadChecked(path);
+    if (key.empty()) {
+        if (root->objectType == "tensor") return *std::static_pointer_cast<HostTensor>(root->object);
+        std::string keys;
+        for (const auto& [k, v] : members(root))
+            if (v->objectType == "tensor") keys += (keys.empty() ? "" : ", ") + k;
+        throw FormatError("'" + path + "' holds " + (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
+                          (keys.empty() ? "" : ": name one as '" + path + ":KEY'"));
+    }
+    for (const auto& [k, v] : members(root))
+        if (k == key && v->objectType == "tensor") return *std::static_pointer_cast<HostTensor>(v->object);
+    throw FormatError("no tensor '" + key + "' in '" + path + "'");
+}
+
+}  // namespace opscope::import

@@ -1,0 +1,453 @@
+#!/usr/bin/python3
+"""Writes small msprobe-style dumps and reader fixtures under datasets/msprobe/.
+
+msprobe (MindStudio probe) dumps each API call of a PyTorch step on the NPU as dump.json,
+stack.json and one torch.save file per tensor (docs/MSPROBE.md). With no NPU here, PyTorch on
+the CPU plays the device: gradients are computed in float64 from the stored (rounded) inputs
+and rounded once to the call's dtype, i.e. a perfect device, except where a fixture says
+otherwise. Layout:
+
+    dump_l1/step0/rank0/   L1: conv1d/2d/3d, conv_transpose2d, group_norm, npu_rms_norm,
+                           grid_sample; positional and keyword arguments, defaults, fp32/fp16/
+                           bf16, padding='same'/'valid'; a statistics-only entry, unrelated APIs
+                           (relu, linear, add), a deliberately wrong device gradient
+                           (Functional.conv2d.4: gradWeight), a truncated .pt
+                           (Functional.conv2d.5), a missing file (Functional.group_norm.2) and a
+                           5-D grid_sample
+    dump_l1/step0/rank1/   one more rank (a group_norm)
+    dump_l0/step0/rank0/   L0: Conv2d and GroupNorm modules with parameters and parameters_grad
+    readers/               .pt and .npy/.npz files of every dtype (contiguous, strided views,
+                           storage offsets, Fortran order, big-endian, format versions 1-3) and
+                           each one's values as raw C-order little-endian bytes written by numpy
+                           (manifest.txt: file key dtype shape bytes-file)
+
+    /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py            # the fixtures
+    /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py --bench N OUT
+        # a dump of N calls for bench/README.md (not committed)
+
+Seeded and reproducible. Building and testing never need PyTorch.
+"""
+
+import argparse
+import json
+import os
+import pickle
+import shutil
+import sys
+import zipfile
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DT = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def rng_for(name):
+    g = torch.Generator()
+    g.manual_seed(sum(ord(c) * (i + 1) for i, c in enumerate(name)) % (2 ** 31))
+    return g
+
+
+def randn(g, shape, dtype, scale=1.0):
+    return (torch.randn(shape, generator=g, dtype=torch.float64) * scale).to(dtype)
+
+
+class DumpWriter:
+    """One rank folder: dump.json, stack.json, construct.json, dump_tensor_data/."""
+
+    def __init__(self, folder, level):
+        self.folder = folder
+        self.data_dir = os.path.join(folder, "dump_tensor_data")
+        os.makedirs(self.data_dir, exist_ok=True)
+        self.level = level
+        self.data = {}
+        self.stacks = {}
+
+    def tensor(self, t, data_name, save=True):
+        """msprobe's tensor record; the file is written unless save is False (statistics only)."""
+        t = t.detach()
+        f = t.double()
+        rec = {"type": "torch.Tensor", "dtype": str(t.dtype), "shape": list(t.shape),
+               "Max": f.max().item() if t.numel() else None, "Min": f.min().item() if t.numel() else None,
+               "Mean": f.mean().item() if t.numel() else None, "Norm": f.norm().item() if t.numel() else None,
+               "requires_grad": False}
+        if save:
+            rec["data_name"] = data_name
+            torch.save(t.clone().contiguous(), os.path.join(self.data_dir, data_name))
+        return rec
+
+    @staticmethod
+    def scalar(v):
+        if v is None:
+            return None
+        if isinstance(v, (tuple, list)):
+            return [DumpWriter.scalar(x) for x in v]
+        return {"type": type(v).__name__, "value": v}
+
+    def value(self, v, data_name, save):
+        if isinstance(v, torch.Tensor):
+            return self.tensor(v, data_name, save)
+        return self.scalar(v)
+
+    def api(self, name, args, kwargs, outputs, grad_outputs, grad_inputs, save=True, backward=True):
+        """An L1 call: name "Functional.conv2d.0"; grad_inputs follow the positional tensors."""
+        fwd = name + ".forward"
+        self.data[fwd] = {
+            "input_args": [self.value(a, f"{fwd}.input.{i}.pt", save) for i, a in enumerate(args)],
+            "input_kwargs": {k: self.value(v, f"{fwd}.input.{k}.pt", save) for k, v in kwargs.items()},
+            "output": [self.value(o, f"{fwd}.output.{i}.pt", save) for i, o in enumerate(outputs)],
+        }
+        self.stacks[fwd] = [f"File /work/train.py, line {100 + len(self.stacks)}, in forward, \n out = {name}(...)"]
+        if backward:
+            bwd = name + ".backward"
+            self.data[bwd] = {
+                "input": [self.value(g, f"{bwd}.input.{i}.pt", save) for i, g in enumerate(grad_outputs)],
+                "output": [self.value(g, f"{bwd}.output.{i}.pt", save) for i, g in enumerate(grad_inputs)],
+            }
+
+    def module(self, prefix, n, args, params, outputs, grad_outputs, grad_inputs, param_grads):
+        """An L0 module call: prefix "Module.conv1.Conv2d"."""
+        fwd = f"{prefix}.forward.{n}"
+        self.data[fwd] = {
+            "input_args": [self.value(a, f"{fwd}.input.{i}.pt", True) for i, a in enumerate(args)],
+            "input_kwargs": {},
+            "output": [self.value(o, f"{fwd}.output.{i}.pt", True) for i, o in enumerate(outputs)],
+            "parameters": {k: self.value(v, f"{fwd}.parameters.{k}.pt", True) for k, v in params.items()},
+        }
+        self.stacks[fwd] = [f"File /work/model.py, line {200 + len(self.stacks)}, in forward, \n x = self.{prefix.split('.')[1]}(x)"]
+        grads = f"{prefix}.parameters_grad.{n}"
+        self.data[grads] = {k: [self.tensor(v, f"{grads}.{k}.pt")] for k, v in param_grads.items()}
+        bwd = f"{prefix}.backward.{n}"
+        self.data[bwd] = {
+            "input": [self.value(g, f"{bwd}.input.{i}.pt", True) for i, g in enumerate(grad_outputs)],
+            "output": [self.value(g, f"{bwd}.output.{i}.pt", True) for i, g in enumerate(grad_inputs)],
+        }
+
+    def close(self):
+        dump = {"task": "tensor", "level": self.level, "framework": "pytorch",
+                "dump_data_dir": self.data_dir, "data": self.data}
+        with open(os.path.join(self.folder, "dump.json"), "w") as f:
+            json.dump(dump, f, indent=1)
+        # stack.json as recent msprobe writes it: "index": [[names], [frames]].
+        stacks = {str(i): [[k, k.replace(".forward", ".backward")], v] for i, (k, v) in enumerate(self.stacks.items())}
+        with open(os.path.join(self.folder, "stack.json"), "w") as f:
+            json.dump(stacks, f, indent=1)
+        with open(os.path.join(self.folder, "construct.json"), "w") as f:
+            json.dump({}, f)
+
+
+def grads64(fn, tensors, grad_out):
+    """Gradients of fn at the float64 values of `tensors` (None for a None), given grad_out."""
+    leaves = [None if t is None else t.detach().double().requires_grad_(True) for t in tensors]
+    out = fn(*leaves)
+    if isinstance(out, tuple):
+        out = out[0]
+    gs = torch.autograd.grad(out, [l for l in leaves if l is not None], grad_out.double(), allow_unused=True)
+    it = iter(gs)
+    return [None if l is None else next(it) for l in leaves], out
+
+
+def conv_call(w, name, dtype, x_shape, w_shape, bias, fn, args_before, kwargs, bias_positional=True,
+              wrong_weight_grad=False, positional_params=()):
+    """A conv-family call: fn(x, w, b, **params); args_before are positional params after bias."""
+    g = rng_for(name)
+    dt = DT[dtype]
+    x = randn(g, x_shape, dt)
+    wt = randn(g, w_shape, dt, 0.5)
+    b = randn(g, (bias,), dt) if bias else None
+    params = dict(kwargs)
+    call = lambda xx, ww, bb: fn(xx, ww, bb, *positional_params, **params)
+    with torch.no_grad():
+        y64 = call(x.double(), wt.double(), None if b is None else b.double())
+    gy = randn(g, y64.shape, dt)
+    (gx, gw, gb), y = grads64(call, [x, wt, b], gy)
+    gx, gw = gx.to(dt), gw.to(dt)
+    if wrong_weight_grad:
+        gw = gw.clone()
+        gw.view(-1)[3] += 0.25 * (gw.abs().max() + 1)   # one element off: what a broken kernel does
+    args = [x, wt]
+    grads = [gx, gw]
+    kw = {}
+    if bias_positional:
+        args.append(b)
+        if b is not None:
+            grads.append(gb.to(dt))
+    else:
+        kw["bias"] = b
+    args += list(positional_params)
+    kw.update(kwargs)
+    return args, kw, [y.detach().to(dt)], [gy], grads
+
+
+def group_norm_call(name, dtype, shape, groups, affine, eps, eps_positional):
+    g = rng_for(name)
+    dt = DT[dtype]
+    C = shape[1]
+    x = randn(g, shape, dt, 2.0) + 0.5
+    w = randn(g, (C,), dt, 0.3).abs().add(0.5).to(dt) if affine else None
+    b = randn(g, (C,), dt, 0.2) if affine else None
+    call = lambda xx, ww, bb: F.group_norm(xx, groups, ww, bb, eps)
+    with torch.no_grad():
+        y = call(x.double(), None if w is None else w.double(), None if b is None else b.double())
+    gy = randn(g, y.shape, dt)
+    # The device's backward uses the statistics its forward saved: per (n, group) in float32,
+    # held in the input's dtype (what the importer recomputes).
+    N, HxW = shape[0], int(np.prod(shape[2:]))
+    xg = x.double().reshape(N, groups, -1)
+    mean = xg.mean(-1).float().to(dt).double()
+    rstd = torch.rsqrt(xg.var(-1, unbiased=False) + eps).float().to(dt).double()
+    gx, gw, gb = torch.ops.aten.native_group_norm_backward(
+        gy.double(), x.double(), mean, rstd, None if w is None else w.double(), N, C, HxW, groups,
+        [True, affine, affine])
+    grads = [gx, gw, gb]
+    args = [x, groups] + ([w, b] if affine else [])
+    kwargs = {}
+    if eps_positional:
+        if not affine:
+            args += [None, None]
+        args.append(eps)
+    elif eps != 1e-5:
+        kwargs["eps"] = eps
+    grad_list = [grads[0].to(dt)] + ([grads[1].to(dt), grads[2].to(dt)] if affine else [])
+    return args, kwargs, [y.detach().to(dt)], [gy], grad_list
+
+
+def rms_norm_call(name, dtype, shape, gamma_dims, eps=1e-6):
+    g = rng_for(name)
+    dt = DT[dtype]
+    x = randn(g, shape, dt)
+    gamma = randn(g, shape[-gamma_dims:], dt, 0.3).add(1.0).to(dt)
+    dims = tuple(range(len(shape) - gamma_dims, len(shape)))
+
+    def rms(xx, gg):
+        r = torch.rsqrt(xx.pow(2).mean(dims, keepdim=True) + eps)
+        return xx * r * gg
+
+    with torch.no_grad():
+        rstd = torch.rsqrt(x.double().pow(2).mean(dims, keepdim=True) + eps).float()
+    gy = randn(g, shape, dt)
+    (gx, gg), y = grads64(rms, [x, gamma], gy)
+    return [x, gamma], {}, [y.detach().to(dt), rstd], [gy, None], [gx.to(dt), gg.to(dt)]
+
+
+def grid_sample_call(name, dtype, in_shape, out_hw, kwargs, positional=()):
+    g = rng_for(name)
+    dt = DT[dtype]
+    N = in_shape[0]
+    x = randn(g, in_shape, dt)
+    grid = (torch.rand((N,) + tuple(out_hw) + (len(in_shape) - 2,), generator=g, dtype=torch.float64) * 1.8 - 0.9).to(dt)
+    call = lambda xx, gg: F.grid_sample(xx, gg, *positional, **kwargs)
+    with torch.no_grad():
+        y64 = call(x.double(), grid.double())
+    gy = randn(g, y64.shape, dt)
+    (gx, ggrid), y = grads64(call, [x, grid], gy)
+    return [x, grid] + list(positional), dict(kwargs), [y.detach().to(dt)], [gy], [gx.to(dt), ggrid.to(dt)]
+
+
+def write_l1(root):
+    w = DumpWriter(os.path.join(root, "step0", "rank0"), "L1")
+    # Convolutions: positional, keyword, defaults, padding strings, transposed, fp16/bf16.
+    w.api("Functional.conv2d.0", *conv_call(w, "c0", "fp32", (2, 4, 7, 6), (6, 4, 3, 3), 6, F.conv2d, (),
+                                             {}, positional_params=(1, 1)))
+    w.api("Functional.conv2d.1", *conv_call(w, "c1", "fp32", (2, 4, 9, 8), (6, 2, 3, 2), 0, F.conv2d, (),
+                                             {"stride": (2, 1), "padding": (1, 0), "dilation": (1, 2), "groups": 2}))
+    w.api("Functional.conv2d.2", *conv_call(w, "c2", "fp32", (1, 3, 8, 7), (4, 3, 4, 3), 4, F.conv2d, (),
+                                             {"padding": "same"}))
+    w.api("Functional.conv1d.0", *conv_call(w, "c3", "fp16", (2, 3, 12), (5, 3, 3), 5, F.conv1d, (),
+                                             {"padding": "valid"}))
+    w.api("Torch.conv3d.0", *conv_call(w, "c4", "bf16", (1, 2, 5, 6, 5), (3, 2, 2, 3, 2), 3, torch.conv3d, (),
+                                        {"stride": (1, 2, 1)}))
+    w.api("Functional.conv_transpose2d.0", *conv_call(w, "c5", "fp32", (2, 4, 5, 4), (4, 3, 3, 3), 3,
+                                                       F.conv_transpose2d, (), {},
+                                                       positional_params=(2, 1, 1)))
+    # Unrelated APIs, skipped silently.
+    g = rng_for("unrelated")
+    a = randn(g, (4, 5), torch.float32)
+    w.api("Functional.relu.0", [a], {}, [a.relu()], [a], [a])
+    lw = randn(g, (3, 5), torch.float32)
+    w.api("Functional.linear.0", [a, lw], {}, [a @ lw.t()], [randn(g, (4, 3), torch.float32)], [a, lw])
+    w.api("Tensor.add.0", [a, a], {}, [a + a], [a], [a, a])
+    # GroupNorm: keyword eps, positional eps with no affine, bf16 through torch.group_norm.
+    w.api("Functional.group_norm.0", *group_norm_call("g0", "fp32", (2, 6, 4, 3), 3, True, 1e-5, False))
+    w.api("Functional.group_norm.1", *group_norm_call("g1", "fp16", (3, 4, 10), 2, False, 1e-6, True))
+    w.api("Torch.group_norm.0", *group_norm_call("g2", "bf16", (2, 8, 3, 3), 4, True, 1e-5, False))
+    # RmsNorm (torch_npu): fp32 with 1-D gamma, fp16 with 2-D gamma.
+    w.api("NPU.npu_rms_norm.0", *rms_norm_call("r0", "fp32", (3, 4, 16), 1))
+    w.api("NPU.npu_rms_norm.1", *rms_norm_call("r1", "fp16", (4, 3, 8), 2))
+    # grid_sample: defaults; keyword mode/padding/align; positional; a 5-D one (skipped).
+    w.api("Functional.grid_sample.0", *grid_sample_call("s0", "fp32", (2, 3, 6, 5), (4, 3), {"align_corners": False}))
+    w.api("Functional.grid_sample.1", *grid_sample_call("s1", "fp32", (1, 2, 5, 7), (3, 4),
+                                                        {"mode": "bicubic", "padding_mode": "border", "align_corners": True}))
+    w.api("Functional.grid_sample.2", *grid_sample_call("s2", "fp16", (1, 2, 6, 6), (5, 5), {},
+                                                        positional=("nearest", "reflection", False)))
+    w.api("Functional.grid_sample.3", *grid_sample_call("s3", "fp32", (1, 2, 3, 4, 3), (2, 2, 2), {"align_corners": False}))
+    # A statistics-only entry, a wrong device gradient, a truncated file, a missing file.
+    w.api("Functional.conv2d.3", *conv_call(w, "c6", "fp32", (1, 2, 5, 5), (2, 2, 3, 3), 0, F.conv2d, (), {}),
+          save=False)
+    w.api("Functional.conv2d.4", *conv_call(w, "c7", "fp32", (2, 3, 6, 6), (4, 3, 3, 3), 4, F.conv2d, (),
+                                             {"padding": 1}, wrong_weight_grad=True))
+    w.api("Functional.conv2d.5", *conv_call(w, "c8", "fp32", (1, 2, 5, 5), (2, 2, 3, 3), 2, F.conv2d, (), {}))
+    path = os.path.join(w.data_dir, "Functional.conv2d.5.forward.input.1.pt")
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+    w.api("Functional.group_norm.2", *group_norm_call("g3", "fp32", (2, 4, 5), 2, True, 1e-5, False))
+    os.remove(os.path.join(w.data_dir, "Functional.group_norm.2.forward.input.0.pt"))
+    w.close()
+
+    w1 = DumpWriter(os.path.join(root, "step0", "rank1"), "L1")
+    w1.api("Functional.group_norm.0", *group_norm_call("g4", "fp32", (2, 4, 6), 2, True, 1e-5, False))
+    w1.close()
+
+
+def write_l0(root):
+    w = DumpWriter(os.path.join(root, "step0", "rank0"), "L0")
+    g = rng_for("l0")
+    conv = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1).double()
+    with torch.no_grad():
+        conv.weight.copy_(randn(g, conv.weight.shape, torch.float64, 0.5))
+        conv.bias.copy_(randn(g, conv.bias.shape, torch.float64))
+    x = randn(g, (2, 3, 8, 7), torch.float32).double().requires_grad_(True)
+    y = conv(x)
+    gy = randn(g, y.shape, torch.float32).double()
+    gx, gw, gb = torch.autograd.grad(y, [x, conv.weight, conv.bias], gy)
+    f = lambda t: t.detach().float()
+    w.module("Module.conv1.Conv2d", 0, [f(x)], {"weight": f(conv.weight), "bias": f(conv.bias)}, [f(y)], [f(gy)],
+             [f(gx)], {"weight": f(gw), "bias": f(gb)})
+    gn = torch.nn.GroupNorm(4, 8).double()
+    with torch.no_grad():
+        gn.weight.copy_(randn(g, (8,), torch.float64, 0.3).abs() + 0.5)
+        gn.bias.copy_(randn(g, (8,), torch.float64, 0.2))
+    x2 = (randn(g, (2, 8, 3, 4), torch.float32).double() * 2 + 0.5).requires_grad_(True)
+    y2 = gn(x2)
+    gy2 = randn(g, y2.shape, torch.float32).double()
+    gx2, gw2, gb2 = torch.autograd.grad(y2, [x2, gn.weight, gn.bias], gy2)
+    w.module("Module.gn.GroupNorm", 0, [f(x2)], {"weight": f(gn.weight), "bias": f(gn.bias)}, [f(y2)], [f(gy2)],
+             [f(gx2)], {"weight": f(gw2), "bias": f(gb2)})
+    r = randn(g, (2, 4), torch.float32)
+    w.module("Module.act.ReLU", 0, [r], {}, [r.relu()], [r], [r], {})
+    w.close()
+
+
+# ---- reader fixtures ----------------------------------------------------------------------
+
+def raw_bytes(t):
+    """Values in C order, little-endian, as numpy writes them (bfloat16 as its 16 bits)."""
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().astype("<i2").tobytes()
+    return t.numpy().astype(t.numpy().dtype.newbyteorder("<")).tobytes()
+
+
+def write_readers(root):
+    os.makedirs(root, exist_ok=True)
+    lines = []
+    g = torch.Generator().manual_seed(7)
+
+    def record(file, key, dtype, shape, data):
+        name = file.replace(".", "_") + ("_" + key if key else "") + ".bin"
+        with open(os.path.join(root, name), "wb") as f:
+            f.write(data)
+        lines.append(f"{file} {key or '-'} {dtype} {','.join(map(str, shape)) or '-'} {name}")
+
+    base = torch.randn((4, 6, 5), generator=g, dtype=torch.float64) * 3
+    torch_dtypes = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+                    "float64": torch.float64, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}
+    for name, dt in torch_dtypes.items():
+        full = (base > 0) if dt == torch.bool else base.to(dt)
+        views = {"contiguous": full,
+                 "strided": full[1:, ::2, 1:4].transpose(0, 2),      # offset, steps, permuted
+                 "scalar": full[2, 3, 1],                              # rank 0 with an offset
+                 "empty": full[:, 0:0]}
+        for vname, v in views.items():
+            file = f"{name}_{vname}.pt"
+            torch.save(v, os.path.join(root, file))
+            record(file, None, name, list(v.shape), raw_bytes(v))
+    torch.save({"weight": base[:2].float(), "bias": base[0, 0].half()}, os.path.join(root, "dict.pt"))
+    record("dict.pt", "weight", "float32", [2, 6, 5], raw_bytes(base[:2].float()))
+    record("dict.pt", "bias", "float16", [5], raw_bytes(base[0, 0].half()))
+
+    arr = base.numpy()
+    np_dtypes = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int64": np.int64,
+                 "int8": np.int8, "uint16": np.uint16, "bool": np.bool_}
+    for name, dt in np_dtypes.items():
+        a = (arr > 0) if dt is np.bool_ else (arr * 7).astype(dt)
+        variants = {"c": a, "fortran": np.asfortranarray(a), "big": a.astype(a.dtype.newbyteorder(">"))}
+        for vname, v in variants.items():
+            file = f"{name}_{vname}.npy"
+            np.save(os.path.join(root, file), v)
+            record(file, None, name, list(v.shape), np.ascontiguousarray(v).astype(a.dtype.newbyteorder("<")).tobytes())
+    for version in ((2, 0), (3, 0)):
+        file = f"float32_v{version[0]}.npy"
+        a = arr[:2].astype(np.float32)
+        with open(os.path.join(root, file), "wb") as f:
+            np.lib.format.write_array(f, a, version=version)
+        record(file, None, "float32", list(a.shape), a.astype("<f4").tobytes())
+    np.save(os.path.join(root, "scalar.npy"), np.float32(2.5))
+    record("scalar.npy", None, "float32", [], np.float32(2.5).astype("<f4").tobytes())
+    np.savez(os.path.join(root, "pair.npz"), x=arr[0].astype(np.float32), m=(arr[1] > 0))
+    record("pair.npz", "x", "float32", [6, 5], arr[0].astype("<f4").tobytes())
+    record("pair.npz", "m", "bool", [6, 5], (arr[1] > 0).tobytes())
+    np.savez_compressed(os.path.join(root, "packed.npz"), y=arr.astype(np.float64))
+    record("packed.npz", "y", "float64", [4, 6, 5], arr.astype("<f8").tobytes())
+    # Damaged files for the error tests.
+    with open(os.path.join(root, "float32_contiguous.pt"), "rb") as f:
+        pt = f.read()
+    with open(os.path.join(root, "bad_truncated.pt"), "wb") as f:
+        f.write(pt[: len(pt) - 200])
+    with open(os.path.join(root, "bad_not_zip.pt"), "wb") as f:
+        f.write(b"\x80\x02this is not a zip archive")
+    with open(os.path.join(root, "float32_c.npy"), "rb") as f:
+        npy = f.read()
+    with open(os.path.join(root, "bad_short.npy"), "wb") as f:
+        f.write(npy[:-8])
+    with open(os.path.join(root, "bad_header.npy"), "wb") as f:
+        f.write(npy[:10] + npy[10:].replace(b"'shape': (", b"'shape': (x", 1))
+    # A .pt whose pickle would run a command: the reader must refuse the call, not make it.
+    class RunsACommand:
+        def __reduce__(self):
+            return (os.system, ("echo this must never run",))
+    with zipfile.ZipFile(os.path.join(root, "bad_code.pt"), "w") as z:
+        z.writestr(zipfile.ZipInfo("bad_code/data.pkl", date_time=(1980, 1, 1, 0, 0, 0)),
+                   pickle.dumps(RunsACommand(), protocol=2))
+    with open(os.path.join(root, "manifest.txt"), "w") as f:
+        f.write("# file key dtype shape bytes: each tensor's values as C-order little-endian bytes (numpy)\n")
+        f.write("\n".join(lines) + "\n")
+
+
+def write_bench(count, out):
+    """A dump of `count` calls (the four operators in turn) for measuring import and run."""
+    w = DumpWriter(os.path.join(out, "step0", "rank0"), "L1")
+    makers = [
+        lambda i: ("Functional.conv2d", conv_call(w, f"b{i}", "fp32", (2, 8, 12, 12), (8, 8, 3, 3), 8, F.conv2d, (),
+                                                   {"padding": 1})),
+        lambda i: ("Functional.group_norm", group_norm_call(f"b{i}", "fp32", (2, 16, 8, 8), 4, True, 1e-5, False)),
+        lambda i: ("NPU.npu_rms_norm", rms_norm_call(f"b{i}", "fp32", (8, 64), 1)),
+        lambda i: ("Functional.grid_sample", grid_sample_call(f"b{i}", "fp32", (2, 4, 8, 8), (6, 6), {"align_corners": False})),
+    ]
+    for i in range(count):
+        api, call = makers[i % 4](i)
+        w.api(f"{api}.{i // 4}", *call)
+    w.close()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bench", nargs=2, metavar=("N", "OUT"), help="write a dump of N calls to OUT instead")
+    a = p.parse_args()
+    torch.manual_seed(0)
+    if a.bench:
+        write_bench(int(a.bench[0]), a.bench[1])
+        return
+    for sub in ("dump_l1", "dump_l0", "readers"):
+        shutil.rmtree(os.path.join(HERE, sub), ignore_errors=True)
+    write_l1(os.path.join(HERE, "dump_l1"))
+    write_l0(os.path.join(HERE, "dump_l0"))
+    write_readers(os.path.join(HERE, "readers"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# opscope-cli import msprobe, run on the imported file (device verdicts, exit 1 for the wrong
+# device gradient, msprobe_call in the report), --jobs and --shard with the same output,
+# report merge, and --bind of .npy/.npz/.pt files. Fixtures: datasets/msprobe (committed).
+source "$(dirname "$0")/common.bash" "$@"
+L1="$DATA/msprobe/dump_l1"
+L0="$DATA/msprobe/dump_l0"
+PT="$L1/step0/rank0/dump_tensor_data"
+READERS="$DATA/msprobe/readers"
+
+# Import from the dump root: 16 of 20 supported calls, the other 4 listed with reasons.
+expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/step0.h5" --jobs 2
+expect_out "imported 16 of 20 supported calls from 2 dump folders (step0/rank0, step0/rank1)"
+expect_out "step0/rank0/Functional.conv2d.3: statistics only"
+expect_out "step0/rank0/Functional.conv2d.5: .*Functional.conv2d.5.forward.input.1.pt' is not a readable zip archive"
+expect_out "step0/rank0/Functional.group_norm.2: missing file"
+expect_out "step0/rank0/Functional.grid_sample.3: a 5-D grid_sample"
+grep -q "relu\|linear\|Tensor.add" "$WORK/out" && fail "unrelated APIs were listed"
+expect_exit 0 "$CLI" info "$WORK/step0.h5"
+expect_out "/msprobe/step0/rank0/Functional.conv2d.1"
+
+# From a rank folder, and with --step/--rank.
+expect_exit 0 "$CLI" import msprobe "$L1/step0/rank1" -o "$WORK/rank1.h5"
+expect_out "imported 1 of 1 supported call from 1 dump folder (step0/rank1)"
+expect_exit 0 "$CLI" import msprobe "$L1" --step 0 --rank 0 -o "$WORK/rank0.h5" --quiet
+expect_out "imported 15 of 19"
+expect_exit 2 "$CLI" import msprobe "$L1" --rank 9 -o "$WORK/x.h5"
+expect_one_line_error
+expect_err "there are: step0/rank0, step0/rank1"
+[ -e "$WORK/x.h5" ] && fail "a failed import left a file"
+expect_exit 2 "$CLI" import msprobe "$READERS" -o "$WORK/x.h5"
+expect_err "no dump.json"
+# Never over a file of the dump, and nothing written when no call imports.
+expect_exit 2 "$CLI" import msprobe "$L1/step0/rank1" -o "$L1/step0/rank1/dump_tensor_data/x.h5"
+expect_err "among the dump's tensor files"
+cp -r "$L1/step0/rank0" "$WORK/only_bad"
+/usr/bin/python3 - "$WORK/only_bad/dump.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["data"] = {k: v for k, v in d["data"].items() if k.startswith("Functional.conv2d.3") or k.startswith("Functional.relu")}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_exit 2 "$CLI" import msprobe "$WORK/only_bad" -o "$WORK/none.h5"
+expect_out "imported 0 of 1"
+expect_err "none of the 1 supported calls could be imported"
+[ -e "$WORK/none.h5" ] && fail "an import of nothing wrote a file"
+echo '{"data": [' > "$WORK/only_bad/dump.json"
+expect_exit 2 "$CLI" import msprobe "$WORK/only_bad" -o "$WORK/none.h5"
+expect_one_line_error
+expect_err "dump.json' is not valid JSON"
+
+# Judge: the wrong device gradient fails (exit 1), and only it.
+expect_exit 1 "$CLI" run "$WORK/step0.h5" --report "$WORK/step0.json"
+expect_out "step0/rank0/Functional.conv2d.4: device fails: npu/gradWeight"
+expect_out "step0/rank0/Functional.conv2d.0: emulation and device agree"
+[ "$(grep -c 'device fails' "$WORK/out")" -eq 1 ] || fail "expected exactly one 'device fails' line"
+[ "$(grep -c 'emulation and device agree' "$WORK/out")" -eq 15 ] || fail "expected 15 'agree' lines"
+checks=$((checks + 1))
+/usr/bin/python3 - "$WORK/step0.json" <<'PY' || fail "the JSON report lacks msprobe_call or device_verdict"
+import json, sys
+r = json.load(open(sys.argv[1]))
+cases = {c["msprobe_call"]: c for c in r["cases"]}
+assert len(cases) == 15, len(cases)  # Functional.group_norm.0 is on two ranks
+assert cases["Functional.conv2d.4"]["device_verdict"] == "device fails"
+assert cases["Functional.conv2d.4"]["status"] == "fail"
+assert all(c["status"] == "pass" for k, c in cases.items() if k != "Functional.conv2d.4")
+PY
+
+# L0 modules import and pass.
+expect_exit 0 "$CLI" import msprobe "$L0" -o "$WORK/l0.h5"
+expect_out "imported 2 of 2"
+expect_exit 0 "$CLI" run "$WORK/l0.h5" --brief
+expect_out "Module.conv1.Conv2d.0: emulation and device agree"
+
+# --jobs keeps the output; shards merge back into the unsharded report.
+expect_exit 1 "$CLI" run "$WORK/step0.h5" --json
+grep -v '"run_ms"\|"golden_ms"\|"threads"' "$WORK/out" > "$WORK/j1"
+expect_exit 1 "$CLI" run "$WORK/step0.h5" --json --jobs 3
+grep -v '"run_ms"\|"golden_ms"\|"threads"' "$WORK/out" > "$WORK/j3"
+checks=$((checks + 1))
+cmp -s "$WORK/j1" "$WORK/j3" || fail "--jobs 3 changed the results or their order"
+for i in 0 1 2; do
+    "$CLI" run "$WORK/step0.h5" --shard $i/3 --report "$WORK/s$i.json" > /dev/null
+done
+expect_exit 1 "$CLI" report merge "$WORK/s2.json" "$WORK/s0.json" "$WORK/s1.json" -o "$WORK/all.json"
+expect_out "merged 3 reports: 16 cases, 15 passed, 1 failed, 0 errors"
+checks=$((checks + 1))
+/usr/bin/python3 - "$WORK/step0.json" "$WORK/all.json" <<'PY' || fail "the merged shards differ from the whole run"
+import json, sys
+a, m = (json.load(open(p)) for p in sys.argv[1:])
+assert [c["path"] for c in a["cases"]] == [c["path"] for c in m["cases"]]
+assert [c["status"] for c in a["cases"]] == [c["status"] for c in m["cases"]]
+PY
+expect_exit 2 "$CLI" run "$WORK/step0.h5" --shard 3/3
+expect_err "--shard must be I/N"
+expect_exit 2 "$CLI" report merge "$WORK/step0.h5" -o "$WORK/m.json"
+expect_err "is not a JSON report"
+expect_exit 2 "$CLI" report merge "$WORK/s0.json" -o "$WORK/s0.json"
+expect_one_line_error
+
+# --bind from .pt, .npy and .npz files (and --expect).
+/usr/bin/python3 - "$WORK" "$READERS" <<'PY'
+import sys, numpy as np
+work = sys.argv[1]
+rng = np.random.default_rng(1)
+np.save(f"{work}/dy.npy", rng.standard_normal((3, 8)).astype(np.float32))
+np.savez(f"{work}/xs.npz", x=rng.standard_normal((3, 8)).astype(np.float32))
+np.save(f"{work}/gamma.npy", np.asfortranarray(rng.uniform(0.5, 1.5, (8,)).astype(">f4")))
+PY
+/usr/bin/python3 - "$WORK" <<'PY'
+import sys, numpy as np
+w = sys.argv[1]
+x = np.load(f"{w}/xs.npz")["x"].astype(np.float64)
+np.save(f"{w}/rstd.npy", (1 / np.sqrt((x * x).mean(axis=1) + 1e-6)).astype(np.float32))
+PY
+expect_exit 0 "$CLI" run --op rms_norm_grad --bind dy="$WORK/dy.npy" --bind x="$WORK/xs.npz:x" \
+    --bind rstd="$WORK/rstd.npy" --bind gamma="$WORK/gamma.npy" --brief
+expect_out "aclnnRmsNormGrad"
+expect_exit 0 "$CLI" run --op rms_norm_grad --bind dy="$PT/NPU.npu_rms_norm.0.backward.input.0.pt" \
+    --bind x="$PT/NPU.npu_rms_norm.0.forward.input.0.pt" --bind rstd="$PT/NPU.npu_rms_norm.0.forward.output.1.pt" \
+    --bind gamma="$PT/NPU.npu_rms_norm.0.forward.input.1.pt" --expect dxOut="$PT/NPU.npu_rms_norm.0.backward.output.0.pt"
+expect_out "opscope vs expected"
+expect_exit 2 "$CLI" run --op rms_norm_grad --bind dy="$READERS/bad_truncated.pt" --bind x="$WORK/dy.npy"
+expect_one_line_error
+expect_err "--bind dy: .*bad_truncated.pt' is not a readable zip archive"
+expect_exit 2 "$CLI" run --op rms_norm_grad --bind dy="$WORK/xs.npz:nope" --bind x="$WORK/dy.npy"
+expect_err "no array 'nope'"
+expect_exit 2 "$CLI" run --op rms_norm_grad --bind dy="$WORK/missing.npy" --bind x="$WORK/dy.npy"
+expect_err "no file"
+
+finish

@@ -1,0 +1,173 @@
+// The native .npy/.npz/.pt readers against numpy: every fixture in datasets/msprobe/readers
+// (written by generate_msprobe_dumps.py with PyTorch and numpy) must read back bit for bit as
+// the C-order little-endian bytes numpy wrote beside it, with the same dtype and shape; damaged
+// files must be one-sentence errors naming the file.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "opscope/import/format_error.h"
+#include "opscope/import/npy.h"
+#include "opscope/import/tensor_file.h"
+#include "opscope/import/torch_pt.h"
+#include "opscope/import/zip_archive.h"
+#include "scratch_dir.h"
+
+namespace fs = std::filesystem;
+using namespace opscope;
+using opscope::import::FormatError;
+using opscope::test::errorOf;
+
+namespace {
+
+fs::path readersDir() {
+    if (const char* env = std::getenv("OPSCOPE_DATASETS")) return fs::path(env) / "msprobe" / "readers";
+    return fs::path(OPSCOPE_SOURCE_DIR) / "datasets" / "msprobe" / "readers";
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+struct Fixture {
+    std::string file, key, dtype, bytesFile;
+    std::vector<int64_t> shape;
+};
+
+std::vector<Fixture> manifest() {
+    std::vector<Fixture> out;
+    std::ifstream in(readersDir() / "manifest.txt");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ls(line);
+        Fixture f;
+        std::string shape;
+        ls >> f.file >> f.key >> f.dtype >> shape >> f.bytesFile;
+        if (f.key == "-") f.key.clear();
+        if (shape != "-") {
+            std::istringstream ss(shape);
+            for (std::string d; std::getline(ss, d, ',');) f.shape.push_back(std::stoll(d));
+        }
+        out.push_back(f);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(TensorFiles, EveryFixtureMatchesNumpyBitForBit) {
+    const std::vector<Fixture> fixtures = manifest();
+    ASSERT_GE(fixtures.size(), 50u) << "manifest.txt missing or short in " << readersDir();
+    int pt = 0, npy = 0, npz = 0;
+    for (const Fixture& f : fixtures) {
+        SCOPED_TRACE(f.file + (f.key.empty() ? "" : ":" + f.key));
+        const std::string spec = (readersDir() / f.file).string() + (f.key.empty() ? "" : ":" + f.key);
+        HostTensor t;
+        ASSERT_NO_THROW(t = import::readTensorFile(spec));
+        EXPECT_EQ(dtypeName(t.dtype()), f.dtype);
+        EXPECT_EQ(t.shape(), f.shape);
+        const std::string expected = slurp(readersDir() / f.bytesFile);
+        ASSERT_EQ(t.nbytes(), expected.size());
+        EXPECT_EQ(std::memcmp(t.data(), expected.data(), expected.size()), 0) << "values differ from numpy's";
+        pt += f.file.find(".pt") != std::string::npos;
+        npy += f.file.find(".npy") != std::string::npos;
+        npz += f.file.find(".npz") != std::string::npos;
+    }
+    EXPECT_GE(pt, 28);   // 7 dtypes x (contiguous, strided, scalar, empty) + a dict
+    EXPECT_GE(npy, 21);  // 7 dtypes x (C, Fortran, big-endian) + versions 2 and 3 + a scalar
+    EXPECT_GE(npz, 3);
+}
+
+TEST(TensorFiles, StridedViewsKeepOffsetAndStrides) {
+    // float32_strided.pt is full[1:, ::2, 1:4].transpose(0, 2) of a [4, 6, 5] tensor: the file
+    // holds the whole storage and the reader must gather the view.
+    const HostTensor full = import::readTorchPt((readersDir() / "float32_contiguous.pt").string());
+    const HostTensor view = import::readTorchPt((readersDir() / "float32_strided.pt").string());
+    ASSERT_EQ(view.shape(), (std::vector<int64_t>{3, 3, 3}));
+    for (int64_t a = 0; a < 3; ++a)
+        for (int64_t b = 0; b < 3; ++b)
+            for (int64_t c = 0; c < 3; ++c)
+                EXPECT_EQ(view.dataAs<float>()[(a * 3 + b) * 3 + c], full.dataAs<float>()[((c + 1) * 6 + b * 2) * 5 + a + 1]);
+}
+
+TEST(TensorFiles, DictsAndArchivesNameTheirKeys) {
+    EXPECT_EQ(import::torchPtKeys((readersDir() / "dict.pt").string()), (std::vector<std::string>{"weight", "bias"}));
+    EXPECT_CONTAINS(errorOf<FormatError>([] { import::readTensorFile((readersDir() / "dict.pt").string()); }),
+                    "several tensors (weight, bias)");
+    EXPECT_CONTAINS(errorOf<FormatError>([] { import::readTensorFile((readersDir() / "pair.npz").string()); }),
+                    "holds 2 arrays (x, m)");
+    EXPECT_CONTAINS(errorOf<FormatError>([] { import::readNpz((readersDir() / "pair.npz").string(), "nope"); }),
+                    "no array 'nope'");
+    EXPECT_EQ(import::readTensorFile((readersDir() / "packed.npz").string()).shape(), (std::vector<int64_t>{4, 6, 5}));
+}
+
+TEST(TensorFiles, Uint16CanBeReadAsBFloat16Bits) {
+    import::NpyOptions o;
+    o.uint16AsBFloat16 = true;
+    const HostTensor t = import::readNpy((readersDir() / "uint16_c.npy").string(), o);
+    EXPECT_EQ(t.dtype(), DType::BFloat16);
+    const HostTensor raw = import::readNpy((readersDir() / "uint16_c.npy").string());
+    EXPECT_EQ(std::memcmp(t.data(), raw.data(), raw.nbytes()), 0);
+}
+
+TEST(TensorFiles, DamagedFilesAreOneSentenceNamingTheFile) {
+    const std::string dir = readersDir().string();
+    struct Bad {
+        const char* file;
+        const char* says;
+    } bad[] = {
+        {"bad_truncated.pt", "bad_truncated.pt"},
+        {"bad_not_zip.pt", "not a zip-format torch.save file"},
+        {"bad_short.npy", "truncated"},
+        {"bad_header.npy", "not a valid .npy file"},
+        {"missing.npy", "no file"},
+        {"bad_code.pt", "it calls posix.system, which is not part of a saved tensor"},
+    };
+    for (const Bad& b : bad) {
+        const std::string msg = errorOf<FormatError>([&] { import::readTensorFile(dir + "/" + b.file); });
+        EXPECT_CONTAINS(msg, b.says);
+        EXPECT_CONTAINS(msg, b.file);
+    }
+}
+
+TEST(TensorFiles, EveryTruncationOfAPtFileIsAnErrorNotACrash) {
+    // Cut a real torch.save file at every length: each must be a FormatError (never a crash, a
+    // hang or a huge allocation), and the whole file must read.
+    const std::string whole = slurp(readersDir() / "float16_strided.pt");
+    opscope::test::ScratchDir dir("pt");
+    const std::string path = dir.file("cut.pt");
+    for (std::size_t n = 0; n < whole.size(); n += 7) {
+        { std::ofstream(path, std::ios::binary | std::ios::trunc).write(whole.data(), static_cast<std::streamsize>(n)); }
+        EXPECT_THROW(import::readTorchPt(path), FormatError) << "cut at " << n;
+    }
+}
+
+TEST(TensorFiles, CorruptedBytesAreCaughtByTheChecksum) {
+    std::string bytes = slurp(readersDir() / "float32_contiguous.pt");
+    const std::size_t at = bytes.find("data/0");
+    ASSERT_NE(at, std::string::npos);
+    // Flip a byte in the middle of the storage's data (after its local header).
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x5a);
+    opscope::test::ScratchDir dir("pt");
+    { std::ofstream(dir.file("x.pt"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size())); }
+    EXPECT_THROW(import::readTorchPt(dir.file("x.pt")), FormatError);
+}
+
+TEST(TensorFiles, NpyDeclaringMoreDataThanItHoldsAllocatesNothing) {
+    // A header declaring 2^40 float64 elements over 8 bytes of data.
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }";
+    header.resize(118, ' ');
+    header += '\n';
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+    bytes += std::string(8, '\0');
+    const std::string msg = errorOf<FormatError>([&] { import::parseNpy(bytes, "huge.npy"); });
+    EXPECT_CONTAINS(msg, "huge.npy");
+    EXPECT_CONTAINS(msg, "declares");
+}

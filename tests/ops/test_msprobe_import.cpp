@@ -1,0 +1,226 @@
+// The msprobe importer on the committed dumps (datasets/msprobe, generate_msprobe_dumps.py):
+// every supported call imports with the parameters PyTorch used, the calls that cannot be
+// replayed are listed with their reason, and running the imported cases judges the device's
+// gradients: the one deliberately wrong gradient fails, and only it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "opscope/h5/h5_file.h"
+#include "opscope/import/format_error.h"
+#include "opscope/import/msprobe.h"
+#include "opscope/ops/case_runner.h"
+#include "opscope/ops/device_verdict.h"
+#include "scratch_dir.h"
+
+namespace fs = std::filesystem;
+using namespace opscope;
+namespace msprobe = opscope::import::msprobe;
+
+namespace {
+
+fs::path dumps() {
+    if (const char* env = std::getenv("OPSCOPE_DATASETS")) return fs::path(env) / "msprobe";
+    return fs::path(OPSCOPE_SOURCE_DIR) / "datasets" / "msprobe";
+}
+
+std::map<std::string, cases::Case> byCall(const std::vector<cases::Case>& cs) {
+    std::map<std::string, cases::Case> out;
+    const std::string rank0 = "/msprobe/step0/rank0/";
+    for (const cases::Case& c : cs) out[c.path.rfind(rank0, 0) == 0 ? c.path.substr(rank0.size()) : c.path] = c;
+    return out;
+}
+
+ParamValue param(const cases::Case& c, const std::string& name) {
+    for (const Param& p : c.params)
+        if (p.name == name) return p.value;
+    ADD_FAILURE() << c.path << " has no parameter " << name;
+    return ParamValue{};
+}
+
+using Ints = std::vector<int64_t>;
+using Bools = std::vector<bool>;
+
+const msprobe::Skipped* skipped(const msprobe::ImportSummary& s, const std::string& call) {
+    for (const msprobe::Skipped& k : s.skipped)
+        if (k.call == call) return &k;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(MsprobeImport, FindsRankFoldersFromAnyLevel) {
+    const auto all = msprobe::findDumpFolders((dumps() / "dump_l1").string());
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].label(), "step0/rank0");
+    EXPECT_EQ(all[1].label(), "step0/rank1");
+    EXPECT_EQ(msprobe::findDumpFolders((dumps() / "dump_l1" / "step0").string()).size(), 2u);
+    EXPECT_EQ(msprobe::findDumpFolders((dumps() / "dump_l1" / "step0" / "rank1").string()).size(), 1u);
+    EXPECT_EQ(msprobe::findDumpFolders((dumps() / "dump_l1").string(), "0", "1").at(0).rank, "rank1");
+    EXPECT_CONTAINS(opscope::test::errorOf<import::FormatError>(
+                        [] { msprobe::findDumpFolders((dumps() / "dump_l1").string(), "", "rank7"); }),
+                    "there are: step0/rank0, step0/rank1");
+    EXPECT_CONTAINS(opscope::test::errorOf<import::FormatError>([] { msprobe::findDumpFolders(dumps().string() + "/readers"); }),
+                    "no dump.json");
+}
+
+TEST(MsprobeImport, L1CallsImportWithPyTorchsParameters) {
+    msprobe::ImportSummary s;
+    const auto cs = byCall(msprobe::importCases((dumps() / "dump_l1").string(), {}, &s));
+    // 19 supported calls on rank0 (relu, linear and add are not) plus one on rank1.
+    EXPECT_EQ(s.supported, 20u);
+    EXPECT_EQ(s.imported.size(), 16u);
+    EXPECT_EQ(s.skipped.size(), 4u);
+    ASSERT_TRUE(cs.count("Functional.conv2d.0"));
+    EXPECT_EQ(cs.at("Functional.conv2d.0").path, "/msprobe/step0/rank0/Functional.conv2d.0");
+    // positional stride=1, padding=1, with bias
+    const cases::Case& c0 = cs.at("Functional.conv2d.0");
+    EXPECT_EQ(c0.op, "aclnnConvolutionBackward");
+    EXPECT_EQ(std::get<Ints>(param(c0, "stride")), (Ints{1, 1}));
+    EXPECT_EQ(std::get<Ints>(param(c0, "padding")), (Ints{1, 1}));
+    EXPECT_EQ(std::get<Ints>(param(c0, "biasSizes")), (Ints{6}));
+    EXPECT_EQ(std::get<Bools>(param(c0, "outputMask")), (Bools{true, true, true}));
+    ASSERT_NE(c0.source("npu"), nullptr);
+    EXPECT_EQ(c0.source("npu")->role, cases::SourceRole::Actual);
+    EXPECT_NE(c0.source("npu")->find("gradBias"), nullptr);
+    // keywords: tuples, groups, bias=None -> no gradBias
+    const cases::Case& c1 = cs.at("Functional.conv2d.1");
+    EXPECT_EQ(std::get<Ints>(param(c1, "stride")), (Ints{2, 1}));
+    EXPECT_EQ(std::get<Ints>(param(c1, "padding")), (Ints{1, 0}));
+    EXPECT_EQ(std::get<Ints>(param(c1, "dilation")), (Ints{1, 2}));
+    EXPECT_EQ(std::get<int64_t>(param(c1, "groups")), 2);
+    EXPECT_EQ(std::get<Bools>(param(c1, "outputMask")), (Bools{true, true, false}));
+    // padding='same' with a 4x3 kernel: 3 rows split 1 + 2, 2 columns split 1 + 1
+    EXPECT_EQ(std::get<Ints>(param(cs.at("Functional.conv2d.2"), "padding")), (Ints{1, 2, 1, 1}));
+    EXPECT_EQ(std::get<Ints>(param(cs.at("Functional.conv1d.0"), "padding")), (Ints{0}));
+    EXPECT_EQ(cs.at("Functional.conv1d.0").input("input")->dtype(), DType::Float16);
+    EXPECT_EQ(std::get<Ints>(param(cs.at("Torch.conv3d.0"), "stride")), (Ints{1, 2, 1}));
+    EXPECT_EQ(cs.at("Torch.conv3d.0").input("weight")->dtype(), DType::BFloat16);
+    const cases::Case& t = cs.at("Functional.conv_transpose2d.0");
+    EXPECT_TRUE(std::get<bool>(param(t, "transposed")));
+    EXPECT_EQ(std::get<Ints>(param(t, "stride")), (Ints{2, 2}));
+    EXPECT_EQ(std::get<Ints>(param(t, "outputPadding")), (Ints{1, 1}));
+    // group_norm: shapes give N, C, HxW; mean/rstd are inputs in the input's dtype
+    const cases::Case& g0 = cs.at("Functional.group_norm.0");
+    EXPECT_EQ(g0.op, "aclnnGroupNormBackward");
+    EXPECT_EQ(std::get<int64_t>(param(g0, "N")), 2);
+    EXPECT_EQ(std::get<int64_t>(param(g0, "C")), 6);
+    EXPECT_EQ(std::get<int64_t>(param(g0, "HxW")), 12);
+    EXPECT_EQ(std::get<int64_t>(param(g0, "group")), 3);
+    EXPECT_EQ(g0.input("mean")->shape(), (Ints{2, 3}));
+    const cases::Case& g1 = cs.at("Functional.group_norm.1");  // no affine, positional eps 1e-6, fp16
+    EXPECT_EQ(g1.input("gamma"), nullptr);
+    EXPECT_EQ(std::get<Bools>(param(g1, "outputMask")), (Bools{true, false, false}));
+    EXPECT_EQ(g1.input("rstd")->dtype(), DType::Float16);
+    EXPECT_NE(g1.description.find("eps 1e-06"), std::string::npos) << g1.description;
+    EXPECT_EQ(cs.at("Torch.group_norm.0").input("input")->dtype(), DType::BFloat16);
+    // npu_rms_norm: the device's rstd (forward output 1)
+    const cases::Case& r1 = cs.at("NPU.npu_rms_norm.1");
+    EXPECT_EQ(r1.op, "aclnnRmsNormGrad");
+    EXPECT_EQ(r1.input("rstd")->dtype(), DType::Float32);
+    EXPECT_EQ(r1.input("rstd")->shape(), (Ints{4, 1, 1}));
+    EXPECT_EQ(r1.input("gamma")->shape(), (Ints{3, 8}));
+    // grid_sample: defaults, keywords, positionals
+    const cases::Case& s0 = cs.at("Functional.grid_sample.0");
+    EXPECT_EQ(std::get<std::string>(param(s0, "interpolationMode")), "bilinear");
+    EXPECT_EQ(std::get<std::string>(param(s0, "paddingMode")), "zeros");
+    EXPECT_FALSE(std::get<bool>(param(s0, "alignCorners")));
+    const cases::Case& s1 = cs.at("Functional.grid_sample.1");
+    EXPECT_EQ(std::get<std::string>(param(s1, "interpolationMode")), "bicubic");
+    EXPECT_EQ(std::get<std::string>(param(s1, "paddingMode")), "border");
+    EXPECT_TRUE(std::get<bool>(param(s1, "alignCorners")));
+    EXPECT_EQ(std::get<std::string>(param(cs.at("Functional.grid_sample.2"), "interpolationMode")), "nearest");
+    EXPECT_EQ(std::get<std::string>(param(cs.at("Functional.grid_sample.2"), "paddingMode")), "reflection");
+    EXPECT_TRUE(cs.count("/msprobe/step0/rank1/Functional.group_norm.0"));
+    EXPECT_EQ(s.imported.back(), "/msprobe/step0/rank1/Functional.group_norm.0");
+}
+
+TEST(MsprobeImport, CallsThatCannotBeReplayedAreListedWithTheirReason) {
+    msprobe::ImportSummary s;
+    msprobe::importCases((dumps() / "dump_l1").string(), {}, &s);
+    struct Expect {
+        const char* call;
+        const char* reason;
+    } expected[] = {
+        {"step0/rank0/Functional.conv2d.3", "statistics only"},
+        {"step0/rank0/Functional.conv2d.5", "Functional.conv2d.5.forward.input.1.pt"},
+        {"step0/rank0/Functional.group_norm.2", "missing file"},
+        {"step0/rank0/Functional.grid_sample.3", "5-D grid_sample"},
+    };
+    for (const Expect& e : expected) {
+        const msprobe::Skipped* k = skipped(s, e.call);
+        ASSERT_NE(k, nullptr) << e.call;
+        EXPECT_CONTAINS(k->reason, e.reason);
+    }
+    EXPECT_EQ(skipped(s, "step0/rank0/Functional.relu.0"), nullptr);  // unrelated APIs are not listed
+}
+
+TEST(MsprobeImport, OnlyTheWrongDeviceGradientFails) {
+    msprobe::ImportSummary s;
+    const auto cs = msprobe::importCases((dumps() / "dump_l1").string(), {}, &s);
+    int deviceComparisons = 0;
+    for (const cases::Case& c : cs) {
+        SCOPED_TRACE(c.path);
+        const ops::CaseResult r = ops::runCase(c, "", {});
+        ASSERT_TRUE(r.ok()) << r.error;
+        for (const ops::Comparison& cmp : r.comparisons) {
+            if (cmp.actual != "npu") continue;
+            ++deviceComparisons;
+            const bool wrong = c.path.find("Functional.conv2d.4") != std::string::npos && cmp.output == "gradWeight";
+            EXPECT_EQ(cmp.judgement.passed(), !wrong) << c.path << " " << cmp.output << ": " << cmp.judgement.reason;
+        }
+        const ops::DeviceVerdict v = ops::deviceVerdict(r);
+        const bool wrong = c.path.find("Functional.conv2d.4") != std::string::npos;
+        EXPECT_EQ(v.kind, wrong ? ops::DeviceVerdict::Kind::DeviceFails : ops::DeviceVerdict::Kind::Agree) << v.line;
+        if (wrong) EXPECT_CONTAINS(v.line, "gradWeight");
+    }
+    EXPECT_GE(deviceComparisons, 40);
+}
+
+TEST(MsprobeImport, L0ModulesInferWhatTheDumpDoesNotRecord) {
+    msprobe::ImportSummary s;
+    const auto cs = byCall(msprobe::importCases((dumps() / "dump_l0").string(), {}, &s));
+    EXPECT_EQ(s.supported, 2u);
+    ASSERT_EQ(s.imported.size(), 2u) << (s.skipped.empty() ? "" : s.skipped[0].reason);
+    const cases::Case& conv = cs.at("Module.conv1.Conv2d.0");
+    EXPECT_EQ(std::get<Ints>(param(conv, "stride")), (Ints{2, 2}));
+    EXPECT_EQ(std::get<Ints>(param(conv, "padding")), (Ints{1, 1}));
+    EXPECT_EQ(std::get<Bools>(param(conv, "outputMask")), (Bools{true, true, true}));
+    const cases::Case& gn = cs.at("Module.gn.GroupNorm.0");
+    EXPECT_EQ(std::get<int64_t>(param(gn, "group")), 4);
+    for (const auto& [name, c] : cs) {
+        const ops::CaseResult r = ops::runCase(c, "", {});
+        ASSERT_TRUE(r.ok()) << name << ": " << r.error;
+        EXPECT_TRUE(r.passed()) << name;
+    }
+}
+
+TEST(MsprobeImport, WritesAFileWithStacksAndTheSameCasesForAnyJobsOrShard) {
+    opscope::test::ScratchDir dir("msprobe");
+    msprobe::ImportOptions one, four;
+    four.jobs = 4;
+    const auto a = msprobe::importDump((dumps() / "dump_l1").string(), dir.file("a.h5"), one);
+    const auto b = msprobe::importDump((dumps() / "dump_l1").string(), dir.file("b.h5"), four);
+    EXPECT_EQ(a.imported, b.imported);
+    const h5::File f = h5::File::openReadOnly(dir.file("a.h5"));
+    EXPECT_EQ(cases::findCases(f).size(), a.imported.size());
+    EXPECT_NE(f.readAttribute<std::string>("/msprobe/step0/rank0/Functional.conv2d.0", "opscope_stack").find("train.py"),
+              std::string::npos);
+    EXPECT_EQ(f.readAttribute<std::string>("/msprobe/step0/rank0/Functional.conv2d.0", "opscope_msprobe_call"),
+              "Functional.conv2d.0");
+    // Shards partition the calls.
+    std::vector<std::string> sharded;
+    for (int i = 0; i < 3; ++i) {
+        msprobe::ImportOptions o;
+        o.shardIndex = i;
+        o.shardCount = 3;
+        msprobe::ImportSummary s;
+        for (const cases::Case& c : msprobe::importCases((dumps() / "dump_l1").string(), o, &s)) sharded.push_back(c.path);
+    }
+    std::vector<std::string> all = a.imported;
+    std::sort(all.begin(), all.end());
+    std::sort(sharded.begin(), sharded.end());
+    EXPECT_EQ(sharded, all);
+}
