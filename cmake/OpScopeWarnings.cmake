@@ -3,3 +3,16 @@ function(opscope_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
     -Wnon-virtual-dtor -Wcast-align -Woverloaded-virtual -Wno-unused-parameter)
 endfunction()
+
+# Implicit conversions that can lose value or sign, and float silently computed in double:
+# every narrowing in the numeric code is written out as a cast, so it can be seen and reviewed.
+set(OPSCOPE_CONVERSION_WARNINGS -Wconversion -Wdouble-promotion -Wsign-conversion)
+
+function(opscope_strict_conversions target)
+  target_compile_options(${target} PRIVATE ${OPSCOPE_CONVERSION_WARNINGS})
+endfunction()
+
+# For a target whose files are made clean one by one: the same warnings on the given sources.
+function(opscope_strict_conversion_sources)
+  set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS ${OPSCOPE_CONVERSION_WARNINGS})
+endfunction()

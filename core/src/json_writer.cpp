@@ -7,7 +7,8 @@ namespace opscope {
 
 std::string JsonWriter::quote(const std::string& s) {
     std::string out = "\"";
-    for (unsigned char c : s) {
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);  // bytes of UTF-8 sequences are not control characters
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;
@@ -20,7 +21,7 @@ std::string JsonWriter::quote(const std::string& s) {
                     std::snprintf(buf, sizeof buf, "\\u%04x", c);
                     out += buf;
                 } else {
-                    out += static_cast<char>(c);
+                    out += ch;
                 }
         }
     }

@@ -332,6 +332,7 @@ private:
         const bool gather = wantGrid && p_.interpolation != GridInterpolation::Nearest;
         const T* grid = t_.grid + task.n * P_ * 2;
         T accX[kPointBlock], accY[kPointBlock];
+        constexpr std::size_t kTapSlots = kTaps;  // GCC sees a sign change in an int template argument as a bound
         for (int64_t pb = 0; pb < P_; pb += kPointBlock) {
             const int64_t np = std::min(kPointBlock, P_ - pb);
             for (int64_t q = 0; q < np; ++q) {
@@ -344,8 +345,8 @@ private:
                 const T* __restrict in = t_.input ? t_.input + (task.n * p_.C + c) * HW_ : nullptr;
                 for (int64_t q = 0; q < np; ++q) {
                     const Point<T>& pt = points[static_cast<std::size_t>(q)];
-                    int64_t off[kTaps];
-                    T w[kTaps], kx[kTaps], ky[kTaps];
+                    int64_t off[kTapSlots];
+                    T w[kTapSlots], kx[kTapSlots], ky[kTapSlots];
                     for (int k = 0; k < kTaps; ++k) off[k] = pt.off[k], w[k] = pt.w[k], kx[k] = pt.kx[k], ky[k] = pt.ky[k];
                     const T gq = g[q];
                     if (gI)

@@ -44,16 +44,16 @@ void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const floa
     const double m = mean[n * s.G + g], r = rstd[n * s.G + g];
     double dsG = 0, dbG = 0;
     for (int64_t c = c0; c < c0 + D; ++c) {
-        const double gm = gamma ? gamma[c] : 1.0;
-        dsG += ds[n * s.C + c] * gm;
-        dbG += db[n * s.C + c] * gm;
+        const double gm = gamma ? static_cast<double>(gamma[c]) : 1.0;
+        dsG += static_cast<double>(ds[n * s.C + c]) * gm;
+        dbG += static_cast<double>(db[n * s.C + c]) * gm;
     }
     const double scale = 1.0 / static_cast<double>(D * s.HxW);
     const double c2d = (dbG * m - dsG) * r * r * r * scale;
     const double c3d = -c2d * m - dbG * r * scale;
     const float c2 = static_cast<float>(c2d), c3 = static_cast<float>(c3d);
     for (int64_t c = c0; c < c0 + D; ++c) {
-        const float c1 = static_cast<float>(r * (gamma ? gamma[c] : 1.0));
+        const float c1 = static_cast<float>(r * (gamma ? static_cast<double>(gamma[c]) : 1.0));
         const int64_t off = (c - c0) * s.HxW;
         const Eigen::Index len = static_cast<Eigen::Index>(s.HxW);
         Arr(dx + off, len) = c1 * ConstArr(dy + off, len) + c2 * ConstArr(x + off, len) + c3;
@@ -143,7 +143,8 @@ void groupNormGammaBetaGrad(const GroupNormShape& s, const float* ds, const floa
             double dg = 0, dbt = 0;
             for (int64_t n = 0; n < s.N; ++n) {  // fixed order over the batch
                 const double dsv = ds[n * s.C + c], dbv = db[n * s.C + c];
-                dg += (dsv - dbv * mean[n * s.G + g]) * rstd[n * s.G + g];
+                const double mu = mean[n * s.G + g], rs = rstd[n * s.G + g];
+                dg += (dsv - dbv * mu) * rs;
                 dbt += dbv;
             }
             if (dgamma) dgamma[c] = static_cast<float>(dg);

@@ -90,7 +90,7 @@ struct RowBuffers {
     std::vector<float> dy, x, dx;
     std::vector<T> narrowed;
     explicit RowBuffers(int64_t cols)
-        : dy(std::is_same_v<T, float> || cols > kWholeRow ? kChunk : std::max(cols, kChunk)),
+        : dy(static_cast<std::size_t>(std::is_same_v<T, float> || cols > kWholeRow ? kChunk : std::max(cols, kChunk))),
           x(dy.size()),
           dx(kChunk),
           narrowed(kChunk) {}
