@@ -11,8 +11,3 @@ set(OPSCOPE_CONVERSION_WARNINGS -Wconversion -Wdouble-promotion -Wsign-conversio
 function(opscope_strict_conversions target)
   target_compile_options(${target} PRIVATE ${OPSCOPE_CONVERSION_WARNINGS})
 endfunction()
-
-# For a target whose files are made clean one by one: the same warnings on the given sources.
-function(opscope_strict_conversion_sources)
-  set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS ${OPSCOPE_CONVERSION_WARNINGS})
-endfunction()

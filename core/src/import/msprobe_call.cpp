@@ -107,7 +107,7 @@ const json* Call::gradientOfArg(std::size_t pos) const {
     const json* args = member(forward, "input_args");
     if (!args || !args->is_array() || pos >= args->size() || !isTensor(present(&(*args)[pos]))) return nullptr;
     std::size_t index = 0;
-    for (std::size_t i = 0; i < pos; ++i) index += isTensor(present(&(*args)[i])) ? 1 : 0;
+    for (std::size_t i = 0; i < pos; ++i) index += isTensor(present(&(*args)[i])) ? 1u : 0u;
     const json* g = element(member(backward, "output"), index);
     return isTensor(g) ? g : nullptr;
 }

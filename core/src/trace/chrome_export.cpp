@@ -6,28 +6,14 @@
 #include <sstream>
 
 #include "opscope/h5/atomic_write.h"
+#include "opscope/json_writer.h"
 #include "opscope/trace.h"
 
 namespace opscope {
 namespace {
 
-std::string jsonString(const std::string& s) {
-    std::ostringstream os;
-    os << '"';
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"': os << "\\\""; break;
-            case '\\': os << "\\\\"; break;
-            case '\n': os << "\\n"; break;
-            case '\t': os << "\\t"; break;
-            default:
-                if (c < 0x20) os << "\\u" << std::hex << std::setw(4) << std::setfill('0') << int(c) << std::dec;
-                else os << c;
-        }
-    }
-    os << '"';
-    return os.str();
-}
+// Strings are quoted as every other JSON OpScope writes.
+std::string jsonString(const std::string& s) { return JsonWriter::quote(s); }
 
 std::string jsonNumber(double v) {
     if (!std::isfinite(v)) return "null";

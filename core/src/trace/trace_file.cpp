@@ -45,7 +45,7 @@ void installCrashDrainOnce() {
         struct sigaction sa {};
         sa.sa_handler = drainOnCrash;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
+        sa.sa_flags = static_cast<int>(SA_RESETHAND);
         for (std::size_t i = 0; i < sizeof(kCrashSignals) / sizeof(int); ++i)
             sigaction(kCrashSignals[i], &sa, &gPreviousActions[i]);
         return true;
@@ -65,9 +65,9 @@ TensorRow tensorRow(int64_t executorRow, int32_t step, const TensorRecord& r, St
     row.kind = strings.id(r.kind);
     row.dtype = strings.id(dtypeName(r.dtype));
     row.rank = static_cast<int32_t>(std::min<std::size_t>(r.shape.size(), kMaxRank));
-    for (int d = 0; d < row.rank; ++d) {
+    for (std::size_t d = 0; d < static_cast<std::size_t>(row.rank); ++d) {
         row.shape[d] = r.shape[d];
-        row.strides[d] = d < static_cast<int>(r.strides.size()) ? r.strides[d] : 0;
+        row.strides[d] = d < r.strides.size() ? r.strides[d] : 0;
     }
     row.contiguous = r.contiguous;
     row.min = row.max = row.mean = row.meanAbs = std::numeric_limits<double>::quiet_NaN();
