@@ -63,6 +63,7 @@ const char* aclGetRecentErrMsg(void) { return recentErrorMessage(); }
 
 aclError aclInit(const char* /*configPath*/) {
     return guardCApi("aclInit", [&] {
+        startTraceFromEnvironment();  // OPSCOPE_TRACE starts with the program's aclInit
         if (!device::markInitialized())
             fail(status::kAclRepeatInitialize, "aclInit was already called (call aclFinalize first)");
     });

@@ -51,9 +51,7 @@ double traceClockUs() {
 }
 
 Executor::Executor(std::string opName)
-    : opName_(std::move(opName)), product_(currentProduct()), id_(gNextExecutorId++) {
-    startTraceFromEnvironment();
-}
+    : opName_(std::move(opName)), product_(currentProduct()), id_(gNextExecutorId++) {}
 
 template <class Fn>
 void Executor::notify(Fn&& fn) const {

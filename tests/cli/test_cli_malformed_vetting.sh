@@ -49,13 +49,15 @@ expect_out "/convolution_backward/fp32/conv2d_no_bias_grad"
 run_bounded "$CLI" run "$f"
 [ "$got" -eq 2 ] || fail "run 02187.h5: expected exit 2, got $got"
 expect_one_line_error
-expect_err "cannot open '$f': the file is corrupt (reading it "
+# The reader's storage check refuses the damaged dataset before libhdf5 would crash on it; the
+# vetting child stands behind it for damage no check foresees.
+expect_err "02187.h5.*\\(stores only 0 bytes: the file is truncated or damaged\\|the file is corrupt\\)"
 C=/convolution_backward/fp32/conv2d_no_bias_grad
 run_bounded "$CLI" run --op convolution_backward --bind "gradOutput=$f:$C/inputs/gradOutput" \
     --bind "input=$f:$C/inputs/input" --bind "weight=$f:$C/inputs/weight"
 [ "$got" -eq 2 ] || fail "run --bind 02187.h5: expected exit 2, got $got"
 expect_one_line_error
-expect_err "the file is corrupt"
+expect_err "\\(truncated or damaged\\|the file is corrupt\\)"
 
 # Vetting lets good files through, cases and traces alike.
 expect_exit 0 "$CLI" info "$GN"

@@ -9,8 +9,10 @@ trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 cmake --install "$build_dir" --prefix "$prefix" > "$work/install.log"
 unset LD_LIBRARY_PATH
-readelf -d "$prefix/bin/opscope-cli" | grep -E 'RUNPATH|RPATH' | grep -q '\$ORIGIN/../lib' \
-  || { echo "opscope-cli's RUNPATH does not name \$ORIGIN/../lib"; readelf -d "$prefix/bin/opscope-cli" | grep -i path; exit 1; }
+for exe in opscope-cli opscope-vet; do
+  readelf -d "$prefix/bin/$exe" | grep -E 'RUNPATH|RPATH' | grep -q '\$ORIGIN/../lib' \
+    || { echo "$exe's RUNPATH does not name \$ORIGIN/../lib"; readelf -d "$prefix/bin/$exe" | grep -i path; exit 1; }
+done
 "$prefix/bin/opscope-cli" operators | tee "$work/operators.out"
 grep -q aclnnGroupNormBackward "$work/operators.out"
 # A real job from the installed tree: run a bundled case.

@@ -50,7 +50,10 @@ private Q_SLOTS:
         QSignalSpy failed(&ctx, &DebugContext::caseLoadFailed);
         ctx.loadCase("/convolution_backward/fp32/conv2d_no_bias_grad");
         QVERIFY(failed.wait(60000));
-        QVERIFY2(failed.first().at(1).toString().contains("the file is corrupt"), qPrintable(failed.first().at(1).toString()));
+        // The reader's storage check refuses the damaged dataset before libhdf5 would crash on it;
+        // the vetting child stands behind it for damage no check foresees.
+        const QString why = failed.first().at(1).toString();
+        QVERIFY2(why.contains("the file is truncated or damaged") || why.contains("the file is corrupt"), qPrintable(why));
         QVERIFY(ctx.currentCase() == nullptr);
     }
 

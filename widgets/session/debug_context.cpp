@@ -1,6 +1,9 @@
 #include "session/debug_context.h"
 
+#include <QEventLoop>
 #include <QFileInfo>
+#include <exception>
+#include <thread>
 #include <filesystem>
 
 #include "opscope/h5/atomic_write.h"
@@ -25,11 +28,41 @@ DebugContext::~DebugContext() {
 
 // ---- file ------------------------------------------------------------------------------
 
+namespace {
+
+// Vets on a pool thread while a local event loop keeps the window painting: a file that hangs
+// libhdf5 takes the vetting time limit, and the debugger must not freeze meanwhile. Rethrows
+// what vetting threw.
+void vetKeepingTheGuiAlive(const std::string& path) {
+    std::exception_ptr failure;
+    QEventLoop loop;
+    std::thread vetting([&] {
+        try {
+            h5::vetFile(path);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        QMetaObject::invokeMethod(&loop, &QEventLoop::quit, Qt::QueuedConnection);
+    });
+    loop.exec(QEventLoop::ExcludeUserInputEvents);
+    vetting.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
 bool DebugContext::openFile(const QString& path, QString* error) {
     std::unique_ptr<h5::File> f;
     try {
         // A damaged file crashes or hangs libhdf5 in a throwaway process, not in the debugger.
-        h5::vetFile(path.toStdString());
+        beginBusy(QString("Checking %1").arg(QFileInfo(path).fileName()));
+        try {
+            vetKeepingTheGuiAlive(path.toStdString());
+        } catch (...) {
+            endBusy();
+            throw;
+        }
+        endBusy();
         f = std::make_unique<h5::File>(h5::File::openReadOnly(path.toStdString()));
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());

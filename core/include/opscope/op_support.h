@@ -11,6 +11,7 @@
 #include "opscope/launch_memory.h"
 #include "opscope/objects.h"
 #include "opscope/product.h"
+#include "opscope/trace.h"
 
 namespace opscope {
 
@@ -41,6 +42,7 @@ std::vector<DType> normDtypesFor(Product p);
 template <class Build>
 int32_t prepareExecutor(const char* api, uint64_t* workspaceSize, aclOpExecutor** executor, Build&& build) noexcept {
     return guardCApi(api, [&] {
+        startTraceFromEnvironment();  // OPSCOPE_TRACE: the C API is where a program starts
         if (!workspaceSize) fail(status::kParamNullptr, "workspaceSize is null");
         if (!executor) fail(status::kParamNullptr, "executor is null");
         std::unique_ptr<aclOpExecutor> e = build();

@@ -216,7 +216,9 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
             out.reason = "reading it needs more than " +
                          (limits.memoryBytes ? memoryText(limits.memoryBytes) : std::string("the available")) + " of memory";
         else if (!finding.empty()) out.reason = "reading it failed a memory check: " + finding;
-        else if (code == 127 && stderrText.empty()) throw std::runtime_error("cannot run '" + argv[0] + "'");
+        else if (code == 127)  // exec or the dynamic loader failed: the validator, not the file
+            throw std::runtime_error("cannot run the file validator '" + argv[0] + "'" +
+                                     (stderrText.empty() ? std::string() : ": " + stderrText.substr(0, stderrText.find('\n'))));
         else out.reason = "the validating process ended with status " + std::to_string(code);
     }
     return out;
