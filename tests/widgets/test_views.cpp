@@ -26,6 +26,23 @@ class TestViews : public QObject {
 private Q_SLOTS:
     void initTestCase() { file_ = test::writeCaseFile(dir_.path()); }
 
+    // An output before the step that writes it holds no result: no beyond-tolerance count (it
+    // showed "784 beyond tolerance" on garbage).
+    void unwrittenOutputHasNoBeyondToleranceCount() {
+        DebugContext ctx;
+        TensorViewPanel view(&ctx);
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(ctx.openFile(file_));
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared() && ctx.baseline(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(view.showTensor({TensorKey::Source::Slot, "gradInput"}));
+        QVERIFY(QTest::qWaitFor([&] { return view.frame().valid() && !view.isLoading(); }, 20000));
+        QCOMPARE(view.frame().beyondCount, -1);
+    }
+
     void tensorViewShowsEveryTensorOfThePlan() {
         DebugContext ctx;
         TensorViewPanel view(&ctx);

@@ -354,10 +354,13 @@ void TensorViewPanel::recompute() {
     slice_->setShape(primary->shape());
     DisplaySettings s = settings();
     if (e->errors) s.showBeyond = false;  // an error map shows the errors themselves
-    // An output slot before the step that writes it holds no result: nothing to judge there.
+    // An output slot before the step that writes it holds no result: nothing to judge there
+    // (no overlay and no "beyond tolerance" count).
+    bool unwritten = false;
     if (e->key.source == TensorKey::Source::Slot) {
         const SlotInfo* slot = context_->plan().findSlot(e->key.name);
-        if (slot && !slotWritten(context_->plan(), context_->stepStates(), slot->id)) s.showBeyond = false;
+        unwritten = slot && !slotWritten(context_->plan(), context_->stepStates(), slot->id);
+        if (unwritten) s.showBeyond = false;
     }
     const std::optional<TensorKey> partner = partnerKey();
     const TensorPtr other = fetched(partner);
@@ -366,7 +369,7 @@ void TensorViewPanel::recompute() {
     DisplayRequest main;
     main.tensor = primary;
     main.settings = s;
-    if (!e->output.empty()) {
+    if (!e->output.empty() && !unwritten) {
         main.absError = fetched(TensorKey{TensorKey::Source::AbsError, e->output});
         main.relError = fetched(TensorKey{TensorKey::Source::RelError, e->output});
     }
