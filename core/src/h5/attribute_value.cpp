@@ -2,6 +2,8 @@
 // checked call()/open() wrappers of h5_handle.h.
 #include "opscope/h5/attribute_value.h"
 
+#include "attribute_reader.h"
+
 #include <hdf5.h>
 
 #include <cstdint>
@@ -10,56 +12,14 @@
 namespace opscope::h5 {
 namespace {
 
-struct OpenAttribute {
-    Handle attribute, type, space;
-    H5T_class_t typeClass = H5T_NO_CLASS;
-    int rank = 0;
-    std::size_t count = 0;
-    std::string where;
-};
-
-OpenAttribute openAttribute(const File& file, const std::string& objectPath, const std::string& name) {
-    const std::string path = normalizePath(objectPath);
-    OpenAttribute a;
-    a.where = "attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
-    const std::string what = "cannot read " + a.where;
-    if (!file.exists(path)) throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
-    const hid_t fid = file.id();
-    if (call(what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
-        throw H5Error("no " + a.where);
-    a.attribute = open(Handle::Kind::Attribute, what, [&] {
-        return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-    });
-    a.type = open(Handle::Kind::Datatype, what, [&] { return H5Aget_type(a.attribute.id()); });
-    a.space = open(Handle::Kind::Dataspace, what, [&] { return H5Aget_space(a.attribute.id()); });
-    a.typeClass = call(what, [&] { return H5Tget_class(a.type.id()); });
-    const H5S_class_t spaceClass = call(what, [&] { return H5Sget_simple_extent_type(a.space.id()); });
-    if (spaceClass == H5S_NULL) {
-        a.rank = 0;
-        a.count = 0;
-    } else {
-        a.rank = call(what, [&] { return H5Sget_simple_extent_ndims(a.space.id()); });
-        a.count = static_cast<std::size_t>(call(what, [&] { return H5Sget_simple_extent_npoints(a.space.id()); }));
-    }
-    return a;
-}
-
-template <class T>
-std::vector<T> readValues(const OpenAttribute& a, hid_t memoryType) {
-    std::vector<T> values(a.count);
-    if (!values.empty())
-        call("cannot read " + a.where, [&] { return H5Aread(a.attribute.id(), memoryType, values.data()); });
-    return values;
-}
-
 // A scalar dataspace gives one value; anything else an array.
 template <class T, class V>
-ParamValue scalarOrArray(const OpenAttribute& a, std::vector<V> values) {
+ParamValue scalarOrArray(const AttributeReader& a, std::vector<V> values) {
     if (a.rank == 0 && values.size() == 1) return T(values.front());
     return ParamValue(std::vector<T>(values.begin(), values.end()));
 }
 
-std::string typeSummary(const OpenAttribute& a) {
+std::string typeSummary(const AttributeReader& a) {
     std::string name = describeType(a.type.id());
     if (a.rank == 0) return name;
     return name + "[" + std::to_string(a.count) + "]";
@@ -68,18 +28,18 @@ std::string typeSummary(const OpenAttribute& a) {
 }  // namespace
 
 ParamValue readAttributeValue(const File& file, const std::string& objectPath, const std::string& name) {
-    const OpenAttribute a = openAttribute(file, objectPath, name);
+    const AttributeReader a = openAttribute(file, objectPath, name);
     if (a.typeClass == H5T_ENUM && isBoolType(a.type.id())) {
         Handle memory = makeBoolType();
-        const std::vector<int8_t> bytes = readValues<int8_t>(a, memory.id());
+        const std::vector<int8_t> bytes = a.readAs<int8_t>(memory.id());
         std::vector<bool> values;
         for (int8_t b : bytes) values.push_back(b != 0);
         if (a.rank == 0 && values.size() == 1) return ParamValue(bool(values.front()));
         return ParamValue(values);
     }
     switch (a.typeClass) {
-        case H5T_INTEGER: return scalarOrArray<int64_t>(a, readValues<int64_t>(a, H5T_NATIVE_INT64));
-        case H5T_FLOAT: return scalarOrArray<double>(a, readValues<double>(a, H5T_NATIVE_DOUBLE));
+        case H5T_INTEGER: return scalarOrArray<int64_t>(a, a.readAs<int64_t>(H5T_NATIVE_INT64));
+        case H5T_FLOAT: return scalarOrArray<double>(a, a.readAs<double>(H5T_NATIVE_DOUBLE));
         case H5T_STRING: {
             if (a.rank == 0) return ParamValue(file.readAttribute<std::string>(objectPath, name));
             const auto texts = file.readAttribute<std::vector<std::string>>(objectPath, name);
@@ -120,7 +80,7 @@ void writeAttributeValue(File& file, const std::string& objectPath, const std::s
 }
 
 std::string describeAttribute(const File& file, const std::string& objectPath, const std::string& name) {
-    const OpenAttribute a = openAttribute(file, objectPath, name);
+    const AttributeReader a = openAttribute(file, objectPath, name);
     return typeSummary(a);
 }
 

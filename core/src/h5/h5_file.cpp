@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "opscope/h5/file_safety.h"
+#include "attribute_reader.h"
 #include "strings_internal.h"
 
 namespace opscope::h5 {
@@ -119,54 +120,6 @@ Handle fileAccessList(const std::string& what, bool writable) {
     return access;
 }
 
-// An attribute opened for reading, with what the readers check before choosing a memory type.
-struct AttributeReader {
-    Handle attribute;
-    Handle type;
-    Handle space;
-    H5T_class_t typeClass = H5T_NO_CLASS;
-    size_t count = 0;
-    std::string where;  // "attribute 'n' of '/p' in 'f.h5'"
-    std::string what;   // "cannot read " + where
-
-    [[noreturn]] void mismatch(const std::string& wanted) const {
-        throw H5Error(where + " is " + describeType(type.id()) + ", not " + wanted);
-    }
-    template <class T> std::vector<T> readAs(hid_t memoryType) const {
-        std::vector<T> values(count);
-        if (count > 0) call(what, [&] { return H5Aread(attribute.id(), memoryType, values.data()); });
-        return values;
-    }
-    template <class T> T single(std::vector<T> values) const {
-        if (values.size() != 1)
-            throw H5Error(where + " holds " + std::to_string(values.size()) + " values, not one");
-        return std::move(values.front());
-    }
-};
-
-AttributeReader openAttribute(const File& file, const std::string& objectPath, const std::string& name) {
-    const std::string path = normalizePath(objectPath);
-    AttributeReader r;
-    r.where = "attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
-    r.what = "cannot read " + r.where;
-    const ObjectInfo found = file.info(path);
-    file.refuseIfExternal(path, found);
-    const ObjectKind kind = found.kind;
-    if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
-        throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
-    const hid_t fid = file.id();
-    if (call(r.what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
-        throw H5Error("no " + r.where);
-    r.attribute = open(Handle::Kind::Attribute, r.what, [&] {
-        return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-    });
-    r.type = open(Handle::Kind::Datatype, r.what, [&] { return H5Aget_type(r.attribute.id()); });
-    r.space = open(Handle::Kind::Dataspace, r.what, [&] { return H5Aget_space(r.attribute.id()); });
-    r.typeClass = call(r.what, [&] { return H5Tget_class(r.type.id()); });
-    const hssize_t n = call(r.what, [&] { return H5Sget_simple_extent_npoints(r.space.id()); });
-    r.count = static_cast<size_t>(n);
-    return r;
-}
 
 std::vector<std::string> readStrings(const AttributeReader& r) {
     if (r.typeClass != H5T_STRING) r.mismatch("string");
@@ -208,6 +161,33 @@ std::vector<double> readReals(const AttributeReader& r) {
 }
 
 }  // namespace
+
+AttributeReader openAttribute(const File& file, const std::string& objectPath, const std::string& name) {
+    const std::string path = normalizePath(objectPath);
+    AttributeReader r;
+    r.where = "attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
+    r.what = "cannot read " + r.where;
+    const ObjectInfo found = file.info(path);
+    file.refuseIfExternal(path, found);
+    const ObjectKind kind = found.kind;
+    if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
+        throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
+    const hid_t fid = file.id();
+    if (call(r.what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
+        throw H5Error("no " + r.where);
+    r.attribute = open(Handle::Kind::Attribute, r.what, [&] {
+        return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+    });
+    r.type = open(Handle::Kind::Datatype, r.what, [&] { return H5Aget_type(r.attribute.id()); });
+    r.space = open(Handle::Kind::Dataspace, r.what, [&] { return H5Aget_space(r.attribute.id()); });
+    r.typeClass = call(r.what, [&] { return H5Tget_class(r.type.id()); });
+    // A null dataspace holds no value; a scalar one has rank 0 and one value.
+    if (call(r.what, [&] { return H5Sget_simple_extent_type(r.space.id()); }) != H5S_NULL) {
+        r.rank = call(r.what, [&] { return H5Sget_simple_extent_ndims(r.space.id()); });
+        r.count = static_cast<size_t>(call(r.what, [&] { return H5Sget_simple_extent_npoints(r.space.id()); }));
+    }
+    return r;
+}
 
 const char* kindName(ObjectKind kind) {
     switch (kind) {
