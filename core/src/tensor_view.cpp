@@ -81,7 +81,7 @@ TensorView::ByteRange TensorView::byteRange() const {
     if (lo < 0)
         fail(status::kParamInvalid, Msg() << "view " << shapeToString(shape) << " strides " << shapeToString(strides)
                                           << " offset " << offset << " reaches element " << lo << ", before its storage");
-    std::size_t begin, end;
+    std::size_t begin = 0, end = 0;
     const auto size = elementSize();
     if (!checkedMul(static_cast<std::size_t>(lo), size, &begin) || !checkedAdd(static_cast<std::size_t>(hi), std::size_t{1}, &end) ||
         !checkedMul(end, size, &end))

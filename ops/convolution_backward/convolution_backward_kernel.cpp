@@ -17,10 +17,14 @@
 
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 GEMM packing
 // (_mm512_undefined_ps in ptranspose); it is not about this file's code.
+#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (the fuzz build)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <Eigen/Core>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #include <algorithm>
 
 #include "conv_im2col.h"

@@ -41,7 +41,7 @@ void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const floa
                        const float* db, float* dx) {
     const int64_t D = s.channelsPerGroup();
     const int64_t c0 = g * D;
-    const double m = mean[n * s.G + g], r = rstd[n * s.G + g];
+    const double m = static_cast<double>(mean[n * s.G + g]), r = static_cast<double>(rstd[n * s.G + g]);
     double dsG = 0, dbG = 0;
     for (int64_t c = c0; c < c0 + D; ++c) {
         const double gm = gamma ? static_cast<double>(gamma[c]) : 1.0;
@@ -142,8 +142,8 @@ void groupNormGammaBetaGrad(const GroupNormShape& s, const float* ds, const floa
             const int64_t g = c / D;
             double dg = 0, dbt = 0;
             for (int64_t n = 0; n < s.N; ++n) {  // fixed order over the batch
-                const double dsv = ds[n * s.C + c], dbv = db[n * s.C + c];
-                const double mu = mean[n * s.G + g], rs = rstd[n * s.G + g];
+                const double dsv = static_cast<double>(ds[n * s.C + c]), dbv = static_cast<double>(db[n * s.C + c]);
+                const double mu = static_cast<double>(mean[n * s.G + g]), rs = static_cast<double>(rstd[n * s.G + g]);
                 dg += (dsv - dbv * mu) * rs;
                 dbt += dbv;
             }

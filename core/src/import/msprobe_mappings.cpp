@@ -206,8 +206,9 @@ void groupStatistics(const HostTensor& x, int64_t N, int64_t C, int64_t HxW, int
             double sq = 0;
             for (int64_t i = 0; i < count; ++i) sq += (p[i] - m) * (p[i] - m);
             const double var = count ? sq / static_cast<double>(count) : 0;
-            mean->setFromDouble(n * G + g, static_cast<float>(m));
-            rstd->setFromDouble(n * G + g, static_cast<float>(1.0 / std::sqrt(var + eps)));
+            // Rounded once to float32, as the device's forward stores them.
+            mean->setFromDouble(n * G + g, static_cast<double>(static_cast<float>(m)));
+            rstd->setFromDouble(n * G + g, static_cast<double>(static_cast<float>(1.0 / std::sqrt(var + eps))));
         }
 }
 

@@ -95,8 +95,8 @@ std::vector<AxisErrorStats> perAxisErrors(const ErrorMaps& maps, int axis) {
             continue;
         }
         ++s.count;
-        sumAbs[k] += absErr[i];
-        sumRel[k] += relErr[i];
+        sumAbs[k] += static_cast<long double>(absErr[i]);
+        sumRel[k] += static_cast<long double>(relErr[i]);
         s.maxAbs = std::max(s.maxAbs, absErr[i]);
         s.maxRel = std::max(s.maxRel, relErr[i]);
     }

@@ -131,13 +131,13 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
         ++m.finiteCount;
         const double absErr = std::fabs(a - r);
         const double rel = absErr / (std::fabs(r) + options.relativeGuard);
-        sumAbs += absErr;
-        sumRel += rel;
-        sumSq += static_cast<long double>(absErr) * absErr;
-        sumBalance += (a - r) / std::max(std::fabs(r), 1.0);
-        dot += static_cast<long double>(a) * r;
-        normA += static_cast<long double>(a) * a;
-        normR += static_cast<long double>(r) * r;
+        sumAbs += static_cast<long double>(absErr);
+        sumRel += static_cast<long double>(rel);
+        sumSq += static_cast<long double>(absErr) * static_cast<long double>(absErr);
+        sumBalance += static_cast<long double>((a - r) / std::max(std::fabs(r), 1.0));
+        dot += static_cast<long double>(a) * static_cast<long double>(r);
+        normA += static_cast<long double>(a) * static_cast<long double>(a);
+        normR += static_cast<long double>(r) * static_cast<long double>(r);
         if (m.worstAbs.index < 0 || absErr > m.maxAbsError) {
             m.maxAbsError = absErr;
             m.worstAbs = elementRef(i, m.shape, a, r, absErr, rel);
@@ -151,7 +151,7 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
         within4 += rel < 1e-4;
         if (m.ulpApplicable) {
             const double u = ulpError(a, std::isfinite(exact) ? exact : r, outputDtype);
-            sumUlp += u;
+            sumUlp += static_cast<long double>(u);
             m.maxUlpError = std::max(m.maxUlpError, u);
         }
         if (std::fabs(r) < tol.smallValue) {
