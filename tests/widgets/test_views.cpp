@@ -8,6 +8,7 @@
 #include <QMimeData>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <memory>
 
 #include "models/h5_tree_model.h"
 #include "views/argument_form.h"
@@ -146,6 +147,32 @@ private Q_SLOTS:
         QVERIFY(args.wait(10000));
         QCOMPARE(ctx.arguments().tensors.at("gamma").origin, std::string("/gn/basic/inputs/gamma"));
         QVERIFY(!ctx.isPrepared());  // the plan no longer matches the form
+        QVERIFY(test::waitIdle(ctx));
+    }
+
+    // Closing the form while an attribute editor has focus and an unfinished edit: the editor's
+    // editingFinished fires during destruction and must neither reach a half-destroyed form
+    // (heap-use-after-free under ASan) nor commit the edit.
+    void closingTheFormWithAFocusedEditorCommitsNothing() {
+        DebugContext ctx;
+        auto form = std::make_unique<ArgumentForm>(&ctx);
+        form->show();
+        form->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(form.get()));
+        QVERIFY(ctx.openFile(file_));
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        auto* group = qobject_cast<QLineEdit*>(form->editorFor("group"));
+        QVERIFY(group);
+        group->setFocus();
+        QVERIFY(QTest::qWaitFor([&] { return group->hasFocus(); }, 5000));
+        group->selectAll();
+        QTest::keyClicks(group, "4");
+        QSignalSpy args(&ctx, &DebugContext::argumentsChanged);
+        form.reset();
+        QCOMPARE(args.count(), 0);
+        QCOMPARE(std::get<int64_t>(ctx.arguments().attributes.at("group")), int64_t{2});
         QVERIFY(test::waitIdle(ctx));
     }
 

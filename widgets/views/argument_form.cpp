@@ -137,6 +137,13 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
     rebuild();
 }
 
+// A focused line edit emits editingFinished when ~QWidget takes its focus away, and by then
+// rows_ is gone: the editors go first, while the form is whole, and commit nothing.
+ArgumentForm::~ArgumentForm() {
+    updating_ = true;
+    delete fields_;
+}
+
 void ArgumentForm::rebuild() {
     rows_.clear();
     delete fields_;

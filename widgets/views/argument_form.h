@@ -24,6 +24,7 @@ class ArgumentForm : public QWidget {
     Q_OBJECT
 public:
     explicit ArgumentForm(DebugContext* context, QWidget* parent = nullptr);
+    ~ArgumentForm() override;
 
     // The error text shown beside an argument ("" when none): for tests.
     QString errorFor(const std::string& argument) const;

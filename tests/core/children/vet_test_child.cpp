@@ -14,7 +14,10 @@
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "ok";
-    if (mode == "crash") std::raise(SIGSEGV);
+    if (mode == "crash") {
+        std::signal(SIGSEGV, SIG_DFL);  // die by the signal, also where a sanitizer's handler would catch it
+        std::raise(SIGSEGV);
+    }
     if (mode == "hang") ::pause();
     if (mode == "spin")
         for (volatile unsigned long i = 0;; i = i + 1) {}
