@@ -17,7 +17,8 @@ namespace opscope::bench {
 
 inline size_t dtypeBytes(aclDataType t) {
     switch (t) {
-        case ACL_FLOAT16: case ACL_BF16: return 2;
+        case ACL_FLOAT16:
+        case ACL_BF16: return 2;
         case ACL_DOUBLE: return 8;
         default: return 4;
     }
@@ -28,7 +29,8 @@ inline size_t dtypeBytes(aclDataType t) {
 class BenchTensor {
 public:
     BenchTensor(const std::vector<int64_t>& shape, aclDataType dtype, float lo = -1.f, float hi = 1.f,
-                uint32_t seed = 1) : shape_(shape), dtype_(dtype) {
+                uint32_t seed = 1)
+        : shape_(shape), dtype_(dtype) {
         int64_t n = 1;
         for (int64_t d : shape) n *= d;
         bytes_ = static_cast<size_t>(n) * dtypeBytes(dtype);
@@ -41,16 +43,22 @@ public:
             float v = u(rng);
             uint32_t bits;
             std::memcpy(&bits, &v, 4);
-            if (dtype == ACL_FLOAT) std::memcpy(p + 4 * i, &v, 4);
-            else if (dtype == ACL_BF16) { uint16_t h = static_cast<uint16_t>(bits >> 16); std::memcpy(p + 2 * i, &h, 2); }
-            else if (dtype == ACL_FLOAT16) {
+            if (dtype == ACL_FLOAT)
+                std::memcpy(p + 4 * i, &v, 4);
+            else if (dtype == ACL_BF16) {
+                uint16_t h = static_cast<uint16_t>(bits >> 16);
+                std::memcpy(p + 2 * i, &h, 2);
+            } else if (dtype == ACL_FLOAT16) {
                 // float -> half for |v| < 65504 (round toward zero; timing data only)
                 const uint32_t sign = (bits >> 16) & 0x8000u;
                 const int exp = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
                 uint16_t h = static_cast<uint16_t>(sign);
                 if (exp > 0 && exp < 31) h = static_cast<uint16_t>(sign | (exp << 10) | ((bits >> 13) & 0x3ff));
                 std::memcpy(p + 2 * i, &h, 2);
-            } else if (dtype == ACL_DOUBLE) { double d = v; std::memcpy(p + 8 * i, &d, 8); }
+            } else if (dtype == ACL_DOUBLE) {
+                double d = v;
+                std::memcpy(p + 8 * i, &d, 8);
+            }
         }
         std::vector<int64_t> strides(shape.size(), 1);
         for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
@@ -78,8 +86,8 @@ private:
 
 // Phase 2 with a workspace allocated and freed per call, then synchronize: what a user does.
 template <class Launch>
-void runAndSync(benchmark::State& state, aclnnStatus phase1Status, uint64_t wsSize, aclOpExecutor* exe,
-                Launch launch, aclrtStream stream) {
+void runAndSync(benchmark::State& state, aclnnStatus phase1Status, uint64_t wsSize, aclOpExecutor* exe, Launch launch,
+                aclrtStream stream) {
     if (phase1Status != ACLNN_SUCCESS) {
         state.SkipWithError(aclGetRecentErrMsg());
         return;

@@ -8,7 +8,8 @@ namespace {
 
 void BM_ConvolutionBackward(benchmark::State& state) {
     const auto dtype = static_cast<aclDataType>(state.range(0));
-    BenchTensor dy({8, 64, 56, 56}, dtype), x({8, 64, 56, 56}, dtype, -1, 1, 2), w({64, 64, 3, 3}, dtype, -0.1f, 0.1f, 3);
+    BenchTensor dy({8, 64, 56, 56}, dtype), x({8, 64, 56, 56}, dtype, -1, 1, 2),
+        w({64, 64, 3, 3}, dtype, -0.1f, 0.1f, 3);
     BenchTensor dx({8, 64, 56, 56}, dtype), dw({64, 64, 3, 3}, dtype), db({64}, dtype);
     const int64_t one[2] = {1, 1}, zero[2] = {0, 0}, bias[1] = {64};
     aclIntArray* stride = aclCreateIntArray(one, 2);

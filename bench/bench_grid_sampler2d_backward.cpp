@@ -18,8 +18,8 @@ void BM_GridSampler2DBackward(benchmark::State& state) {
     for (auto _ : state) {
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnGridSampler2DBackwardGetWorkspaceSize(dy, input, grid, 0, 0, false, mask, ig, gg,
-                                                                          &ws, &exe);
+        const aclnnStatus st =
+            aclnnGridSampler2DBackwardGetWorkspaceSize(dy, input, grid, 0, 0, false, mask, ig, gg, &ws, &exe);
         runAndSync(state, st, ws, exe, aclnnGridSampler2DBackward, stream);
     }
     state.counters["data_MB"] =
@@ -30,7 +30,11 @@ void BM_GridSampler2DBackward(benchmark::State& state) {
     aclDestroyBoolArray(mask);
 }
 BENCHMARK(BM_GridSampler2DBackward)
-    ->Arg(ACL_FLOAT)->Arg(ACL_FLOAT16)->Arg(ACL_BF16)->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Arg(ACL_FLOAT)
+    ->Arg(ACL_FLOAT16)
+    ->Arg(ACL_BF16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace opscope::bench

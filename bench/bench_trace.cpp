@@ -30,7 +30,8 @@ void BM_TraceCostPerExecutor(benchmark::State& state) {
     const int64_t N = 2, C = 8, HxW = 16, G = 2;
     BenchTensor dy({N, C, HxW}, ACL_FLOAT), x({N, C, HxW}, ACL_FLOAT, -2, 2, 2);
     BenchTensor mean({N, G}, ACL_FLOAT, -0.1f, 0.1f, 3), rstd({N, G}, ACL_FLOAT, 0.5f, 2.f, 4);
-    BenchTensor gamma({C}, ACL_FLOAT, 0.5f, 1.5f, 5), dx({N, C, HxW}, ACL_FLOAT), dg({C}, ACL_FLOAT), db({C}, ACL_FLOAT);
+    BenchTensor gamma({C}, ACL_FLOAT, 0.5f, 1.5f, 5), dx({N, C, HxW}, ACL_FLOAT), dg({C}, ACL_FLOAT),
+        db({C}, ACL_FLOAT);
     const bool maskData[3] = {true, true, true};
     aclBoolArray* mask = aclCreateBoolArray(maskData, 3);
     aclrtStream stream = nullptr;
@@ -38,13 +39,14 @@ void BM_TraceCostPerExecutor(benchmark::State& state) {
     const std::string path = "/tmp/opscope_bench_trace_" + std::to_string(getpid()) + ".h5";
     std::shared_ptr<TraceFileWriter> trace;
     if (mode > 0)
-        trace = startTrace(path, TraceLevel::Metadata, mode == 1 ? TraceWriteMode::Synchronous : TraceWriteMode::Background);
+        trace = startTrace(path, TraceLevel::Metadata,
+                           mode == 1 ? TraceWriteMode::Synchronous : TraceWriteMode::Background);
     const double cpuBefore = processCpuSeconds();
     for (auto _ : state) {
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, N, C, HxW, G, mask, dx,
-                                                                      dg, db, &ws, &exe);
+        const aclnnStatus st =
+            aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, N, C, HxW, G, mask, dx, dg, db, &ws, &exe);
         runAndSync(state, st, ws, exe, aclnnGroupNormBackward, stream);
     }
     if (trace) trace->drain();

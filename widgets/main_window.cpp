@@ -78,7 +78,8 @@ MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent
         updateActions();
     });
     connect(context_, &DebugContext::backgroundChanged, this, [this](bool working) {
-        if (!context_->isBusy()) busyLabel_->setText(working ? context_->backgroundText() + QStringLiteral("…") : QString());
+        if (!context_->isBusy())
+            busyLabel_->setText(working ? context_->backgroundText() + QStringLiteral("…") : QString());
         updateActions();
     });
     connect(context_, &DebugContext::analysisChanged, this, &MainWindow::updateActions);
@@ -198,7 +199,8 @@ void MainWindow::createActions() {
     file->addAction(make(tr("&Quit"), "quit", QKeySequence::Quit, [this] { close(); }));
 
     QMenu* debug = menuBar()->addMenu(tr("&Debug"));
-    QAction* prepare = make(tr("&Prepare"), "prepare", QKeySequence(Qt::CTRL | Qt::Key_P), [this] { context_->prepare(); });
+    QAction* prepare =
+        make(tr("&Prepare"), "prepare", QKeySequence(Qt::CTRL | Qt::Key_P), [this] { context_->prepare(); });
     prepare->setToolTip(tr("Phase 1: validate and plan (Ctrl+P)"));
     QAction* cont = make(tr("&Continue"), "continue", QKeySequence(Qt::Key_F5), [this] { context_->continueRun(); });
     cont->setToolTip(tr("Run to the next breakpoint or the end (F5)"));
@@ -211,12 +213,14 @@ void MainWindow::createActions() {
     QAction* restart = make(tr("&Restart"), "restart", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
                             [this] { context_->restart(); });
     restart->setToolTip(tr("Rewind to step 0 (Ctrl+Shift+F5)"));
-    QAction* cancel = make(tr("Ca&ncel"), "cancel", QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { context_->cancel(); });
+    QAction* cancel =
+        make(tr("Ca&ncel"), "cancel", QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { context_->cancel(); });
     cancel->setToolTip(tr("Stop a run before its next step (Shift+F5)"));
     QAction* bp = make(tr("Toggle &Breakpoint"), "toggleBreakpoint", QKeySequence(Qt::Key_F9), [this] {
         if (auto s = steps_->selectedStep()) context_->toggleBreakpoint(*s);
     });
-    QAction* nan = make(tr("Break on &NaN/Inf"), "breakOnNonFinite", {}, [this](bool on) { context_->setBreakOnNonFinite(on); });
+    QAction* nan =
+        make(tr("Break on &NaN/Inf"), "breakOnNonFinite", {}, [this](bool on) { context_->setBreakOnNonFinite(on); });
     nan->setCheckable(true);
     nan->setToolTip(tr("Stop after a step that writes NaN or Inf"));
     QAction* err = make(tr("Break when error &exceeds the standard"), "breakOnError", {},
@@ -244,7 +248,8 @@ void MainWindow::createActions() {
     viewMenu->addAction(make(tr("&Reset Layout"), "resetLayout", {}, [this] { resetLayout(); }));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(make(tr("&Keyboard Shortcuts"), "shortcuts", QKeySequence::HelpContents, [this] { showShortcuts(); }));
+    help->addAction(
+        make(tr("&Keyboard Shortcuts"), "shortcuts", QKeySequence::HelpContents, [this] { showShortcuts(); }));
     help->addAction(make(tr("&About OpScope"), "about", {}, [this] {
         QMessageBox::about(this, tr("About OpScope"),
                            tr("<b>OpScope</b> — a debugger for aclnn operator executors on the CPU.<br>"
@@ -322,15 +327,16 @@ bool sameFile(const QString& a, const QString& b) {
 
 void MainWindow::saveSession() {
     if (!context_->isPrepared()) return;
-    const QString dest = QFileDialog::getSaveFileName(this, tr("Save session (results, metrics and trace)"),
-                                                      QSettings().value("lastDir").toString() + "/session.h5",
-                                                      tr("HDF5 files (*.h5)"));
+    const QString dest =
+        QFileDialog::getSaveFileName(this, tr("Save session (results, metrics and trace)"),
+                                     QSettings().value("lastDir").toString() + "/session.h5", tr("HDF5 files (*.h5)"));
     if (dest.isEmpty()) return;
     const QString input = context_->filePath();
     const bool replacesInput = sameFile(dest, input);
     if (replacesInput &&
-        QMessageBox::question(this, tr("Replace the input file?"),
-                              tr("%1 is the file this session was loaded from. Replace it with the session?").arg(dest)) !=
+        QMessageBox::question(
+            this, tr("Replace the input file?"),
+            tr("%1 is the file this session was loaded from. Replace it with the session?").arg(dest)) !=
             QMessageBox::Yes)
         return;
     context_->saveSession(dest, replacesInput, [this](QString error) {
@@ -340,13 +346,15 @@ void MainWindow::saveSession() {
 
 void MainWindow::exportReport() {
     QString filter;
-    const QString dest = QFileDialog::getSaveFileName(this, tr("Export report"), QSettings().value("lastDir").toString() + "/report.json",
+    const QString dest = QFileDialog::getSaveFileName(this, tr("Export report"),
+                                                      QSettings().value("lastDir").toString() + "/report.json",
                                                       tr("JSON (*.json);;CSV (*.csv)"), &filter);
     if (dest.isEmpty()) return;
     const SessionSnapshot snap = context_->snapshot();
     const bool csv = dest.endsWith(".csv", Qt::CaseInsensitive) || filter.startsWith("CSV");
     try {
-        writeFileAtomically(dest.toStdString(), csv ? reportCsv(snap) : reportJson(snap), {context_->filePath().toStdString()});
+        writeFileAtomically(dest.toStdString(), csv ? reportCsv(snap) : reportJson(snap),
+                            {context_->filePath().toStdString()});
         Q_EMIT context_->statusMessage(tr("Wrote %1").arg(dest), false);
     } catch (const std::exception& e) {
         QMessageBox::warning(this, tr("Cannot export"), QString::fromUtf8(e.what()));
@@ -354,10 +362,12 @@ void MainWindow::exportReport() {
 }
 
 void MainWindow::exportTensorPng() {
-    const QString dest = QFileDialog::getSaveFileName(this, tr("Export tensor view"), QSettings().value("lastDir").toString() + "/tensor.png",
-                                                      tr("PNG images (*.png)"));
+    const QString dest =
+        QFileDialog::getSaveFileName(this, tr("Export tensor view"),
+                                     QSettings().value("lastDir").toString() + "/tensor.png", tr("PNG images (*.png)"));
     if (dest.isEmpty()) return;
-    if (!tensorView_->exportPng(dest)) QMessageBox::warning(this, tr("Cannot export"), tr("Nothing to export, or %1 is not writable").arg(dest));
+    if (!tensorView_->exportPng(dest))
+        QMessageBox::warning(this, tr("Cannot export"), tr("Nothing to export, or %1 is not writable").arg(dest));
 }
 
 void MainWindow::showShortcuts() {
@@ -366,9 +376,10 @@ void MainWindow::showShortcuts() {
         if (!a->shortcut().isEmpty())
             text += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
                         .arg(a->shortcut().toString(QKeySequence::NativeText), a->text().remove('&'));
-    text += tr("<tr><td><b>B</b></td><td>A/B: output or reference</td></tr>"
-               "<tr><td><b>F</b></td><td>fit the heatmap</td></tr>"
-               "<tr><td><b>+ / −, wheel</b></td><td>zoom the heatmap</td></tr></table>");
+    text +=
+        tr("<tr><td><b>B</b></td><td>A/B: output or reference</td></tr>"
+           "<tr><td><b>F</b></td><td>fit the heatmap</td></tr>"
+           "<tr><td><b>+ / −, wheel</b></td><td>zoom the heatmap</td></tr></table>");
     QMessageBox::information(this, tr("Keyboard shortcuts"), text);
 }
 

@@ -46,7 +46,8 @@ inline QString formatNumber(double v, int precision = 6) {
 
 inline QString formatShape(const std::vector<int64_t>& shape) {
     QString s = QStringLiteral("[");
-    for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? QStringLiteral(", ") : QString()) + QString::number(shape[i]);
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? QStringLiteral(", ") : QString()) + QString::number(shape[i]);
     return s + QStringLiteral("]");
 }
 

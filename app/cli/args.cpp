@@ -41,7 +41,9 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
             inlineValue = true;
         }
         const OptionSpec* o = findOption(spec, name);
-        if (!o) throw CliError("unknown option '" + name + "' for '" + spec.name + "' (see opscope-cli " + spec.name + " --help)");
+        if (!o)
+            throw CliError("unknown option '" + name + "' for '" + spec.name + "' (see opscope-cli " + spec.name +
+                           " --help)");
         if (o->valueName.empty()) {
             if (inlineValue) throw CliError("option '" + name + "' takes no value");
         } else if (!inlineValue) {
@@ -59,7 +61,8 @@ ParsedArgs parseArgs(const CommandSpec& spec, const std::vector<std::string>& ar
                        (spec.minPositionals > 1 ? "s" : "") + ": usage: opscope-cli " + spec.usage);
     if (spec.maxPositionals >= 0 && n > spec.maxPositionals)
         throw CliError("'" + spec.name + "' takes at most " + std::to_string(spec.maxPositionals) + " argument" +
-                       (spec.maxPositionals == 1 ? "" : "s") + ", got '" + parsed.positionals[static_cast<std::size_t>(spec.maxPositionals)] +
+                       (spec.maxPositionals == 1 ? "" : "s") + ", got '" +
+                       parsed.positionals[static_cast<std::size_t>(spec.maxPositionals)] +
                        "' too: usage: opscope-cli " + spec.usage);
     return parsed;
 }

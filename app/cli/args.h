@@ -9,20 +9,20 @@
 namespace opscope::cli {
 
 struct OptionSpec {
-    std::string name;        // "--dtype"
-    std::string valueName;   // "DTYPE"; empty for a flag
+    std::string name;       // "--dtype"
+    std::string valueName;  // "DTYPE"; empty for a flag
     bool repeatable = false;
     std::string help;
 };
 
 struct CommandSpec {
-    std::string name;        // "run", "trace export"
-    std::string usage;       // "run FILE... [options]"
-    std::string summary;     // one line
-    std::string description; // paragraphs after the usage
+    std::string name;         // "run", "trace export"
+    std::string usage;        // "run FILE... [options]"
+    std::string summary;      // one line
+    std::string description;  // paragraphs after the usage
     std::vector<OptionSpec> options;
     int minPositionals = 0;
-    int maxPositionals = -1; // -1: any number
+    int maxPositionals = -1;  // -1: any number
     std::string examples;
 };
 

@@ -54,9 +54,12 @@ std::string formatPercent(double share) {
 
 std::string formatBytes(uint64_t bytes) {
     char buf[40];
-    if (bytes < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else if (bytes < 1024ull * 1024) std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(bytes) / 1024);
-    else std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024));
+    if (bytes < 1024)
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    else if (bytes < 1024ull * 1024)
+        std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(bytes) / 1024);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024));
     return buf;
 }
 
@@ -111,7 +114,8 @@ void parseShard(const std::string& text, int* index, int* count) {
     const long i = slash == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
     const bool iOk = slash != std::string::npos && slash > 0 && end == text.c_str() + slash;
     const long n = iOk ? std::strtol(text.c_str() + slash + 1, &end, 10) : 0;
-    if (!iOk || slash + 1 == text.size() || end != text.c_str() + text.size() || n < 1 || i < 0 || i >= n || n > 1000000)
+    if (!iOk || slash + 1 == text.size() || end != text.c_str() + text.size() || n < 1 || i < 0 || i >= n ||
+        n > 1000000)
         throw CliError("--shard must be I/N with 0 <= I < N (e.g. 0/4), got '" + text + "'");
     *index = static_cast<int>(i);
     *count = static_cast<int>(n);

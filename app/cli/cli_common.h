@@ -35,7 +35,7 @@ bool stderrIsTerminal();
 // "1.23e-05", "0.999", "nan"; fixed precision for tables.
 std::string formatNumber(double v, int significant = 3);
 std::string formatPercent(double share);  // "99.950%"
-std::string formatBytes(uint64_t bytes);   // "333 KiB"
+std::string formatBytes(uint64_t bytes);  // "333 KiB"
 // A metric as the CLI shows it ("-" where it does not apply): counts whole, cosine with 9
 // digits, shares as percentages, the rest with `significant` digits.
 std::string formatMetric(const metrics::MetricField& f, const metrics::ComparisonMetrics& m, int significant = 3);

@@ -37,8 +37,12 @@ int runStandards(const ParsedArgs& a) {
         JsonWriter w(std::cout);
         w.beginObject().key("standards").beginArray();
         for (const metrics::Standard& s : all)
-            w.beginObject().field("name", s.name).field("title", s.title).field("rule", s.formula)
-                .field("thresholds", s.thresholds).endObject();
+            w.beginObject()
+                .field("name", s.name)
+                .field("title", s.title)
+                .field("rule", s.formula)
+                .field("thresholds", s.thresholds)
+                .endObject();
         w.endArray().key("defaults").beginObject();
         for (const ops::Operator* op : ops::allOperators())
             w.field(op->schema().name, metrics::defaultStandardName(op->schema().name));
@@ -48,8 +52,9 @@ int runStandards(const ParsedArgs& a) {
     }
     for (const metrics::Standard& s : all) {
         std::cout << (&s == &all.back() ? "rtol=X,atol=Y" : s.name) << "  (" << s.title << ")\n";
-        std::cout << "    rule:       " << s.formula << "\n    thresholds: "
-                  << (&s == &all.back() ? "given, e.g. rtol=1e-3,atol=1e-5" : s.thresholds) << "\n\n";
+        std::cout << "    rule:       " << s.formula
+                  << "\n    thresholds: " << (&s == &all.back() ? "given, e.g. rtol=1e-3,atol=1e-5" : s.thresholds)
+                  << "\n\n";
     }
     std::cout << "Every metric compares with the reference rounded to the output dtype; rel = |a - r| / (|r| + 1e-7).\n"
                  "defaults:\n";
@@ -71,8 +76,12 @@ int runOperators(const ParsedArgs& a) {
                 w.beginObject().field("name", t.name).field("optional", t.optional).field("help", t.help).endObject();
             w.endArray().key("attributes").beginArray();
             for (const ops::ArgSpec& t : s.attributes)
-                w.beginObject().field("name", t.name).field("kind", ops::argKindName(t.kind))
-                    .field("default", paramToString(t.defaultValue)).field("help", t.help).endObject();
+                w.beginObject()
+                    .field("name", t.name)
+                    .field("kind", ops::argKindName(t.kind))
+                    .field("default", paramToString(t.defaultValue))
+                    .field("help", t.help)
+                    .endObject();
             w.endArray().key("outputs").beginArray();
             for (const ops::OutputSpec& o : s.outputs) w.value(o.name);
             w.endArray().endObject();
@@ -87,8 +96,8 @@ int runOperators(const ParsedArgs& a) {
         for (const ops::ArgSpec& t : s.tensors)
             std::cout << "    tensor " << t.name << (t.optional ? " (optional)" : "") << ": " << t.help << "\n";
         for (const ops::ArgSpec& t : s.attributes)
-            std::cout << "    attr   " << t.name << " " << ops::argKindName(t.kind) << " = " << paramToString(t.defaultValue)
-                      << ": " << t.help << "\n";
+            std::cout << "    attr   " << t.name << " " << ops::argKindName(t.kind) << " = "
+                      << paramToString(t.defaultValue) << ": " << t.help << "\n";
         std::string outs;
         for (const ops::OutputSpec& o : s.outputs) outs += (outs.empty() ? "" : ", ") + o.name;
         std::cout << "    outputs " << outs << "\n\n";

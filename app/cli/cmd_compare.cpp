@@ -41,7 +41,8 @@ HostTensor readOperand(const DatasetRef& ref, const std::string& role) {
     requireSafeFile(ref.file, {ref.path});
     const h5::File f = h5::File::openReadOnly(ref.file);
     const h5::ObjectKind kind = f.info(ref.path).kind;
-    if (kind == h5::ObjectKind::Missing) throw CliError("the " + role + " tensor: no dataset '" + ref.path + "' in '" + ref.file + "'");
+    if (kind == h5::ObjectKind::Missing)
+        throw CliError("the " + role + " tensor: no dataset '" + ref.path + "' in '" + ref.file + "'");
     if (kind != h5::ObjectKind::Dataset)
         throw CliError("the " + role + " tensor: '" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
                        ", not a dataset");
@@ -74,10 +75,11 @@ int runCompare(const ParsedArgs& a) {
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
     const HostTensor actual = readOperand(actualRef, "actual");
     const HostTensor reference = readOperand(referenceRef, "reference");
-    const DType outputDtype = forced != DType::Undefined ? forced
-                              : isFloatingType(actual.dtype()) ? actual.dtype() : DType::Float32;
-    const ops::Comparison c = ops::compareOutput(actualRef.path, "actual", actual, "reference", reference,
-                                                 outputDtype, standard);
+    const DType outputDtype = forced != DType::Undefined       ? forced
+                              : isFloatingType(actual.dtype()) ? actual.dtype()
+                                                               : DType::Float32;
+    const ops::Comparison c =
+        ops::compareOutput(actualRef.path, "actual", actual, "reference", reference, outputDtype, standard);
     if (!c.compared) throw CliError(c.note);
     const metrics::ComparisonMetrics& m = c.metrics;
     const metrics::Judgement& j = c.judgement;
@@ -100,8 +102,9 @@ int runCompare(const ParsedArgs& a) {
         std::cout << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
     };
     row("actual", actualRef.text() + "  " + tensorText(actual.dtype(), actual.shape()));
-    row("reference", referenceRef.text() + "  " + tensorText(reference.dtype(), reference.shape()) +
-                         (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
+    row("reference",
+        referenceRef.text() + "  " + tensorText(reference.dtype(), reference.shape()) +
+            (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
     for (const metrics::MetricField& f : metrics::metricFields())
         if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowercase(f.label), formatMetric(f, m));
     for (const metrics::ElementField& f : metrics::elementFields()) row(lowercase(f.label), at(f.element(m)));

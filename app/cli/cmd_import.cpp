@@ -57,14 +57,17 @@ int runImportMsprobe(const ParsedArgs& a) {
     import::msprobe::ImportOptions o;
     o.step = a.valueOr("--step", "");
     o.rank = a.valueOr("--rank", "");
-    o.jobs = a.has("--jobs") ? parseJobs(a.value("--jobs")) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    o.jobs = a.has("--jobs") ? parseJobs(a.value("--jobs"))
+                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (a.has("--shard")) parseShard(a.value("--shard"), &o.shardIndex, &o.shardCount);
     checkOutputPath(out, {}, "-o");
     const bool tty = stderrIsTerminal();
     if (a.has("--progress") || tty)
         o.progress = [tty](std::size_t done, std::size_t total) {
-            if (tty) std::cerr << "\r\033[K[" << done << "/" << total << "] importing" << std::flush;
-            else if (done == total || done % 100 == 0) std::cerr << "[" << done << "/" << total << "] importing\n";
+            if (tty)
+                std::cerr << "\r\033[K[" << done << "/" << total << "] importing" << std::flush;
+            else if (done == total || done % 100 == 0)
+                std::cerr << "[" << done << "/" << total << "] importing\n";
         };
     const auto start = std::chrono::steady_clock::now();
     import::msprobe::ImportSummary s;
@@ -85,19 +88,22 @@ int runImportMsprobe(const ParsedArgs& a) {
     std::cout << "imported " << s.imported.size() << " of " << s.supported << " supported call"
               << (s.supported == 1 ? "" : "s") << " from " << s.folders.size() << " dump folder"
               << (s.folders.size() == 1 ? "" : "s") << " (" << folders << ")"
-              << (o.shardCount > 1 ? " [shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) + "]" : "")
+              << (o.shardCount > 1
+                      ? " [shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) + "]"
+                      : "")
               << " into " << out << "\n";
     if (!a.has("--quiet")) {
         if (!s.skipped.empty()) std::cout << "not imported:\n";
         for (const auto& k : s.skipped) std::cout << "  " << k.call << ": " << k.reason << "\n";
-        std::cout << "read " << formatBytes(s.tensorBytes) << " of tensor files in " << formatNumber(seconds, 3) << " s ("
-                  << formatNumber(seconds > 0 ? static_cast<double>(s.tensorBytes) / 1e6 / seconds : 0, 3) << " MB/s, "
-                  << o.jobs << " job" << (o.jobs == 1 ? "" : "s") << ")\n";
+        std::cout << "read " << formatBytes(s.tensorBytes) << " of tensor files in " << formatNumber(seconds, 3)
+                  << " s (" << formatNumber(seconds > 0 ? static_cast<double>(s.tensorBytes) / 1e6 / seconds : 0, 3)
+                  << " MB/s, " << o.jobs << " job" << (o.jobs == 1 ? "" : "s") << ")\n";
     }
     if (!s.written)
         throw CliError("none of the " + std::to_string(s.supported) + " supported calls could be imported" +
-                       (s.skipped.empty() ? std::string(" (the dump has no call of conv*, group_norm, npu_rms_norm or grid_sample)")
-                                          : ""));
+                       (s.skipped.empty()
+                            ? std::string(" (the dump has no call of conv*, group_norm, npu_rms_norm or grid_sample)")
+                            : ""));
     return kExitPass;
 }
 

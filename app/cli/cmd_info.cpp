@@ -58,16 +58,18 @@ void writeTensorsJson(JsonWriter& w, const std::vector<cases::TensorSummary>& te
 }
 
 void writeParamJson(JsonWriter& w, const ParamValue& v) {
-    std::visit([&](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::vector<bool>> || std::is_same_v<T, std::vector<double>>) {
-            w.beginArray();
-            for (auto e : x) w.value(static_cast<typename T::value_type>(e));
-            w.endArray();
-        } else {
-            w.value(x);
-        }
-    }, v);
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::vector<bool>> || std::is_same_v<T, std::vector<double>>) {
+                w.beginArray();
+                for (auto e : x) w.value(static_cast<typename T::value_type>(e));
+                w.endArray();
+            } else {
+                w.value(x);
+            }
+        },
+        v);
 }
 
 struct ExecutorSummary {
@@ -127,8 +129,10 @@ void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool a
     attributes("/");
     for (const h5::NodeInfo& n : nodes) {
         std::string line = n.path + (n.kind == h5::ObjectKind::Group ? "/" : "");
-        if (line.size() < width + 2) line += std::string(width + 2 - line.size(), ' ');
-        else line += "  ";
+        if (line.size() < width + 2)
+            line += std::string(width + 2 - line.size(), ' ');
+        else
+            line += "  ";
         if (n.kind == h5::ObjectKind::Dataset) {
             const h5::DatasetInfo& d = n.dataset;
             line += d.nullSpace ? d.typeName + " (empty)" : tensorText(d.typeName, d.shape);
@@ -199,7 +203,10 @@ int runInfo(const ParsedArgs& a) {
             w.beginObject().field("path", c.path).field("op", c.op).field("description", c.description);
             if (!caseErrors[i].empty()) w.field("error", caseErrors[i]);
             w.key("standard");
-            if (c.standard.empty()) w.null(); else w.value(c.standard);
+            if (c.standard.empty())
+                w.null();
+            else
+                w.value(c.standard);
             w.key("params").beginObject();
             for (const Param& p : c.params) {
                 w.key(p.name);
@@ -248,15 +255,18 @@ int runInfo(const ParsedArgs& a) {
         }
         w.endArray();
         w.key("outside").beginArray();
-        for (const h5::NodeInfo& n : outside) w.beginObject().field("path", n.path).field("points", n.outside()).endObject();
+        for (const h5::NodeInfo& n : outside)
+            w.beginObject().field("path", n.path).field("points", n.outside()).endObject();
         w.endArray().endObject();
         w.finish();
         return kExitPass;
     }
 
     std::cout << file << ": " << kind << ", " << formatBytes(size);
-    if (trace) std::cout << ", " << executors.size() << " executor" << (executors.size() == 1 ? "" : "s");
-    else if (!caseList.empty()) std::cout << ", " << caseList.size() << " case" << (caseList.size() == 1 ? "" : "s");
+    if (trace)
+        std::cout << ", " << executors.size() << " executor" << (executors.size() == 1 ? "" : "s");
+    else if (!caseList.empty())
+        std::cout << ", " << caseList.size() << " case" << (caseList.size() == 1 ? "" : "s");
     std::cout << "\n";
     for (std::size_t i = 0; i < caseList.size(); ++i) {
         const cases::CaseSummary& c = caseList[i];
@@ -273,7 +283,8 @@ int runInfo(const ParsedArgs& a) {
                       << tensorsText(s.tensors) << "  (" << cases::sourceRoleName(s.role) << ")\n";
     }
     for (const ExecutorSummary& e : executors) {
-        std::cout << "\n" << e.path << "  " << e.op << "  product " << e.product << ", " << e.threads << " thread"
+        std::cout << "\n"
+                  << e.path << "  " << e.op << "  product " << e.product << ", " << e.threads << " thread"
                   << (e.threads == 1 ? "" : "s") << ", " << e.steps << " steps, " << formatNumber(e.durationUs / 1000.0)
                   << " ms" << (e.completed ? "" : ", did not complete")
                   << (e.replayable ? ", replayable" : ", not replayable (no input values)") << "\n";

@@ -48,7 +48,8 @@ json readReport(const std::string& path) {
 int runReportMerge(const ParsedArgs& a) {
     if (!a.has("-o")) throw CliError("'report merge' needs -o ALL.json (the merged report)");
     const std::string out = a.value("-o");
-    if (out.size() < 5 || out.compare(out.size() - 5, 5, ".json") != 0) throw CliError("-o '" + out + "' must end in .json");
+    if (out.size() < 5 || out.compare(out.size() - 5, 5, ".json") != 0)
+        throw CliError("-o '" + out + "' must end in .json");
     checkOutputPath(out, a.positionals, "-o");
     std::vector<json> reports;
     for (const std::string& p : a.positionals) reports.push_back(readReport(p));
@@ -56,9 +57,9 @@ int runReportMerge(const ParsedArgs& a) {
     for (std::size_t i = 1; i < reports.size(); ++i)
         for (const char* key : {"product", "dtype", "standard"})
             if (reports[i].value(key, json()) != first.value(key, json()))
-                throw CliError("'" + a.positionals[i] + "' was run with " + key + " " + reports[i].value(key, json()).dump() +
-                               " but '" + a.positionals[0] + "' with " + first.value(key, json()).dump() +
-                               ": merge only reports of the same settings");
+                throw CliError("'" + a.positionals[i] + "' was run with " + key + " " +
+                               reports[i].value(key, json()).dump() + " but '" + a.positionals[0] + "' with " +
+                               first.value(key, json()).dump() + ": merge only reports of the same settings");
     // Shards of one run (same N, each index once) go back into the unsharded order.
     std::set<std::string> shards;
     int count = -1;
@@ -66,9 +67,12 @@ int runReportMerge(const ParsedArgs& a) {
     for (const json& r : reports) {
         const std::string s = r.contains("shard") && r["shard"].is_string() ? r["shard"].get<std::string>() : "";
         const std::size_t slash = s.find('/');
-        if (s.empty() || slash == std::string::npos || !shards.insert(s).second) sharded = false;
-        else if (count == -1) count = std::stoi(s.substr(slash + 1));
-        else if (count != std::stoi(s.substr(slash + 1))) sharded = false;
+        if (s.empty() || slash == std::string::npos || !shards.insert(s).second)
+            sharded = false;
+        else if (count == -1)
+            count = std::stoi(s.substr(slash + 1));
+        else if (count != std::stoi(s.substr(slash + 1)))
+            sharded = false;
     }
     json cases = json::array();
     std::vector<std::string> skipped;
@@ -80,8 +84,9 @@ int runReportMerge(const ParsedArgs& a) {
                     skipped.push_back(k.get<std::string>());
     }
     if (sharded)
-        std::stable_sort(cases.begin(), cases.end(),
-                         [](const json& x, const json& y) { return x.value("order", int64_t{0}) < y.value("order", int64_t{0}); });
+        std::stable_sort(cases.begin(), cases.end(), [](const json& x, const json& y) {
+            return x.value("order", int64_t{0}) < y.value("order", int64_t{0});
+        });
     int passed = 0, failed = 0, errors = 0;
     for (const json& c : cases) {
         const std::string st = c.value("status", "");
@@ -97,8 +102,8 @@ int runReportMerge(const ParsedArgs& a) {
     }
     merged["merged_from"] = a.positionals;
     merged["shard"] = nullptr;
-    merged["summary"] = {{"cases", cases.size()}, {"passed", passed}, {"failed", failed}, {"errors", errors},
-                         {"exit_code", exitCode}};
+    merged["summary"] = {
+        {"cases", cases.size()}, {"passed", passed}, {"failed", failed}, {"errors", errors}, {"exit_code", exitCode}};
     merged["skipped"] = skipped;
     merged["cases"] = std::move(cases);
     try {

@@ -29,8 +29,9 @@ namespace opscope::cli {
 CommandSpec runSpec() {
     CommandSpec s;
     s.name = "run";
-    s.usage = "run FILE.h5... [--case PATH]... [options]\n       opscope-cli run --op NAME --bind ARG=FILE.h5:/path... "
-              "[--attr NAME=VALUE]... [options]";
+    s.usage =
+        "run FILE.h5... [--case PATH]... [options]\n       opscope-cli run --op NAME --bind ARG=FILE.h5:/path... "
+        "[--attr NAME=VALUE]... [options]";
     s.summary = "run cases (or a trace's executors) and judge every output by an accuracy standard";
     s.description =
         "Each case runs through the operator's public aclnn API. Every output is compared with OpScope's\n"
@@ -51,7 +52,8 @@ CommandSpec runSpec() {
         {"--bind", "ARG=FILE.h5:/path", true,
          "with --op: tensor argument ARG from a dataset of any HDF5 file, or FILE.npy, FILE.npz:KEY, FILE.pt"},
         {"--attr", "NAME=VALUE", true, "with --op: an attribute (1, 2.5, true, 1,2,3 or [true,false])"},
-        {"--expect", "OUT=FILE.h5:/path", true, "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt too"},
+        {"--expect", "OUT=FILE.h5:/path", true,
+         "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt too"},
         {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
         {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
         {"--product", "ID", false, "emulated product: a2 (default), a3, training, inference"},
@@ -163,10 +165,10 @@ HostTensor readBoundTensor(const DatasetRef& ref, const std::string& what) {
         const h5::File f = h5::File::openReadOnly(ref.file);
         if (!f.isDataset(ref.path)) {
             const h5::ObjectKind kind = f.info(ref.path).kind;
-            throw CliError(what + ": " + (kind == h5::ObjectKind::Missing
-                                              ? "no dataset '" + ref.path + "' in '" + ref.file + "'"
-                                              : "'" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
-                                                    ", not a dataset"));
+            throw CliError(what + ": " +
+                           (kind == h5::ObjectKind::Missing ? "no dataset '" + ref.path + "' in '" + ref.file + "'"
+                                                            : "'" + ref.path + "' in '" + ref.file + "' is a " +
+                                                                  h5::kindName(kind) + ", not a dataset"));
         }
         return h5::readTensor(f, ref.path);
     } catch (const h5::H5Error& e) {
@@ -222,12 +224,12 @@ cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* input
 struct FilePlan {
     std::string file;
     bool trace = false;
-    std::vector<std::string> casePaths;    // case files
-    std::vector<cases::Case> traceCases;   // traces (read whole: traces hold their tensors per executor)
+    std::vector<std::string> casePaths;   // case files
+    std::vector<cases::Case> traceCases;  // traces (read whole: traces hold their tensors per executor)
 };
 
-FilePlan planFile(const std::string& file, const std::vector<std::string>& selections, std::vector<std::string>* skipped,
-                  std::vector<std::string>* unmatched) {
+FilePlan planFile(const std::string& file, const std::vector<std::string>& selections,
+                  std::vector<std::string>* skipped, std::vector<std::string>* unmatched) {
     requireSafeFile(file, {"/"});
     FilePlan plan;
     plan.file = file;
@@ -248,14 +250,15 @@ FilePlan planFile(const std::string& file, const std::vector<std::string>& selec
         throw CliError(e.what());
     }
     if (!plan.trace && plan.casePaths.empty())
-        throw CliError("'" + file + "' holds no cases (a case is a group with an 'op' attribute, see "
+        throw CliError("'" + file +
+                       "' holds no cases (a case is a group with an 'op' attribute, see "
                        "datasets/FORMAT.md); to run an operator on datasets of any file use --op with --bind");
     if (selections.empty()) return plan;
     auto selected = [&](const std::string& path) {
         for (const std::string& s : selections) {
             const std::string n = h5::normalizePath(s);
-            if (path == n || (path.size() > n.size() && path.compare(0, n.size(), n) == 0 &&
-                              (n == "/" || path[n.size()] == '/')))
+            if (path == n ||
+                (path.size() > n.size() && path.compare(0, n.size(), n) == 0 && (n == "/" || path[n.size()] == '/')))
                 return true;
         }
         return false;
@@ -264,7 +267,8 @@ FilePlan planFile(const std::string& file, const std::vector<std::string>& selec
         const std::string n = h5::normalizePath(s);
         bool any = false;
         for (const std::string& p : plan.casePaths) any = any || p == n || p.rfind(n + "/", 0) == 0 || n == "/";
-        for (const cases::Case& c : plan.traceCases) any = any || c.path == n || c.path.rfind(n + "/", 0) == 0 || n == "/";
+        for (const cases::Case& c : plan.traceCases)
+            any = any || c.path == n || c.path.rfind(n + "/", 0) == 0 || n == "/";
         if (!any) unmatched->push_back(s);
     }
     plan.casePaths.erase(std::remove_if(plan.casePaths.begin(), plan.casePaths.end(),
@@ -282,8 +286,10 @@ public:
     void step(std::size_t index, const std::string& what) {
         if (!enabled_) return;
         const std::string line = "[" + std::to_string(index) + "/" + std::to_string(total_) + "] " + what + " ...";
-        if (tty_) std::cerr << "\r\033[K" << line << std::flush;
-        else std::cerr << line << "\n";
+        if (tty_)
+            std::cerr << "\r\033[K" << line << std::flush;
+        else
+            std::cerr << line << "\n";
     }
     void done() {
         if (enabled_ && tty_) std::cerr << "\r\033[K" << std::flush;
@@ -359,7 +365,8 @@ void runItems(const std::vector<WorkItem>& items, int jobs, const ops::RunSettin
         if (r.failed) return std::move(*r.failed);
         return ops::runCase(r.item->ready ? *r.item->ready : r.c, r.item->plan ? r.item->plan->file : "", settings);
     };
-    runOrdered(items.size(), jobs, read, run, [&](std::size_t i, ops::CaseResult& result) { record(i, std::move(result)); });
+    runOrdered(items.size(), jobs, read, run,
+               [&](std::size_t i, ops::CaseResult& result) { record(i, std::move(result)); });
 }
 
 // One line per case that holds a device's outputs: the msprobe call (or the case path) and
@@ -372,7 +379,9 @@ void printDeviceVerdicts(std::ostream& os, const RunSummary& summary) {
         if (!header) os << "\ndevice verdicts (each device output and OpScope's against the float64 golden):\n";
         header = true;
         const std::string call = import::msprobe::callOfCasePath(r.path);
-        os << "  " << (call.empty() ? (r.file.empty() ? "" : r.file + ":") + r.path : r.path.substr(std::string(import::msprobe::kCaseRoot).size() + 1))
+        os << "  "
+           << (call.empty() ? (r.file.empty() ? "" : r.file + ":") + r.path
+                            : r.path.substr(std::string(import::msprobe::kCaseRoot).size() + 1))
            << ": " << v.line << "\n";
     }
 }
@@ -383,10 +392,12 @@ int runRun(const ParsedArgs& a) {
     // ---- check everything before any work ----
     const bool adHoc = a.has("--op");
     if (adHoc && !a.positionals.empty())
-        throw CliError("give either case files or --op with --bind, not both (got '" + a.positionals[0] + "' and --op)");
+        throw CliError("give either case files or --op with --bind, not both (got '" + a.positionals[0] +
+                       "' and --op)");
     if (!adHoc && a.positionals.empty())
-        throw CliError("'run' needs a case or trace file, or --op with --bind: usage: opscope-cli run FILE.h5... "
-                       "(see opscope-cli run --help)");
+        throw CliError(
+            "'run' needs a case or trace file, or --op with --bind: usage: opscope-cli run FILE.h5... "
+            "(see opscope-cli run --help)");
     if (!adHoc)
         for (const char* o : {"--bind", "--attr", "--expect"})
             if (a.has(o)) throw CliError(std::string(o) + " needs --op NAME (the operator to call)");
@@ -476,9 +487,12 @@ int runRun(const ParsedArgs& a) {
     Progress progress(a.has("--progress") || stderrIsTerminal(), items.size());
     runItems(items, jobs, settings, [&](std::size_t i, ops::CaseResult r) {
         progress.step(i + 1, r.path);
-        if (!r.ok()) ++summary.errors;
-        else if (r.passed()) ++summary.passed;
-        else ++summary.failed;
+        if (!r.ok())
+            ++summary.errors;
+        else if (r.passed())
+            ++summary.passed;
+        else
+            ++summary.failed;
         summary.results.push_back(std::move(r));
         summary.order.push_back(items[i].order);
     });
@@ -486,16 +500,20 @@ int runRun(const ParsedArgs& a) {
     if (trace) stopTrace(trace);
 
     // ---- report ----
-    if (a.has("--json")) writeRunJson(std::cout, summary);
-    else if (a.has("--brief")) printBriefTable(std::cout, summary);
-    else printRunTable(std::cout, summary, a.has("--verbose"));
+    if (a.has("--json"))
+        writeRunJson(std::cout, summary);
+    else if (a.has("--brief"))
+        printBriefTable(std::cout, summary);
+    else
+        printRunTable(std::cout, summary, a.has("--verbose"));
     if (!a.has("--json")) printDeviceVerdicts(std::cout, summary);
     if (a.has("--report")) writeReport(a.value("--report"), summary, inputFiles);
     if (trace)
-        std::cerr << "trace: " << trace->executorsWritten() << " executor" << (trace->executorsWritten() == 1 ? "" : "s")
-                  << " written to " << trace->path() << "\n";
+        std::cerr << "trace: " << trace->executorsWritten() << " executor"
+                  << (trace->executorsWritten() == 1 ? "" : "s") << " written to " << trace->path() << "\n";
     for (const ops::CaseResult& r : summary.results)
-        if (!r.ok()) std::cerr << "opscope-cli: " << (r.file.empty() ? "" : r.file + ":") << r.path << ": " << r.error << "\n";
+        if (!r.ok())
+            std::cerr << "opscope-cli: " << (r.file.empty() ? "" : r.file + ":") << r.path << ": " << r.error << "\n";
     return summary.exitCode();
 }
 

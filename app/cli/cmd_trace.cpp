@@ -76,8 +76,8 @@ int runTraceShow(const ParsedArgs& a) {
         char* end = nullptr;
         only = std::strtol(a.value("--executor").c_str(), &end, 10);
         if (a.value("--executor").empty() || *end || only < 0 || only >= static_cast<long>(traces.size()))
-            throw CliError("--executor must be an index from 0 to " + std::to_string(traces.size()) + " (exclusive), got '" +
-                           a.value("--executor") + "'");
+            throw CliError("--executor must be an index from 0 to " + std::to_string(traces.size()) +
+                           " (exclusive), got '" + a.value("--executor") + "'");
     }
     if (a.has("--json")) {
         JsonWriter w(std::cout);
@@ -97,7 +97,10 @@ int runTraceShow(const ParsedArgs& a) {
             for (const TensorRecord& r : t.outputs) writeRecordJson(w, r);
             w.endArray().key("steps").beginArray();
             for (const StepTrace& s : t.steps) {
-                w.beginObject().field("index", static_cast<int64_t>(s.index)).field("name", s.name).field("detail", s.detail);
+                w.beginObject()
+                    .field("index", static_cast<int64_t>(s.index))
+                    .field("name", s.name)
+                    .field("detail", s.detail);
                 w.field("inputs", s.inputs).field("outputs", s.outputs).field("start_us", s.startUs);
                 w.field("duration_us", s.durationUs).key("tensors").beginArray();
                 for (const TensorRecord& r : s.outputTensors) writeRecordJson(w, r);
@@ -128,7 +131,8 @@ int runTraceShow(const ParsedArgs& a) {
         steps.addColumn("writes");
         for (const StepTrace& s : t.steps) {
             std::string writes;
-            for (const TensorRecord& r : s.outputTensors) writes += (writes.empty() ? "" : "; ") + r.name + " " + statsText(r);
+            for (const TensorRecord& r : s.outputTensors)
+                writes += (writes.empty() ? "" : "; ") + r.name + " " + statsText(r);
             if (writes.empty())
                 for (const std::string& o : s.outputs) writes += (writes.empty() ? "" : ", ") + o;
             steps.addRow({"  " + std::to_string(s.index), s.name, formatNumber(s.durationUs, 4), writes});

@@ -49,7 +49,8 @@ int dispatch(std::vector<std::string> args) {
         const std::string& name = c.spec.name;
         const std::size_t space = name.find(' ');
         std::size_t used = 0;
-        if (space == std::string::npos && args[0] == name) used = 1;
+        if (space == std::string::npos && args[0] == name)
+            used = 1;
         else if (space != std::string::npos && args.size() >= 2 && args[0] == name.substr(0, space) &&
                  args[1] == name.substr(space + 1))
             used = 2;
@@ -65,15 +66,16 @@ int dispatch(std::vector<std::string> args) {
     if (args[0] == "trace") {
         if (args.size() == 1 || args[1] == "--help" || args[1] == "-h") {
             std::cout << "usage: opscope-cli trace show TRACE.h5 | trace export TRACE.h5 --chrome OUT.json\n\n"
-                      << helpText(traceShowSpec()) << "\n" << helpText(traceExportSpec());
+                      << helpText(traceShowSpec()) << "\n"
+                      << helpText(traceExportSpec());
             return args.size() == 1 ? kExitError : kExitPass;
         }
         throw CliError("unknown trace command '" + args[1] + "': use 'trace show' or 'trace export'");
     }
     std::string names;
     for (const Command& c : commands()) names += (names.empty() ? "" : ", ") + c.spec.name;
-    throw CliError("unknown command '" + args[0] + (args.size() > 1 && names.find(args[0] + " ") != std::string::npos
-                                                        ? " " + args[1] : std::string()) +
+    throw CliError("unknown command '" + args[0] +
+                   (args.size() > 1 && names.find(args[0] + " ") != std::string::npos ? " " + args[1] : std::string()) +
                    "' (commands: " + names + "; see opscope-cli --help)");
 }
 

@@ -42,15 +42,24 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
     w.beginObject();
     w.field("opscope_report", 1).field("command", "run").field("product", s.product).field("threads", s.threads);
     w.key("dtype");
-    if (s.dtype.empty()) w.null(); else w.value(s.dtype);
+    if (s.dtype.empty())
+        w.null();
+    else
+        w.value(s.dtype);
     w.key("standard");
-    if (s.standardOverride.empty()) w.value("default"); else w.value(s.standardOverride);
+    if (s.standardOverride.empty())
+        w.value("default");
+    else
+        w.value(s.standardOverride);
     w.key("summary").beginObject();
     w.field("cases", static_cast<int64_t>(s.results.size())).field("passed", s.passed).field("failed", s.failed);
     w.field("errors", s.errors).field("exit_code", s.exitCode());
     w.endObject();
     w.key("shard");
-    if (s.shard.empty()) w.null(); else w.value(s.shard);
+    if (s.shard.empty())
+        w.null();
+    else
+        w.value(s.shard);
     w.key("skipped").value(s.skipped);
     w.key("cases").beginArray();
     for (std::size_t i = 0; i < s.results.size(); ++i) {
@@ -69,7 +78,11 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
         w.field("standard", r.standard).field("run_ms", r.runMs).field("golden_ms", r.goldenMs);
         w.key("outputs").beginArray();
         for (const ops::OutputSummary& o : r.outputs) {
-            w.beginObject().field("name", o.name).field("dtype", dtypeName(o.dtype)).field("shape", o.shape).endObject();
+            w.beginObject()
+                .field("name", o.name)
+                .field("dtype", dtypeName(o.dtype))
+                .field("shape", o.shape)
+                .endObject();
         }
         w.endArray();
         w.key("comparisons").beginArray();
@@ -94,7 +107,8 @@ void writeRunCsv(std::ostream& os, const RunSummary& s) {
         const std::string head = csvField(r.file) + "," + csvField(r.path) + "," + csvField(r.op) + "," +
                                  dtypeName(r.caseDtype) + "," + dtypeName(r.runDtype) + ",";
         if (!r.ok() && r.comparisons.empty()) {
-            os << head << ",,,,,," << "error" << std::string(metricColumns + 1, ',') << csvField(r.error) << "\n";
+            os << head << ",,,,,,"
+               << "error" << std::string(metricColumns + 1, ',') << csvField(r.error) << "\n";
             continue;
         }
         for (const ops::Comparison& c : r.comparisons) {
@@ -102,12 +116,15 @@ void writeRunCsv(std::ostream& os, const RunSummary& s) {
             os << head << csvField(c.output) << "," << csvField(c.actual) << "," << csvField(c.reference) << ","
                << (c.compared ? "true" : "false") << "," << (c.judged ? "true" : "false") << ","
                << csvField(c.judgement.standard) << ","
-               << (!c.compared ? "not judged" : c.judged ? metrics::verdictName(c.judgement.verdict) : "info");
+               << (!c.compared ? "not judged"
+                   : c.judged  ? metrics::verdictName(c.judgement.verdict)
+                               : "info");
             for (const metrics::MetricField& f : metrics::metricFields()) {
                 os << ",";
                 if (!c.compared) continue;
                 if (const std::optional<double> v = f.value(m))
-                    os << (f.format == metrics::FieldFormat::Count ? std::to_string(static_cast<int64_t>(*v)) : num(*v));
+                    os << (f.format == metrics::FieldFormat::Count ? std::to_string(static_cast<int64_t>(*v))
+                                                                   : num(*v));
             }
             for (const metrics::ElementField& f : metrics::elementFields()) {
                 const int64_t index = c.compared ? f.element(m).index : -1;
@@ -131,8 +148,10 @@ void writeReport(const std::string& path, const RunSummary& s, const std::vector
         {
             std::ofstream out(writer.tempPath(), std::ios::binary | std::ios::trunc);
             if (!out) throw std::runtime_error("cannot create '" + writer.tempPath().string() + "'");
-            if (endsWith(path, ".csv")) writeRunCsv(out, s);
-            else writeRunJson(out, s);
+            if (endsWith(path, ".csv"))
+                writeRunCsv(out, s);
+            else
+                writeRunJson(out, s);
             out.close();
             if (!out) throw std::runtime_error("writing '" + writer.tempPath().string() + "' failed");
         }

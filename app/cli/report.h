@@ -15,12 +15,12 @@ struct RunSummary {
     std::vector<ops::CaseResult> results;
     std::string product;
     int threads = 1;
-    std::string dtype;            // --dtype or ""
-    std::string standardOverride; // --standard or ""
+    std::string dtype;                 // --dtype or ""
+    std::string standardOverride;      // --standard or ""
     std::vector<std::string> skipped;  // trace executors that could not be replayed, and why
     int passed = 0, failed = 0, errors = 0;
-    std::vector<std::size_t> order;    // each result's position among all the cases (before --shard)
-    std::string shard;                 // --shard I/N or ""
+    std::vector<std::size_t> order;  // each result's position among all the cases (before --shard)
+    std::string shard;               // --shard I/N or ""
     int exitCode() const;
 };
 

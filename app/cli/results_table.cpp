@@ -20,21 +20,20 @@ std::string verdictCell(const ops::Comparison& c) {
     return "?";
 }
 
-std::string location(const ops::CaseResult& r) {
-    return r.file.empty() ? r.path : r.file + ":" + r.path;
-}
+std::string location(const ops::CaseResult& r) { return r.file.empty() ? r.path : r.file + ":" + r.path; }
 
 void printSummary(std::ostream& os, const RunSummary& s) {
     int comparisons = 0, informational = 0;
     for (const ops::CaseResult& r : s.results)
         for (const ops::Comparison& c : r.comparisons) (c.judged ? comparisons : informational)++;
-    os << "\n" << s.results.size() << " case" << (s.results.size() == 1 ? "" : "s") << ", " << comparisons
+    os << "\n"
+       << s.results.size() << " case" << (s.results.size() == 1 ? "" : "s") << ", " << comparisons
        << " judged comparison" << (comparisons == 1 ? "" : "s");
     if (informational) os << " (+" << informational << " informational)";
     os << ": " << s.passed << " passed, " << s.failed << " failed, " << s.errors << " error"
        << (s.errors == 1 ? "" : "s") << ".";
-    os << " Standard: " << (s.standardOverride.empty() ? "per operator (cann; dual-thousandth for convolution)"
-                                                        : s.standardOverride)
+    os << " Standard: "
+       << (s.standardOverride.empty() ? "per operator (cann; dual-thousandth for convolution)" : s.standardOverride)
        << "; product " << s.product << ", " << s.threads << " thread" << (s.threads == 1 ? "" : "s");
     if (!s.dtype.empty()) os << ", inputs cast to " << s.dtype;
     os << ".\n";
@@ -42,8 +41,8 @@ void printSummary(std::ostream& os, const RunSummary& s) {
 }
 
 // The metric columns of the run table, by metric_fields.h key.
-constexpr const char* kTableMetrics[] = {"cosine", "max_abs_error", "max_rel_error", "mean_rel_error",
-                                         "share_rel_below_1e-3", "max_ulp_error"};
+constexpr const char* kTableMetrics[] = {"cosine",         "max_abs_error",        "max_rel_error",
+                                         "mean_rel_error", "share_rel_below_1e-3", "max_ulp_error"};
 
 }  // namespace
 
@@ -76,7 +75,8 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
             const metrics::ComparisonMetrics& m = c.metrics;
             std::vector<std::string> row = {first ? name : "", c.output, c.actual + " vs " + c.reference,
                                             c.compared ? dtypeName(m.outputDtype) : "-"};
-            for (const char* key : kTableMetrics) row.push_back(c.compared ? formatMetric(metrics::metricField(key), m) : "");
+            for (const char* key : kTableMetrics)
+                row.push_back(c.compared ? formatMetric(metrics::metricField(key), m) : "");
             row.push_back(c.judgement.standard);
             row.push_back(verdictCell(c));
             t.addRow(row);
@@ -84,9 +84,10 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
             if (!c.judged) {
                 if (verbose) t.addNote("info: " + c.note);
             } else if (c.judgement.verdict != metrics::Verdict::Pass || verbose) {
-                t.addNote(std::string(c.judgement.verdict == metrics::Verdict::Fail ? "fail" : c.judgement.verdict ==
-                          metrics::Verdict::Warning ? "warning" : "pass") + " (" + c.judgement.standard + "): " +
-                          c.judgement.reason);
+                t.addNote(std::string(c.judgement.verdict == metrics::Verdict::Fail      ? "fail"
+                                      : c.judgement.verdict == metrics::Verdict::Warning ? "warning"
+                                                                                         : "pass") +
+                          " (" + c.judgement.standard + "): " + c.judgement.reason);
             }
         }
         if (r.comparisons.empty()) {
@@ -131,14 +132,16 @@ void printBriefTable(std::ostream& os, const RunSummary& s) {
             minShare = std::min(minShare, c.metrics.shareRelBelow1e3);
             warned = warned || c.judgement.verdict == metrics::Verdict::Warning;
         }
-        const std::string dtype = r.runDtype == r.caseDtype ? dtypeName(r.caseDtype)
-                                                            : std::string(dtypeName(r.caseDtype)) + "->" + dtypeName(r.runDtype);
+        const std::string dtype = r.runDtype == r.caseDtype
+                                      ? dtypeName(r.caseDtype)
+                                      : std::string(dtypeName(r.caseDtype)) + "->" + dtypeName(r.runDtype);
         t.addRow({name, r.op, dtype, std::to_string(r.outputs.size()), formatNumber(maxRel), formatPercent(minShare),
                   r.standard, r.passed() ? (warned ? "WARN" : "pass") : "FAIL"});
         for (const ops::Comparison& c : r.comparisons)
             if (c.judged && c.judgement.verdict != metrics::Verdict::Pass)
-                t.addNote(c.output + " " + c.actual + " vs " + c.reference + ": " + metrics::verdictName(c.judgement.verdict) +
-                          " (" + c.judgement.standard + "): " + c.judgement.reason);
+                t.addNote(c.output + " " + c.actual + " vs " + c.reference + ": " +
+                          metrics::verdictName(c.judgement.verdict) + " (" + c.judgement.standard +
+                          "): " + c.judgement.reason);
     }
     t.print(os);
     printSummary(os, s);

@@ -34,8 +34,10 @@ void Table::print(std::ostream& os) const {
     };
     line(headers_);
     for (const Row& r : rows_) {
-        if (r.note) os << "    " << r.cells[0] << '\n';
-        else line(r.cells);
+        if (r.note)
+            os << "    " << r.cells[0] << '\n';
+        else
+            line(r.cells);
     }
 }
 

@@ -3,7 +3,8 @@
 //   opscope --screenshot OUT.png FILE [--case PATH] [--tensor NAME[:golden|:abs|:rel]]
 //           [--side-by-side] [--chart histogram|axis|scatter|tolerance] [--size WxH] [--no-run]
 //           [--run-as fp16] [--pick I,J,..] [--raise history|log|steps|call|file]
-//           [--set NAME=VALUE]... [--colormap NAME] [--scale linear|log|symlog] [--range autofit|symmetric|percentile|manual]
+//           [--set NAME=VALUE]... [--colormap NAME] [--scale linear|log|symlog] [--range
+//           autofit|symmetric|percentile|manual]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QThreadPool>

@@ -64,7 +64,8 @@ void ScreenshotDriver::start() {
         // Applied once the case has filled the form; the new prepare supersedes the case's.
         connect(c, &DebugContext::caseLoaded, this, [this, c] {
             if (!options_.runAs.isEmpty()) c->setRunAs(dtypeFromName(options_.runAs.toStdString()));
-            for (const QString& kv : options_.set) c->setAttribute(kv.section('=', 0, 0).toStdString(), parseValue(kv.section('=', 1)));
+            for (const QString& kv : options_.set)
+                c->setAttribute(kv.section('=', 0, 0).toStdString(), parseValue(kv.section('=', 1)));
             c->prepare();
         });
     }
@@ -116,9 +117,12 @@ void ScreenshotDriver::applyViewOptions() {
         const QString t = options_.tensor;
         const std::string name = t.section(':', 0, 0).toStdString();
         TensorKey key{TensorKey::Source::Slot, t.toStdString()};
-        if (t.endsWith(":golden") || t.endsWith(":reference")) key = {TensorKey::Source::Baseline, name};
-        else if (t.endsWith(":abs")) key = {TensorKey::Source::AbsError, name};
-        else if (t.endsWith(":rel")) key = {TensorKey::Source::RelError, name};
+        if (t.endsWith(":golden") || t.endsWith(":reference"))
+            key = {TensorKey::Source::Baseline, name};
+        else if (t.endsWith(":abs"))
+            key = {TensorKey::Source::AbsError, name};
+        else if (t.endsWith(":rel"))
+            key = {TensorKey::Source::RelError, name};
         c->selectTensor(key);
     }
     if (options_.sideBySide) window_->tensorView()->setSideBySide(true);
@@ -131,8 +135,10 @@ void ScreenshotDriver::applyViewOptions() {
     }
     if (!options_.raise.isEmpty()) {
         auto w = [](QWidget* panel) { return panel; };
-        const QMap<QString, QWidget*> panels{{"history", w(window_->historyPanel())}, {"log", w(window_->logPanel())},
-                                             {"steps", w(window_->stepList())},       {"call", w(window_->argumentForm())},
+        const QMap<QString, QWidget*> panels{{"history", w(window_->historyPanel())},
+                                             {"log", w(window_->logPanel())},
+                                             {"steps", w(window_->stepList())},
+                                             {"call", w(window_->argumentForm())},
                                              {"file", w(window_->fileBrowser())}};
         if (QWidget* panel = panels.value(options_.raise)) window_->raisePanel(panel);
     }
@@ -176,7 +182,8 @@ void ScreenshotDriver::pollSettling() {
     DebugContext* c = window_->context();
     stableTicks_ = idle() ? stableTicks_ + 1 : 0;
     if (stableTicks_ < 8) return;
-    if (!window_->grab().save(options_.output, "PNG")) return finish(1, QStringLiteral("cannot write ") + options_.output);
+    if (!window_->grab().save(options_.output, "PNG"))
+        return finish(1, QStringLiteral("cannot write ") + options_.output);
     if (!failure_.isEmpty()) return finish(1, failure_ + QStringLiteral("; wrote ") + options_.output);
     if (const auto& err = c->prepareError())
         std::fprintf(stderr, "opscope: %s: %s\n", qPrintable(err->headline().toLower()), qPrintable(err->message));

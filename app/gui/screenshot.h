@@ -13,22 +13,21 @@ class MainWindow;
 
 struct ScreenshotOptions {
     QString output;
-    QString casePath;      // "" = the file's first case
-    QString tensor;        // a tensor to show ("" = the first output)
+    QString casePath;  // "" = the file's first case
+    QString tensor;    // a tensor to show ("" = the first output)
     bool sideBySide = false;
-    QString tab;           // chart tab to raise: "histogram", "axis", "scatter", "tolerance"
-    bool run = true;       // false: stop after prepare
-    QString runAs;         // "fp16", "bf16", "fp32": run the case in that dtype
-    QString pick;          // "i,j,k,...": pick that element of the shown tensor (element history)
-    QString raise;         // a dock to raise: "history", "log", "steps", "call", "file"
+    QString tab;                     // chart tab to raise: "histogram", "axis", "scatter", "tolerance"
+    bool run = true;                 // false: stop after prepare
+    QString runAs;                   // "fp16", "bf16", "fp32": run the case in that dtype
+    QString pick;                    // "i,j,k,...": pick that element of the shown tensor (element history)
+    QString raise;                   // a dock to raise: "history", "log", "steps", "call", "file"
     QString colormap, scale, range;  // display settings by name
-    QStringList set;       // "name=value" attribute overrides after loading (ints, bools, lists)
+    QStringList set;                 // "name=value" attribute overrides after loading (ints, bools, lists)
     int timeoutMs = 180000;
 };
 
 // (No Q_OBJECT: app/ has no moc; a QObject for lifetime and timer connections is enough.)
 class ScreenshotDriver : public QObject {
-
 public:
     ScreenshotDriver(MainWindow* window, ScreenshotOptions options);
     void start();

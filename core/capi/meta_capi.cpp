@@ -44,7 +44,8 @@ void checkArrayArgument(const T* value, uint64_t size) {
     if (size > 0 && !value) fail(status::kParamNullptr, "value is null but size > 0");
     std::size_t bytes;
     if (!checkedMul(static_cast<std::size_t>(size), sizeof(T), &bytes) || !rangeFitsAddressSpace(value, bytes))
-        fail(status::kParamInvalid, Msg() << "size " << size << " runs past the end of the address space from value " << value);
+        fail(status::kParamInvalid,
+             Msg() << "size " << size << " runs past the end of the address space from value " << value);
 }
 
 // Copies dims into a new[] array the caller frees with delete[], as in CANN.
@@ -59,13 +60,14 @@ void exportDims(const std::vector<int64_t>& v, int64_t** out, uint64_t* num) {
 
 extern "C" {
 
-aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataType dataType,
-                           const int64_t* stride, int64_t offset, aclFormat format,
-                           const int64_t* storageDims, uint64_t storageDimsNum, void* tensorData) {
+aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t* stride,
+                           int64_t offset, aclFormat format, const int64_t* storageDims, uint64_t storageDimsNum,
+                           void* tensorData) {
     return guardCreate<aclTensor>("aclCreateTensor", [&] {
         if (viewDimsNum > static_cast<uint64_t>(kMaxCreateRank))
-            fail(status::kParamInvalid, Msg() << "viewDimsNum " << viewDimsNum << " exceeds the largest rank OpScope accepts ("
-                                              << kMaxCreateRank << ")");
+            fail(status::kParamInvalid, Msg()
+                                            << "viewDimsNum " << viewDimsNum
+                                            << " exceeds the largest rank OpScope accepts (" << kMaxCreateRank << ")");
         if (viewDimsNum > 0 && !viewDims) fail(status::kParamNullptr, "viewDims is null but viewDimsNum > 0");
         const int32_t dt = rawEnum(dataType);
         if (!isValidAclDataType(dt) || dtypeSize(static_cast<DType>(dt)) == 0)
@@ -77,11 +79,14 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
         v.format = static_cast<Format>(rawEnum(format));
         v.shape.assign(viewDims, viewDims + viewDimsNum);
         for (int64_t d : v.shape)
-            if (d < 0) fail(status::kParamInvalid, Msg() << "viewDims " << shapeToString(v.shape) << " has a negative size");
+            if (d < 0)
+                fail(status::kParamInvalid, Msg() << "viewDims " << shapeToString(v.shape) << " has a negative size");
         if (stride) {
             v.strides.assign(stride, stride + viewDimsNum);
             for (int64_t s : v.strides)
-                if (s < 0) fail(status::kParamInvalid, Msg() << "stride " << shapeToString(v.strides) << " has a negative value");
+                if (s < 0)
+                    fail(status::kParamInvalid,
+                         Msg() << "stride " << shapeToString(v.strides) << " has a negative value");
         } else {
             v.strides = TensorView::contiguousStrides(v.shape);
         }
@@ -90,11 +95,13 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
         if (storageDims && storageDimsNum > 0) {
             if (storageDimsNum > static_cast<uint64_t>(kMaxCreateRank))
                 fail(status::kParamInvalid, Msg() << "storageDimsNum " << storageDimsNum
-                                                  << " exceeds the largest rank OpScope accepts (" << kMaxCreateRank << ")");
+                                                  << " exceeds the largest rank OpScope accepts (" << kMaxCreateRank
+                                                  << ")");
             t->storageDims.assign(storageDims, storageDims + storageDimsNum);
             for (int64_t d : t->storageDims)
                 if (d < 0)
-                    fail(status::kParamInvalid, Msg() << "storageDims " << shapeToString(t->storageDims) << " has a negative size");
+                    fail(status::kParamInvalid,
+                         Msg() << "storageDims " << shapeToString(t->storageDims) << " has a negative size");
         } else {
             t->storageDims = v.shape;
         }
@@ -112,8 +119,8 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
                                                   << " reaches element " << last << " but storageDims "
                                                   << shapeToString(t->storageDims) << " hold " << storageNumel);
             if (!rangeFitsAddressSpace(tensorData, bytes))
-                fail(status::kParamInvalid, Msg() << "the view needs " << bytes << " bytes from tensorData " << tensorData
-                                                  << ", which wraps around the address space");
+                fail(status::kParamInvalid, Msg() << "the view needs " << bytes << " bytes from tensorData "
+                                                  << tensorData << ", which wraps around the address space");
             if (device::find(tensorData).base && !device::containsRange(tensorData, bytes))
                 fail(status::kParamInvalid, Msg() << "the view needs " << bytes
                                                   << " bytes from tensorData but its aclrtMalloc block is smaller");
@@ -175,22 +182,29 @@ aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
 
 aclnnStatus aclDestroyTensor(const aclTensor* t) { return destroyHandle("aclDestroyTensor", HandleKind::Tensor, t); }
 aclnnStatus aclDestroyScalar(const aclScalar* s) { return destroyHandle("aclDestroyScalar", HandleKind::Scalar, s); }
-aclnnStatus aclDestroyIntArray(const aclIntArray* a) { return destroyHandle("aclDestroyIntArray", HandleKind::IntArray, a); }
+aclnnStatus aclDestroyIntArray(const aclIntArray* a) {
+    return destroyHandle("aclDestroyIntArray", HandleKind::IntArray, a);
+}
 aclnnStatus aclDestroyFloatArray(const aclFloatArray* a) {
     return destroyHandle("aclDestroyFloatArray", HandleKind::FloatArray, a);
 }
-aclnnStatus aclDestroyBoolArray(const aclBoolArray* a) { return destroyHandle("aclDestroyBoolArray", HandleKind::BoolArray, a); }
+aclnnStatus aclDestroyBoolArray(const aclBoolArray* a) {
+    return destroyHandle("aclDestroyBoolArray", HandleKind::BoolArray, a);
+}
 
 aclnnStatus aclGetViewShape(const aclTensor* tensor, int64_t** viewDims, uint64_t* viewDimsNum) {
-    return guardCApi("aclGetViewShape", [&] { exportDims(requireTensorHandle(tensor).view.shape, viewDims, viewDimsNum); });
+    return guardCApi("aclGetViewShape",
+                     [&] { exportDims(requireTensorHandle(tensor).view.shape, viewDims, viewDimsNum); });
 }
 
 aclnnStatus aclGetViewStrides(const aclTensor* tensor, int64_t** stridesValue, uint64_t* stridesNum) {
-    return guardCApi("aclGetViewStrides", [&] { exportDims(requireTensorHandle(tensor).view.strides, stridesValue, stridesNum); });
+    return guardCApi("aclGetViewStrides",
+                     [&] { exportDims(requireTensorHandle(tensor).view.strides, stridesValue, stridesNum); });
 }
 
 aclnnStatus aclGetStorageShape(const aclTensor* tensor, int64_t** storageDims, uint64_t* storageDimsNum) {
-    return guardCApi("aclGetStorageShape", [&] { exportDims(requireTensorHandle(tensor).storageDims, storageDims, storageDimsNum); });
+    return guardCApi("aclGetStorageShape",
+                     [&] { exportDims(requireTensorHandle(tensor).storageDims, storageDims, storageDimsNum); });
 }
 
 aclnnStatus aclGetViewOffset(const aclTensor* tensor, int64_t* offset) {
@@ -225,7 +239,8 @@ aclnnStatus aclGetIntArraySize(const aclIntArray* array, uint64_t* size) {
 aclnnStatus aclGetBoolArraySize(const aclBoolArray* array, uint64_t* size) {
     return guardCApi("aclGetBoolArraySize", [&] {
         if (!array || !size) fail(status::kParamNullptr, "array or size is null");
-        if (!isLiveHandle(HandleKind::BoolArray, array)) fail(status::kParamInvalid, "array is not a live aclBoolArray");
+        if (!isLiveHandle(HandleKind::BoolArray, array))
+            fail(status::kParamInvalid, "array is not a live aclBoolArray");
         *size = array->values.size();
     });
 }
@@ -233,15 +248,14 @@ aclnnStatus aclGetBoolArraySize(const aclBoolArray* array, uint64_t* size) {
 aclnnStatus aclGetFloatArraySize(const aclFloatArray* array, uint64_t* size) {
     return guardCApi("aclGetFloatArraySize", [&] {
         if (!array || !size) fail(status::kParamNullptr, "array or size is null");
-        if (!isLiveHandle(HandleKind::FloatArray, array)) fail(status::kParamInvalid, "array is not a live aclFloatArray");
+        if (!isLiveHandle(HandleKind::FloatArray, array))
+            fail(status::kParamInvalid, "array is not a live aclFloatArray");
         *size = array->values.size();
     });
 }
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
-    return guardCApi("aclSetAclOpExecutorRepeatable", [&] {
-        requireRunnableExecutor(executor)->setRepeatable(true);
-    });
+    return guardCApi("aclSetAclOpExecutorRepeatable", [&] { requireRunnableExecutor(executor)->setRepeatable(true); });
 }
 
 aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {

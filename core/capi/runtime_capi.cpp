@@ -19,7 +19,9 @@ namespace {
 constexpr int32_t kDeviceCount = 8;  // device ids 0..7 are accepted, all backed by the host
 thread_local int32_t tCurrentDevice = -1;
 
-struct Stream { int32_t device; };
+struct Stream {
+    int32_t device;
+};
 
 void checkDeviceId(int32_t id) {
     if (id < 0 || id >= kDeviceCount)
@@ -39,8 +41,8 @@ const char* memcpyKindName(int32_t k) {
 // A host-side range can only be checked for wrapping around the address space.
 void checkHostRange(const void* p, size_t bytes, const char* side) {
     if (!rangeFitsAddressSpace(p, bytes))
-        fail(status::kAclInvalidParam, Msg() << side << " range of " << bytes << " bytes at " << p
-                                             << " wraps around the address space");
+        fail(status::kAclInvalidParam,
+             Msg() << side << " range of " << bytes << " bytes at " << p << " wraps around the address space");
 }
 
 // A device-side range must lie inside one allocation: catches overruns the NPU would fault on.
@@ -188,8 +190,7 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, a
                 checkDeviceRange(dst, count, "dst", k);
                 checkDeviceRange(src, count, "src", k);
                 break;
-            default:
-                fail(status::kAclInvalidParam, Msg() << "kind " << k << " is not an aclrtMemcpyKind");
+            default: fail(status::kAclInvalidParam, Msg() << "kind " << k << " is not an aclrtMemcpyKind");
         }
         if (count) std::memmove(dst, src, count);
     });

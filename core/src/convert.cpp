@@ -73,8 +73,8 @@ void copyTyped(const TensorView& src, const TensorView& dst) {
 
 void copyConvert(const TensorView& src, const TensorView& dst) {
     if (src.shape != dst.shape)
-        fail(status::kInner, Msg() << "copy between different shapes " << shapeToString(src.shape)
-                                   << " and " << shapeToString(dst.shape));
+        fail(status::kInner, Msg() << "copy between different shapes " << shapeToString(src.shape) << " and "
+                                   << shapeToString(dst.shape));
     if (src.numel() == 0) return;
     // byteRange() proves both views' highest element index and byte size fit (it throws
     // otherwise), so no element offset or pointer computed below can overflow.

@@ -107,7 +107,8 @@ void* allocate(std::size_t bytes) {
     if (!p) fail(status::kAclBadAlloc, Msg() << "cannot allocate " << bytes << " bytes: out of memory");
     Heap& h = heap();
     std::lock_guard<std::mutex> lk(h.m);
-    h.live[static_cast<const char*>(p)] = Block{bytes, h.nextSerial++};  // the requested size: overruns past it are errors
+    h.live[static_cast<const char*>(p)] =
+        Block{bytes, h.nextSerial++};  // the requested size: overruns past it are errors
     h.freed.erase(p);
     return p;
 }

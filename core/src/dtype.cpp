@@ -7,12 +7,23 @@ namespace opscope {
 
 std::size_t dtypeSize(DType t) {
     switch (t) {
-        case DType::Float32: case DType::Int32: case DType::UInt32: return 4;
-        case DType::Float16: case DType::BFloat16: case DType::Int16: case DType::UInt16: return 2;
-        case DType::Int8: case DType::UInt8: case DType::Bool: return 1;
-        case DType::Int64: case DType::UInt64: case DType::Float64: case DType::Complex64: return 8;
+        case DType::Float32:
+        case DType::Int32:
+        case DType::UInt32: return 4;
+        case DType::Float16:
+        case DType::BFloat16:
+        case DType::Int16:
+        case DType::UInt16: return 2;
+        case DType::Int8:
+        case DType::UInt8:
+        case DType::Bool: return 1;
+        case DType::Int64:
+        case DType::UInt64:
+        case DType::Float64:
+        case DType::Complex64: return 8;
         case DType::Complex128: return 16;
-        case DType::String: case DType::Undefined: return 0;
+        case DType::String:
+        case DType::Undefined: return 0;
     }
     return 0;
 }
@@ -43,12 +54,14 @@ const char* dtypeName(DType t) {
 DType dtypeFromName(const std::string& name) {
     std::string n = name;
     std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-    struct Alias { const char* name; DType type; };
+    struct Alias {
+        const char* name;
+        DType type;
+    };
     static const Alias aliases[] = {
-        {"fp32", DType::Float32}, {"float", DType::Float32}, {"f32", DType::Float32},
-        {"fp16", DType::Float16}, {"half", DType::Float16}, {"f16", DType::Float16},
-        {"bf16", DType::BFloat16}, {"fp64", DType::Float64}, {"double", DType::Float64},
-        {"f64", DType::Float64},
+        {"fp32", DType::Float32},   {"float", DType::Float32}, {"f32", DType::Float32},   {"fp16", DType::Float16},
+        {"half", DType::Float16},   {"f16", DType::Float16},   {"bf16", DType::BFloat16}, {"fp64", DType::Float64},
+        {"double", DType::Float64}, {"f64", DType::Float64},
     };
     for (const Alias& a : aliases)
         if (n == a.name) return a.type;

@@ -66,11 +66,11 @@ void Executor::removeObserver(ExecutorObserver* o) {
 void Executor::bindWorkspace(void* workspace, uint64_t size) {
     const std::size_t need = plan_.workspaceBytes();
     if (need > 0 && !workspace)
-        fail(status::kRuntimeError, Msg() << opName_ << " needs a workspace of " << need
-                                          << " bytes but workspace is null");
+        fail(status::kRuntimeError,
+             Msg() << opName_ << " needs a workspace of " << need << " bytes but workspace is null");
     if (size < need)
-        fail(status::kRuntimeError, Msg() << opName_ << " needs a workspace of " << need
-                                          << " bytes but workspaceSize is " << size);
+        fail(status::kRuntimeError,
+             Msg() << opName_ << " needs a workspace of " << need << " bytes but workspaceSize is " << size);
     if (next_ > 0 && !atEnd()) notify([&](ExecutorObserver& o) { o.onRunEnd(*this, false); });
     workspace_ = workspace;
     workspaceSize_ = size;

@@ -30,8 +30,8 @@ void checkOutputsDoNotOverlapThemselves(const Plan& plan) {
         if (s.kind != SlotKind::Output) continue;
         for (std::size_t i = 0; i < s.view.shape.size(); ++i)
             if (s.view.shape[i] > 1 && s.view.strides[i] == 0)
-                fail(status::kParamInvalid, Msg() << s.name << " " << s.view.describe() << " has stride 0 in dimension " << i
-                                                  << " of size " << s.view.shape[i]
+                fail(status::kParamInvalid, Msg() << s.name << " " << s.view.describe() << " has stride 0 in dimension "
+                                                  << i << " of size " << s.view.shape[i]
                                                   << ": several output elements would share one address");
     }
 }
@@ -52,15 +52,18 @@ void checkLaunchMemory(const Plan& plan, const std::vector<device::Region>& bloc
         const device::Region now = device::find(s.view.data);
         const std::string what = Msg() << s.name << " (" << s.view.describe() << " at " << s.view.data << ")";
         if (!was.base)
-            fail(status::kRuntimeError, Msg() << what << " is not in device memory from aclrtMalloc (host memory, or freed "
-                                                  "before phase 1): the device cannot reach it");
+            fail(status::kRuntimeError, Msg() << what
+                                              << " is not in device memory from aclrtMalloc (host memory, or freed "
+                                                 "before phase 1): the device cannot reach it");
         if (!now.base || now.serial != was.serial)
-            fail(status::kRuntimeError, Msg() << what << " lies in a block of " << was.size << " bytes that was freed (aclrtFree) "
-                                               << "after phase 1" << (now.base ? "; another allocation now sits there" : ""));
+            fail(status::kRuntimeError,
+                 Msg() << what << " lies in a block of " << was.size << " bytes that was freed (aclrtFree) "
+                       << "after phase 1" << (now.base ? "; another allocation now sits there" : ""));
         const std::size_t need = s.view.byteRange().end, have = now.bytesFrom(s.view.data);
         if (need > have)
-            fail(status::kRuntimeError, Msg() << what << " needs " << need << " bytes from its data pointer but its aclrtMalloc block "
-                                               << "has " << have << " from there");
+            fail(status::kRuntimeError, Msg() << what << " needs " << need
+                                              << " bytes from its data pointer but its aclrtMalloc block "
+                                              << "has " << have << " from there");
     }
     if (!workspace) return;
     const device::Region ws = device::find(workspace);
@@ -71,7 +74,8 @@ void checkLaunchMemory(const Plan& plan, const std::vector<device::Region>& bloc
         return;
     }
     if (ws.bytesFrom(workspace) < workspaceSize)
-        fail(status::kRuntimeError, Msg() << "workspaceSize is " << workspaceSize << " bytes but the aclrtMalloc block at workspace "
+        fail(status::kRuntimeError, Msg() << "workspaceSize is " << workspaceSize
+                                          << " bytes but the aclrtMalloc block at workspace "
                                           << "holds only " << ws.bytesFrom(workspace) << " bytes from there");
 }
 
@@ -83,7 +87,8 @@ InputSnapshot::InputSnapshot(Plan& plan) : plan_(plan) {
         const AddressRange r = addressRange(in.view);
         bool aliased = false;
         for (const Slot& out : slots)
-            aliased = aliased || (out.kind == SlotKind::Output && touchesMemory(out) && addressRange(out.view).overlaps(r));
+            aliased =
+                aliased || (out.kind == SlotKind::Output && touchesMemory(out) && addressRange(out.view).overlaps(r));
         if (!aliased) continue;
         const TensorView::ByteRange bytes = in.view.byteRange();
         copies_.emplace_back(new char[bytes.end - bytes.begin]);

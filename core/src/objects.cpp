@@ -74,10 +74,12 @@ namespace {
 // Call with r.m held.
 void requireRunnableLocked(Registry& r, aclOpExecutor* e) {
     if (r.spent.count(e))
-        fail(status::kRuntimeError, "executor already ran once; call aclSetAclOpExecutorRepeatable "
-                                    "before the first run to run it again");
+        fail(status::kRuntimeError,
+             "executor already ran once; call aclSetAclOpExecutorRepeatable "
+             "before the first run to run it again");
     if (!r.live[static_cast<int>(HandleKind::Executor)].count(e))
-        fail(status::kRuntimeError, "executor is not a live aclOpExecutor (destroyed, spent long ago, or never created)");
+        fail(status::kRuntimeError,
+             "executor is not a live aclOpExecutor (destroyed, spent long ago, or never created)");
 }
 
 // Call with r.m held, after a completed run: a non-repeatable executor is spent, and the
@@ -112,10 +114,12 @@ ExecutorLaunch::ExecutorLaunch(aclOpExecutor* e) : e_(e) {
         const auto it = r.running.find(e);
         if (it == r.running.end()) break;
         if (it->second == std::this_thread::get_id())
-            fail(status::kRuntimeError, "executor is already running on this thread (launched again from inside its run)");
+            fail(status::kRuntimeError,
+                 "executor is already running on this thread (launched again from inside its run)");
         if (!e->repeatable())
-            fail(status::kRuntimeError, "executor is running on another thread; an executor that is not repeatable "
-                                        "runs once (aclSetAclOpExecutorRepeatable)");
+            fail(status::kRuntimeError,
+                 "executor is running on another thread; an executor that is not repeatable "
+                 "runs once (aclSetAclOpExecutorRepeatable)");
         r.runEnded.wait(lk);
     }
     r.running.emplace(e, std::this_thread::get_id());
@@ -156,7 +160,8 @@ void destroyExecutor(aclOpExecutor* e) {
 
 void requireLiveStream(aclrtStream s, const char* argName) {
     if (s && !isLiveHandle(HandleKind::Stream, s))
-        fail(status::kRuntimeError, Msg() << argName << " is not a live stream (destroyed, or not from aclrtCreateStream)");
+        fail(status::kRuntimeError,
+             Msg() << argName << " is not a live stream (destroyed, or not from aclrtCreateStream)");
 }
 
 }  // namespace opscope

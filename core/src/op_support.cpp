@@ -5,13 +5,12 @@ namespace opscope {
 const TensorView& requireTensor(const aclTensor* t, const char* name) {
     if (!t) fail(status::kParamNullptr, Msg() << name << " is null");
     if (!isLiveHandle(HandleKind::Tensor, t))
-        fail(status::kParamInvalid, Msg() << name << " is not a live aclTensor (destroyed, or not from aclCreateTensor)");
+        fail(status::kParamInvalid, Msg()
+                                        << name << " is not a live aclTensor (destroyed, or not from aclCreateTensor)");
     return t->view;
 }
 
-const TensorView* optionalTensor(const aclTensor* t, const char* name) {
-    return t ? &requireTensor(t, name) : nullptr;
-}
+const TensorView* optionalTensor(const aclTensor* t, const char* name) { return t ? &requireTensor(t, name) : nullptr; }
 
 const std::vector<bool>& requireBoolArray(const aclBoolArray* a, const char* name) {
     if (!a) fail(status::kParamNullptr, Msg() << name << " is null");
@@ -52,14 +51,15 @@ void checkSameDtype(const TensorView& v, const char* name, const TensorView& ref
 
 void checkSameShape(const TensorView& v, const char* name, const TensorView& ref, const char* refName) {
     if (v.shape != ref.shape)
-        fail(status::kParamInvalid, Msg() << name << " shape " << shapeToString(v.shape) << " must equal "
-                                          << refName << " shape " << shapeToString(ref.shape));
+        fail(status::kParamInvalid, Msg() << name << " shape " << shapeToString(v.shape) << " must equal " << refName
+                                          << " shape " << shapeToString(ref.shape));
 }
 
 void checkPlainFormat(const TensorView& v, const char* name) {
     if (isPrivateFormat(v.format))
-        fail(status::kParamInvalid, Msg() << name << " format " << formatName(v.format)
-                                          << " is a private device layout; expected ND or an origin format (NCHW, NCL, ...)");
+        fail(status::kParamInvalid,
+             Msg() << name << " format " << formatName(v.format)
+                   << " is a private device layout; expected ND or an origin format (NCHW, NCL, ...)");
 }
 
 void checkRankRange(const TensorView& v, const char* name, int64_t lo, int64_t hi) {

@@ -21,10 +21,14 @@ std::string realText(double v) {
 
 template <class T>
 std::string itemText(const T& x) {
-    if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-    else if constexpr (std::is_same_v<T, int64_t>) return std::to_string(x);
-    else if constexpr (std::is_same_v<T, double>) return realText(x);
-    else return x;
+    if constexpr (std::is_same_v<T, bool>)
+        return x ? "true" : "false";
+    else if constexpr (std::is_same_v<T, int64_t>)
+        return std::to_string(x);
+    else if constexpr (std::is_same_v<T, double>)
+        return realText(x);
+    else
+        return x;
 }
 
 [[noreturn]] void notA(const std::string& typeName, const std::string& text) {
@@ -93,20 +97,22 @@ std::vector<T> parseList(const std::string& typeName, const std::string& text, P
 }  // namespace
 
 std::string paramToString(const ParamValue& v) {
-    return std::visit([](const auto& x) -> std::string {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int64_t> || std::is_same_v<T, double> ||
-                      std::is_same_v<T, std::string>) {
-            return itemText(x);
-        } else {
-            std::string out = "[";
-            for (std::size_t i = 0; i < x.size(); ++i) {
-                if (i) out += ", ";
-                out += itemText(static_cast<typename T::value_type>(x[i]));
+    return std::visit(
+        [](const auto& x) -> std::string {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int64_t> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, std::string>) {
+                return itemText(x);
+            } else {
+                std::string out = "[";
+                for (std::size_t i = 0; i < x.size(); ++i) {
+                    if (i) out += ", ";
+                    out += itemText(static_cast<typename T::value_type>(x[i]));
+                }
+                return out + "]";
             }
-            return out + "]";
-        }
-    }, v);
+        },
+        v);
 }
 
 const char* paramTypeName(const ParamValue& v) {
@@ -142,7 +148,8 @@ ParamValue paramFromString(const std::string& typeName, const std::string& text)
         });
         return std::vector<bool>(bits.begin(), bits.end());
     }
-    throw std::invalid_argument("'" + typeName + "' is not a parameter type (bool, int, float, string, int[], "
+    throw std::invalid_argument("'" + typeName +
+                                "' is not a parameter type (bool, int, float, string, int[], "
                                 "float[] or bool[])");
 }
 

@@ -33,7 +33,8 @@ int Plan::addScratch(const std::string& name, DType dtype, const std::vector<int
     std::size_t end = 0;
     if (!checkedAdd(workspaceBytes_, kWorkspaceAlignment - 1, &s.wsOffset) ||
         !checkedAdd(s.wsOffset / kWorkspaceAlignment * kWorkspaceAlignment, s.bytes, &end))
-        fail(status::kParamInvalid, Msg() << "scratch tensor '" << name << "' " << dtypeName(dtype) << shapeToString(shape)
+        fail(status::kParamInvalid, Msg() << "scratch tensor '" << name << "' " << dtypeName(dtype)
+                                          << shapeToString(shape)
                                           << " makes the workspace larger than 64-bit sizes hold");
     s.wsOffset = s.wsOffset / kWorkspaceAlignment * kWorkspaceAlignment;
     workspaceBytes_ = end;
@@ -51,7 +52,8 @@ int Plan::findSlot(const std::string& name) const {
 
 void Plan::rebindCaller(int id, void* data, int64_t offset) {
     Slot& s = slots_.at(static_cast<std::size_t>(id));
-    if (s.kind == SlotKind::Scratch) fail(status::kInner, Msg() << "slot '" << s.name << "' is scratch, not a caller tensor");
+    if (s.kind == SlotKind::Scratch)
+        fail(status::kInner, Msg() << "slot '" << s.name << "' is scratch, not a caller tensor");
     s.view.data = data;
     s.view.offset = offset;
 }

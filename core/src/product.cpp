@@ -16,7 +16,8 @@ Product productFromEnvironment() {
     if (env && *env && !parseProduct(env, &p)) {
         std::fprintf(stderr,
                      "opscope: OPSCOPE_PRODUCT='%s' is not a known product "
-                     "(training, a2, a3, inference); using a2\n", env);
+                     "(training, a2, a3, inference); using a2\n",
+                     env);
         p = Product::AtlasA2;
     }
     return p;
@@ -55,14 +56,25 @@ const char* productName(Product p) {
 bool parseProduct(const std::string& text, Product* out) {
     std::string t = text;
     std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-    struct Alias { const char* name; Product p; };
+    struct Alias {
+        const char* name;
+        Product p;
+    };
     static const Alias aliases[] = {
-        {"training", Product::AtlasTraining}, {"910", Product::AtlasTraining},
-        {"ascend910", Product::AtlasTraining}, {"atlas-training", Product::AtlasTraining},
-        {"a2", Product::AtlasA2}, {"910b", Product::AtlasA2}, {"ascend910b", Product::AtlasA2},
-        {"atlas-a2", Product::AtlasA2}, {"a3", Product::AtlasA3}, {"910c", Product::AtlasA3},
-        {"atlas-a3", Product::AtlasA3}, {"inference", Product::AtlasInference},
-        {"310p", Product::AtlasInference}, {"ascend310p", Product::AtlasInference},
+        {"training", Product::AtlasTraining},
+        {"910", Product::AtlasTraining},
+        {"ascend910", Product::AtlasTraining},
+        {"atlas-training", Product::AtlasTraining},
+        {"a2", Product::AtlasA2},
+        {"910b", Product::AtlasA2},
+        {"ascend910b", Product::AtlasA2},
+        {"atlas-a2", Product::AtlasA2},
+        {"a3", Product::AtlasA3},
+        {"910c", Product::AtlasA3},
+        {"atlas-a3", Product::AtlasA3},
+        {"inference", Product::AtlasInference},
+        {"310p", Product::AtlasInference},
+        {"ascend310p", Product::AtlasInference},
         {"atlas-inference", Product::AtlasInference},
     };
     for (const Alias& a : aliases) {

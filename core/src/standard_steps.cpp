@@ -22,8 +22,7 @@ int materializeInput(Plan& plan, int input, DType want) {
     }
     if (s.view.dtype != want) {
         const int cast = plan.addScratch(s.name + "." + dtypeName(want), want, s.view.shape);
-        addCopyStep(plan, "Cast", current, cast,
-                    s.name + " " + dtypeName(s.view.dtype) + " -> " + dtypeName(want));
+        addCopyStep(plan, "Cast", current, cast, s.name + " " + dtypeName(s.view.dtype) + " -> " + dtypeName(want));
         current = cast;
     }
     return current;
@@ -46,7 +45,8 @@ void deliverOutput(Plan& plan, const OutputTarget& t) {
                         user.name + " " + dtypeName(computed.view.dtype) + " -> " + dtypeName(user.view.dtype));
             return;
         }
-        const int cast = plan.addScratch(user.name + "." + dtypeName(user.view.dtype), user.view.dtype, user.view.shape);
+        const int cast =
+            plan.addScratch(user.name + "." + dtypeName(user.view.dtype), user.view.dtype, user.view.shape);
         addCopyStep(plan, "Cast", current, cast,
                     user.name + " " + dtypeName(computed.view.dtype) + " -> " + dtypeName(user.view.dtype));
         current = cast;
@@ -55,8 +55,9 @@ void deliverOutput(Plan& plan, const OutputTarget& t) {
 }
 
 void addZeroFill(Plan& plan, int slot) {
-    plan.addStep({"ZeroFill", "set " + plan.slot(slot).name + " to zero", {}, {slot},
-                  [slot](const StepContext& ctx) { fillZero(ctx.tensor(slot)); }});
+    plan.addStep({"ZeroFill", "set " + plan.slot(slot).name + " to zero", {}, {slot}, [slot](const StepContext& ctx) {
+                      fillZero(ctx.tensor(slot));
+                  }});
 }
 
 }  // namespace opscope

@@ -17,8 +17,14 @@ TensorStats statsContiguous(const T* p, int64_t n) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (int64_t i = 0; i < n; ++i) {
         const double v = convertValue<double>(p[i]);
-        if (std::isnan(v)) { ++s.nanCount; continue; }
-        if (std::isinf(v)) { ++s.infCount; continue; }
+        if (std::isnan(v)) {
+            ++s.nanCount;
+            continue;
+        }
+        if (std::isinf(v)) {
+            ++s.infCount;
+            continue;
+        }
         ++s.finiteCount;
         sum += v;
         sumAbs += std::fabs(v);

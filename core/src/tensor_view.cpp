@@ -25,15 +25,14 @@ const char* formatName(Format f) {
     return "UNKNOWN";
 }
 
-bool isPrivateFormat(Format f) {
-    return f == Format::NC1HWC0 || f == Format::FractalZ || f == Format::FractalNZ;
-}
+bool isPrivateFormat(Format f) { return f == Format::NC1HWC0 || f == Format::FractalZ || f == Format::FractalNZ; }
 
 int64_t shapeNumel(const std::vector<int64_t>& shape) {
     int64_t n = 1;
     for (int64_t d : shape)
         if (!checkedMul(n, d, &n))
-            fail(status::kParamInvalid, Msg() << "shape " << shapeToString(shape) << " has more elements than int64 counts");
+            fail(status::kParamInvalid,
+                 Msg() << "shape " << shapeToString(shape) << " has more elements than int64 counts");
     return n;
 }
 
@@ -79,12 +78,13 @@ TensorView::ByteRange TensorView::byteRange() const {
         if (!checkedAdd(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) overflow();
     }
     if (lo < 0)
-        fail(status::kParamInvalid, Msg() << "view " << shapeToString(shape) << " strides " << shapeToString(strides)
-                                          << " offset " << offset << " reaches element " << lo << ", before its storage");
+        fail(status::kParamInvalid, Msg()
+                                        << "view " << shapeToString(shape) << " strides " << shapeToString(strides)
+                                        << " offset " << offset << " reaches element " << lo << ", before its storage");
     std::size_t begin = 0, end = 0;
     const auto size = elementSize();
-    if (!checkedMul(static_cast<std::size_t>(lo), size, &begin) || !checkedAdd(static_cast<std::size_t>(hi), std::size_t{1}, &end) ||
-        !checkedMul(end, size, &end))
+    if (!checkedMul(static_cast<std::size_t>(lo), size, &begin) ||
+        !checkedAdd(static_cast<std::size_t>(hi), std::size_t{1}, &end) || !checkedMul(end, size, &end))
         overflow();
     return {begin, end};
 }
@@ -101,7 +101,8 @@ std::vector<int64_t> TensorView::contiguousStrides(const std::vector<int64_t>& s
     for (std::size_t i = shape.size(); i-- > 0;) {
         strides[i] = s;
         if (!checkedMul(s, shape[i] > 0 ? shape[i] : 1, &s))
-            fail(status::kParamInvalid, Msg() << "shape " << shapeToString(shape) << " has more elements than int64 counts");
+            fail(status::kParamInvalid,
+                 Msg() << "shape " << shapeToString(shape) << " has more elements than int64 counts");
     }
     return strides;
 }

@@ -14,11 +14,11 @@ namespace opscope::kernels {
 namespace {
 
 struct Piece {
-    int64_t row;   // kernel tap index (row within one channel's block of K rows)
-    int64_t t;     // offset of the segment in the tile
-    int64_t len;   // segment length
-    int64_t xOff;  // offset of the X row within one channel, -1 when the row lies in the padding
-    int64_t iw0;   // X column of the segment's first position (may be outside [0, W))
+    int64_t row;     // kernel tap index (row within one channel's block of K rows)
+    int64_t t;       // offset of the segment in the tile
+    int64_t len;     // segment length
+    int64_t xOff;    // offset of the X row within one channel, -1 when the row lies in the padding
+    int64_t iw0;     // X column of the segment's first position (may be outside [0, W))
     int64_t lo, hi;  // positions [lo, hi) of the segment read inside the row
 };
 
@@ -66,8 +66,8 @@ const std::vector<Piece>& piecesOf(const ConvGeometry& g, int64_t p0, int64_t le
 
 }  // namespace
 
-void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
-                float* cols, int64_t ld) {
+void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
+                int64_t ld) {
     const int64_t K = g.kernelSize(), X = g.xSize(), sw = g.stride[2];
     const std::vector<Piece>& pieces = piecesOf(g, p0, len);
     for (int64_t cx = cx0; cx < cx1; ++cx) {
@@ -91,8 +91,8 @@ void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1,
     }
 }
 
-void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0,
-                int64_t len, float* x) {
+void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
+                float* x) {
     const int64_t K = g.kernelSize(), X = g.xSize(), sw = g.stride[2];
     const std::vector<Piece>& pieces = piecesOf(g, p0, len);
     for (int64_t cx = cx0; cx < cx1; ++cx) {

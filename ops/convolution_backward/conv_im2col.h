@@ -11,11 +11,11 @@ namespace opscope::kernels {
 
 // cols[r * ld + t] for channels [cx0, cx1) of `x` (channel 0 of one image's group) and the
 // positions [p0, p0 + len) of Y.
-void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
-                float* cols, int64_t ld);
+void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
+                int64_t ld);
 
 // The adjoint: x[cx, ...] += cols[r * ld + t], taps in row order (a fixed summation order).
-void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0,
-                int64_t len, float* x);
+void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
+                float* x);
 
 }  // namespace opscope::kernels

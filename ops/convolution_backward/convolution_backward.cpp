@@ -44,7 +44,9 @@ public:
     int dense(int slot) {
         return memo(dense_, slot, [&] { return materializeInput(plan_, slot, plan_.slot(slot).view.dtype); });
     }
-    int raw(int slot) { return memo(raw_, slot, [&] { return materializeInput(plan_, dense(slot), DType::Float32); }); }
+    int raw(int slot) {
+        return memo(raw_, slot, [&] { return materializeInput(plan_, dense(slot), DType::Float32); });
+    }
     int cube(int slot) {
         return memo(cube_, slot, [&] {
             const Slot user = plan_.slot(slot);
@@ -121,8 +123,11 @@ void planBiasGrad(Plan& plan, Operands& ops, const conv::ConvProblem& p, const S
     const int dy = ops.raw(s.dy);
     const OutputTarget tb = prepareOutput(plan, s.out[2], DType::Float32);
     const int64_t N = dyView.shape[0], C = dyView.shape[1], positions = dyView.numel() / std::max<int64_t>(1, N * C);
-    plan.addStep({"ReduceSum", "gradBias[c] = sum of gradOutput[n, c, ...] over N and the spatial axes (double sums)",
-                  {dy}, {tb.compute}, [=](const StepContext& ctx) {
+    plan.addStep({"ReduceSum",
+                  "gradBias[c] = sum of gradOutput[n, c, ...] over N and the spatial axes (double sums)",
+                  {dy},
+                  {tb.compute},
+                  [=](const StepContext& ctx) {
                       kernels::biasGrad(N, C, positions, ctx.data<float>(dy), ctx.data<float>(tb.compute));
                   }});
     deliverOutput(plan, tb);
@@ -143,7 +148,9 @@ void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGe
     if (!p.transposed) {
         plan.addStep({c.convName + "BackpropInput",
                       "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + c.dims,
-                      {dy, w}, outs, [=](const StepContext& ctx) {
+                      {dy, w},
+                      outs,
+                      [=](const StepContext& ctx) {
                           zeroScratch(ctx, cols);
                           kernels::convScatterInput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
                                                     ctx.data<float>(dx), dataOrNull(ctx, cols));
@@ -151,8 +158,11 @@ void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGe
     } else {
         plan.addStep({c.convName,
                       "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
-                      "convolution, per image, group and tile" + c.dims,
-                      {dy, w}, outs, [=](const StepContext& ctx) {
+                      "convolution, per image, group and tile" +
+                          c.dims,
+                      {dy, w},
+                      outs,
+                      [=](const StepContext& ctx) {
                           zeroScratch(ctx, cols);
                           kernels::convGatherOutput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
                                                     ctx.data<float>(dx), dataOrNull(ctx, cols));
@@ -176,11 +186,13 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
     plan.addStep({c.convName + "BackpropFilter",
                   std::string("gradWeight = sum over N of ") +
                       (p.transposed ? "input x im2col(gradOutput)^T" : "gradOutput x im2col(input)^T") +
-                      (tiling.filterByGroup ? std::string(", float32 sums, parallel over groups")
-                                            : ", float32 sums in " + std::to_string(tiling.slices) +
-                                                  " slice(s) added in order") +
+                      (tiling.filterByGroup
+                           ? std::string(", float32 sums, parallel over groups")
+                           : ", float32 sums in " + std::to_string(tiling.slices) + " slice(s) added in order") +
                       c.dims,
-                  {c.dy, c.x}, outs, [=](const StepContext& ctx) {
+                  {c.dy, c.x},
+                  outs,
+                  [=](const StepContext& ctx) {
                       zeroScratch(ctx, cols);
                       kernels::convFilterGrad(g, tiling, ctx.data<float>(ySide), ctx.data<float>(xSide),
                                               ctx.data<float>(dw), dataOrNull(ctx, partials), dataOrNull(ctx, cols));
@@ -191,7 +203,8 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
 kernels::ConvTiling tilingFor(aclOpExecutor& e, const conv::ConvProblem& p, const kernels::ConvGeometry& g) {
     kernels::ConvTiling tiling = kernels::chooseTiling(g, numThreads());
     // bf16 operands multiply exactly and sum in float32 either way; the dot-product kernel is faster.
-    const bool bf16Dot = p.precision == CubePrecision::BFloat16 && kernels::packedGemmAvailable(kernels::GemmKind::BFloat16);
+    const bool bf16Dot =
+        p.precision == CubePrecision::BFloat16 && kernels::packedGemmAvailable(kernels::GemmKind::BFloat16);
     tiling.gemm = bf16Dot ? kernels::GemmKind::BFloat16 : kernels::GemmKind::Float32;
     e.addParam("gemmTile", tiling.tile);
     e.addParam("workers", tiling.workers);
@@ -250,13 +263,12 @@ aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor* gradOutput
                                                      const aclIntArray* dilation, bool transposed,
                                                      const aclIntArray* outputPadding, int groups,
                                                      const aclBoolArray* outputMask, int8_t cubeMathType,
-                                                     aclTensor* gradInput, aclTensor* gradWeight,
-                                                     aclTensor* gradBias, uint64_t* workspaceSize,
-                                                     aclOpExecutor** executor) {
+                                                     aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias,
+                                                     uint64_t* workspaceSize, aclOpExecutor** executor) {
     using namespace opscope;
-    const conv::ConvArgs args{gradOutput, input,         weight, biasSizes,  stride,       padding,
-                              dilation,   transposed,    outputPadding, groups, outputMask, cubeMathType,
-                              gradInput,  gradWeight,    gradBias};
+    const conv::ConvArgs args{gradOutput, input,        weight,     biasSizes,     stride,
+                              padding,    dilation,     transposed, outputPadding, groups,
+                              outputMask, cubeMathType, gradInput,  gradWeight,    gradBias};
     return prepareExecutor("aclnnConvolutionBackwardGetWorkspaceSize", workspaceSize, executor, [&] {
         return planConvolutionBackward(conv::validateConvolutionBackward(args, currentProduct()));
     });

@@ -48,8 +48,8 @@ void checkPointers(const ConvArgs& a, ConvProblem& p) {
     optionalIntArray(a.biasSizes, "biasSizes");
     p.mask = requireBoolArray(a.outputMask, "outputMask");
     if (p.mask.size() != 3)
-        fail(status::kParamInvalid, Msg() << "outputMask has " << p.mask.size()
-                                          << " entries; expected 3 (gradInput, gradWeight, gradBias)");
+        fail(status::kParamInvalid,
+             Msg() << "outputMask has " << p.mask.size() << " entries; expected 3 (gradInput, gradWeight, gradBias)");
     aclTensor* outs[3] = {a.gradInput, a.gradWeight, a.gradBias};
     for (int i = 0; i < 3; ++i) {
         if (!p.mask[static_cast<std::size_t>(i)]) continue;
@@ -68,10 +68,10 @@ void checkDtypes(ConvProblem& p, Product product) {
     const DType dy = p.gradOutput->dtype;
     const DType wantIn = promoteDtype(p.input->dtype, dy), wantW = promoteDtype(p.weight->dtype, dy);
     if (p.outputs[0] && p.outputs[0]->dtype != wantIn)
-        fail(status::kParamInvalid, Msg() << "gradInput dtype " << dtypeName(p.outputs[0]->dtype)
-                                          << " must be the higher-precision dtype of input ("
-                                          << dtypeName(p.input->dtype) << ") and gradOutput (" << dtypeName(dy)
-                                          << "): " << dtypeName(wantIn));
+        fail(status::kParamInvalid, Msg()
+                                        << "gradInput dtype " << dtypeName(p.outputs[0]->dtype)
+                                        << " must be the higher-precision dtype of input (" << dtypeName(p.input->dtype)
+                                        << ") and gradOutput (" << dtypeName(dy) << "): " << dtypeName(wantIn));
     if (p.outputs[1] && p.outputs[1]->dtype != wantW)
         fail(status::kParamInvalid, Msg() << "gradWeight dtype " << dtypeName(p.outputs[1]->dtype)
                                           << " must be the higher-precision dtype of weight ("
@@ -91,8 +91,8 @@ void checkRanksAndFormats(ConvProblem& p) {
         fail(status::kParamInvalid, Msg() << "gradOutput rank " << p.gradOutput->rank() << " (shape "
                                           << list(p.gradOutput->shape) << ") must equal input rank " << x.rank());
     if (p.weight->rank() != x.rank())
-        fail(status::kParamInvalid, Msg() << "weight rank " << p.weight->rank() << " (shape "
-                                          << list(p.weight->shape) << ") must equal input rank " << x.rank());
+        fail(status::kParamInvalid, Msg() << "weight rank " << p.weight->rank() << " (shape " << list(p.weight->shape)
+                                          << ") must equal input rank " << x.rank());
     for (int i = 0; i < 2; ++i)
         if (p.outputs[i] && p.outputs[i]->rank() != x.rank())
             fail(status::kParamInvalid, Msg() << kOutNames[i] << " rank " << p.outputs[i]->rank() << " (shape "
@@ -100,8 +100,9 @@ void checkRanksAndFormats(ConvProblem& p) {
     const Format want = originFormat(x.rank());
     auto checkFormat = [&](const TensorView& v, const char* name) {
         if (v.format != want && v.format != Format::ND)
-            fail(status::kParamInvalid, Msg() << name << " format " << formatName(v.format) << " is not supported for a rank-"
-                                              << v.rank() << " tensor: expected " << formatName(want) << " (or ND)");
+            fail(status::kParamInvalid, Msg() << name << " format " << formatName(v.format)
+                                              << " is not supported for a rank-" << v.rank() << " tensor: expected "
+                                              << formatName(want) << " (or ND)");
     };
     checkFormat(*p.gradOutput, "gradOutput");
     checkFormat(x, "input");
@@ -109,17 +110,17 @@ void checkRanksAndFormats(ConvProblem& p) {
     for (int i = 0; i < 2; ++i)
         if (p.outputs[i]) checkFormat(*p.outputs[i], kOutNames[i]);
     if (p.outputs[2] && p.outputs[2]->format != Format::ND)
-        fail(status::kParamInvalid, Msg() << "gradBias format " << formatName(p.outputs[2]->format)
-                                          << " is not supported: expected ND");
+        fail(status::kParamInvalid,
+             Msg() << "gradBias format " << formatName(p.outputs[2]->format) << " is not supported: expected ND");
     p.spatial = static_cast<int>(x.rank() - 2);
 }
 
 // 4. The product runs this convolution at all.
 void checkProductSupport(const ConvProblem& p, Product product) {
     if (p.spatial == 3 && !isA2Like(product))
-        fail(status::kParamInvalid, Msg() << "3D convolution backward (input shape " << list(p.input->shape)
-                                          << ") is not supported on " << productName(product)
-                                          << ": only 1D and 2D are");
+        fail(status::kParamInvalid, Msg()
+                                        << "3D convolution backward (input shape " << list(p.input->shape)
+                                        << ") is not supported on " << productName(product) << ": only 1D and 2D are");
 }
 
 void checkLength(const std::vector<int64_t>& v, const char* name, int spatial, bool allowFour) {
@@ -132,7 +133,8 @@ void checkLength(const std::vector<int64_t>& v, const char* name, int spatial, b
 
 void checkAtLeast(const std::vector<int64_t>& v, const char* name, int64_t lo) {
     for (int64_t e : v)
-        if (e < lo) fail(status::kParamInvalid, Msg() << name << " " << list(v) << " must be >= " << lo << " on every axis");
+        if (e < lo)
+            fail(status::kParamInvalid, Msg() << name << " " << list(v) << " must be >= " << lo << " on every axis");
 }
 
 // 5. Attributes: array lengths and values, groups, cubeMathType.
@@ -197,7 +199,8 @@ void checkChannels(const ConvProblem& p) {
     const int64_t G = p.groups;
     if (dy.shape[0] != x.shape[0])
         fail(status::kParamInvalid, Msg() << "gradOutput batch " << dy.shape[0] << " (shape " << list(dy.shape)
-                                          << ") must equal input batch " << x.shape[0] << " (shape " << list(x.shape) << ")");
+                                          << ") must equal input batch " << x.shape[0] << " (shape " << list(x.shape)
+                                          << ")");
     if (!p.transposed) {
         if (w.shape[0] % G != 0)
             fail(status::kParamInvalid, Msg() << "weight.shape[0] (output channels " << w.shape[0]
@@ -206,19 +209,19 @@ void checkChannels(const ConvProblem& p) {
             fail(status::kParamInvalid, Msg() << "input channels (" << x.shape[1] << ") must equal weight.shape[1] ("
                                               << w.shape[1] << ") * groups (" << G << ") = " << w.shape[1] * G);
         if (dy.shape[1] != w.shape[0])
-            fail(status::kParamInvalid, Msg() << "gradOutput channels (" << dy.shape[1] << ") must equal weight.shape[0] ("
-                                              << w.shape[0] << ")");
+            fail(status::kParamInvalid, Msg() << "gradOutput channels (" << dy.shape[1]
+                                              << ") must equal weight.shape[0] (" << w.shape[0] << ")");
     } else {
         if (w.shape[0] != x.shape[1])
             fail(status::kParamInvalid, Msg() << "weight.shape[0] (" << w.shape[0] << ") must equal input channels ("
                                               << x.shape[1] << ") for a transposed convolution");
         if (x.shape[1] % G != 0)
-            fail(status::kParamInvalid, Msg() << "input channels (" << x.shape[1] << ") must be divisible by groups ("
-                                              << G << ")");
+            fail(status::kParamInvalid,
+                 Msg() << "input channels (" << x.shape[1] << ") must be divisible by groups (" << G << ")");
         if (dy.shape[1] != w.shape[1] * G)
-            fail(status::kParamInvalid, Msg() << "gradOutput channels (" << dy.shape[1] << ") must equal weight.shape[1] ("
-                                              << w.shape[1] << ") * groups (" << G << ") = " << w.shape[1] * G
-                                              << " for a transposed convolution");
+            fail(status::kParamInvalid, Msg() << "gradOutput channels (" << dy.shape[1]
+                                              << ") must equal weight.shape[1] (" << w.shape[1] << ") * groups (" << G
+                                              << ") = " << w.shape[1] * G << " for a transposed convolution");
     }
 }
 
@@ -247,7 +250,8 @@ void checkSpatial(const ConvProblem& p) {
                                                   << ") on axis " << axisName(p.spatial, a));
             out = (padded - span) / p.stride[a] + 1;
         } else {
-            out = mulAdd(in - 1, p.stride[a], mulAdd(1, span, p.outputPadding[a], "the output size"), "the output size");
+            out =
+                mulAdd(in - 1, p.stride[a], mulAdd(1, span, p.outputPadding[a], "the output size"), "the output size");
             if (__builtin_sub_overflow(out, p.padBegin[a], &out) || __builtin_sub_overflow(out, p.padEnd[a], &out))
                 fail(status::kParamInvalid, "the transposed convolution output size overflows int64");
             if (out < 1)
@@ -274,7 +278,8 @@ void checkBiasAndOutputs(const ConvArgs& a, const ConvProblem& p) {
     if (a.biasSizes) {
         const std::vector<int64_t>& b = a.biasSizes->values;
         if (b.size() != 1)
-            fail(status::kParamInvalid, Msg() << "biasSizes " << list(b) << " has " << b.size() << " values; expected 1");
+            fail(status::kParamInvalid, Msg()
+                                            << "biasSizes " << list(b) << " has " << b.size() << " values; expected 1");
         if (b[0] != cout)
             fail(status::kParamInvalid, Msg() << "biasSizes " << list(b) << " must equal "
                                               << (p.transposed ? "[weight.shape[1] * groups]" : "[weight.shape[0]]")
@@ -311,10 +316,10 @@ void checkProductLimits(const ConvProblem& p, Product product) {
         if (hw) checkRange(w.shape[a + 2], 1, kMaxKernelHWA2, "weight " + axis, product);
         checkRange(p.stride[a], 1, p.spatial == 3 && hw ? kMaxStride3dHWA2 : kMaxDimA2, "stride" + axis, product);
         checkRange(p.dilation[a], 1, kMaxDilationA2, "dilation" + axis, product);
-        checkRange(p.padBegin[a], 0, hw ? kMaxPadA2 : kMaxDimA2, "padding" + axis + (p.padding.size() == 4 ? " (begin)" : ""),
-                   product);
-        checkRange(p.padEnd[a], 0, hw ? kMaxPadA2 : kMaxDimA2, "padding" + axis + (p.padding.size() == 4 ? " (end)" : ""),
-                   product);
+        checkRange(p.padBegin[a], 0, hw ? kMaxPadA2 : kMaxDimA2,
+                   "padding" + axis + (p.padding.size() == 4 ? " (begin)" : ""), product);
+        checkRange(p.padEnd[a], 0, hw ? kMaxPadA2 : kMaxDimA2,
+                   "padding" + axis + (p.padding.size() == 4 ? " (end)" : ""), product);
     }
 }
 
@@ -342,9 +347,10 @@ const char* cubeMathTypeName(int8_t cubeMathType) {
 
 CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t mode) {
     auto unsupported = [&](const char* why) {
-        return StatusError(status::kParamInvalid, Msg() << "cubeMathType " << int{mode} << " (" << cubeMathTypeName(mode)
-                                                        << ") with " << dtypeName(dtype) << " inputs is not supported on "
-                                                        << productName(product) << ": " << why);
+        return StatusError(status::kParamInvalid, Msg()
+                                                      << "cubeMathType " << int{mode} << " (" << cubeMathTypeName(mode)
+                                                      << ") with " << dtypeName(dtype) << " inputs is not supported on "
+                                                      << productName(product) << ": " << why);
     };
     if (dtype == DType::Float16) return CubePrecision::Float16;  // every mode keeps fp16
     if (isA2Like(product)) {
@@ -361,16 +367,16 @@ CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t mode) {
 
 ConvProblem validateConvolutionBackward(const ConvArgs& a, Product product) {
     ConvProblem p;
-    checkPointers(a, p);                // 1
-    checkDtypes(p, product);            // 2
-    checkRanksAndFormats(p);            // 3
-    checkProductSupport(p, product);    // 4
-    checkAttributes(a, p, product);     // 5
-    checkEmpty(p);                      // 6a
-    checkChannels(p);                   // 6b
-    checkSpatial(p);                    // 6c
-    checkBiasAndOutputs(a, p);          // 6d
-    checkProductLimits(p, product);     // 7
+    checkPointers(a, p);              // 1
+    checkDtypes(p, product);          // 2
+    checkRanksAndFormats(p);          // 3
+    checkProductSupport(p, product);  // 4
+    checkAttributes(a, p, product);   // 5
+    checkEmpty(p);                    // 6a
+    checkChannels(p);                 // 6b
+    checkSpatial(p);                  // 6c
+    checkBiasAndOutputs(a, p);        // 6d
+    checkProductLimits(p, product);   // 7
     return p;
 }
 

@@ -37,7 +37,7 @@ using Idx = Eigen::Index;
 
 constexpr int64_t kColsBudgetFloats = 128 * 1024;  // 512 KiB per im2col tile
 constexpr int64_t kMinTile = 64;
-constexpr int64_t kScatterItemsWanted = 8;  // split X channels until there are this many items
+constexpr int64_t kScatterItemsWanted = 8;                  // split X channels until there are this many items
 constexpr int64_t kPartialBudgetFloats = 32 * 1024 * 1024;  // gradWeight partial sums: <= 128 MiB
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -82,9 +82,7 @@ int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t) {
     return t.workers * g.colRows() * t.tile;
 }
 
-int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) {
-    return (t.slices - 1) * g.CY * g.colRows();
-}
+int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) { return (t.slices - 1) * g.CY * g.colRows(); }
 
 void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* y, float* x,
                       float* cols) {

@@ -32,11 +32,11 @@ struct ConvGeometry {
 // How the stages split the work. Chosen in phase 1 from the shapes and the thread count, so the
 // workspace can hold one im2col buffer per concurrent chunk and one partial sum per slice.
 struct ConvTiling {
-    int64_t tile = 1;             // Y positions per GEMM column block
-    int64_t workers = 1;          // max concurrent chunks = im2col buffers
-    int64_t cxBlocks = 1;         // X-channel blocks per (image, group) in the scatter stage
-    int64_t slices = 1;           // gradWeight partial sums (<= workers)
-    bool filterByGroup = false;   // gradWeight parallel over groups (each owns its rows) instead
+    int64_t tile = 1;                   // Y positions per GEMM column block
+    int64_t workers = 1;                // max concurrent chunks = im2col buffers
+    int64_t cxBlocks = 1;               // X-channel blocks per (image, group) in the scatter stage
+    int64_t slices = 1;                 // gradWeight partial sums (<= workers)
+    bool filterByGroup = false;         // gradWeight parallel over groups (each owns its rows) instead
     GemmKind gemm = GemmKind::Float32;  // BFloat16 for the bf16 cube precision (packed_gemm.h)
 };
 ConvTiling chooseTiling(const ConvGeometry& g, int threads);

@@ -50,7 +50,8 @@ public:
         const int64_t spatial = std::max<int64_t>(a.tensor("weight").rank() - 2, 1);
         for (const char* name : {"stride", "padding", "dilation", "outputPadding"})
             if (!given.hasAttr(name))
-                a.attributes[name] = std::vector<int64_t>(static_cast<std::size_t>(spatial), a.intArrayAttr(name).at(0));
+                a.attributes[name] =
+                    std::vector<int64_t>(static_cast<std::size_t>(spatial), a.intArrayAttr(name).at(0));
     }
 
     std::unique_ptr<PreparedCall> prepare(const OpArguments& given) const override {
@@ -69,16 +70,19 @@ public:
         const int64_t groups = a.intAttr("groups");
         int64_t biasLen = biasSizes.empty() ? 0 : biasSizes[0];
         if (biasSizes.empty() && w.rank() >= 2) biasLen = transposed ? w.shape()[1] * groups : w.shape()[0];
-        aclTensor* gi = on(0) ? call->outputTensor("gradInput", conv::promoteDtype(x.dtype(), gy.dtype()), x.shape()) : nullptr;
-        aclTensor* gw = on(1) ? call->outputTensor("gradWeight", conv::promoteDtype(w.dtype(), gy.dtype()), w.shape()) : nullptr;
+        aclTensor* gi =
+            on(0) ? call->outputTensor("gradInput", conv::promoteDtype(x.dtype(), gy.dtype()), x.shape()) : nullptr;
+        aclTensor* gw =
+            on(1) ? call->outputTensor("gradWeight", conv::promoteDtype(w.dtype(), gy.dtype()), w.shape()) : nullptr;
         aclTensor* gb = on(2) ? call->outputTensor("gradBias", gy.dtype(), {biasLen}) : nullptr;
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;
         const aclnnStatus st = aclnnConvolutionBackwardGetWorkspaceSize(
-            tGy, tX, tW, biasSizes.empty() ? nullptr : call->intArray(biasSizes), call->intArray(a.intArrayAttr("stride")),
-            call->intArray(a.intArrayAttr("padding")), call->intArray(a.intArrayAttr("dilation")), transposed,
-            call->intArray(a.intArrayAttr("outputPadding")), static_cast<int>(groups), call->boolArray(mask),
-            static_cast<int8_t>(a.intAttr("cubeMathType")), gi, gw, gb, &ws, &exe);
+            tGy, tX, tW, biasSizes.empty() ? nullptr : call->intArray(biasSizes),
+            call->intArray(a.intArrayAttr("stride")), call->intArray(a.intArrayAttr("padding")),
+            call->intArray(a.intArrayAttr("dilation")), transposed, call->intArray(a.intArrayAttr("outputPadding")),
+            static_cast<int>(groups), call->boolArray(mask), static_cast<int8_t>(a.intAttr("cubeMathType")), gi, gw, gb,
+            &ws, &exe);
         call->finishPhase1(st, ws, exe);
         return call;
     }
@@ -103,14 +107,17 @@ public:
         }
         p.groups = a.intAttr("groups");
         p.transposed = a.boolAttr("transposed");
-        const auto r = reference::convBackward(gy.toDoubles(), gy.shape(), x.toDoubles(), x.shape(), w.toDoubles(),
-                                               w.shape(), p);
+        const auto r =
+            reference::convBackward(gy.toDoubles(), gy.shape(), x.toDoubles(), x.shape(), w.toDoubles(), w.shape(), p);
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         std::map<std::string, HostTensor> out;
-        if (mask.size() > 0 && mask[0]) out["gradInput"] = HostTensor::fromDoubles(DType::Float64, x.shape(), r.gradInput);
-        if (mask.size() > 1 && mask[1]) out["gradWeight"] = HostTensor::fromDoubles(DType::Float64, w.shape(), r.gradWeight);
+        if (mask.size() > 0 && mask[0])
+            out["gradInput"] = HostTensor::fromDoubles(DType::Float64, x.shape(), r.gradInput);
+        if (mask.size() > 1 && mask[1])
+            out["gradWeight"] = HostTensor::fromDoubles(DType::Float64, w.shape(), r.gradWeight);
         if (mask.size() > 2 && mask[2])
-            out["gradBias"] = HostTensor::fromDoubles(DType::Float64, {static_cast<int64_t>(r.gradBias.size())}, r.gradBias);
+            out["gradBias"] =
+                HostTensor::fromDoubles(DType::Float64, {static_cast<int64_t>(r.gradBias.size())}, r.gradBias);
         return out;
     }
 };

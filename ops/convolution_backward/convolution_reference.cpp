@@ -116,7 +116,8 @@ std::vector<double> convForward(const std::vector<double>& x, const std::vector<
             for (int64_t c = 0; c < yd.C; ++c)
                 for (int64_t z = 0; z < yd.s[0]; ++z)
                     for (int64_t r = 0; r < yd.s[1]; ++r)
-                        for (int64_t q = 0; q < yd.s[2]; ++q) y[at(yd, n, c, z, r, q)] = bias[static_cast<std::size_t>(c)];
+                        for (int64_t q = 0; q < yd.s[2]; ++q)
+                            y[at(yd, n, c, z, r, q)] = bias[static_cast<std::size_t>(c)];
     if (!p.transposed) {
         // y[n, co, o] += x[n, g*Cin_g + ci, o*s - p + k*d] * w[co, ci, k]: small side = y.
         forEachTap(xd, yd, wd, a, p.groups,
@@ -131,8 +132,7 @@ std::vector<double> convForward(const std::vector<double>& x, const std::vector<
 
 ConvBackwardResult convBackward(const std::vector<double>& gradOut, const std::vector<int64_t>& gradOutShape,
                                 const std::vector<double>& x, const std::vector<int64_t>& xShape,
-                                const std::vector<double>& w, const std::vector<int64_t>& wShape,
-                                const ConvParams& p) {
+                                const std::vector<double>& w, const std::vector<int64_t>& wShape, const ConvParams& p) {
     const Dims xd = dimsOf(xShape), yd = dimsOf(gradOutShape), wd = dimsOf(wShape);
     const Attr a = attrOf(p, xShape.size() - 2);
     ConvBackwardResult r;
@@ -148,8 +148,7 @@ ConvBackwardResult convBackward(const std::vector<double>& gradOut, const std::v
     if (!p.transposed)
         forEachTap(xd, yd, wd, a, p.groups, tap);
     else
-        forEachTap(yd, xd, wd, a, p.groups,
-                   [&](std::size_t yi, std::size_t xi, std::size_t wi) { tap(xi, yi, wi); });
+        forEachTap(yd, xd, wd, a, p.groups, [&](std::size_t yi, std::size_t xi, std::size_t wi) { tap(xi, yi, wi); });
     for (int64_t n = 0; n < yd.N; ++n)
         for (int64_t c = 0; c < yd.C; ++c)
             for (int64_t z = 0; z < yd.s[0]; ++z)

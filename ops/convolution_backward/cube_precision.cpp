@@ -13,8 +13,8 @@ float roundToHF32(float v) {
     uint32_t u;
     std::memcpy(&u, &v, sizeof u);
     if ((u & 0x7F800000u) == 0x7F800000u) return v;  // Inf, NaN
-    const uint32_t lsb = (u >> 12) & 1u;                // last kept mantissa bit: ties to even
-    u = (u + 0x7FFu + lsb) & ~0xFFFu;                   // a carry may bump the exponent (or reach Inf)
+    const uint32_t lsb = (u >> 12) & 1u;             // last kept mantissa bit: ties to even
+    u = (u + 0x7FFu + lsb) & ~0xFFFu;                // a carry may bump the exponent (or reach Inf)
     float r;
     std::memcpy(&r, &u, sizeof r);
     return r;

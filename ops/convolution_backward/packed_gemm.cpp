@@ -44,14 +44,18 @@ void eigenGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int
     const Eigen::Map<const Mat, 0, Strides> A(a, Idx(M), Idx(K), Strides(Idx(ars), Idx(acs)));
     const Eigen::Map<const Mat, 0, Strides> B(b, Idx(K), Idx(N), Strides(Idx(brs), Idx(bcs)));
     Eigen::Map<Mat, 0, Eigen::OuterStride<>> C(c, Idx(M), Idx(N), Eigen::OuterStride<>(Idx(ldc)));
-    if (accumulate) C.noalias() += A * B;
-    else C.noalias() = A * B;
+    if (accumulate)
+        C.noalias() += A * B;
+    else
+        C.noalias() = A * B;
 }
 
 #ifdef OPSCOPE_PACKED_FP32
 
 inline __mmask16 firstLanes(int64_t n) {
-    return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? static_cast<__mmask16>(0) : static_cast<__mmask16>((1u << n) - 1);
+    return n >= 16  ? static_cast<__mmask16>(0xFFFF)
+           : n <= 0 ? static_cast<__mmask16>(0)
+                    : static_cast<__mmask16>((1u << n) - 1);
 }
 
 inline uint32_t bitsOf(float v) {
@@ -63,8 +67,10 @@ inline uint32_t bitsOf(float v) {
 // One packed unit of a row at k (bf16: the pair k, k+1; `last` says k+1 is past the block).
 template <GemmKind Kind>
 inline uint32_t unitOf(const float* atK, int64_t ks, bool last) {
-    if constexpr (Kind == GemmKind::BFloat16) return (bitsOf(atK[0]) >> 16) | (last ? 0u : bitsOf(atK[ks]) & 0xFFFF0000u);
-    else return bitsOf(atK[0]);
+    if constexpr (Kind == GemmKind::BFloat16)
+        return (bitsOf(atK[0]) >> 16) | (last ? 0u : bitsOf(atK[ks]) & 0xFFFF0000u);
+    else
+        return bitsOf(atK[0]);
 }
 
 // Units of 16 rows at k (rows contiguous): fp32 the values; bf16 the pairs (k, k+1).
@@ -75,7 +81,8 @@ inline __m512i unitsAcrossRows(__mmask16 live, const float* atK, const float* at
         return lo;
     } else {
         const __m512i hi = atK1 ? _mm512_castps_si512(_mm512_maskz_loadu_ps(live, atK1)) : _mm512_setzero_si512();
-        return _mm512_or_si512(_mm512_srli_epi32(lo, 16), _mm512_and_si512(hi, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+        return _mm512_or_si512(_mm512_srli_epi32(lo, 16),
+                               _mm512_and_si512(hi, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
     }
 }
 
@@ -135,8 +142,9 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const float* m, int64_t s, int64
                 const float* atK = m + r0 + (k0 + per * u) * ks;
                 const float* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
                 for (int64_t q = 0; q < R; q += 16)
-                    _mm512_mask_storeu_epi32(panel + u * R + q, firstLanes(R - q),
-                                             unitsAcrossRows<Kind>(firstLanes(live - q), atK + q, atK1 ? atK1 + q : nullptr));
+                    _mm512_mask_storeu_epi32(
+                        panel + u * R + q, firstLanes(R - q),
+                        unitsAcrossRows<Kind>(firstLanes(live - q), atK + q, atK1 ? atK1 + q : nullptr));
             }
             continue;
         }
@@ -168,7 +176,8 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const float* m, int64_t s, int64
                 }
                 continue;
             }
-            for (int64_t u = 0; u < units; ++u) panel[u * R + r] = unitOf<Kind>(row + per * u * ks, ks, per * u + 1 >= kc);
+            for (int64_t u = 0; u < units; ++u)
+                panel[u * R + r] = unitOf<Kind>(row + per * u * ks, ks, per * u + 1 >= kc);
         }
     }
 }
@@ -276,8 +285,10 @@ void PackedA::pack(GemmKind kind, int64_t M, int64_t K, const float* a, int64_t 
     for (std::size_t blk = 0; blk < blocks_.size(); ++blk) {
         const int64_t k0 = static_cast<int64_t>(blk) * kb, kc = std::min(kb, K_ - k0);
         uint32_t* out = data_.data() + blocks_[blk];
-        if (kind == GemmKind::BFloat16) ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
-        else ::opscope::kernels::pack<GemmKind::Float32, kMR>(M_, k0, kc, a, ars, acs, out);
+        if (kind == GemmKind::BFloat16)
+            ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
+        else
+            ::opscope::kernels::pack<GemmKind::Float32, kMR>(M_, k0, kc, a, ars, acs, out);
     }
 #endif
 }

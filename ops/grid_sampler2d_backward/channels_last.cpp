@@ -69,9 +69,8 @@ void toChannelsLast(DType dtype, const void* src, float* dst, int64_t N, int64_t
 }
 
 void toChannelsFirst(const float* src, DType dtype, void* dst, int64_t N, int64_t C, int64_t HW) {
-    dispatchKernel<Float32Family>(dtype, "Transpose", [&](auto tag) {
-        toFirst(src, static_cast<typename decltype(tag)::type*>(dst), N, C, HW);
-    });
+    dispatchKernel<Float32Family>(
+        dtype, "Transpose", [&](auto tag) { toFirst(src, static_cast<typename decltype(tag)::type*>(dst), N, C, HW); });
 }
 
 }  // namespace opscope::kernels

@@ -83,7 +83,8 @@ void planChannelsLast(Plan& plan, const GridSamplerProblem& p, const kernels::Gr
     const int cGo = materializeInput(plan, s.gradOutput, dtype);
     const int cIn = s.needInput ? materializeInput(plan, s.input, dtype) : -1;
     const int fGrid = materializeInput(plan, s.grid, DType::Float32);
-    const std::string widened = dtype == DType::Float32 ? "" : std::string(" (") + dtypeName(dtype) + " widened to float32 in the same pass)";
+    const std::string widened =
+        dtype == DType::Float32 ? "" : std::string(" (") + dtypeName(dtype) + " widened to float32 in the same pass)";
     const int hGo = plan.addScratch("gradOutput.nhwc", DType::Float32, {prob.N, prob.Ho, prob.Wo, prob.C});
     plan.addStep({"Transpose", "gradOutput NCHW -> NHWC" + widened, {cGo}, {hGo}, [=](const StepContext& ctx) {
                       kernels::toChannelsLast(dtype, ctx.tensor(cGo).first(), ctx.data<float>(hGo), prob.N, prob.C,
@@ -93,34 +94,41 @@ void planChannelsLast(Plan& plan, const GridSamplerProblem& p, const kernels::Gr
     if (s.needInput) {
         hIn = plan.addScratch("input.nhwc", DType::Float32, {prob.N, prob.H, prob.W, prob.C});
         plan.addStep({"Transpose", "input NCHW -> NHWC" + widened, {cIn}, {hIn}, [=](const StepContext& ctx) {
-                          kernels::toChannelsLast(dtype, ctx.tensor(cIn).first(), ctx.data<float>(hIn), prob.N,
-                                                  prob.C, prob.H * prob.W);
+                          kernels::toChannelsLast(dtype, ctx.tensor(cIn).first(), ctx.data<float>(hIn), prob.N, prob.C,
+                                                  prob.H * prob.W);
                       }});
     }
-    const int hGi = s.inputGrad >= 0 ? plan.addScratch("inputGrad.nhwc", DType::Float32, {prob.N, prob.H, prob.W, prob.C}) : -1;
+    const int hGi =
+        s.inputGrad >= 0 ? plan.addScratch("inputGrad.nhwc", DType::Float32, {prob.N, prob.H, prob.W, prob.C}) : -1;
     OutputTarget tGg;
     if (s.gridGrad >= 0) tGg = prepareOutput(plan, s.gridGrad, DType::Float32);
-    const int partials = s.gridGrad >= 0 && blocks.count > 1
-                             ? plan.addScratch("gridGrad.partials", DType::Float32, {blocks.count, prob.N, prob.Ho, prob.Wo, 2})
-                             : -1;
+    const int partials =
+        s.gridGrad >= 0 && blocks.count > 1
+            ? plan.addScratch("gridGrad.partials", DType::Float32, {blocks.count, prob.N, prob.Ho, prob.Wo, 2})
+            : -1;
     std::vector<int> ins = {hGo, fGrid}, outs;
     if (hIn >= 0) ins.push_back(hIn);
     for (int slot : {hGi, tGg.compute, partials})
         if (slot >= 0) outs.push_back(slot);
-    plan.addStep({"GridSamplerGrad",
-                  modeNames(p) + " on NHWC float32: scatter into inputGrad (owned by batch x channel block), gather gridGrad",
-                  ins, outs, [=](const StepContext& ctx) {
-                      const auto t = kernelTensors(ctx, DType::Float32, hGo, hIn, fGrid, hGi, tGg.compute, partials);
-                      kernels::gridSamplerGrad(prob, t, blocks);
-                  }});
+    plan.addStep(
+        {"GridSamplerGrad",
+         modeNames(p) + " on NHWC float32: scatter into inputGrad (owned by batch x channel block), gather gridGrad",
+         ins, outs, [=](const StepContext& ctx) {
+             const auto t = kernelTensors(ctx, DType::Float32, hGo, hIn, fGrid, hGi, tGg.compute, partials);
+             kernels::gridSamplerGrad(prob, t, blocks);
+         }});
     if (s.inputGrad >= 0) {
         const OutputTarget tGi = prepareOutput(plan, s.inputGrad, dtype);
-        plan.addStep({"Transpose",
-                      "inputGrad NHWC -> NCHW" + std::string(dtype == DType::Float32 ? "" : std::string(" (rounded once to ") + dtypeName(dtype) + ")"),
-                      {hGi}, {tGi.compute}, [=](const StepContext& ctx) {
-                          kernels::toChannelsFirst(ctx.data<float>(hGi), dtype, ctx.tensor(tGi.compute).first(),
-                                                   prob.N, prob.C, prob.H * prob.W);
-                      }});
+        plan.addStep(
+            {"Transpose",
+             "inputGrad NHWC -> NCHW" +
+                 std::string(dtype == DType::Float32 ? "" : std::string(" (rounded once to ") + dtypeName(dtype) + ")"),
+             {hGi},
+             {tGi.compute},
+             [=](const StepContext& ctx) {
+                 kernels::toChannelsFirst(ctx.data<float>(hGi), dtype, ctx.tensor(tGi.compute).first(), prob.N, prob.C,
+                                          prob.H * prob.W);
+             }});
         deliverOutput(plan, tGi);
     }
     if (s.gridGrad >= 0) deliverOutput(plan, tGg);
@@ -182,8 +190,10 @@ std::unique_ptr<aclOpExecutor> planGridSampler2DBackward(const GridSamplerProble
             if (slot >= 0 && plan.slot(slot).view.numel() > 0) addZeroFill(plan, slot);
         return e;
     }
-    if (prob.layout == GridLayout::NHWC) planChannelsLast(plan, p, prob, blocks, s);
-    else planChannelsFirst(plan, p, prob, blocks, s);
+    if (prob.layout == GridLayout::NHWC)
+        planChannelsLast(plan, p, prob, blocks, s);
+    else
+        planChannelsFirst(plan, p, prob, blocks, s);
     return e;
 }
 
@@ -199,7 +209,7 @@ aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(const aclTensor* gradOutp
                                                        aclTensor* gridGrad, uint64_t* workspaceSize,
                                                        aclOpExecutor** executor) {
     using namespace opscope;
-    const grid_sampler::GridSamplerArgs args{gradOutput, input,      grid,      interpolationMode, paddingMode,
+    const grid_sampler::GridSamplerArgs args{gradOutput,   input,      grid,      interpolationMode, paddingMode,
                                              alignCorners, outputMask, inputGrad, gridGrad};
     return prepareExecutor("aclnnGridSampler2DBackwardGetWorkspaceSize", workspaceSize, executor, [&] {
         return planGridSampler2DBackward(grid_sampler::validateGridSampler2DBackward(args, currentProduct()));

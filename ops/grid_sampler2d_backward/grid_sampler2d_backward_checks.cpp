@@ -20,8 +20,8 @@ std::vector<DType> dtypesFor(Product p) {
 
 void checkRank4(const TensorView& v, const char* name) {
     if (v.rank() != 4)
-        fail(status::kParamInvalid, Msg() << name << " must be 4-D, got rank " << v.rank() << " (shape "
-                                          << shapeToString(v.shape) << ")");
+        fail(status::kParamInvalid,
+             Msg() << name << " must be 4-D, got rank " << v.rank() << " (shape " << shapeToString(v.shape) << ")");
 }
 
 // 1. The output mask: null or [false, false] asks for nothing (returns true); else 2 entries.
@@ -32,7 +32,8 @@ bool checkNothingAsked(const GridSamplerArgs& a, GridSamplerProblem& p) {
     }
     p.mask = requireBoolArray(a.outputMask, "outputMask");
     if (p.mask.size() != 2)
-        fail(status::kParamInvalid, Msg() << "outputMask has " << p.mask.size() << " entries; expected 2 (inputGrad, gridGrad)");
+        fail(status::kParamInvalid,
+             Msg() << "outputMask has " << p.mask.size() << " entries; expected 2 (inputGrad, gridGrad)");
     p.wantInputGrad = p.mask[0];
     p.wantGridGrad = p.mask[1];
     if (!p.wantInputGrad && !p.wantGridGrad) p.nothingAsked = "[false, false]";
@@ -101,8 +102,8 @@ void checkShapes(const GridSamplerProblem& p) {
         fail(status::kParamInvalid, Msg() << "input and gradOutput must have the same channel size, got input "
                                           << shapeToString(is) << ", gradOutput " << shapeToString(os));
     if (is[2] == 0 || is[3] == 0)
-        fail(status::kParamInvalid, Msg() << "input must have non-empty spatial dimensions, got input "
-                                          << shapeToString(is));
+        fail(status::kParamInvalid,
+             Msg() << "input must have non-empty spatial dimensions, got input " << shapeToString(is));
     if (gs[1] != os[2] || gs[2] != os[3])
         fail(status::kParamInvalid, Msg() << "grid and gradOutput must have the same H and W, got grid "
                                           << shapeToString(gs) << ", gradOutput " << shapeToString(os));

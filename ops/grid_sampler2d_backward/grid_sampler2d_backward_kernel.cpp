@@ -44,9 +44,14 @@ struct Axis {
     bool empty;
 
     Axis(int64_t n, GridPadding pad, bool ac)
-        : size(n), padding(pad), alignCorners(ac), maxVal(static_cast<T>(n - 1)),
-          scale(ac ? static_cast<T>(n - 1) / 2 : static_cast<T>(n) / 2), low(ac ? T(0) : T(-0.5)),
-          twiceSpan(ac ? static_cast<T>(n - 1) * 2 : static_cast<T>(n) * 2), empty(ac ? n <= 1 : n <= 0) {}
+        : size(n),
+          padding(pad),
+          alignCorners(ac),
+          maxVal(static_cast<T>(n - 1)),
+          scale(ac ? static_cast<T>(n - 1) / 2 : static_cast<T>(n) / 2),
+          low(ac ? T(0) : T(-0.5)),
+          twiceSpan(ac ? static_cast<T>(n - 1) * 2 : static_cast<T>(n) * 2),
+          empty(ac ? n <= 1 : n <= 0) {}
 
     T unnormalize(T v) const { return alignCorners ? (v + T(1)) * scale : (v + T(1)) * scale - T(0.5); }
 
@@ -113,7 +118,7 @@ struct Point {
     int taps = 0;
     bool zeroGridGrad = false;  // nearest: the grid gradient is 0
     T multX = 0, multY = 0;
-    int64_t off[kMaxTaps];      // y * W + x, or -1 outside
+    int64_t off[kMaxTaps];  // y * W + x, or -1 outside
     T w[kMaxTaps], kx[kMaxTaps], ky[kMaxTaps];
 };
 
@@ -161,8 +166,7 @@ public:
 private:
     void tap(Point<T>& pt, T cx, T cy, T w, T kx, T ky) const {
         const int k = pt.taps++;
-        pt.off[k] = ax_.inside(cx) && ay_.inside(cy)
-                        ? static_cast<int64_t>(cy) * p_.W + static_cast<int64_t>(cx) : -1;
+        pt.off[k] = ax_.inside(cx) && ay_.inside(cy) ? static_cast<int64_t>(cy) * p_.W + static_cast<int64_t>(cx) : -1;
         pt.w[k] = w;
         pt.kx[k] = kx;
         pt.ky[k] = ky;
@@ -213,7 +217,8 @@ private:
     Axis<T> ax_, ay_;
 };
 
-template <class T> constexpr int kLanes = 64 / static_cast<int>(sizeof(T));
+template <class T>
+constexpr int kLanes = 64 / static_cast<int>(sizeof(T));
 
 template <class T>
 void axpy(T* __restrict y, const T* __restrict x, T a, int64_t n) {
@@ -285,19 +290,23 @@ private:
     void zeroInputGrad(const Task& task) const {
         const int64_t nc = task.c1 - task.c0;
         if (p_.layout == GridLayout::NCHW) {
-            std::memset(t_.inputGrad + (task.n * p_.C + task.c0) * HW_, 0, static_cast<std::size_t>(nc * HW_) * sizeof(T));
+            std::memset(t_.inputGrad + (task.n * p_.C + task.c0) * HW_, 0,
+                        static_cast<std::size_t>(nc * HW_) * sizeof(T));
         } else if (nc == p_.C) {
             std::memset(t_.inputGrad + task.n * HW_ * p_.C, 0, static_cast<std::size_t>(HW_ * p_.C) * sizeof(T));
         } else {
             for (int64_t px = 0; px < HW_; ++px)
-                std::memset(t_.inputGrad + (task.n * HW_ + px) * p_.C + task.c0, 0, static_cast<std::size_t>(nc) * sizeof(T));
+                std::memset(t_.inputGrad + (task.n * HW_ + px) * p_.C + task.c0, 0,
+                            static_cast<std::size_t>(nc) * sizeof(T));
         }
     }
 
     template <int kTaps>
     void sweep(const Task& task, const T* zeros, std::vector<Point<T>>& points) const {
-        if (p_.layout == GridLayout::NHWC) channelsLast<kTaps>(task, zeros, points[0]);
-        else channelsFirst<kTaps>(task, points);
+        if (p_.layout == GridLayout::NHWC)
+            channelsLast<kTaps>(task, zeros, points[0]);
+        else
+            channelsFirst<kTaps>(task, points);
     }
 
     template <int kTaps>
@@ -314,7 +323,8 @@ private:
             for (int k = 0; k < kTaps; ++k) {
                 const int64_t off = pt.off[k];
                 if (gI && off >= 0) axpy(gI + off * C, g, pt.w[k], nc);
-                if (wantGrid && !pt.zeroGridGrad) gatherTap(off >= 0 ? in + off * C : zeros, g, pt.kx[k], pt.ky[k], nc, ax, ay);
+                if (wantGrid && !pt.zeroGridGrad)
+                    gatherTap(off >= 0 ? in + off * C : zeros, g, pt.kx[k], pt.ky[k], nc, ax, ay);
             }
             if (wantGrid) {
                 double sx = 0, sy = 0;
@@ -347,7 +357,8 @@ private:
                     const Point<T>& pt = points[static_cast<std::size_t>(q)];
                     int64_t off[kTapSlots];
                     T w[kTapSlots], kx[kTapSlots], ky[kTapSlots];
-                    for (int k = 0; k < kTaps; ++k) off[k] = pt.off[k], w[k] = pt.w[k], kx[k] = pt.kx[k], ky[k] = pt.ky[k];
+                    for (int k = 0; k < kTaps; ++k)
+                        off[k] = pt.off[k], w[k] = pt.w[k], kx[k] = pt.kx[k], ky[k] = pt.ky[k];
                     const T gq = g[q];
                     if (gI)
                         for (int k = 0; k < kTaps; ++k)

@@ -28,7 +28,7 @@ struct GridSamplerGradProblem {
 // used when the batches alone cannot keep the threads busy; their count is fixed when the plan
 // is built, and gridGrad, a sum over channels, is then reduced over the blocks in block order.
 struct ChannelBlocks {
-    int64_t size = 0;   // channels per block (the last block may be shorter)
+    int64_t size = 0;  // channels per block (the last block may be shorter)
     int64_t count = 1;
 };
 ChannelBlocks gridSamplerChannelBlocks(int64_t N, int64_t C, int threads);
@@ -37,7 +37,7 @@ ChannelBlocks gridSamplerChannelBlocks(int64_t N, int64_t C, int threads);
 struct GridSamplerGradTensors {
     DType dtype = DType::Float32;
     const void* gradOutput = nullptr;
-    const void* input = nullptr;   // may be null when gridGrad is not wanted or mode is nearest
+    const void* input = nullptr;  // may be null when gridGrad is not wanted or mode is nearest
     const void* grid = nullptr;
     void* inputGrad = nullptr;     // null: not wanted
     void* gridGrad = nullptr;      // null: not wanted

@@ -38,7 +38,8 @@ public:
         // ones are reported.
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         auto output = [&](std::size_t i, const char* name, const std::vector<int64_t>& shape) {
-            return i < mask.size() && mask[i] ? call->outputTensor(name, dt, shape) : call->unusedOutputTensor(dt, shape);
+            return i < mask.size() && mask[i] ? call->outputTensor(name, dt, shape)
+                                              : call->unusedOutputTensor(dt, shape);
         };
         aclTensor* gi = output(0, "inputGrad", a.tensor("input").shape());
         aclTensor* gg = output(1, "gridGrad", a.tensor("grid").shape());
@@ -58,14 +59,16 @@ public:
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         std::map<std::string, HostTensor> out;
         if (in.rank() != 4 || grid.rank() != 4) return out;
-        reference::GridSamplerShape s{in.shape()[0], in.shape()[1], in.shape()[2], in.shape()[3], grid.shape()[1],
-                                      grid.shape()[2]};
+        reference::GridSamplerShape s{in.shape()[0], in.shape()[1],   in.shape()[2],
+                                      in.shape()[3], grid.shape()[1], grid.shape()[2]};
         reference::GridSamplerOptions o{static_cast<int>(a.intAttr("interpolationMode")),
                                         static_cast<int>(a.intAttr("paddingMode")), a.boolAttr("alignCorners")};
         const auto r = reference::gridSampler2DBackward(a.tensor("gradOutput").toDoubles(), in.toDoubles(),
                                                         grid.toDoubles(), s, o);
-        if (mask.size() > 0 && mask[0]) out["inputGrad"] = HostTensor::fromDoubles(DType::Float64, in.shape(), r.inputGrad);
-        if (mask.size() > 1 && mask[1]) out["gridGrad"] = HostTensor::fromDoubles(DType::Float64, grid.shape(), r.gridGrad);
+        if (mask.size() > 0 && mask[0])
+            out["inputGrad"] = HostTensor::fromDoubles(DType::Float64, in.shape(), r.inputGrad);
+        if (mask.size() > 1 && mask[1])
+            out["gridGrad"] = HostTensor::fromDoubles(DType::Float64, grid.shape(), r.gridGrad);
         return out;
     }
 };

@@ -166,9 +166,9 @@ std::vector<double> gridSampler2D(const std::vector<double>& input, const std::v
     return out;
 }
 
-GridSamplerBackwardResult gridSampler2DBackward(const std::vector<double>& gradOutput,
-                                                const std::vector<double>& input, const std::vector<double>& grid,
-                                                const GridSamplerShape& s, const GridSamplerOptions& o) {
+GridSamplerBackwardResult gridSampler2DBackward(const std::vector<double>& gradOutput, const std::vector<double>& input,
+                                                const std::vector<double>& grid, const GridSamplerShape& s,
+                                                const GridSamplerOptions& o) {
     GridSamplerBackwardResult r;
     r.inputGrad.assign(idx(s.N * s.C * s.H * s.W), 0.0);
     r.gridGrad.assign(idx(s.N * s.Ho * s.Wo * 2), 0.0);

@@ -41,7 +41,9 @@ void addReduceAndInputGrad(Plan& plan, const kernels::GroupNormShape& shape, DTy
     if (k.gamma >= 0) in.push_back(k.gamma);
     plan.addStep({"GroupNormGrad.ReduceAndInputGrad",
                   "ds = sum(dy*x), db = sum(dy) per (n,c); dx = rstd*gamma*dy + c2*x + c3 per group" + widenNote(T),
-                  in, {k.ds, k.db, dx}, [=](const StepContext& ctx) {
+                  in,
+                  {k.ds, k.db, dx},
+                  [=](const StepContext& ctx) {
                       kernels::groupNormReduceAndInputGrad(
                           shape, T, ctx.tensor(k.dy).first(), ctx.tensor(k.x).first(), ctx.data<float>(k.mean),
                           ctx.data<float>(k.rstd), k.gamma >= 0 ? ctx.data<float>(k.gamma) : nullptr,
@@ -50,8 +52,11 @@ void addReduceAndInputGrad(Plan& plan, const kernels::GroupNormShape& shape, DTy
 }
 
 void addReduce(Plan& plan, const kernels::GroupNormShape& shape, DType T, const KernelSlots& k) {
-    plan.addStep({"GroupNormGrad.Reduce", "ds = sum(dy*x), db = sum(dy) per (n,c)" + widenNote(T), {k.dy, k.x},
-                  {k.ds, k.db}, [=](const StepContext& ctx) {
+    plan.addStep({"GroupNormGrad.Reduce",
+                  "ds = sum(dy*x), db = sum(dy) per (n,c)" + widenNote(T),
+                  {k.dy, k.x},
+                  {k.ds, k.db},
+                  [=](const StepContext& ctx) {
                       kernels::groupNormReduce(shape, T, ctx.tensor(k.dy).first(), ctx.tensor(k.x).first(),
                                                ctx.data<float>(k.ds), ctx.data<float>(k.db));
                   }});
@@ -62,8 +67,11 @@ void addGammaBetaGrad(Plan& plan, const kernels::GroupNormShape& shape, const Ke
     std::vector<int> outs;
     if (dg >= 0) outs.push_back(dg);
     if (dbt >= 0) outs.push_back(dbt);
-    plan.addStep({"GroupNormGrad.GammaBetaGrad", "dgamma = sum_n (ds - db*mean)*rstd, dbeta = sum_n db",
-                  {k.ds, k.db, k.mean, k.rstd}, outs, [=](const StepContext& ctx) {
+    plan.addStep({"GroupNormGrad.GammaBetaGrad",
+                  "dgamma = sum_n (ds - db*mean)*rstd, dbeta = sum_n db",
+                  {k.ds, k.db, k.mean, k.rstd},
+                  outs,
+                  [=](const StepContext& ctx) {
                       kernels::groupNormGammaBetaGrad(shape, ctx.data<float>(k.ds), ctx.data<float>(k.db),
                                                       ctx.data<float>(k.mean), ctx.data<float>(k.rstd),
                                                       dg >= 0 ? ctx.data<float>(dg) : nullptr,
@@ -109,8 +117,10 @@ std::unique_ptr<aclOpExecutor> planGroupNormBackward(const GroupNormProblem& p) 
         if (sOut[i] >= 0) t[i] = prepareOutput(plan, sOut[i], DType::Float32);
 
     const bool wantAffine = sOut[1] >= 0 || sOut[2] >= 0;
-    if (sOut[0] >= 0) addReduceAndInputGrad(plan, shape, T, k, t[0].compute);
-    else if (wantAffine) addReduce(plan, shape, T, k);
+    if (sOut[0] >= 0)
+        addReduceAndInputGrad(plan, shape, T, k, t[0].compute);
+    else if (wantAffine)
+        addReduce(plan, shape, T, k);
     if (wantAffine) addGammaBetaGrad(plan, shape, k, t[1].compute, t[2].compute);
     for (int i = 0; i < 3; ++i)
         if (sOut[i] >= 0) deliverOutput(plan, t[i]);
@@ -123,15 +133,14 @@ std::unique_ptr<aclOpExecutor> planGroupNormBackward(const GroupNormProblem& p) 
 extern "C" {
 
 aclnnStatus aclnnGroupNormBackwardGetWorkspaceSize(const aclTensor* gradOut, const aclTensor* input,
-                                                   const aclTensor* mean, const aclTensor* rstd,
-                                                   const aclTensor* gamma, int64_t N, int64_t C, int64_t HxW,
-                                                   int64_t group, const aclBoolArray* outputMask,
-                                                   aclTensor* gradInput, aclTensor* gradGammaOut,
-                                                   aclTensor* gradBetaOut, uint64_t* workspaceSize,
-                                                   aclOpExecutor** executor) {
+                                                   const aclTensor* mean, const aclTensor* rstd, const aclTensor* gamma,
+                                                   int64_t N, int64_t C, int64_t HxW, int64_t group,
+                                                   const aclBoolArray* outputMask, aclTensor* gradInput,
+                                                   aclTensor* gradGammaOut, aclTensor* gradBetaOut,
+                                                   uint64_t* workspaceSize, aclOpExecutor** executor) {
     using namespace opscope;
-    const group_norm::GroupNormArgs args{gradOut, input, mean, rstd, gamma, N, C, HxW, group, outputMask,
-                                         gradInput, gradGammaOut, gradBetaOut};
+    const group_norm::GroupNormArgs args{gradOut, input, mean,       rstd,      gamma,        N,          C,
+                                         HxW,     group, outputMask, gradInput, gradGammaOut, gradBetaOut};
     return prepareExecutor("aclnnGroupNormBackwardGetWorkspaceSize", workspaceSize, executor, [&] {
         return planGroupNormBackward(group_norm::validateGroupNormBackward(args, currentProduct()));
     });

@@ -24,8 +24,8 @@ int64_t checkedProduct(std::initializer_list<int64_t> factors, const char* what)
 
 void checkNumel(const TensorView& v, const char* name, int64_t expected, const char* formula) {
     if (v.numel() != expected)
-        fail(status::kParamInvalid, Msg() << name << " has " << v.numel() << " elements (shape " << shapeToString(v.shape)
-                                          << ") but " << formula << " = " << expected);
+        fail(status::kParamInvalid, Msg() << name << " has " << v.numel() << " elements (shape "
+                                          << shapeToString(v.shape) << ") but " << formula << " = " << expected);
 }
 
 // 1. Required pointers; the output mask has 3 entries and each output it selects is given.
@@ -77,8 +77,8 @@ void checkFormats(const GroupNormProblem& p) {
 void checkAttributes(const GroupNormArgs& a, GroupNormProblem& p) {
     if (a.group <= 0) fail(status::kParamInvalid, Msg() << "group must be greater than 0, got " << a.group);
     if (a.N < 0 || a.C < 0 || a.HxW < 0)
-        fail(status::kParamInvalid, Msg() << "N, C, HxW must be non-negative, got N=" << a.N << " C=" << a.C
-                                          << " HxW=" << a.HxW);
+        fail(status::kParamInvalid,
+             Msg() << "N, C, HxW must be non-negative, got N=" << a.N << " C=" << a.C << " HxW=" << a.HxW);
     if (a.C % a.group != 0)
         fail(status::kParamInvalid, Msg() << "C (" << a.C << ") must be divisible by group (" << a.group << ")");
     p.N = a.N;
@@ -114,8 +114,10 @@ void checkOutputShapes(const GroupNormProblem& p) {
     if (p.outputs[0]) checkSameShape(*p.outputs[0], "gradInput", *p.input, "input");
     for (int i = 1; i < 3; ++i) {
         if (!p.outputs[i]) continue;
-        if (p.gamma) checkSameShape(*p.outputs[i], kOutputNames[i], *p.gamma, "gamma");
-        else checkNumel(*p.outputs[i], kOutputNames[i], p.C, "C");
+        if (p.gamma)
+            checkSameShape(*p.outputs[i], kOutputNames[i], *p.gamma, "gamma");
+        else
+            checkNumel(*p.outputs[i], kOutputNames[i], p.C, "C");
     }
 }
 
@@ -130,15 +132,15 @@ void checkProductLimits(const GroupNormProblem& p, Product product) {
 
 GroupNormProblem validateGroupNormBackward(const GroupNormArgs& a, Product product) {
     GroupNormProblem p;
-    checkPointersAndMask(a, p);          // 1
-    checkProductSupport(product);        // 2a
-    checkDtypes(p, product);             // 2b
-    checkFormats(p);                     // 3
-    checkAttributes(a, p);               // 4
-    checkRanks(p);                       // 5a
-    checkElementCounts(p);               // 5b
-    checkOutputShapes(p);                // 5c
-    checkProductLimits(p, product);      // 6
+    checkPointersAndMask(a, p);      // 1
+    checkProductSupport(product);    // 2a
+    checkDtypes(p, product);         // 2b
+    checkFormats(p);                 // 3
+    checkAttributes(a, p);           // 4
+    checkRanks(p);                   // 5a
+    checkElementCounts(p);           // 5b
+    checkOutputShapes(p);            // 5c
+    checkProductLimits(p, product);  // 6
     return p;
 }
 

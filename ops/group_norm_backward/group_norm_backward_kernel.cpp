@@ -37,8 +37,8 @@ void rowSums(const float* dy, const float* x, int64_t n, float* dsOut, float* db
 // Coefficients of dx = c1[c]*dy + c2*x + c3 for one (n, g); see ops/group_norm_backward/README.md.
 // dy, x, dx point at the group's first element (D rows of HxW).
 void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const float* dy, const float* x,
-                       const float* mean, const float* rstd, const float* gamma, const float* ds,
-                       const float* db, float* dx) {
+                       const float* mean, const float* rstd, const float* gamma, const float* ds, const float* db,
+                       float* dx) {
     const int64_t D = s.channelsPerGroup();
     const int64_t c0 = g * D;
     const double m = static_cast<double>(mean[n * s.G + g]), r = static_cast<double>(rstd[n * s.G + g]);
@@ -107,8 +107,10 @@ void reduceAndInputGradTyped(const GroupNormShape& s, const T* dy, const T* x, c
                 rowSums(fdy + c * s.HxW, fx + c * s.HxW, s.HxW, ds + row, db + row);
             }
             float* fdx;
-            if constexpr (std::is_same_v<T, float>) fdx = dx + base;
-            else fdx = dxBuf.data();
+            if constexpr (std::is_same_v<T, float>)
+                fdx = dx + base;
+            else
+                fdx = dxBuf.data();
             inputGradForGroup(s, n, g, fdy, fx, mean, rstd, gamma, ds, db, fdx);
             if constexpr (!std::is_same_v<T, float>) narrowFromFloat(fdx, dx + base, groupSize);
         }
@@ -124,9 +126,8 @@ void groupNormReduce(const GroupNormShape& s, DType dtype, const void* dy, const
     });
 }
 
-void groupNormReduceAndInputGrad(const GroupNormShape& s, DType dtype, const void* dy, const void* x,
-                                 const float* mean, const float* rstd, const float* gamma, float* ds, float* db,
-                                 void* dx) {
+void groupNormReduceAndInputGrad(const GroupNormShape& s, DType dtype, const void* dy, const void* x, const float* mean,
+                                 const float* rstd, const float* gamma, float* ds, float* db, void* dx) {
     dispatchKernel<Float32Family>(dtype, "GroupNormGrad", [&](auto tag) {
         using T = typename decltype(tag)::type;
         reduceAndInputGradTyped(s, static_cast<const T*>(dy), static_cast<const T*>(x), mean, rstd, gamma, ds, db,

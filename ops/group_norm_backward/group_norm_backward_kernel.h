@@ -20,9 +20,8 @@ void groupNormReduce(const GroupNormShape& s, DType dtype, const void* dy, const
 
 // The reduction above fused with dx, group by group, so each group's dy and x are read from
 // memory once and re-read from cache for dx.
-void groupNormReduceAndInputGrad(const GroupNormShape& s, DType dtype, const void* dy, const void* x,
-                                 const float* mean, const float* rstd, const float* gamma, float* ds, float* db,
-                                 void* dx);
+void groupNormReduceAndInputGrad(const GroupNormShape& s, DType dtype, const void* dy, const void* x, const float* mean,
+                                 const float* rstd, const float* gamma, float* ds, float* db, void* dx);
 
 // dgamma[c] = sum_n (ds - db*mean)*rstd, dbeta[c] = sum_n db; either output may be null.
 void groupNormGammaBetaGrad(const GroupNormShape& s, const float* ds, const float* db, const float* mean,

@@ -33,8 +33,8 @@ public:
         const HostTensor& x = a.tensor("input");
         const int64_t C = a.intAttr("C");
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
-        const std::vector<int64_t> gammaShape = a.hasTensor("gamma") ? a.tensor("gamma").shape()
-                                                                     : std::vector<int64_t>{std::max<int64_t>(C, 0)};
+        const std::vector<int64_t> gammaShape =
+            a.hasTensor("gamma") ? a.tensor("gamma").shape() : std::vector<int64_t>{std::max<int64_t>(C, 0)};
         aclTensor* dy = call->inputTensor("gradOut");
         aclTensor* in = call->inputTensor("input");
         aclTensor* mean = call->inputTensor("mean");
@@ -47,9 +47,9 @@ public:
         aclTensor* db = masked(2) ? call->outputTensor("gradBetaOut", dt, gammaShape) : nullptr;
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnGroupNormBackwardGetWorkspaceSize(
-            dy, in, mean, rstd, gamma, a.intAttr("N"), C, a.intAttr("HxW"), a.intAttr("group"),
-            call->boolArray(mask), dx, dg, db, &ws, &exe);
+        const aclnnStatus st =
+            aclnnGroupNormBackwardGetWorkspaceSize(dy, in, mean, rstd, gamma, a.intAttr("N"), C, a.intAttr("HxW"),
+                                                   a.intAttr("group"), call->boolArray(mask), dx, dg, db, &ws, &exe);
         call->finishPhase1(st, ws, exe);
         return call;
     }
@@ -62,13 +62,15 @@ public:
                                                     a.tensor("mean").toDoubles(), a.tensor("rstd").toDoubles(), gamma,
                                                     N, C, HxW, G);
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
-        const std::vector<int64_t> gammaShape = a.hasTensor("gamma") ? a.tensor("gamma").shape()
-                                                                     : std::vector<int64_t>{C};
+        const std::vector<int64_t> gammaShape =
+            a.hasTensor("gamma") ? a.tensor("gamma").shape() : std::vector<int64_t>{C};
         std::map<std::string, HostTensor> out;
         if (mask.size() > 0 && mask[0])
             out["gradInput"] = HostTensor::fromDoubles(DType::Float64, a.tensor("input").shape(), r.gradInput);
-        if (mask.size() > 1 && mask[1]) out["gradGammaOut"] = HostTensor::fromDoubles(DType::Float64, gammaShape, r.gradGamma);
-        if (mask.size() > 2 && mask[2]) out["gradBetaOut"] = HostTensor::fromDoubles(DType::Float64, gammaShape, r.gradBeta);
+        if (mask.size() > 1 && mask[1])
+            out["gradGammaOut"] = HostTensor::fromDoubles(DType::Float64, gammaShape, r.gradGamma);
+        if (mask.size() > 2 && mask[2])
+            out["gradBetaOut"] = HostTensor::fromDoubles(DType::Float64, gammaShape, r.gradBeta);
         return out;
     }
 };

@@ -71,8 +71,7 @@ GroupNormBackwardResult groupNormBackward(const std::vector<double>& gradOut, co
             for (int64_t c = grp * D; c < (grp + 1) * D; ++c)
                 for (int64_t i = 0; i < HxW; ++i) {
                     const double xhat = (x[at(n, c, i)] - mu) * rs;
-                    r.gradInput[at(n, c, i)] =
-                        rs * (g(c) * gradOut[at(n, c, i)] - sumGdy / M - xhat * sumGdyXhat / M);
+                    r.gradInput[at(n, c, i)] = rs * (g(c) * gradOut[at(n, c, i)] - sumGdy / M - xhat * sumGdyXhat / M);
                 }
         }
     }

@@ -31,9 +31,7 @@ DType caseDtypeOf(const Operator& op, const OpArguments& args) {
 
 }  // namespace
 
-bool CaseResult::passed() const {
-    return ok() && overallOf(comparisons) == Overall::Pass;
-}
+bool CaseResult::passed() const { return ok() && overallOf(comparisons) == Overall::Pass; }
 
 std::string unknownOperatorMessage(const std::string& name) {
     std::string known;
@@ -59,8 +57,8 @@ OpArguments bindArguments(const Operator& op, const cases::Case& c) {
     for (const auto& [name, tensor] : c.inputs) args.tensors[name] = tensor;
     const auto& schemaAttrs = op.schema().attributes;
     for (const Param& p : c.params) {
-        auto spec = std::find_if(schemaAttrs.begin(), schemaAttrs.end(),
-                                 [&](const ArgSpec& a) { return a.name == p.name; });
+        auto spec =
+            std::find_if(schemaAttrs.begin(), schemaAttrs.end(), [&](const ArgSpec& a) { return a.name == p.name; });
         if (spec == schemaAttrs.end()) {
             if (c.origin == "trace") continue;  // recorded for information only (the run's dtype, ...)
             args.attributes[p.name] = p.value;  // withDefaults names the unknown attribute
@@ -80,9 +78,9 @@ void judgeStoredSources(CaseResult& r, const cases::Case& c, const std::string& 
     for (const cases::OutputSource& src : c.sources) {
         const HostTensor* t = src.find(name);
         if (!t) continue;
-        const std::string informational =
-            "inputs were cast from " + std::string(dtypeName(r.caseDtype)) + " to " + dtypeName(r.runDtype) +
-            ", so " + src.name + "/ (from the stored inputs) is shown for information only";
+        const std::string informational = "inputs were cast from " + std::string(dtypeName(r.caseDtype)) + " to " +
+                                          dtypeName(r.runDtype) + ", so " + src.name +
+                                          "/ (from the stored inputs) is shown for information only";
         if (src.role == cases::SourceRole::Reference) {
             Comparison cmp = compareOutput(name, "opscope", out, src.name, *t, out.dtype(), standard);
             if (recast && cmp.compared) {

@@ -5,11 +5,11 @@ namespace opscope::ops {
 
 const char* deviceVerdictName(DeviceVerdict::Kind k) {
     switch (k) {
-    case DeviceVerdict::Kind::DeviceFails: return "device fails";
-    case DeviceVerdict::Kind::Agree: return "emulation and device agree";
-    case DeviceVerdict::Kind::BothFail: return "both fail";
-    case DeviceVerdict::Kind::EmulationFails: return "emulation fails";
-    case DeviceVerdict::Kind::NoDevice: break;
+        case DeviceVerdict::Kind::DeviceFails: return "device fails";
+        case DeviceVerdict::Kind::Agree: return "emulation and device agree";
+        case DeviceVerdict::Kind::BothFail: return "both fail";
+        case DeviceVerdict::Kind::EmulationFails: return "emulation fails";
+        case DeviceVerdict::Kind::NoDevice: break;
     }
     return "no device outputs";
 }

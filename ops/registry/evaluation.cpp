@@ -80,7 +80,8 @@ std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& 
             out.push_back(std::move(c));
             continue;
         }
-        out.push_back(compareOutput(name, actualName, actual, referenceName, ref->second, judgedDtype(actual), standard));
+        out.push_back(
+            compareOutput(name, actualName, actual, referenceName, ref->second, judgedDtype(actual), standard));
     }
     return out;
 }
@@ -112,8 +113,10 @@ void writeComparisonJson(JsonWriter& w, const Comparison& c) {
     w.field("verdict", c.compared ? metrics::verdictName(c.judgement.verdict) : "not judged");
     w.field("reason", c.judgement.reason);
     w.key("metrics");
-    if (c.compared) metrics::writeMetricsJson(w, c.metrics);
-    else w.null();
+    if (c.compared)
+        metrics::writeMetricsJson(w, c.metrics);
+    else
+        w.null();
     w.endObject();
 }
 

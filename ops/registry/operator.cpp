@@ -44,8 +44,12 @@ ArgSpec attr(std::string name, ArgKind kind, std::string help, ParamValue def, b
 }
 }  // namespace
 
-ArgSpec intArg(std::string name, std::string help, int64_t d) { return attr(std::move(name), ArgKind::Int, std::move(help), d); }
-ArgSpec boolArg(std::string name, std::string help, bool d) { return attr(std::move(name), ArgKind::Bool, std::move(help), d); }
+ArgSpec intArg(std::string name, std::string help, int64_t d) {
+    return attr(std::move(name), ArgKind::Int, std::move(help), d);
+}
+ArgSpec boolArg(std::string name, std::string help, bool d) {
+    return attr(std::move(name), ArgKind::Bool, std::move(help), d);
+}
 ArgSpec intArrayArg(std::string name, std::string help, std::vector<int64_t> d, bool optional) {
     return attr(std::move(name), ArgKind::IntArray, std::move(help), std::move(d), optional);
 }
@@ -60,7 +64,8 @@ ArgSpec enumArg(std::string name, std::string help, std::vector<std::string> nam
 
 std::optional<int64_t> enumValueByName(const ArgSpec& spec, const std::string& name) {
     auto lower = [](std::string s) {
-        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
         return s;
     };
     for (std::size_t i = 0; i < spec.enumNames.size(); ++i)
@@ -112,7 +117,8 @@ std::vector<int64_t> asInts(const ParamValue& v, const std::string& name) {
 
 int64_t OpArguments::intAttr(const std::string& name) const {
     const std::vector<int64_t> v = asInts(attrValue(*this, name), name);
-    if (v.size() != 1) throw ArgumentError("attribute '" + name + "' must be one integer, got " + std::to_string(v.size()));
+    if (v.size() != 1)
+        throw ArgumentError("attribute '" + name + "' must be one integer, got " + std::to_string(v.size()));
     return v[0];
 }
 
@@ -142,9 +148,9 @@ namespace {
 
 aclTensor* createTensorOver(const HostTensor& t) {
     const std::vector<int64_t> strides = TensorView::contiguousStrides(t.shape());
-    aclTensor* h = aclCreateTensor(t.shape().data(), t.shape().size(), static_cast<aclDataType>(t.dtype()),
-                                   strides.data(), 0, ACL_FORMAT_ND, t.shape().data(), t.shape().size(),
-                                   const_cast<void*>(t.data()));
+    aclTensor* h =
+        aclCreateTensor(t.shape().data(), t.shape().size(), static_cast<aclDataType>(t.dtype()), strides.data(), 0,
+                        ACL_FORMAT_ND, t.shape().data(), t.shape().size(), const_cast<void*>(t.data()));
     if (!h) fail(status::kParamInvalid, aclGetRecentErrMsg());
     return h;
 }
@@ -191,7 +197,8 @@ void PreparedCall::finishPhase1(int32_t status, uint64_t workspaceSize, aclOpExe
 }
 
 void PreparedCall::bindWorkspace() {
-    if (workspace_.nbytes() < workspaceSize_) workspace_ = HostTensor(DType::UInt8, {static_cast<int64_t>(workspaceSize_)});
+    if (workspace_.nbytes() < workspaceSize_)
+        workspace_ = HostTensor(DType::UInt8, {static_cast<int64_t>(workspaceSize_)});
     executor_->bindWorkspace(workspace_.data(), workspaceSize_);
 }
 
@@ -223,7 +230,8 @@ OpArguments Operator::withDefaults(const OpArguments& args) const {
     const OpSchema& s = schema();
     OpArguments out = args;
     for (const auto& [name, t] : args.tensors) {
-        const bool known = std::any_of(s.tensors.begin(), s.tensors.end(), [&](const ArgSpec& a) { return a.name == name; });
+        const bool known =
+            std::any_of(s.tensors.begin(), s.tensors.end(), [&](const ArgSpec& a) { return a.name == name; });
         if (!known) throw ArgumentError(s.name + " has no tensor argument '" + name + "'");
     }
     for (const ArgSpec& a : s.tensors)
@@ -244,7 +252,8 @@ OpArguments Operator::withDefaults(const OpArguments& args) const {
 
 std::vector<const Operator*> allOperators() {
     std::vector<const Operator*> v = builtinOperators();
-    std::sort(v.begin(), v.end(), [](const Operator* a, const Operator* b) { return a->schema().name < b->schema().name; });
+    std::sort(v.begin(), v.end(),
+              [](const Operator* a, const Operator* b) { return a->schema().name < b->schema().name; });
     return v;
 }
 

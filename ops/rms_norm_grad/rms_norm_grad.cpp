@@ -25,8 +25,11 @@ constexpr const char* kOp = "aclnnRmsNormGrad";
 // Inference series: dy, x and gamma must be finite, which only the data can tell.
 void addCheckFinite(Plan& plan, int dy, int x, int gamma) {
     const std::vector<std::pair<int, const char*>> checked = {{dy, "dy"}, {x, "x"}, {gamma, "gamma"}};
-    plan.addStep({"CheckFinite", "inference series: dy, x and gamma must not hold inf or nan",
-                  {dy, x, gamma}, {}, [checked](const StepContext& ctx) {
+    plan.addStep({"CheckFinite",
+                  "inference series: dy, x and gamma must not hold inf or nan",
+                  {dy, x, gamma},
+                  {},
+                  [checked](const StepContext& ctx) {
                       for (const auto& [slot, name] : checked) {
                           const TensorView v = ctx.tensor(slot);
                           const HostTensor dense = v.isContiguous() ? HostTensor() : HostTensor::copyOf(v);
@@ -74,13 +77,18 @@ std::unique_ptr<aclOpExecutor> planRmsNormGrad(const RmsNormGradProblem& p) {
     plan.addStep({"RmsNormGrad.DxAndGammaPartials",
                   "per row: s = sum(dy*gamma*x); dx = rstd*dy*gamma - x*rstd^3*s/cols (rounded once to " +
                       std::string(dtypeName(dtype)) + "); dgamma partial[p] += dy*x*rstd",
-                  {cDy, cX, cRstd, fGamma}, {tDx.compute, partials}, [=](const StepContext& ctx) {
+                  {cDy, cX, cRstd, fGamma},
+                  {tDx.compute, partials},
+                  [=](const StepContext& ctx) {
                       kernels::rmsNormGradRows(shape, dtype, ctx.tensor(cDy).first(), ctx.tensor(cX).first(),
                                                ctx.data<float>(cRstd), ctx.data<float>(fGamma),
                                                ctx.tensor(tDx.compute).first(), ctx.data<float>(partials), partitions);
                   }});
-    plan.addStep({"RmsNormGrad.GammaReduce", "dgamma = sum of the partition partials in partition order",
-                  {partials}, {tDg.compute}, [=](const StepContext& ctx) {
+    plan.addStep({"RmsNormGrad.GammaReduce",
+                  "dgamma = sum of the partition partials in partition order",
+                  {partials},
+                  {tDg.compute},
+                  [=](const StepContext& ctx) {
                       kernels::rmsNormGradGammaReduce(shape, ctx.data<float>(partials), partitions,
                                                       ctx.data<float>(tDg.compute));
                   }});
@@ -95,14 +103,12 @@ std::unique_ptr<aclOpExecutor> planRmsNormGrad(const RmsNormGradProblem& p) {
 extern "C" {
 
 aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor* dy, const aclTensor* x, const aclTensor* rstd,
-                                             const aclTensor* gamma, const aclTensor* dxOut,
-                                             const aclTensor* dgammaOut, uint64_t* workspaceSize,
-                                             aclOpExecutor** executor) {
+                                             const aclTensor* gamma, const aclTensor* dxOut, const aclTensor* dgammaOut,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor) {
     using namespace opscope;
     const rms_norm::RmsNormGradArgs args{dy, x, rstd, gamma, dxOut, dgammaOut};
-    return prepareExecutor("aclnnRmsNormGradGetWorkspaceSize", workspaceSize, executor, [&] {
-        return planRmsNormGrad(rms_norm::validateRmsNormGrad(args, currentProduct()));
-    });
+    return prepareExecutor("aclnnRmsNormGradGetWorkspaceSize", workspaceSize, executor,
+                           [&] { return planRmsNormGrad(rms_norm::validateRmsNormGrad(args, currentProduct())); });
 }
 
 aclnnStatus aclnnRmsNormGrad(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {

@@ -20,7 +20,8 @@ std::vector<int64_t> slice(const std::vector<int64_t>& v, int64_t b, int64_t e) 
 
 // Every tensor with the name its messages use, in the order of the signature.
 std::vector<std::pair<const TensorView*, const char*>> allTensors(const RmsNormGradProblem& p) {
-    return {{p.dy, "dy"}, {p.x, "x"}, {p.rstd, "rstd"}, {p.gamma, "gamma"}, {p.dxOut, "dxOut"}, {p.dgammaOut, "dgammaOut"}};
+    return {{p.dy, "dy"},       {p.x, "x"},         {p.rstd, "rstd"},
+            {p.gamma, "gamma"}, {p.dxOut, "dxOut"}, {p.dgammaOut, "dgammaOut"}};
 }
 
 // The doc's dtype table: gamma may stay float32 under fp16/bf16 dy on A2/A3; on the inference
@@ -32,8 +33,8 @@ std::vector<DType> gammaDtypesFor(DType dy, Product p) {
 
 void checkFloat32(const TensorView& v, const char* name) {
     if (v.dtype != DType::Float32)
-        fail(status::kParamInvalid, Msg() << name << " dtype " << dtypeName(v.dtype) << " is not supported: " << name
-                                          << " must be float32");
+        fail(status::kParamInvalid,
+             Msg() << name << " dtype " << dtypeName(v.dtype) << " is not supported: " << name << " must be float32");
 }
 
 // 1. Required pointers.
@@ -81,7 +82,8 @@ void checkGammaShape(RmsNormGradProblem& p) {
     const TensorView &x = *p.x, &gamma = *p.gamma;
     if (gamma.rank() > x.rank())
         fail(status::kParamInvalid, Msg() << "gamma rank " << gamma.rank() << " (shape " << shapeToString(gamma.shape)
-                                          << ") exceeds x rank " << x.rank() << " (shape " << shapeToString(x.shape) << ")");
+                                          << ") exceeds x rank " << x.rank() << " (shape " << shapeToString(x.shape)
+                                          << ")");
     p.leadingAxes = x.rank() - gamma.rank();
     const std::vector<int64_t> trail = slice(x.shape, p.leadingAxes, x.rank());
     if (gamma.shape != trail)
@@ -99,14 +101,16 @@ void checkRstdShape(const RmsNormGradProblem& p) {
     const std::vector<int64_t> lead = slice(x.shape, 0, n);
     const int64_t rr = rstd.rank();
     bool ok = true;
-    for (int64_t i = 0; i < std::min(rr, n); ++i) ok = ok && rstd.shape[static_cast<std::size_t>(i)] == lead[static_cast<std::size_t>(i)];
+    for (int64_t i = 0; i < std::min(rr, n); ++i)
+        ok = ok && rstd.shape[static_cast<std::size_t>(i)] == lead[static_cast<std::size_t>(i)];
     for (int64_t i = rr; i < n; ++i) ok = ok && lead[static_cast<std::size_t>(i)] == 1;
     for (int64_t i = n; i < rr; ++i) ok = ok && rstd.shape[static_cast<std::size_t>(i)] == 1;
     if (!ok)
-        fail(status::kParamInvalid, Msg() << "rstd shape " << shapeToString(rstd.shape) << " does not match x shape "
-                                          << shapeToString(x.shape) << " with " << (x.rank() - n)
-                                          << " normalised axes: expected x[0:" << n << "] = " << shapeToString(lead)
-                                          << ", optionally followed by size-1 axes, or a prefix of it when the rest is 1");
+        fail(status::kParamInvalid,
+             Msg() << "rstd shape " << shapeToString(rstd.shape) << " does not match x shape " << shapeToString(x.shape)
+                   << " with " << (x.rank() - n) << " normalised axes: expected x[0:" << n
+                   << "] = " << shapeToString(lead)
+                   << ", optionally followed by size-1 axes, or a prefix of it when the rest is 1");
 }
 
 // 4. Shapes: ranks; x and dxOut equal dy; gamma the trailing axes of x; rstd the leading ones.
@@ -122,8 +126,8 @@ void checkShapes(RmsNormGradProblem& p) {
 // 5. Empty tensors are rejected, as on the device ("不支持空进空出").
 void checkNotEmpty(const RmsNormGradProblem& p) {
     if (p.x->numel() == 0)
-        fail(status::kParamInvalid, Msg() << "x shape " << shapeToString(p.x->shape)
-                                          << " is empty: " << kOp << " does not support empty tensors");
+        fail(status::kParamInvalid, Msg() << "x shape " << shapeToString(p.x->shape) << " is empty: " << kOp
+                                          << " does not support empty tensors");
 }
 
 // 6. Product limits: the inference series needs a last axis of at least 32 bytes.
@@ -142,13 +146,13 @@ void checkProductLimits(const RmsNormGradProblem& p, Product product) {
 RmsNormGradProblem validateRmsNormGrad(const RmsNormGradArgs& a, Product product) {
     RmsNormGradProblem p;
     p.product = product;
-    checkPointers(a, p);              // 1
-    checkProductSupport(product);     // 2a
-    checkDtypes(p, product);          // 2b
-    checkFormats(p);                  // 3
-    checkShapes(p);                   // 4
-    checkNotEmpty(p);                 // 5
-    checkProductLimits(p, product);   // 6
+    checkPointers(a, p);             // 1
+    checkProductSupport(product);    // 2a
+    checkDtypes(p, product);         // 2b
+    checkFormats(p);                 // 3
+    checkShapes(p);                  // 4
+    checkNotEmpty(p);                // 5
+    checkProductLimits(p, product);  // 6
     return p;
 }
 

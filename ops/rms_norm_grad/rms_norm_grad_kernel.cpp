@@ -156,8 +156,9 @@ void rowsTyped(const RmsNormGradShape& s, const T* dy, const T* x, const float* 
             const int64_t r0 = s.rows * p / partitions, r1 = s.rows * (p + 1) / partitions;
             for (int64_t r = r0; r < r1; ++r) {
                 const bool more = r + 1 < r1;
-                rowGrad<T, kStream>(dy + r * s.cols, x + r * s.cols, rstd[r], gamma, dx + r * s.cols, part, s.cols, bufs,
-                                    more ? dy + (r + 1) * s.cols : nullptr, more ? x + (r + 1) * s.cols : nullptr);
+                rowGrad<T, kStream>(dy + r * s.cols, x + r * s.cols, rstd[r], gamma, dx + r * s.cols, part, s.cols,
+                                    bufs, more ? dy + (r + 1) * s.cols : nullptr,
+                                    more ? x + (r + 1) * s.cols : nullptr);
             }
         }
         if (kStream) streamFence();

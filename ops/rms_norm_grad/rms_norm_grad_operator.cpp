@@ -48,8 +48,8 @@ public:
         const HostTensor& gamma = a.tensor("gamma");
         const int64_t cols = gamma.numel();
         const int64_t rows = cols > 0 ? x.numel() / cols : 0;
-        const auto r = reference::rmsNormBackward(a.tensor("dy").toDoubles(), x.toDoubles(), a.tensor("rstd").toDoubles(),
-                                                  gamma.toDoubles(), rows, cols);
+        const auto r = reference::rmsNormBackward(a.tensor("dy").toDoubles(), x.toDoubles(),
+                                                  a.tensor("rstd").toDoubles(), gamma.toDoubles(), rows, cols);
         return {{"dxOut", HostTensor::fromDoubles(DType::Float64, x.shape(), r.dx)},
                 {"dgammaOut", HostTensor::fromDoubles(DType::Float64, gamma.shape(), r.dgamma)}};
     }

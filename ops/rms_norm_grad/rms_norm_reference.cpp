@@ -26,8 +26,8 @@ RmsNormForwardResult rmsNormForward(const std::vector<double>& x, const std::vec
 }
 
 RmsNormBackwardResult rmsNormBackward(const std::vector<double>& dy, const std::vector<double>& x,
-                                      const std::vector<double>& rstd, const std::vector<double>& gamma,
-                                      int64_t rows, int64_t cols) {
+                                      const std::vector<double>& rstd, const std::vector<double>& gamma, int64_t rows,
+                                      int64_t cols) {
     RmsNormBackwardResult b;
     b.dx.assign(x.size(), 0.0);
     b.dgamma.assign(static_cast<std::size_t>(cols), 0.0);

@@ -155,10 +155,12 @@ struct GroupNorm : OpCall {
     }
     const char* name() const override { return "GroupNormBackward"; }
     int prepare(uint64_t* ws, aclOpExecutor** e) override {
-        return aclnnGroupNormBackwardGetWorkspaceSize(ins[0].t, ins[1].t, ins[2].t, ins[3].t, ins[4].t, N, C, HxW, G, mask,
-                                                      outs[0].t, outs[1].t, outs[2].t, ws, e);
+        return aclnnGroupNormBackwardGetWorkspaceSize(ins[0].t, ins[1].t, ins[2].t, ins[3].t, ins[4].t, N, C, HxW, G,
+                                                      mask, outs[0].t, outs[1].t, outs[2].t, ws, e);
     }
-    int run(void* w, uint64_t s, aclOpExecutor* e, aclrtStream st) override { return aclnnGroupNormBackward(w, s, e, st); }
+    int run(void* w, uint64_t s, aclOpExecutor* e, aclrtStream st) override {
+        return aclnnGroupNormBackward(w, s, e, st);
+    }
 };
 
 struct RmsNorm : OpCall {
@@ -197,17 +199,20 @@ struct Conv : OpCall {
         outs[1].create(wt, std::vector<float>(numel(wt), 0), ACL_FORMAT_NCHW);
         outs[2].create(b, std::vector<float>(Cout, 0));
         int64_t bs[1] = {Cout}, one[2] = {1, 1}, zero[2] = {0, 0};
-        ints = {aclCreateIntArray(bs, 1), aclCreateIntArray(one, 2), aclCreateIntArray(one, 2), aclCreateIntArray(one, 2),
-                aclCreateIntArray(zero, 2)};
+        ints = {aclCreateIntArray(bs, 1), aclCreateIntArray(one, 2), aclCreateIntArray(one, 2),
+                aclCreateIntArray(one, 2), aclCreateIntArray(zero, 2)};
         bool mk[3] = {true, true, true};
         mask = aclCreateBoolArray(mk, 3);
     }
     const char* name() const override { return "ConvolutionBackward"; }
     int prepare(uint64_t* ws, aclOpExecutor** e) override {
-        return aclnnConvolutionBackwardGetWorkspaceSize(ins[0].t, ins[1].t, ins[2].t, ints[0], ints[1], ints[2], ints[3], false,
-                                                        ints[4], 1, mask, 1, outs[0].t, outs[1].t, outs[2].t, ws, e);
+        return aclnnConvolutionBackwardGetWorkspaceSize(ins[0].t, ins[1].t, ins[2].t, ints[0], ints[1], ints[2],
+                                                        ints[3], false, ints[4], 1, mask, 1, outs[0].t, outs[1].t,
+                                                        outs[2].t, ws, e);
     }
-    int run(void* w, uint64_t s, aclOpExecutor* e, aclrtStream st) override { return aclnnConvolutionBackward(w, s, e, st); }
+    int run(void* w, uint64_t s, aclOpExecutor* e, aclrtStream st) override {
+        return aclnnConvolutionBackward(w, s, e, st);
+    }
 };
 
 struct Grid : OpCall {
@@ -227,10 +232,12 @@ struct Grid : OpCall {
     }
     const char* name() const override { return "GridSampler2DBackward"; }
     int prepare(uint64_t* ws, aclOpExecutor** e) override {
-        return aclnnGridSampler2DBackwardGetWorkspaceSize(ins[0].t, ins[1].t, ins[2].t, 0, 0, false, mask, outs[0].t, outs[1].t,
-                                                          ws, e);
+        return aclnnGridSampler2DBackwardGetWorkspaceSize(ins[0].t, ins[1].t, ins[2].t, 0, 0, false, mask, outs[0].t,
+                                                          outs[1].t, ws, e);
     }
-    int run(void* w, uint64_t s, aclOpExecutor* e, aclrtStream st) override { return aclnnGridSampler2DBackward(w, s, e, st); }
+    int run(void* w, uint64_t s, aclOpExecutor* e, aclrtStream st) override {
+        return aclnnGridSampler2DBackward(w, s, e, st);
+    }
 };
 
 static std::unique_ptr<OpCall> makeOp(int which, int seed) {
@@ -277,8 +284,8 @@ static int testConcurrent(int T, int K) {
         });
     go = true;
     for (auto& x : th) x.join();
-    std::printf("RESULT concurrent threads=%d calls=%d errors=%d mismatches=%d expected_executors=%d\n", T, calls.load(),
-                errors.load(), mismatches.load(), calls.load() + 4);
+    std::printf("RESULT concurrent threads=%d calls=%d errors=%d mismatches=%d expected_executors=%d\n", T,
+                calls.load(), errors.load(), mismatches.load(), calls.load() + 4);
     return mismatches || errors ? 3 : 0;
 }
 
@@ -329,7 +336,8 @@ static int testFreeMemoryThenRun(int which, bool reuse) {
             others.push_back(p);
         }
     }
-    if (!reuse) for (auto& t : c->ins) aclrtFree(t.dev), t.dev = nullptr;
+    if (!reuse)
+        for (auto& t : c->ins) aclrtFree(t.dev), t.dev = nullptr;
     void* w = nullptr;
     if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
     rc = c->run(w, ws, e, gStream);
@@ -399,13 +407,24 @@ static int testSameExecutorTwoThreads(bool repeatable, int rounds) {
         if (ws) aclrtMalloc(&w1, ws, ACL_MEM_MALLOC_HUGE_FIRST), aclrtMalloc(&w2, ws, ACL_MEM_MALLOC_HUGE_FIRST);
         std::atomic<int> ready{0};
         int rc1 = -1, rc2 = -1;
-        std::thread a([&] { ready++; while (ready < 2) {} rc1 = c->run(w1, ws, e, gStream); });
-        std::thread b([&] { ready++; while (ready < 2) {} rc2 = c->run(w2, ws, e, gStream); });
+        std::thread a([&] {
+            ready++;
+            while (ready < 2) {}
+            rc1 = c->run(w1, ws, e, gStream);
+        });
+        std::thread b([&] {
+            ready++;
+            while (ready < 2) {}
+            rc2 = c->run(w2, ws, e, gStream);
+        });
         a.join();
         b.join();
-        if (rc1 == 0 && rc2 == 0) both_ok++;
-        else if (rc1 == 0 || rc2 == 0) one_ok++;
-        else none_ok++;
+        if (rc1 == 0 && rc2 == 0)
+            both_ok++;
+        else if (rc1 == 0 || rc2 == 0)
+            one_ok++;
+        else
+            none_ok++;
         if (repeatable) aclDestroyAclOpExecutor(e);
         if (w1) aclrtFree(w1);
         if (w2) aclrtFree(w2);
@@ -434,7 +453,10 @@ static int testDestroyWhileRunning(int rounds) {
         if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
         std::atomic<bool> started{false};
         int rcRun = -1, rcDestroy = -1;
-        std::thread a([&] { started = true; rcRun = c->run(w, ws, e, gStream); });
+        std::thread a([&] {
+            started = true;
+            rcRun = c->run(w, ws, e, gStream);
+        });
         while (!started) {}
         std::this_thread::sleep_for(std::chrono::microseconds(200 + 100 * r));
         rcDestroy = aclDestroyAclOpExecutor(e);
@@ -506,10 +528,11 @@ static int testHugeShapes(int only) {
     for (size_t ci = 0; ci < cases.size(); ci++) {
         if (only >= 0 && static_cast<int>(ci) != only) continue;
         auto& c = cases[ci];
-        aclTensor* t = aclCreateTensor(c.shape.data(), c.shape.size(), ACL_FLOAT, c.strides.empty() ? nullptr : c.strides.data(),
-                                       c.offset, ACL_FORMAT_ND, c.storage ? c.shape.data() : nullptr, c.storage ? c.shape.size() : 0,
-                                       dev);
-        std::printf("RESULT huge_shapes create %s -> %s %s\n", c.name, t ? "CREATED" : "refused", t ? "" : aclGetRecentErrMsg());
+        aclTensor* t = aclCreateTensor(c.shape.data(), c.shape.size(), ACL_FLOAT,
+                                       c.strides.empty() ? nullptr : c.strides.data(), c.offset, ACL_FORMAT_ND,
+                                       c.storage ? c.shape.data() : nullptr, c.storage ? c.shape.size() : 0, dev);
+        std::printf("RESULT huge_shapes create %s -> %s %s\n", c.name, t ? "CREATED" : "refused",
+                    t ? "" : aclGetRecentErrMsg());
         std::fflush(stdout);
         if (!t) continue;
         // Use it as RmsNormGrad's dy/x, and for rank-3 as GroupNorm's gradOut/input.
@@ -524,7 +547,8 @@ static int testHugeShapes(int only) {
             bool mk[3] = {true, true, true};
             aclBoolArray* mask = aclCreateBoolArray(mk, 3);
             rc = aclnnGroupNormBackwardGetWorkspaceSize(t, t, m, m, g, N, C, HxW, 1, mask, t, g, g, &ws, &e);
-            std::printf("RESULT huge_shapes GroupNormBackward phase1 %s rc=%d %s\n", c.name, rc, rc ? aclGetRecentErrMsg() : "");
+            std::printf("RESULT huge_shapes GroupNormBackward phase1 %s rc=%d %s\n", c.name, rc,
+                        rc ? aclGetRecentErrMsg() : "");
         } else {
             int64_t rows = c.shape.size() > 1 ? c.shape[0] : 1;
             std::vector<int64_t> rs = {rows}, gs = {c.shape.back()};
@@ -534,18 +558,22 @@ static int testHugeShapes(int only) {
             aclrtMalloc(&dev2, 4096, ACL_MEM_MALLOC_HUGE_FIRST);
             std::vector<int64_t> shp = c.shape;
             // outputs: contiguous copies of the same shape where they fit, else the same tensor
-            aclTensor* dx = aclCreateTensor(shp.data(), shp.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, dev2);
+            aclTensor* dx =
+                aclCreateTensor(shp.data(), shp.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, dev2);
             if (!dx) dx = t;
             aclTensor* dg = aclCreateTensor(gs.data(), 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, dev2);
             rc = aclnnRmsNormGradGetWorkspaceSize(t, t, r, g ? g : t, dx, dg ? dg : t, &ws, &e);
-            std::printf("RESULT huge_shapes RmsNormGrad phase1 %s rc=%d %s\n", c.name, rc, rc ? aclGetRecentErrMsg() : "");
+            std::printf("RESULT huge_shapes RmsNormGrad phase1 %s rc=%d %s\n", c.name, rc,
+                        rc ? aclGetRecentErrMsg() : "");
         }
         std::fflush(stdout);
         if (rc == 0) {
             void* w = nullptr;
             if (ws) {
                 int mrc = aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
-                if (mrc) std::printf("RESULT huge_shapes workspace %llu bytes: aclrtMalloc rc=%d\n", (unsigned long long)ws, mrc);
+                if (mrc)
+                    std::printf("RESULT huge_shapes workspace %llu bytes: aclrtMalloc rc=%d\n", (unsigned long long)ws,
+                                mrc);
             }
             rc = c.shape.size() == 3 ? aclnnGroupNormBackward(w, ws, e, gStream) : aclnnRmsNormGrad(w, ws, e, gStream);
             std::printf("RESULT huge_shapes phase2 %s rc=%d %s\n", c.name, rc, rc ? aclGetRecentErrMsg() : "");
@@ -563,11 +591,13 @@ static int testOverlap() {
     {
         auto c = std::make_unique<RmsNorm>(1);
         std::vector<int64_t> shp = {3, 16}, zs = {0, 0};
-        aclTensor* dx = aclCreateTensor(shp.data(), 2, ACL_FLOAT, zs.data(), 0, ACL_FORMAT_ND, nullptr, 0, c->outs[0].dev);
+        aclTensor* dx =
+            aclCreateTensor(shp.data(), 2, ACL_FLOAT, zs.data(), 0, ACL_FORMAT_ND, nullptr, 0, c->outs[0].dev);
         std::printf("RESULT overlap create dx strides [0,0]: %s\n", dx ? "CREATED" : aclGetRecentErrMsg());
         uint64_t ws = 0;
         aclOpExecutor* e = nullptr;
-        int rc = aclnnRmsNormGradGetWorkspaceSize(c->ins[0].t, c->ins[1].t, c->ins[2].t, c->ins[3].t, dx, c->outs[1].t, &ws, &e);
+        int rc = aclnnRmsNormGradGetWorkspaceSize(c->ins[0].t, c->ins[1].t, c->ins[2].t, c->ins[3].t, dx, c->outs[1].t,
+                                                  &ws, &e);
         say("overlap", "RmsNormGrad dxOut strides [0,0] phase1", rc);
         if (!rc) {
             void* w = nullptr;
@@ -580,8 +610,8 @@ static int testOverlap() {
         auto c = std::make_unique<RmsNorm>(1);
         uint64_t ws = 0;
         aclOpExecutor* e = nullptr;
-        int rc = aclnnRmsNormGradGetWorkspaceSize(c->ins[0].t, c->ins[1].t, c->ins[2].t, c->ins[3].t, c->ins[1].t, c->outs[1].t,
-                                                  &ws, &e);
+        int rc = aclnnRmsNormGradGetWorkspaceSize(c->ins[0].t, c->ins[1].t, c->ins[2].t, c->ins[3].t, c->ins[1].t,
+                                                  c->outs[1].t, &ws, &e);
         say("overlap", "RmsNormGrad dxOut aliases x phase1", rc);
         if (!rc) {
             void* w = nullptr;
@@ -591,19 +621,20 @@ static int testOverlap() {
             auto got = c->ins[1].read();
             int diff = 0;
             for (size_t i = 0; i < got.size(); i++) diff += got[i] != want[i];
-            std::printf("RESULT overlap aliasing: %d of %zu dx elements differ from the non-aliased run\n", diff, got.size());
+            std::printf("RESULT overlap aliasing: %d of %zu dx elements differ from the non-aliased run\n", diff,
+                        got.size());
         }
     }
     return 0;
 }
 
-#define NULLCASE(label, expr)                                  \
-    do {                                                       \
-        int rc_ = (expr);                                      \
-        std::printf("RESULT nulls %s rc=%d\n", label, rc_);    \
-        std::fflush(stdout);                                   \
-        total++;                                               \
-        if (rc_ == 0) accepted++;                              \
+#define NULLCASE(label, expr)                               \
+    do {                                                    \
+        int rc_ = (expr);                                   \
+        std::printf("RESULT nulls %s rc=%d\n", label, rc_); \
+        std::fflush(stdout);                                \
+        total++;                                            \
+        if (rc_ == 0) accepted++;                           \
     } while (0)
 
 static int testNulls() {
@@ -623,7 +654,8 @@ static int testNulls() {
             uint64_t* pws = k == 9 ? nullptr : &ws;
             aclOpExecutor** pe = k == 10 ? nullptr : &e;
             std::string l = "GroupNormBackward arg" + std::to_string(k);
-            NULLCASE(l.c_str(), aclnnGroupNormBackwardGetWorkspaceSize(b[0], b[1], b[2], b[3], b[4], 2, 4, 6, 2, m, b[5], b[6], b[7], pws, pe));
+            NULLCASE(l.c_str(), aclnnGroupNormBackwardGetWorkspaceSize(b[0], b[1], b[2], b[3], b[4], 2, 4, 6, 2, m,
+                                                                       b[5], b[6], b[7], pws, pe));
         }
     }
     {
@@ -634,8 +666,8 @@ static int testNulls() {
             std::memcpy(b, a, sizeof a);
             if (k < 6) b[k] = nullptr;
             std::string l = "RmsNormGrad arg" + std::to_string(k);
-            NULLCASE(l.c_str(), aclnnRmsNormGradGetWorkspaceSize(b[0], b[1], b[2], b[3], b[4], b[5], k == 6 ? nullptr : &ws,
-                                                                  k == 7 ? nullptr : &e));
+            NULLCASE(l.c_str(), aclnnRmsNormGradGetWorkspaceSize(b[0], b[1], b[2], b[3], b[4], b[5],
+                                                                 k == 6 ? nullptr : &ws, k == 7 ? nullptr : &e));
         }
     }
     {
@@ -648,9 +680,10 @@ static int testNulls() {
             aclIntArray* ia[5] = {c.ints[0], c.ints[1], c.ints[2], c.ints[3], c.ints[4]};
             if (k >= 6 && k < 11) ia[k - 6] = nullptr;
             std::string l = "ConvolutionBackward arg" + std::to_string(k);
-            NULLCASE(l.c_str(), aclnnConvolutionBackwardGetWorkspaceSize(b[0], b[1], b[2], ia[0], ia[1], ia[2], ia[3], false, ia[4], 1,
-                                                                         k == 11 ? nullptr : c.mask, 1, b[3], b[4], b[5],
-                                                                         k == 12 ? nullptr : &ws, k == 13 ? nullptr : &e));
+            NULLCASE(l.c_str(),
+                     aclnnConvolutionBackwardGetWorkspaceSize(b[0], b[1], b[2], ia[0], ia[1], ia[2], ia[3], false,
+                                                              ia[4], 1, k == 11 ? nullptr : c.mask, 1, b[3], b[4], b[5],
+                                                              k == 12 ? nullptr : &ws, k == 13 ? nullptr : &e));
         }
     }
     {
@@ -661,8 +694,9 @@ static int testNulls() {
             std::memcpy(b, a, sizeof a);
             if (k < 5) b[k] = nullptr;
             std::string l = "GridSampler2DBackward arg" + std::to_string(k);
-            NULLCASE(l.c_str(), aclnnGridSampler2DBackwardGetWorkspaceSize(b[0], b[1], b[2], 0, 0, false, k == 5 ? nullptr : g.mask,
-                                                                           b[3], b[4], k == 6 ? nullptr : &ws, k == 7 ? nullptr : &e));
+            NULLCASE(l.c_str(), aclnnGridSampler2DBackwardGetWorkspaceSize(
+                                    b[0], b[1], b[2], 0, 0, false, k == 5 ? nullptr : g.mask, b[3], b[4],
+                                    k == 6 ? nullptr : &ws, k == 7 ? nullptr : &e));
         }
     }
     // phase 2
@@ -672,11 +706,14 @@ static int testNulls() {
         NULLCASE("RmsNormGrad phase2 null executor", aclnnRmsNormGrad(nullptr, 0, nullptr, gStream));
         NULLCASE("GroupNormBackward phase2 null executor", aclnnGroupNormBackward(nullptr, 0, nullptr, nullptr));
         NULLCASE("ConvolutionBackward phase2 null executor", aclnnConvolutionBackward(nullptr, 0, nullptr, nullptr));
-        NULLCASE("GridSampler2DBackward phase2 null executor", aclnnGridSampler2DBackward(nullptr, 0, nullptr, nullptr));
+        NULLCASE("GridSampler2DBackward phase2 null executor",
+                 aclnnGridSampler2DBackward(nullptr, 0, nullptr, nullptr));
         NULLCASE("RmsNormGrad phase2 null workspace, size claimed", aclnnRmsNormGrad(nullptr, ws + 64, e, gStream));
         int dummy = 0;
-        NULLCASE("RmsNormGrad phase2 executor = stack pointer", aclnnRmsNormGrad(nullptr, 0, reinterpret_cast<aclOpExecutor*>(&dummy), gStream));
-        NULLCASE("RmsNormGrad phase2 stream = stack pointer", aclnnRmsNormGrad(nullptr, 0, e, reinterpret_cast<aclrtStream>(&dummy)));
+        NULLCASE("RmsNormGrad phase2 executor = stack pointer",
+                 aclnnRmsNormGrad(nullptr, 0, reinterpret_cast<aclOpExecutor*>(&dummy), gStream));
+        NULLCASE("RmsNormGrad phase2 stream = stack pointer",
+                 aclnnRmsNormGrad(nullptr, 0, e, reinterpret_cast<aclrtStream>(&dummy)));
         NULLCASE("RmsNormGrad phase2 null stream (default)", aclnnRmsNormGrad(nullptr, ws, e, nullptr));
     }
     // objects & runtime
@@ -731,10 +768,14 @@ static int testWrap(const char* which) {
     std::vector<unsigned char> host(64, 1);
     const size_t huge = SIZE_MAX - 8;
     int rc = -1;
-    if (!std::strcmp(which, "memcpy_h2d")) rc = aclrtMemcpy(dev, huge, host.data(), huge, ACL_MEMCPY_HOST_TO_DEVICE);
-    else if (!std::strcmp(which, "memcpy_d2h")) rc = aclrtMemcpy(host.data(), huge, dev, huge, ACL_MEMCPY_DEVICE_TO_HOST);
-    else if (!std::strcmp(which, "memset")) rc = aclrtMemset(dev, huge, 0, huge);
-    else if (!std::strcmp(which, "memcpy_2^63")) rc = aclrtMemcpy(dev, size_t(1) << 63, host.data(), size_t(1) << 63, ACL_MEMCPY_HOST_TO_DEVICE);
+    if (!std::strcmp(which, "memcpy_h2d"))
+        rc = aclrtMemcpy(dev, huge, host.data(), huge, ACL_MEMCPY_HOST_TO_DEVICE);
+    else if (!std::strcmp(which, "memcpy_d2h"))
+        rc = aclrtMemcpy(host.data(), huge, dev, huge, ACL_MEMCPY_DEVICE_TO_HOST);
+    else if (!std::strcmp(which, "memset"))
+        rc = aclrtMemset(dev, huge, 0, huge);
+    else if (!std::strcmp(which, "memcpy_2^63"))
+        rc = aclrtMemcpy(dev, size_t(1) << 63, host.data(), size_t(1) << 63, ACL_MEMCPY_HOST_TO_DEVICE);
     std::printf("RESULT wrap %s rc=%d %s\n", which, rc, rc ? aclGetRecentErrMsg() : "");
     return 0;
 }
@@ -764,8 +805,10 @@ static int testLoop(int n, int crashAfter) {
         auto c = makeOp(i, i);
         int rc = c->full();
         c->destroy();
-        if (rc) std::printf("FAIL %d rc=%d\n", i, rc);
-        else std::printf("DONE %d\n", i);
+        if (rc)
+            std::printf("FAIL %d rc=%d\n", i, rc);
+        else
+            std::printf("DONE %d\n", i);
         std::fflush(stdout);
     }
     return 0;
@@ -781,20 +824,34 @@ int main(int argc, char** argv) {
     aclrtCreateStream(&gStream);
     std::string t = argv[1];
     int rc = 0;
-    if (t == "concurrent") rc = testConcurrent(argc > 2 ? std::atoi(argv[2]) : 8, argc > 3 ? std::atoi(argv[3]) : 50);
-    else if (t == "destroy_tensors") rc = testDestroyTensorsThenRun();
-    else if (t == "free_memory") rc = testFreeMemoryThenRun(argc > 2 ? std::atoi(argv[2]) : 0, argc > 3 && std::atoi(argv[3]));
-    else if (t == "spent_executor") rc = testSpentExecutor();
-    else if (t == "repeatable_after_free") rc = testRepeatableAfterFree();
-    else if (t == "same_executor") rc = testSameExecutorTwoThreads(argc > 2 && std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 50);
-    else if (t == "destroy_while_running") rc = testDestroyWhileRunning(argc > 2 ? std::atoi(argv[2]) : 10);
-    else if (t == "finalize_while_running") return testFinalizeWhileRunning();
-    else if (t == "huge_shapes") rc = testHugeShapes(argc > 2 ? std::atoi(argv[2]) : -1);
-    else if (t == "overlap") rc = testOverlap();
-    else if (t == "nulls") rc = testNulls();
-    else if (t == "wrap") rc = testWrap(argv[2]);
-    else if (t == "lying_workspace") rc = testLyingWorkspace();
-    else if (t == "loop") rc = testLoop(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : -1);
+    if (t == "concurrent")
+        rc = testConcurrent(argc > 2 ? std::atoi(argv[2]) : 8, argc > 3 ? std::atoi(argv[3]) : 50);
+    else if (t == "destroy_tensors")
+        rc = testDestroyTensorsThenRun();
+    else if (t == "free_memory")
+        rc = testFreeMemoryThenRun(argc > 2 ? std::atoi(argv[2]) : 0, argc > 3 && std::atoi(argv[3]));
+    else if (t == "spent_executor")
+        rc = testSpentExecutor();
+    else if (t == "repeatable_after_free")
+        rc = testRepeatableAfterFree();
+    else if (t == "same_executor")
+        rc = testSameExecutorTwoThreads(argc > 2 && std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : 50);
+    else if (t == "destroy_while_running")
+        rc = testDestroyWhileRunning(argc > 2 ? std::atoi(argv[2]) : 10);
+    else if (t == "finalize_while_running")
+        return testFinalizeWhileRunning();
+    else if (t == "huge_shapes")
+        rc = testHugeShapes(argc > 2 ? std::atoi(argv[2]) : -1);
+    else if (t == "overlap")
+        rc = testOverlap();
+    else if (t == "nulls")
+        rc = testNulls();
+    else if (t == "wrap")
+        rc = testWrap(argv[2]);
+    else if (t == "lying_workspace")
+        rc = testLyingWorkspace();
+    else if (t == "loop")
+        rc = testLoop(std::atoi(argv[2]), argc > 3 ? std::atoi(argv[3]) : -1);
     else {
         std::fprintf(stderr, "unknown test\n");
         return 2;

@@ -24,20 +24,23 @@ using namespace opscope::cases;
 
 namespace {
 
-using test::ScratchDir;
 using test::errorOf;
-
-
-
+using test::ScratchDir;
 
 Case sampleCase(const std::string& path) {
     Case c;
     c.path = path;
     c.op = "aclnnGroupNormBackward";
     c.description = "two groups";
-    c.params = {{"N", int64_t{2}}, {"C", int64_t{4}}, {"HxW", int64_t{3}}, {"group", int64_t{2}},
-                {"outputMask", std::vector<bool>{true, false, true}}, {"eps", 1e-5},
-                {"stride", std::vector<int64_t>{1, 2}}, {"transposed", false}, {"mode", std::string("bilinear")}};
+    c.params = {{"N", int64_t{2}},
+                {"C", int64_t{4}},
+                {"HxW", int64_t{3}},
+                {"group", int64_t{2}},
+                {"outputMask", std::vector<bool>{true, false, true}},
+                {"eps", 1e-5},
+                {"stride", std::vector<int64_t>{1, 2}},
+                {"transposed", false},
+                {"mode", std::string("bilinear")}};
     std::vector<double> x(24);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25 * static_cast<double>(i) - 3;
     c.inputs.emplace_back("input", HostTensor::fromDoubles(DType::Float32, {2, 4, 3}, x));
@@ -77,7 +80,8 @@ TEST(CaseFile, WriteAndReadBack) {
     // Parameters come back with their types (attribute order is by name).
     ASSERT_EQ(c.params.size(), 9u);
     EXPECT_EQ(std::get<int64_t>(findParam(c.params, "N")->value), 2);
-    EXPECT_EQ(std::get<std::vector<bool>>(findParam(c.params, "outputMask")->value), (std::vector<bool>{true, false, true}));
+    EXPECT_EQ(std::get<std::vector<bool>>(findParam(c.params, "outputMask")->value),
+              (std::vector<bool>{true, false, true}));
     EXPECT_DOUBLE_EQ(std::get<double>(findParam(c.params, "eps")->value), 1e-5);
     EXPECT_EQ(std::get<std::vector<int64_t>>(findParam(c.params, "stride")->value), (std::vector<int64_t>{1, 2}));
     EXPECT_EQ(std::get<bool>(findParam(c.params, "transposed")->value), false);
@@ -221,7 +225,8 @@ TEST(CaseFile, ErrorsAreOneSentenceNamingThePath) {
     }
     h5::File f = h5::File::openReadOnly(path);
     EXPECT_CONTAINS(errorOf([&] { readCase(f, "/no_inputs"); }), "has no group 'inputs'");
-    EXPECT_CONTAINS(errorOf([&] { readCase(f, "/loose"); }), "'/loose/stray' in '" + path + "' is a dataset directly inside the case");
+    EXPECT_CONTAINS(errorOf([&] { readCase(f, "/loose"); }),
+                    "'/loose/stray' in '" + path + "' is a dataset directly inside the case");
     EXPECT_CONTAINS(errorOf([&] { readCase(f, "/nested_input"); }), "may hold only tensor datasets");
     EXPECT_CONTAINS(errorOf([&] { readCase(f, "/bad_role"); }), "has role \"judge\"");
     EXPECT_CONTAINS(errorOf([&] { readCase(f, "/strings"); }), "array of 2 strings");
@@ -250,7 +255,9 @@ TEST(CaseFile, WritingIsAtomicAndNeverOverwritesAnInput) {
     for (const auto& entry : fs::directory_iterator(fs::path(input).parent_path())) files += entry.is_regular_file();
     EXPECT_EQ(files, 1);
     // Two cases at one path.
-    EXPECT_CONTAINS(errorOf([&] { writeCaseFile(dir.file("twice.h5"), {sampleCase("/a"), sampleCase("/a")}); }),
+    EXPECT_CONTAINS(errorOf([&] {
+                        writeCaseFile(dir.file("twice.h5"), {sampleCase("/a"), sampleCase("/a")});
+                    }),
                     "already exists");
     EXPECT_FALSE(isReservedAttribute("group"));
     EXPECT_TRUE(isReservedAttribute("standard"));
@@ -269,7 +276,8 @@ TEST(CaseFile, TracesReplayAsCases) {
         const int in = p.addInput("x", x.view());
         const int out = p.addOutput("y", y.view());
         p.addStep({"Toy.Scale", "y = alpha*x", {in}, {out}, [=](const StepContext& c) {
-                       for (int i = 0; i < 4; ++i) c.data<float>(out)[i] = static_cast<float>(alpha) * c.data<float>(in)[i];
+                       for (int i = 0; i < 4; ++i)
+                           c.data<float>(out)[i] = static_cast<float>(alpha) * c.data<float>(in)[i];
                    }});
         char ws[1];
         e.bindWorkspace(ws, 0);

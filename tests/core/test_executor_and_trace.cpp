@@ -138,8 +138,8 @@ TEST(Trace, RecordsEveryStepWithStatisticsAndValues) {
     ASSERT_EQ(t.steps[3].outputTensors.size(), 1u);
     const TensorRecord& y = t.steps[3].outputTensors[0];
     ASSERT_TRUE(y.stats.has_value());
-    EXPECT_EQ(y.stats->nanCount, 1);   // log(-1)
-    EXPECT_EQ(y.stats->infCount, 1);   // log(0)
+    EXPECT_EQ(y.stats->nanCount, 1);  // log(-1)
+    EXPECT_EQ(y.stats->infCount, 1);  // log(0)
     ASSERT_TRUE(y.values.has_value());
     EXPECT_EQ(y.values->shape(), (std::vector<int64_t>{3, 2}));
     EXPECT_FLOAT_EQ(static_cast<float>(y.values->getAsDouble(2)), std::log(3.0f));
@@ -253,7 +253,8 @@ TEST(Trace, ChromeExportIsTraceEventJson) {
     EXPECT_NE(text.find("\"name\": \"ToyOp\", \"cat\": \"executor\", \"ph\": \"X\""), std::string::npos);
     EXPECT_NE(text.find("\"name\": \"Toy.Log\""), std::string::npos);
     std::size_t events = 0;
-    for (std::size_t p = text.find("\"ph\": \"X\""); p != std::string::npos; p = text.find("\"ph\": \"X\"", p + 1)) ++events;
+    for (std::size_t p = text.find("\"ph\": \"X\""); p != std::string::npos; p = text.find("\"ph\": \"X\"", p + 1))
+        ++events;
     EXPECT_EQ(events, 5u);
     std::remove(path.c_str());
     std::remove(json.c_str());

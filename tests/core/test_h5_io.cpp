@@ -36,9 +36,6 @@ std::string errorOf(F&& f) {
 
 // ---- helpers ---------------------------------------------------------------------------------
 
-
-
-
 // Raw HDF5 calls in fixtures: a negative result fails the test.
 int64_t ok(int64_t result) {
     if (result < 0) throw std::runtime_error("raw HDF5 call failed while building a fixture");
@@ -52,9 +49,12 @@ HostTensor pattern(DType dtype, const std::vector<int64_t>& shape) {
                           dtype == DType::Int64 || isFloatingType(dtype);
     for (int64_t i = 0; i < t.numel(); ++i) {
         double v = static_cast<double>(i % 97);
-        if (dtype == DType::Bool) v = (i % 3 == 0) ? 1 : 0;
-        else if (isFloatingType(dtype)) v = (i % 13) * 0.25 - 1.5;
-        else if (isSigned) v -= 48;
+        if (dtype == DType::Bool)
+            v = (i % 3 == 0) ? 1 : 0;
+        else if (isFloatingType(dtype))
+            v = (i % 13) * 0.25 - 1.5;
+        else if (isSigned)
+            v -= 48;
         t.setFromDouble(i, v);
     }
     if (isFloatingType(dtype) && t.numel() >= 4) {
@@ -167,11 +167,12 @@ TEST(H5TensorWrite, OverwriteOnlyWhenAsked) {
     writeTensor(file, "/x", pattern(DType::Float64, {2, 2}), WriteOptions{false, true});
     expectSameTensor(pattern(DType::Float64, {2, 2}), readTensor(file, "/x"));
     file.createGroup("/g");
-    EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/g", pattern(DType::Int32, {3}), WriteOptions{false, true}); }),
+    EXPECT_CONTAINS(errorOf([&] {
+                        writeTensor(file, "/g", pattern(DType::Int32, {3}), WriteOptions{false, true});
+                    }),
                     "that path is a group");
     writeTensor(file, "/ds", pattern(DType::Int32, {3}));
-    EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/ds/child", pattern(DType::Int32, {3})); }),
-                    "'/ds' is a dataset");
+    EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/ds/child", pattern(DType::Int32, {3})); }), "'/ds' is a dataset");
 }
 
 TEST(H5TensorWrite, BFloat16IsUint16MarkedByAttribute) {
@@ -446,8 +447,8 @@ TEST(H5Tree, ListsEverythingInNameOrderWithoutReadingData) {
     const std::vector<NodeInfo> nodes = listTree(file);
     std::vector<std::string> paths;
     for (const NodeInfo& n : nodes) paths.push_back(n.path);
-    EXPECT_EQ((std::vector<std::string>{"/alias", "/empty", "/huge", "/step0", "/step0/loss", "/step1",
-                                        "/step1/in", "/step1/in/loop", "/step1/in/x", "/step1/out"}),
+    EXPECT_EQ((std::vector<std::string>{"/alias", "/empty", "/huge", "/step0", "/step0/loss", "/step1", "/step1/in",
+                                        "/step1/in/loop", "/step1/in/x", "/step1/out"}),
               paths);
     auto node = [&](const std::string& p) {
         for (const NodeInfo& n : nodes)
@@ -588,8 +589,8 @@ TEST(H5Handles, NoIdentifierOutlivesItsCallEvenOnErrors) {
     const ssize_t before = openObjectCount();
     {
         File file = File::openReadWrite(path);
-        for (DType dtype : kAllDTypes) writeTensor(file, "/t/" + std::string(dtypeName(dtype)), pattern(dtype, {3, 2}),
-                                                    WriteOptions{true, false});
+        for (DType dtype : kAllDTypes)
+            writeTensor(file, "/t/" + std::string(dtypeName(dtype)), pattern(dtype, {3, 2}), WriteOptions{true, false});
         file.writeAttribute("/t", "names", std::vector<std::string>{"a", "b"});
         file.writeAttribute("/t", "flag", true);
         for (DType dtype : kAllDTypes) readTensor(file, "/t/" + std::string(dtypeName(dtype)));
@@ -667,8 +668,8 @@ TEST(H5AtomicWrite, RefusesToOverwriteAnInput) {
     fs::create_symlink(input, dir.file("link.h5"));
     fs::create_hard_link(input, dir.file("hard.h5"));
     const std::vector<fs::path> inputs = {dir.file("other.h5"), input};
-    for (const std::string& spelling : {input, dir.file("./trace.h5"), dir.file("sub/../trace.h5"),
-                                        dir.file("link.h5"), dir.file("hard.h5")}) {
+    for (const std::string& spelling :
+         {input, dir.file("./trace.h5"), dir.file("sub/../trace.h5"), dir.file("link.h5"), dir.file("hard.h5")}) {
         SCOPED_TRACE(spelling);
         try {
             AtomicFileWriter writer(spelling, inputs);

@@ -12,7 +12,10 @@ TEST(JsonWriter, QuoteEscapesControlCharactersAndKeepsUtf8Bytes) {
     EXPECT_EQ(JsonWriter::quote("a\"b\\c\n\r\t"), "\"a\\\"b\\\\c\\n\\r\\t\"");
     EXPECT_EQ(JsonWriter::quote(std::string("\x01\x1f", 2)), "\"\\u0001\\u001f\"");
     // Bytes of a UTF-8 sequence are >= 0x80 (negative as a signed char): copied, not escaped.
-    EXPECT_EQ(JsonWriter::quote("\xce\xbc" "s"), "\"\xce\xbc" "s\"");
+    EXPECT_EQ(JsonWriter::quote("\xce\xbc"
+                                "s"),
+              "\"\xce\xbc"
+              "s\"");
 }
 
 TEST(JsonWriter, NonFiniteNumbersAreNull) {

@@ -50,7 +50,8 @@ int32_t prepareReversePlusOne(const aclTensor* in, aclTensor* out, uint64_t* ws,
                        const int64_t n = src.numel();
                        for (int64_t k = 0; k < n; ++k) d[k * dst.strides[0]] = s[(n - 1 - k) * src.strides[0]] + 1;
                        fillZero(ctx.tensor(tmp));
-                       if (hooks && hooks->sleepMs) std::this_thread::sleep_for(std::chrono::milliseconds(hooks->sleepMs));
+                       if (hooks && hooks->sleepMs)
+                           std::this_thread::sleep_for(std::chrono::milliseconds(hooks->sleepMs));
                        if (hooks && hooks->destroyFromInside)
                            hooks->destroyStatus = aclDestroyAclOpExecutor(hooks->destroyFromInside);
                        if (hooks) hooks->finished = true;
@@ -59,7 +60,9 @@ int32_t prepareReversePlusOne(const aclTensor* in, aclTensor* out, uint64_t* ws,
     });
 }
 
-int32_t run(void* ws, uint64_t size, aclOpExecutor* e) { return launchExecutor("testReversePlusOne", ws, size, e, nullptr); }
+int32_t run(void* ws, uint64_t size, aclOpExecutor* e) {
+    return launchExecutor("testReversePlusOne", ws, size, e, nullptr);
+}
 
 // A float32 vector in aclrtMalloc memory.
 struct DeviceVector {
@@ -262,16 +265,17 @@ TEST(OverflowChecks, HugeShapesStridesAndOffsetsAreRefused) {
         {{b62}, {INT64_MAX}, 0, false, "reaches beyond what 64-bit addresses hold"},
     };
     for (const Case& c : cases) {
-        aclTensor* t = aclCreateTensor(c.dims.data(), c.dims.size(), ACL_FLOAT, c.strides.empty() ? nullptr : c.strides.data(),
-                                       c.offset, ACL_FORMAT_ND, c.storage ? c.dims.data() : nullptr,
-                                       c.storage ? c.dims.size() : 0, dev);
+        aclTensor* t = aclCreateTensor(c.dims.data(), c.dims.size(), ACL_FLOAT,
+                                       c.strides.empty() ? nullptr : c.strides.data(), c.offset, ACL_FORMAT_ND,
+                                       c.storage ? c.dims.data() : nullptr, c.storage ? c.dims.size() : 0, dev);
         EXPECT_EQ(t, nullptr);
         EXPECT_CONTAINS(lastError(), "[161002] aclCreateTensor: ");
         EXPECT_CONTAINS(lastError(), c.says);
     }
     // Host memory near the top of the address space: the view would wrap.
     const int64_t n = 1024;
-    EXPECT_EQ(aclCreateTensor(&n, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, reinterpret_cast<void*>(UINTPTR_MAX - 64)),
+    EXPECT_EQ(aclCreateTensor(&n, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0,
+                              reinterpret_cast<void*>(UINTPTR_MAX - 64)),
               nullptr);
     EXPECT_CONTAINS(lastError(), "wraps around the address space");
     // A broadcast view of 2^40 elements over one float is fine.
@@ -283,7 +287,8 @@ TEST(OverflowChecks, HugeShapesStridesAndOffsetsAreRefused) {
     // Arrays whose size would run past the end of the address space.
     const int64_t one = 1;
     EXPECT_EQ(aclCreateIntArray(&one, uint64_t{1} << 62), nullptr);
-    EXPECT_CONTAINS(lastError(), "[161002] aclCreateIntArray: size 4611686018427387904 runs past the end of the address space");
+    EXPECT_CONTAINS(lastError(),
+                    "[161002] aclCreateIntArray: size 4611686018427387904 runs past the end of the address space");
     const float f = 1;
     EXPECT_EQ(aclCreateFloatArray(&f, UINT64_MAX), nullptr);
     EXPECT_CONTAINS(lastError(), "runs past the end of the address space");

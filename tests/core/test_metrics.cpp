@@ -309,8 +309,9 @@ TEST(Standards, UserToleranceIsNumpyAllclose) {
     EXPECT_EQ(run(9e-6, 0.0).verdict, Verdict::Pass);
     EXPECT_EQ(run(1.1e-5, 0.0).verdict, Verdict::Fail);
     // Either part may be left out.
-    EXPECT_EQ(parseStandard("atol=0.5").judge(compare(f64({1.4}), f64({1.0}), DType::Float64,
-                                                      parseStandard("atol=0.5").options)).verdict,
+    EXPECT_EQ(parseStandard("atol=0.5")
+                  .judge(compare(f64({1.4}), f64({1.0}), DType::Float64, parseStandard("atol=0.5").options))
+                  .verdict,
               Verdict::Pass);
     // Metrics computed without the tolerance cannot be judged by it.
     EXPECT_EQ(s.judge(compare(f64({1.0}), f64({1.0}))).verdict, Verdict::Fail);
@@ -346,13 +347,13 @@ TEST(Standards, NamesAliasesAndErrors) {
 // ---- error analysis for charts ---------------------------------------------------------------
 
 TEST(ErrorAnalysis, ErrorMapsPerElement) {
-    const ErrorMaps maps = errorMaps(f64({1.5, kNaN, kNaN, 2.0}, {2, 2}), f64({1.0, kNaN, 1.0, 2.0}, {2, 2}),
-                                     DType::Float64);
+    const ErrorMaps maps =
+        errorMaps(f64({1.5, kNaN, kNaN, 2.0}, {2, 2}), f64({1.0, kNaN, 1.0, 2.0}, {2, 2}), DType::Float64);
     EXPECT_EQ(maps.absError.shape(), (std::vector<int64_t>{2, 2}));
     EXPECT_DOUBLE_EQ(maps.absError.getAsDouble(0), 0.5);
     EXPECT_NEAR(maps.relError.getAsDouble(0), 0.5 / (1 + 1e-7), 1e-15);
-    EXPECT_EQ(maps.absError.getAsDouble(1), 0.0);            // NaN against NaN matches
-    EXPECT_TRUE(std::isnan(maps.absError.getAsDouble(2)));   // NaN against 1 does not
+    EXPECT_EQ(maps.absError.getAsDouble(1), 0.0);           // NaN against NaN matches
+    EXPECT_TRUE(std::isnan(maps.absError.getAsDouble(2)));  // NaN against 1 does not
     EXPECT_EQ(maps.relError.getAsDouble(3), 0.0);
 }
 

@@ -45,7 +45,10 @@ TEST(Parallel, GrainLimitsChunksAndNestedCallsRunInline) {
 
 TEST(Parallel, ExceptionsPropagateToCaller) {
     setNumThreads(2);
-    EXPECT_THROW(parallelFor(0, 100, 1, [](int64_t b, int64_t) { if (b > 0) throw std::runtime_error("x"); }),
+    EXPECT_THROW(parallelFor(0, 100, 1,
+                             [](int64_t b, int64_t) {
+                                 if (b > 0) throw std::runtime_error("x");
+                             }),
                  std::runtime_error);
     setNumThreads(0);
 }
@@ -120,8 +123,10 @@ void checkBulkMatchesScalar() {
     widenToFloat(all.data(), wide.data(), 65536);
     for (uint32_t i = 0; i < 65536; ++i) {
         const float expect = static_cast<float>(all[i]);
-        if (std::isnan(expect)) EXPECT_TRUE(std::isnan(wide[i])) << i;
-        else EXPECT_EQ(wide[i], expect) << i;
+        if (std::isnan(expect))
+            EXPECT_TRUE(std::isnan(wide[i])) << i;
+        else
+            EXPECT_EQ(wide[i], expect) << i;
     }
     // Random float bit patterns (including ties, subnormals, NaN, Inf) narrow like the scalar.
     std::mt19937 rng(7);

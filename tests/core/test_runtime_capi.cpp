@@ -157,7 +157,8 @@ TEST(TensorObjects, RejectsBadDescriptions) {
     const int64_t four[1] = {4}, storage[1] = {4}, stride2[1] = {2};
     EXPECT_EQ(aclCreateTensor(four, 1, ACL_FLOAT, stride2, 0, ACL_FORMAT_ND, storage, 1, dev), nullptr);
     EXPECT_NE(lastError().find("reaches element 6"), std::string::npos);
-    EXPECT_EQ(aclCreateTensor(four, 1, static_cast<aclDataType>(5), nullptr, 0, ACL_FORMAT_ND, nullptr, 0, dev), nullptr);
+    EXPECT_EQ(aclCreateTensor(four, 1, static_cast<aclDataType>(5), nullptr, 0, ACL_FORMAT_ND, nullptr, 0, dev),
+              nullptr);
     EXPECT_EQ(aclCreateTensor(four, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, nullptr), nullptr);
     // Rank 0 and empty tensors are fine.
     aclTensor* scalar = aclCreateTensor(nullptr, 0, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, dev);

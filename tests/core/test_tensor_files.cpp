@@ -94,7 +94,8 @@ TEST(TensorFiles, StridedViewsKeepOffsetAndStrides) {
     for (int64_t a = 0; a < 3; ++a)
         for (int64_t b = 0; b < 3; ++b)
             for (int64_t c = 0; c < 3; ++c)
-                EXPECT_EQ(view.dataAs<float>()[(a * 3 + b) * 3 + c], full.dataAs<float>()[((c + 1) * 6 + b * 2) * 5 + a + 1]);
+                EXPECT_EQ(view.dataAs<float>()[(a * 3 + b) * 3 + c],
+                          full.dataAs<float>()[((c + 1) * 6 + b * 2) * 5 + a + 1]);
 }
 
 TEST(TensorFiles, DictsAndArchivesNameTheirKeys) {
@@ -144,7 +145,10 @@ TEST(TensorFiles, EveryTruncationOfAPtFileIsAnErrorNotACrash) {
     opscope::test::ScratchDir dir("pt");
     const std::string path = dir.file("cut.pt");
     for (std::size_t n = 0; n < whole.size(); n += 7) {
-        { std::ofstream(path, std::ios::binary | std::ios::trunc).write(whole.data(), static_cast<std::streamsize>(n)); }
+        {
+            std::ofstream(path, std::ios::binary | std::ios::trunc)
+                .write(whole.data(), static_cast<std::streamsize>(n));
+        }
         EXPECT_THROW(import::readTorchPt(path), FormatError) << "cut at " << n;
     }
 }
@@ -156,7 +160,10 @@ TEST(TensorFiles, CorruptedBytesAreCaughtByTheChecksum) {
     // Flip a byte in the middle of the storage's data (after its local header).
     bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x5a);
     opscope::test::ScratchDir dir("pt");
-    { std::ofstream(dir.file("x.pt"), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size())); }
+    {
+        std::ofstream(dir.file("x.pt"), std::ios::binary)
+            .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
     EXPECT_THROW(import::readTorchPt(dir.file("x.pt")), FormatError);
 }
 
@@ -165,7 +172,8 @@ TEST(TensorFiles, NpyDeclaringMoreDataThanItHoldsAllocatesNothing) {
     std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }";
     header.resize(118, ' ');
     header += '\n';
-    std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+    std::string bytes =
+        std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
     bytes += std::string(8, '\0');
     const std::string msg = errorOf<FormatError>([&] { import::parseNpy(bytes, "huge.npy"); });
     EXPECT_CONTAINS(msg, "huge.npy");

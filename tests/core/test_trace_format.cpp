@@ -233,7 +233,8 @@ TEST(TraceFormat, DamagedFilesGiveSentences) {
         row.firstStep = 1000;
         h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
     });
-    const std::string rangeError = test::errorOf<h5::H5Error>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
+    const std::string rangeError =
+        test::errorOf<h5::H5Error>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
     EXPECT_NE(rangeError.find("is damaged: executor 2 points at rows 1000 + 2 of table '/steps'"), std::string::npos)
         << rangeError;
     std::remove(path.c_str());
@@ -243,7 +244,8 @@ TEST(TraceFormat, DamagedFilesGiveSentences) {
         row.product = 99999;
         h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
     });
-    const std::string stringError = test::errorOf<h5::H5Error>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
+    const std::string stringError =
+        test::errorOf<h5::H5Error>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
     EXPECT_NE(stringError.find("/executors row 2 refers to string 99999, outside /strings"), std::string::npos)
         << stringError;
     EXPECT_EQ(readTraceFile(path).size(), 2u);  // past the end of /strings: a torn tail
@@ -295,7 +297,9 @@ TEST(TraceFormat, TornTailIsIgnored) {
     std::vector<ExecutorTrace> traces = readTraceFile(path, TraceValues::Load, &torn);
     EXPECT_EQ(traces.size(), 1u);
     EXPECT_NE(torn.find("ends in a torn tail (the recording was cut off): 1 incomplete executor was ignored, the 1 "
-                        "complete one is read"), std::string::npos) << torn;
+                        "complete one is read"),
+              std::string::npos)
+        << torn;
     EXPECT_EQ(readTraceFile(path).size(), 1u);
     std::vector<std::string> skipped;
     EXPECT_TRUE(cases::casesFromTrace(path, &skipped).empty());  // stats level: nothing to replay
@@ -313,7 +317,8 @@ TEST(TraceFormat, TornTailIsIgnored) {
     torn.clear();
     traces = readTraceFile(path, TraceValues::Load, &torn);
     EXPECT_EQ(traces.size(), 2u);
-    EXPECT_NE(torn.find("3 incomplete executors were ignored, the 2 complete ones are read"), std::string::npos) << torn;
+    EXPECT_NE(torn.find("3 incomplete executors were ignored, the 2 complete ones are read"), std::string::npos)
+        << torn;
     std::remove(path.c_str());
 
     // A complete trace has no note.
@@ -346,16 +351,27 @@ TEST(TraceFormat, Version1TracesStillRead) {
 }
 
 TEST(ParamText, RoundTripsEveryTypeExactly) {
-    const std::vector<ParamValue> values = {
-        true, false, int64_t{0}, int64_t{-7}, std::numeric_limits<int64_t>::max(), 0.1, 1e-300, -2.5,
-        std::numeric_limits<double>::infinity(), 1.0 / 3.0, std::string(""), std::string("x, [y]"),
-        std::vector<int64_t>{}, std::vector<int64_t>{1, -2, 3}, std::vector<double>{0.1, 1e22},
-        std::vector<bool>{true, false, true}};
+    const std::vector<ParamValue> values = {true,
+                                            false,
+                                            int64_t{0},
+                                            int64_t{-7},
+                                            std::numeric_limits<int64_t>::max(),
+                                            0.1,
+                                            1e-300,
+                                            -2.5,
+                                            std::numeric_limits<double>::infinity(),
+                                            1.0 / 3.0,
+                                            std::string(""),
+                                            std::string("x, [y]"),
+                                            std::vector<int64_t>{},
+                                            std::vector<int64_t>{1, -2, 3},
+                                            std::vector<double>{0.1, 1e22},
+                                            std::vector<bool>{true, false, true}};
     for (const ParamValue& v : values) {
         const std::string text = paramToString(v);
         EXPECT_EQ(paramFromString(paramTypeName(v), text), v) << paramTypeName(v) << " " << text;
     }
-    EXPECT_EQ(paramToString(0.1), "0.1");  // shortest form, not 0.10000000000000001
+    EXPECT_EQ(paramToString(0.1), "0.1");                       // shortest form, not 0.10000000000000001
     EXPECT_EQ(paramToString(1.0 / 3.0), "0.3333333333333333");  // 16 digits suffice
     EXPECT_TRUE(std::isnan(std::get<double>(paramFromString("float", paramToString(std::nan(""))))));
     EXPECT_THROW(paramFromString("int", "1.5"), std::invalid_argument);

@@ -115,9 +115,7 @@ TEST(VetFile, ANewVersionOfTheFileIsVettedAgain) {
     EXPECT_CONTAINS(errorOf<h5::H5Error>([&] { h5::vetFile(f); }), "the file is corrupt");
 }
 
-TEST(VetFile, MissingFilesAreLeftToTheOpen) {
-    EXPECT_NO_THROW(h5::vetFile("/nonexistent/file.h5"));
-}
+TEST(VetFile, MissingFilesAreLeftToTheOpen) { EXPECT_NO_THROW(h5::vetFile("/nonexistent/file.h5")); }
 
 TEST(VetFile, TrustedFilesAreNotVetted) {
     const std::string bad = (kRoot / "tests" / "data" / "malformed" / "02067.h5").string();

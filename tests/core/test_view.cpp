@@ -109,9 +109,9 @@ TEST(ViewDownsample, KeepsSingleExtremesAndNonFinite) {
     p.rows = 1000;
     p.cols = 1000;
     p.values.assign(1000000, 0.5);
-    p.values[123456] = -40;    // one negative spike
-    p.values[654321] = kNaN;   // one NaN
-    p.values[999999] = kInf;   // one +Inf in the last cell
+    p.values[123456] = -40;   // one negative spike
+    p.values[654321] = kNaN;  // one NaN
+    p.values[999999] = kInf;  // one +Inf in the last cell
     const Downsampled d = downsample(p, 100, 100);
     EXPECT_EQ(d.rows, 100);
     EXPECT_EQ(d.cols, 100);
@@ -252,7 +252,7 @@ TEST(ViewRender, OverlaysWinOverColoursAndMaskBlends) {
     EXPECT_EQ(px[4], kNegInfColor.argb());
     const std::vector<uint32_t> masked = renderCells(d, s, &mask);
     EXPECT_EQ(masked[2], beyondToleranceColor(Colormap::CoolWarm).argb());  // beyond tolerance: green
-    EXPECT_EQ(masked[3], kNaNColor.argb());  // NaN still shows as NaN
+    EXPECT_EQ(masked[3], kNaNColor.argb());                                 // NaN still shows as NaN
     EXPECT_EQ(masked[0], px[0]);
     s.showNonFinite = false;
     EXPECT_NE(renderCells(d, s)[3], kNaNColor.argb());

@@ -20,13 +20,39 @@ namespace opscope::fuzz {
 namespace {
 
 const std::vector<std::string> kGroups = {"/c", "/op/fp32/basic", "/a/b", "/c/inputs", "/c/expected", "/", "/c/npu"};
-const std::vector<std::string> kNames = {"op",     "description", "standard", "role",   "N",      "C",
-                                         "HxW",    "group",       "eps",      "inputs", "expected", "npu",
-                                         "gradOut", "input",      "mean",     "rstd",   "gamma",  "dy",
-                                         "x",      "outputMask",  "opscope_dtype", "interpolationMode"};
-const std::vector<std::string> kValues = {"aclnnGroupNormBackward", "aclnnRmsNormGrad", "group_norm_backward",
-                                          "aclnnConvolutionBackward", "aclnnGridSampler2DBackward", "reference",
-                                          "actual", "cann", "bfloat16", "rtol=1e-3,atol=1e-3", ""};
+const std::vector<std::string> kNames = {"op",
+                                         "description",
+                                         "standard",
+                                         "role",
+                                         "N",
+                                         "C",
+                                         "HxW",
+                                         "group",
+                                         "eps",
+                                         "inputs",
+                                         "expected",
+                                         "npu",
+                                         "gradOut",
+                                         "input",
+                                         "mean",
+                                         "rstd",
+                                         "gamma",
+                                         "dy",
+                                         "x",
+                                         "outputMask",
+                                         "opscope_dtype",
+                                         "interpolationMode"};
+const std::vector<std::string> kValues = {"aclnnGroupNormBackward",
+                                          "aclnnRmsNormGrad",
+                                          "group_norm_backward",
+                                          "aclnnConvolutionBackward",
+                                          "aclnnGridSampler2DBackward",
+                                          "reference",
+                                          "actual",
+                                          "cann",
+                                          "bfloat16",
+                                          "rtol=1e-3,atol=1e-3",
+                                          ""};
 
 std::string childPath(FuzzedDataProvider& in) {
     const std::string g = word(in, kGroups);
@@ -44,8 +70,14 @@ void oddAttribute(h5::File& f, const std::string& object, const std::string& nam
     std::vector<uint8_t> buf(64, 0);
     std::copy(bytes.begin(), bytes.end(), buf.begin());
     switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-        case 0: type = H5Tcopy(H5T_NATIVE_FLOAT); space = H5Screate(H5S_SCALAR); break;
-        case 1: type = H5Tcopy(H5T_NATIVE_UINT8); space = H5Screate(H5S_SCALAR); break;
+        case 0:
+            type = H5Tcopy(H5T_NATIVE_FLOAT);
+            space = H5Screate(H5S_SCALAR);
+            break;
+        case 1:
+            type = H5Tcopy(H5T_NATIVE_UINT8);
+            space = H5Screate(H5S_SCALAR);
+            break;
         case 2:
             type = H5Tcopy(H5T_C_S1);
             H5Tset_size(type, 1 + in.ConsumeIntegralInRange<std::size_t>(0, 31));

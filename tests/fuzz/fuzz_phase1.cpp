@@ -18,15 +18,24 @@
 
 namespace {
 
-constexpr aclDataType kDtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16,   ACL_DOUBLE, ACL_INT8,   ACL_INT32,
-                                   ACL_UINT8, ACL_INT16,   ACL_UINT16, ACL_UINT32, ACL_INT64,  ACL_UINT64,
+constexpr aclDataType kDtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16,      ACL_DOUBLE,     ACL_INT8,        ACL_INT32,
+                                   ACL_UINT8, ACL_INT16,   ACL_UINT16,    ACL_UINT32,     ACL_INT64,       ACL_UINT64,
                                    ACL_BOOL,  ACL_STRING,  ACL_COMPLEX64, ACL_COMPLEX128, ACL_DT_UNDEFINED};
-constexpr aclFormat kFormats[] = {ACL_FORMAT_ND,   ACL_FORMAT_NCHW,  ACL_FORMAT_NHWC,       ACL_FORMAT_NCL,
-                                  ACL_FORMAT_NCDHW, ACL_FORMAT_NC,   ACL_FORMAT_NDHWC,      ACL_FORMAT_HWCN,
+constexpr aclFormat kFormats[] = {ACL_FORMAT_ND,      ACL_FORMAT_NCHW,      ACL_FORMAT_NHWC,     ACL_FORMAT_NCL,
+                                  ACL_FORMAT_NCDHW,   ACL_FORMAT_NC,        ACL_FORMAT_NDHWC,    ACL_FORMAT_HWCN,
                                   ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_UNDEFINED};
-constexpr int64_t kEdges[] = {0, -1, 1, 2, 8000, 8001, std::numeric_limits<int32_t>::max(),
-                              std::numeric_limits<int32_t>::min(), std::numeric_limits<int64_t>::max(),
-                              std::numeric_limits<int64_t>::min(), int64_t{1} << 31, int64_t{1} << 62};
+constexpr int64_t kEdges[] = {0,
+                              -1,
+                              1,
+                              2,
+                              8000,
+                              8001,
+                              std::numeric_limits<int32_t>::max(),
+                              std::numeric_limits<int32_t>::min(),
+                              std::numeric_limits<int64_t>::max(),
+                              std::numeric_limits<int64_t>::min(),
+                              int64_t{1} << 31,
+                              int64_t{1} << 62};
 
 // Owns what one input creates, destroyed in reverse at the end.
 class Call {

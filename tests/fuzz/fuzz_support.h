@@ -53,9 +53,8 @@ void read(const char* what, Fn&& fn) {
     }
 }
 
-inline constexpr DType kDtypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64,
-                                    DType::Int8,    DType::Int32,   DType::Int64,    DType::UInt8,
-                                    DType::Bool};
+inline constexpr DType kDtypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int8,
+                                    DType::Int32,   DType::Int64,   DType::UInt8,    DType::Bool};
 
 // A small tensor (rank up to 4, dims up to 6) of a picked dtype with bytes from the input.
 inline HostTensor smallTensor(FuzzedDataProvider& in) {
@@ -71,7 +70,8 @@ inline HostTensor smallTensor(FuzzedDataProvider& in) {
 
 // A string that is often meaningful to the readers, else arbitrary bytes.
 inline std::string word(FuzzedDataProvider& in, const std::vector<std::string>& dictionary) {
-    if (in.ConsumeBool() && !dictionary.empty()) return dictionary[in.ConsumeIntegralInRange<std::size_t>(0, dictionary.size() - 1)];
+    if (in.ConsumeBool() && !dictionary.empty())
+        return dictionary[in.ConsumeIntegralInRange<std::size_t>(0, dictionary.size() - 1)];
     return in.ConsumeRandomLengthString(24);
 }
 

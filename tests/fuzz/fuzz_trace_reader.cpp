@@ -22,16 +22,45 @@ namespace {
 
 using namespace trace_v2;
 
-const std::vector<std::string> kStringsDictionary = {
-    "aclnnGroupNormBackward", "aclnnRmsNormGrad", "a2", "int", "float", "bool", "string", "int[]", "float[]",
-    "bool[]", "1", "-1", "0.5", "true", "1,0", "1.5,2", "input", "output", "float32", "float16", "bfloat16",
-    "int64", "bool", "gradOut", "dx", "N", "group", "x,y", "/values/000000/input/gradOut", "/values/000000/x"};
+const std::vector<std::string> kStringsDictionary = {"aclnnGroupNormBackward",
+                                                     "aclnnRmsNormGrad",
+                                                     "a2",
+                                                     "int",
+                                                     "float",
+                                                     "bool",
+                                                     "string",
+                                                     "int[]",
+                                                     "float[]",
+                                                     "bool[]",
+                                                     "1",
+                                                     "-1",
+                                                     "0.5",
+                                                     "true",
+                                                     "1,0",
+                                                     "1.5,2",
+                                                     "input",
+                                                     "output",
+                                                     "float32",
+                                                     "float16",
+                                                     "bfloat16",
+                                                     "int64",
+                                                     "bool",
+                                                     "gradOut",
+                                                     "dx",
+                                                     "N",
+                                                     "group",
+                                                     "x,y",
+                                                     "/values/000000/input/gradOut",
+                                                     "/values/000000/x"};
 
 int64_t index(FuzzedDataProvider& in) {
     const uint8_t pick = in.ConsumeIntegral<uint8_t>();
     if (pick < 224) return pick % 8;
-    constexpr int64_t edges[] = {-1, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-                                 std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+    constexpr int64_t edges[] = {-1,
+                                 std::numeric_limits<int32_t>::max(),
+                                 std::numeric_limits<int32_t>::min(),
+                                 std::numeric_limits<int64_t>::max(),
+                                 std::numeric_limits<int64_t>::min(),
                                  int64_t{1} << 40};
     return in.PickValueInArray(edges);
 }
@@ -41,14 +70,17 @@ int32_t index32(FuzzedDataProvider& in) {
                                                                                               : static_cast<int32_t>(v);
 }
 StringId stringId(FuzzedDataProvider& in, std::size_t strings) {
-    return in.ConsumeIntegralInRange<int>(0, 15) == 0 ? index32(in)
-                                                      : in.ConsumeIntegralInRange<StringId>(0, static_cast<StringId>(strings));
+    return in.ConsumeIntegralInRange<int>(0, 15) == 0
+               ? index32(in)
+               : in.ConsumeIntegralInRange<StringId>(0, static_cast<StringId>(strings));
 }
 
 void build(FuzzedDataProvider& in) {
     h5::File f = h5::File::create(scratchFile());
     f.writeAttribute("/", "opscope_format", std::string(in.ConsumeIntegralInRange<int>(0, 15) ? "trace" : "case"));
-    if (in.ConsumeIntegralInRange<int>(0, 15)) f.writeAttribute("/", "format_version", in.ConsumeIntegralInRange<int64_t>(1, 3) == 1 ? int64_t{1} : kFormatVersion);
+    if (in.ConsumeIntegralInRange<int>(0, 15))
+        f.writeAttribute("/", "format_version",
+                         in.ConsumeIntegralInRange<int64_t>(1, 3) == 1 ? int64_t{1} : kFormatVersion);
     f.writeAttribute("/", "trace_level", std::string(in.ConsumeBool() ? "full" : "stats"));
 
     std::vector<std::string> strings{""};
@@ -97,7 +129,8 @@ void build(FuzzedDataProvider& in) {
         r.kind = stringId(in, last);
         r.dtype = stringId(in, last);
         r.rank = in.ConsumeIntegralInRange<int>(0, 15) ? in.ConsumeIntegralInRange<int32_t>(0, 4) : index32(in);
-        for (int64_t& d : r.shape) d = in.ConsumeIntegralInRange<int>(0, 15) ? in.ConsumeIntegralInRange<int64_t>(0, 5) : index(in);
+        for (int64_t& d : r.shape)
+            d = in.ConsumeIntegralInRange<int>(0, 15) ? in.ConsumeIntegralInRange<int64_t>(0, 5) : index(in);
         for (int64_t& s : r.strides) s = index(in);
         r.contiguous = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 2));
         r.hasStats = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 2));
@@ -112,7 +145,8 @@ void build(FuzzedDataProvider& in) {
     }
 
     h5::StringTable::create(f, kStrings, 16).append(strings);
-    h5::Table::create(f, kExecutors, executorRowType(), 16).append(executorRowType(), executors.data(), executors.size());
+    h5::Table::create(f, kExecutors, executorRowType(), 16)
+        .append(executorRowType(), executors.data(), executors.size());
     h5::Table::create(f, kParams, paramRowType(), 16).append(paramRowType(), params.data(), params.size());
     h5::Table::create(f, kSteps, stepRowType(), 16).append(stepRowType(), steps.data(), steps.size());
     h5::Table::create(f, kTensors, tensorRowType(), 16).append(tensorRowType(), tensors.data(), tensors.size());

@@ -71,8 +71,8 @@ class BundledDataset : public testing::TestWithParam<BundledCase> {};
 TEST(BundledDatasets, EveryOperatorHasADatasetWithCases) {
     std::set<std::string> names;
     for (const fs::path& f : bundledFiles()) names.insert(f.filename().string());
-    for (const char* expected : {"group_norm_backward.h5", "rms_norm_grad.h5", "convolution_backward.h5",
-                                 "grid_sampler2d_backward.h5"})
+    for (const char* expected :
+         {"group_norm_backward.h5", "rms_norm_grad.h5", "convolution_backward.h5", "grid_sampler2d_backward.h5"})
         EXPECT_TRUE(names.count(expected)) << "missing datasets/" << expected << " in " << datasetsDir();
     for (const fs::path& f : bundledFiles()) {
         const h5::File file = h5::File::openReadOnly(f.string());
@@ -103,8 +103,8 @@ TEST_P(BundledDataset, PassesItsStandard) {
     for (const ops::Comparison& cmp : r.comparisons) {
         EXPECT_TRUE(cmp.judged) << cmp.output;
         EXPECT_TRUE(cmp.judgement.passed())
-            << bc.path << " " << cmp.output << " (" << cmp.actual << " vs " << cmp.reference << "): "
-            << cmp.judgement.standard << ": " << cmp.judgement.reason;
+            << bc.path << " " << cmp.output << " (" << cmp.actual << " vs " << cmp.reference
+            << "): " << cmp.judgement.standard << ": " << cmp.judgement.reason;
         EXPECT_EQ(cmp.metrics.nonFiniteMismatches, 0) << cmp.output;
     }
 }

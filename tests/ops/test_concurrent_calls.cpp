@@ -19,13 +19,16 @@ namespace opscope::test {
 namespace {
 
 HostTensor values(const std::vector<int64_t>& shape, uint32_t seed) {
-    return HostTensor::fromDoubles(DType::Float32, shape, randomUniform(static_cast<std::size_t>(shapeNumel(shape)), 0.5, 1.5, seed));
+    return HostTensor::fromDoubles(DType::Float32, shape,
+                                   randomUniform(static_cast<std::size_t>(shapeNumel(shape)), 0.5, 1.5, seed));
 }
 
 // dx then dgamma (then dbeta), or the failing status as the only element.
 std::vector<double> rmsNormGrad(uint32_t seed) {
-    DeviceTensor dy = DeviceTensor::fromHost(values({3, 16}, seed)), x = DeviceTensor::fromHost(values({3, 16}, seed + 1));
-    DeviceTensor rstd = DeviceTensor::fromHost(values({3}, seed + 2)), gamma = DeviceTensor::fromHost(values({16}, seed + 3));
+    DeviceTensor dy = DeviceTensor::fromHost(values({3, 16}, seed)),
+                 x = DeviceTensor::fromHost(values({3, 16}, seed + 1));
+    DeviceTensor rstd = DeviceTensor::fromHost(values({3}, seed + 2)),
+                 gamma = DeviceTensor::fromHost(values({16}, seed + 3));
     DeviceTensor dx = DeviceTensor::zeros(DType::Float32, {3, 16}), dg = DeviceTensor::zeros(DType::Float32, {16});
     uint64_t ws = 0;
     aclOpExecutor* e = nullptr;
@@ -39,15 +42,18 @@ std::vector<double> rmsNormGrad(uint32_t seed) {
 
 std::vector<double> groupNormBackward(uint32_t seed) {
     const int64_t N = 2, C = 4, HxW = 6, G = 2;
-    DeviceTensor dy = DeviceTensor::fromHost(values({N, C, HxW}, seed)), x = DeviceTensor::fromHost(values({N, C, HxW}, seed + 1));
-    DeviceTensor mean = DeviceTensor::fromHost(values({N, G}, seed + 2)), rstd = DeviceTensor::fromHost(values({N, G}, seed + 3));
+    DeviceTensor dy = DeviceTensor::fromHost(values({N, C, HxW}, seed)),
+                 x = DeviceTensor::fromHost(values({N, C, HxW}, seed + 1));
+    DeviceTensor mean = DeviceTensor::fromHost(values({N, G}, seed + 2)),
+                 rstd = DeviceTensor::fromHost(values({N, G}, seed + 3));
     DeviceTensor gamma = DeviceTensor::fromHost(values({C}, seed + 4));
     DeviceTensor dx = DeviceTensor::zeros(DType::Float32, {N, C, HxW}), dg = DeviceTensor::zeros(DType::Float32, {C}),
                  db = DeviceTensor::zeros(DType::Float32, {C});
     BoolArray mask({true, true, true});
     uint64_t ws = 0;
     aclOpExecutor* e = nullptr;
-    aclnnStatus st = aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, N, C, HxW, G, mask, dx, dg, db, &ws, &e);
+    aclnnStatus st =
+        aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, N, C, HxW, G, mask, dx, dg, db, &ws, &e);
     if (st == ACLNN_SUCCESS) st = runWithWorkspace(aclnnGroupNormBackward, ws, e);
     if (st != ACLNN_SUCCESS) return {static_cast<double>(st)};
     std::vector<double> out = dx.toDoubles();

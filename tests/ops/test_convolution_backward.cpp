@@ -118,7 +118,8 @@ ConvRun runConv(const Problem& p, const Options& o) {
     const int64_t cout = p.dyShape[1];
     DeviceTensor dx = o.stridedOutputs ? DeviceTensor::transposedZeros(t, p.c.x) : DeviceTensor::zeros(t, p.c.x);
     DeviceTensor dw = o.stridedOutputs ? DeviceTensor::transposedZeros(t, p.c.w) : DeviceTensor::zeros(t, p.c.w);
-    DeviceTensor db = o.stridedOutputs ? DeviceTensor::strided(HostTensor(t, {cout}), {3}, 2) : DeviceTensor::zeros(t, {cout});
+    DeviceTensor db =
+        o.stridedOutputs ? DeviceTensor::strided(HostTensor(t, {cout}), {3}, 2) : DeviceTensor::zeros(t, {cout});
     IntArray stride(p.c.stride), padding(p.c.padding), dilation(p.c.dilation), outputPadding(p.c.outputPadding);
     IntArray biasSizes({cout});
     BoolArray mask(o.mask);
@@ -259,7 +260,8 @@ TEST(ConvolutionBackwardFiniteDifference, ReferenceAndOperatorMatchForwardDeriva
         };
         const auto ref = reference::convBackward(p.dy, p.dyShape, p.x, c.x, p.w, c.w, rp);
         for (std::size_t i = 0; i < p.x.size(); ++i) EXPECT_NEAR(ref.gradInput[i], fd(0, i), 1e-12) << "x[" << i << "]";
-        for (std::size_t i = 0; i < p.w.size(); ++i) EXPECT_NEAR(ref.gradWeight[i], fd(1, i), 1e-12) << "w[" << i << "]";
+        for (std::size_t i = 0; i < p.w.size(); ++i)
+            EXPECT_NEAR(ref.gradWeight[i], fd(1, i), 1e-12) << "w[" << i << "]";
         for (std::size_t i = 0; i < bias.size(); ++i) EXPECT_NEAR(ref.gradBias[i], fd(2, i), 1e-12) << "b[" << i << "]";
         // The float32 operator against the same derivatives.
         ConvRun r = runConv(p, Options{});
@@ -346,21 +348,22 @@ TEST(ConvolutionBackward, EmptyInputs) {
     for (const EmptyCase& c : cases) {
         SCOPED_TRACE(c.name);
         const std::size_t spatial = c.x.size() - 2;
-        const HostTensor hdy = HostTensor::fromDoubles(DType::Float16, c.dy, randomUniform(static_cast<std::size_t>(numel(c.dy)), -1, 1, 3));
+        const HostTensor hdy = HostTensor::fromDoubles(DType::Float16, c.dy,
+                                                       randomUniform(static_cast<std::size_t>(numel(c.dy)), -1, 1, 3));
         DeviceTensor x = DeviceTensor::zeros(DType::Float16, c.x), w = DeviceTensor::zeros(DType::Float16, c.w);
         DeviceTensor dy = DeviceTensor::fromHost(hdy);
         DeviceTensor dx = DeviceTensor::zeros(DType::Float16, c.x);
         const int64_t cout = c.dy[1];
-        DeviceTensor dw = DeviceTensor::fromHost(
-            HostTensor::fromDoubles(DType::Float16, c.w, std::vector<double>(static_cast<std::size_t>(numel(c.w)), 9.0)));
+        DeviceTensor dw = DeviceTensor::fromHost(HostTensor::fromDoubles(
+            DType::Float16, c.w, std::vector<double>(static_cast<std::size_t>(numel(c.w)), 9.0)));
         DeviceTensor db = DeviceTensor::fromHost(
             HostTensor::fromDoubles(DType::Float16, {cout}, std::vector<double>(static_cast<std::size_t>(cout), 9.0)));
         IntArray one(std::vector<int64_t>(spatial, 1)), zero(std::vector<int64_t>(spatial, 0)), bias({cout});
         BoolArray mask({true, true, true});
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;
-        ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, bias, one, one, one, c.transposed, zero, 1, mask, 0,
-                                                           dx, dw, db, &ws, &exe),
+        ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, bias, one, one, one, c.transposed, zero, 1, mask,
+                                                           0, dx, dw, db, &ws, &exe),
                   ACLNN_SUCCESS)
             << aclGetRecentErrMsg();
         ASSERT_EQ(runWithWorkspace(aclnnConvolutionBackward, ws, exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
@@ -368,7 +371,8 @@ TEST(ConvolutionBackward, EmptyInputs) {
         std::vector<double> expectBias(static_cast<std::size_t>(cout), 0.0);
         const auto d = hdy.toDoubles();
         const int64_t per = numel(c.dy) / std::max<int64_t>(1, c.dy[0] * cout);
-        for (int64_t i = 0; i < numel(c.dy); ++i) expectBias[static_cast<std::size_t>((i / per) % cout)] += d[static_cast<std::size_t>(i)];
+        for (int64_t i = 0; i < numel(c.dy); ++i)
+            expectBias[static_cast<std::size_t>((i / per) % cout)] += d[static_cast<std::size_t>(i)];
         EXPECT_LE(toleranceRatio(db.toDoubles(), expectBias, 1e-3, 1e-3), 1.0);
     }
 }
@@ -395,8 +399,9 @@ TEST(ConvolutionBackward, PlanMirrorsTheDeviceStages) {
     o.cubeMathType = 2;
     o.dtype = DType::BFloat16;  // bf16 -> fp16 operands; results rounded once to bf16
     r = runConv(p2, o);
-    EXPECT_EQ(r.steps, (std::vector<std::string>{"Cast(FP16)", "Cast(FP16)", "Cast(FP16)", "Cast", "Conv2DBackpropInput",
-                                                 "Cast", "Conv2DBackpropFilter", "Cast", "ReduceSum", "Cast"}));
+    EXPECT_EQ(r.steps,
+              (std::vector<std::string>{"Cast(FP16)", "Cast(FP16)", "Cast(FP16)", "Cast", "Conv2DBackpropInput", "Cast",
+                                        "Conv2DBackpropFilter", "Cast", "ReduceSum", "Cast"}));
 }
 
 TEST(ConvolutionBackward, BitwiseRepeatableForFixedThreadCount) {

@@ -227,8 +227,10 @@ TEST(ConvolutionBackwardPrecisionCost, Hf32AndFp16AreVisiblyWorseThanFloat32) {
     RecordProperty("gradInput_mean_rel_keep", std::to_string(eKeep));
     RecordProperty("gradInput_mean_rel_hf32", std::to_string(eHf32));
     RecordProperty("gradInput_mean_rel_fp16", std::to_string(eFp16));
-    std::printf("mean |err|/sum|terms|  gradInput: fp32 %.3g  hf32 %.3g  fp16 %.3g   gradWeight: fp32 %.3g  hf32 %.3g  fp16 %.3g\n",
-                eKeep, eHf32, eFp16, wKeep, wHf32, wFp16);
+    std::printf(
+        "mean |err|/sum|terms|  gradInput: fp32 %.3g  hf32 %.3g  fp16 %.3g   gradWeight: fp32 %.3g  hf32 %.3g  fp16 "
+        "%.3g\n",
+        eKeep, eHf32, eFp16, wKeep, wHf32, wFp16);
     EXPECT_GT(eHf32, 50 * eKeep);
     EXPECT_GT(eFp16, 50 * eKeep);
     EXPECT_GT(wHf32, 50 * wKeep);
@@ -276,13 +278,13 @@ TEST(ConvolutionBackwardPrecisionCost, OperandRoundingIsNearestEven) {
         EXPECT_EQ(db.toDoubles()[0], static_cast<double>(dyValue)) << "gradBias is never rounded";
         return dx.toDoubles()[0];
     };
-    const double h = std::ldexp(1.0, -12), q = std::ldexp(1.0, -11);  // half an HF32 / an fp16 ulp at 1
-    EXPECT_EQ(run(static_cast<float>(1 + h), 1), 1.0);                                  // tie -> even
-    EXPECT_EQ(run(static_cast<float>(1 + 3 * h), 1), 1 + 4 * h);                        // tie -> even (up)
-    EXPECT_EQ(run(static_cast<float>(1 + h + std::ldexp(1.0, -20)), 3), 1 + 2 * h);     // above the tie
-    EXPECT_EQ(run(static_cast<float>(1 + h - std::ldexp(1.0, -20)), 3), 1.0);           // below the tie
+    const double h = std::ldexp(1.0, -12), q = std::ldexp(1.0, -11);                 // half an HF32 / an fp16 ulp at 1
+    EXPECT_EQ(run(static_cast<float>(1 + h), 1), 1.0);                               // tie -> even
+    EXPECT_EQ(run(static_cast<float>(1 + 3 * h), 1), 1 + 4 * h);                     // tie -> even (up)
+    EXPECT_EQ(run(static_cast<float>(1 + h + std::ldexp(1.0, -20)), 3), 1 + 2 * h);  // above the tie
+    EXPECT_EQ(run(static_cast<float>(1 + h - std::ldexp(1.0, -20)), 3), 1.0);        // below the tie
     EXPECT_EQ(run(static_cast<float>(1 + h), 0), static_cast<double>(static_cast<float>(1 + h)));  // KEEP_DTYPE
-    EXPECT_EQ(run(static_cast<float>(1 + q), 2), 1.0);                                  // fp16 tie -> even
+    EXPECT_EQ(run(static_cast<float>(1 + q), 2), 1.0);                                             // fp16 tie -> even
     EXPECT_EQ(run(static_cast<float>(1 + 3 * q), 2), 1 + 4 * q);
     EXPECT_EQ(run(70000.0f, 2), INFINITY) << "beyond fp16's range";
 }

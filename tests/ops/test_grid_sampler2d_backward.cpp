@@ -118,7 +118,7 @@ void expectClose(const std::vector<double>& actual, const std::vector<double>& e
     std::size_t bad = 0, first = 0;
     for (std::size_t i = 0; i < actual.size(); ++i) {
         const double a = actual[i], e = expected[i];
-        const bool ok = std::isnan(e) ? std::isnan(a)
+        const bool ok = std::isnan(e)   ? std::isnan(a)
                         : std::isinf(e) ? a == e
                                         : std::fabs(a - e) <= atol + rtol * std::fabs(e);
         if (!ok && bad++ == 0) first = i;
@@ -185,10 +185,10 @@ std::vector<GridSamplerOptions> allModes() {
 }
 
 const GridSamplerShape kShapes[] = {
-    {2, 3, 5, 7, 4, 6},     // odd sizes
-    {1, 20, 4, 3, 5, 5},    // channels beyond one 16-lane vector, one batch
-    {3, 35, 6, 5, 3, 4},    // odd channels: several channel blocks with 2+ threads
-    {2, 1, 1, 1, 2, 3},     // 1x1 input: the empty reflection span
+    {2, 3, 5, 7, 4, 6},   // odd sizes
+    {1, 20, 4, 3, 5, 5},  // channels beyond one 16-lane vector, one batch
+    {3, 35, 6, 5, 3, 4},  // odd channels: several channel blocks with 2+ threads
+    {2, 1, 1, 1, 2, 3},   // 1x1 input: the empty reflection span
 };
 
 class GridSamplerDtype : public ::testing::TestWithParam<DType> {};
@@ -228,7 +228,8 @@ std::vector<double> edgeValues(int64_t size, bool ac) {
 
 TEST(GridSamplerEdges, PixelCentresEdgesAndBordersMatchReference) {
     for (const GridSamplerOptions& mode : allModes()) {
-        const GridSamplerShape s = mode.alignCorners ? GridSamplerShape{2, 5, 5, 9, 6, 8} : GridSamplerShape{2, 5, 4, 8, 6, 8};
+        const GridSamplerShape s =
+            mode.alignCorners ? GridSamplerShape{2, 5, 5, 9, 6, 8} : GridSamplerShape{2, 5, 4, 8, 6, 8};
         GsProblem p(s, 7);
         const auto xs = edgeValues(s.W, mode.alignCorners), ys = edgeValues(s.H, mode.alignCorners);
         for (std::size_t i = 0; i < p.grid.size() / 2; ++i) {
@@ -253,7 +254,7 @@ TEST(GridSamplerEdges, NonFiniteAndHugeCoordinates) {
     for (const GridSamplerOptions& mode : allModes()) {
         GsProblem p({2, 17, 5, 6, 4, 5}, 21);
         const std::vector<double> specials = mode.padding == 2 ? std::vector<double>{nan, inf, -inf}
-                                                                : std::vector<double>{nan, inf, -inf, 1e10, -1e10, 1e30};
+                                                               : std::vector<double>{nan, inf, -inf, 1e10, -1e10, 1e30};
         for (std::size_t i = 0; i < p.grid.size() / 2; i += 2)
             p.grid[2 * i + (i / 2) % 2] = specials[(i / 2) % specials.size()];
         p.grid[2 * 3] = p.grid[2 * 3 + 1] = nan;  // both coordinates of a point
@@ -272,7 +273,8 @@ TEST(GridSamplerEdges, NonFiniteAndHugeCoordinates) {
 // point where the interpolation is not differentiable.
 bool nearKink(double g, int64_t size, const GridSamplerOptions& o, double margin) {
     if (o.interpolation == 2) return false;  // cubic convolution is C1 everywhere
-    double u = o.alignCorners ? (g + 1) / 2 * static_cast<double>(size - 1) : ((g + 1) * static_cast<double>(size) - 1) / 2;
+    double u =
+        o.alignCorners ? (g + 1) / 2 * static_cast<double>(size - 1) : ((g + 1) * static_cast<double>(size) - 1) / 2;
     auto near = [&](double a, double b) { return std::fabs(a - b) < margin; };
     if (o.padding == 2) {
         const double lo = o.alignCorners ? 0.0 : -0.5;
@@ -346,10 +348,14 @@ TEST(GridSamplerMask, OutputMaskSelectsOutputsAndLeavesTheOthersUntouched) {
             o.mask = mask;
             GsRun r = runGs(p, o);
             ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
-            if (mask[0]) expectClose(r.inputGrad, r.expected.inputGrad, 1e-5, 1e-5, "inputGrad");
-            else EXPECT_EQ(r.inputGrad, std::vector<double>(r.inputGrad.size(), kUntouched));
-            if (mask[1]) expectClose(r.gridGrad, r.expected.gridGrad, 1e-5, 1e-5, "gridGrad");
-            else EXPECT_EQ(r.gridGrad, std::vector<double>(r.gridGrad.size(), kUntouched));
+            if (mask[0])
+                expectClose(r.inputGrad, r.expected.inputGrad, 1e-5, 1e-5, "inputGrad");
+            else
+                EXPECT_EQ(r.inputGrad, std::vector<double>(r.inputGrad.size(), kUntouched));
+            if (mask[1])
+                expectClose(r.gridGrad, r.expected.gridGrad, 1e-5, 1e-5, "gridGrad");
+            else
+                EXPECT_EQ(r.gridGrad, std::vector<double>(r.gridGrad.size(), kUntouched));
         }
     }
     // [false, false]: an executor without work, whatever the tensors.
@@ -367,12 +373,16 @@ TEST(GridSamplerMask, NullOrAllFalseMaskSucceedsBeforeAnyOtherCheck) {
     uint64_t ws = 1;
     aclOpExecutor* exe = nullptr;
     ASSERT_EQ(aclnnGridSampler2DBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, 7, 7, false, nullptr, nullptr,
-                                                         nullptr, &ws, &exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+                                                         nullptr, &ws, &exe),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
     EXPECT_EQ(ws, 0u);
     EXPECT_EQ(aclnnGridSampler2DBackward(nullptr, 0, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     BoolArray none({false, false});
     ASSERT_EQ(aclnnGridSampler2DBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, 0, 0, false, none, nullptr, nullptr,
-                                                         &ws, &exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+                                                         &ws, &exe),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
     EXPECT_EQ(aclnnGridSampler2DBackward(nullptr, 0, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
 }
 
@@ -479,10 +489,11 @@ TEST(GridSamplerProducts, DtypesPerProduct) {
         DType dtype;
         bool ok;
     };
-    for (const Case& c : {Case{Product::AtlasTraining, DType::Float16, true}, Case{Product::AtlasTraining, DType::Float32, true},
-                          Case{Product::AtlasTraining, DType::Float64, true}, Case{Product::AtlasTraining, DType::BFloat16, false},
-                          Case{Product::AtlasA3, DType::BFloat16, true}, Case{Product::AtlasA3, DType::Float64, true},
-                          Case{Product::AtlasInference, DType::Float32, false}}) {
+    for (const Case& c :
+         {Case{Product::AtlasTraining, DType::Float16, true}, Case{Product::AtlasTraining, DType::Float32, true},
+          Case{Product::AtlasTraining, DType::Float64, true}, Case{Product::AtlasTraining, DType::BFloat16, false},
+          Case{Product::AtlasA3, DType::BFloat16, true}, Case{Product::AtlasA3, DType::Float64, true},
+          Case{Product::AtlasInference, DType::Float32, false}}) {
         setProduct(c.product);
         GsOptions o;
         o.dtype = c.dtype;

@@ -52,8 +52,8 @@ struct GnProblem {
 // the reference is computed from the rounded values, so only the kernel's error is measured.
 struct GnRun {
     aclnnStatus status = ACLNN_SUCCESS;
-    std::vector<double> dx, dgamma, dbeta;       // operator outputs
-    reference::GroupNormBackwardResult expected; // float64 reference on the rounded inputs
+    std::vector<double> dx, dgamma, dbeta;        // operator outputs
+    reference::GroupNormBackwardResult expected;  // float64 reference on the rounded inputs
 };
 
 GnRun runGroupNorm(const GnProblem& p, DType dtype, std::vector<bool> mask = {true, true, true},
@@ -67,9 +67,10 @@ GnRun runGroupNorm(const GnProblem& p, DType dtype, std::vector<bool> mask = {tr
     DeviceTensor x = DeviceTensor::fromHost(hx), dy = DeviceTensor::fromHost(hdy);
     DeviceTensor mean = DeviceTensor::fromHost(hmean), rstd = DeviceTensor::fromHost(hrstd);
     DeviceTensor gamma = DeviceTensor::fromHost(hgamma);
-    DeviceTensor dx = stridedOutputs ? DeviceTensor::transposedZeros(dtype, p.shape) : DeviceTensor::zeros(dtype, p.shape);
-    DeviceTensor dgamma = stridedOutputs ? DeviceTensor::strided(HostTensor(dtype, {p.C}), {2}, 1)
-                                         : DeviceTensor::zeros(dtype, {p.C});
+    DeviceTensor dx =
+        stridedOutputs ? DeviceTensor::transposedZeros(dtype, p.shape) : DeviceTensor::zeros(dtype, p.shape);
+    DeviceTensor dgamma =
+        stridedOutputs ? DeviceTensor::strided(HostTensor(dtype, {p.C}), {2}, 1) : DeviceTensor::zeros(dtype, {p.C});
     DeviceTensor dbeta = DeviceTensor::zeros(dtype, {p.C});
     BoolArray m(mask);
     uint64_t ws = 0;
@@ -203,7 +204,9 @@ TEST(GroupNormBackward, StridedInputsAndOutputs) {
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
     ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, 2, 4, 15, 2, mask, dx, dgamma, dbeta,
-                                                     &ws, &exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+                                                     &ws, &exe),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
     EXPECT_GT(ws, 0u);  // Contiguous copies live in the workspace
     ASSERT_EQ(runWithWorkspace(aclnnGroupNormBackward, ws, exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     auto ref = reference::groupNormBackward(p.dy, p.x, p.mean, p.rstd, p.gamma, 2, 4, 15, 2);
@@ -227,8 +230,10 @@ TEST(GroupNormBackward, EmptyBatchGivesZeroGammaBetaGradients) {
     BoolArray mask({true, true, true});
     uint64_t ws = 1;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, 0, 4, 3, 2, mask, dx, dgamma, dbeta,
-                                                     &ws, &exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, 0, 4, 3, 2, mask, dx, dgamma, dbeta, &ws,
+                                                     &exe),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
     EXPECT_EQ(ws, 0u);
     ASSERT_EQ(aclnnGroupNormBackward(nullptr, 0, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     EXPECT_EQ(dgamma.toDoubles(), std::vector<double>(4, 0.0));
@@ -247,7 +252,9 @@ TEST(GroupNormBackward, NullGammaMeansOnes) {
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
     ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, mask, dx, dgamma, dbeta,
-                                                     &ws, &exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+                                                     &ws, &exe),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
     ASSERT_EQ(runWithWorkspace(aclnnGroupNormBackward, ws, exe), ACLNN_SUCCESS);
     auto ref = reference::groupNormBackward(p.dy, p.x, p.mean, p.rstd, {}, 2, 4, 6, 2);
     EXPECT_LE(toleranceRatio(dx.toDoubles(), ref.gradInput, 1e-6, 2e-5), 1.0);

@@ -65,7 +65,11 @@ const ErrorCase kCases[] = {
     {"NullGradBetaWhenMasked", [](GnCall& c) { c.nullDb = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradBetaOut is null"},
     {"NullWorkspaceSize", [](GnCall& c) { c.nullWs = true; }, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null"},
     {"NullExecutor", [](GnCall& c) { c.nullExe = true; }, ACLNN_ERR_PARAM_NULLPTR, "executor is null"},
-    {"MaskWrongLength", [](GnCall& c) { c.mask = {true, true}; }, ACLNN_ERR_PARAM_INVALID, "outputMask has 2"},
+    {"MaskWrongLength",
+     [](GnCall& c) {
+         c.mask = {true, true};
+     },
+     ACLNN_ERR_PARAM_INVALID, "outputMask has 2"},
     {"UnsupportedDtype", [](GnCall& c) { c.dtype = DType::Float64; }, ACLNN_ERR_PARAM_INVALID,
      "gradOut dtype float64 is not supported"},
     {"IntDtype", [](GnCall& c) { c.dtype = DType::Int32; }, ACLNN_ERR_PARAM_INVALID, "gradOut dtype int32"},
@@ -73,14 +77,25 @@ const ErrorCase kCases[] = {
      "mean dtype float16 must equal gradOut dtype float32"},
     {"OutputDtypeDiffers", [](GnCall& c) { c.dxDtype = DType::Float16; }, ACLNN_ERR_PARAM_INVALID,
      "gradInput dtype float16"},
-    {"GradInputShape", [](GnCall& c) { c.dxShape = {2, 24}; }, ACLNN_ERR_PARAM_INVALID,
-     "gradInput shape [2, 24] must equal input shape [2, 4, 6]"},
-    {"GradGammaShape", [](GnCall& c) { c.dgShape = {1, 4}; }, ACLNN_ERR_PARAM_INVALID, "gradGammaOut shape [1, 4]"},
+    {"GradInputShape",
+     [](GnCall& c) {
+         c.dxShape = {2, 24};
+     },
+     ACLNN_ERR_PARAM_INVALID, "gradInput shape [2, 24] must equal input shape [2, 4, 6]"},
+    {"GradGammaShape",
+     [](GnCall& c) {
+         c.dgShape = {1, 4};
+     },
+     ACLNN_ERR_PARAM_INVALID, "gradGammaOut shape [1, 4]"},
     {"GradBetaShape", [](GnCall& c) { c.dbShape = {5}; }, ACLNN_ERR_PARAM_INVALID, "gradBetaOut shape [5]"},
     {"GroupZero", [](GnCall& c) { c.group = 0; }, ACLNN_ERR_PARAM_INVALID, "group must be greater than 0, got 0"},
     {"GroupNegative", [](GnCall& c) { c.group = -2; }, ACLNN_ERR_PARAM_INVALID, "got -2"},
-    {"CNotDivisible", [](GnCall& c) { c.group = 3; c.statShape = {2, 3}; }, ACLNN_ERR_PARAM_INVALID,
-     "C (4) must be divisible by group (3)"},
+    {"CNotDivisible",
+     [](GnCall& c) {
+         c.group = 3;
+         c.statShape = {2, 3};
+     },
+     ACLNN_ERR_PARAM_INVALID, "C (4) must be divisible by group (3)"},
     // 5a. Ranks beyond 8 (op_api's case_9d: 161002), gradOut first as on the device.
     {"GradOut9D", [](GnCall& c) { c.xShape = c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
      "gradOut rank 9 (shape [2, 4, 6, 1, 1, 1, 1, 1, 1]) is outside [0, 8]"},
@@ -90,22 +105,49 @@ const ErrorCase kCases[] = {
      ACLNN_ERR_PARAM_INVALID, "gamma rank 9"},
     {"GradInput9D", [](GnCall& c) { c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
      "gradInput rank 9"},
-    {"GradBetaOut12D", [](GnCall& c) { c.dbShape = std::vector<int64_t>(11, 1); c.dbShape.push_back(4); },
+    {"GradBetaOut12D",
+     [](GnCall& c) {
+         c.dbShape = std::vector<int64_t>(11, 1);
+         c.dbShape.push_back(4);
+     },
      ACLNN_ERR_PARAM_INVALID, "gradBetaOut rank 12"},
     {"InputNumel", [](GnCall& c) { c.HxW = 5; }, ACLNN_ERR_PARAM_INVALID, "input has 48 elements"},
-    {"MeanNumel", [](GnCall& c) { c.statShape = {2, 3}; }, ACLNN_ERR_PARAM_INVALID, "mean has 6 elements"},
-    {"GammaNumel", [](GnCall& c) { c.gammaShape = {5}; c.dgShape = {5}; c.dbShape = {5}; },
+    {"MeanNumel",
+     [](GnCall& c) {
+         c.statShape = {2, 3};
+     },
+     ACLNN_ERR_PARAM_INVALID, "mean has 6 elements"},
+    {"GammaNumel",
+     [](GnCall& c) {
+         c.gammaShape = {5};
+         c.dgShape = {5};
+         c.dbShape = {5};
+     },
      ACLNN_ERR_PARAM_INVALID, "gamma has 5 elements"},
     {"NegativeN", [](GnCall& c) { c.N = -1; }, ACLNN_ERR_PARAM_INVALID, "N=-1"},
     {"PrivateFormat", [](GnCall& c) { c.xFormat = ACL_FORMAT_NC1HWC0; }, ACLNN_ERR_PARAM_INVALID,
      "input format NC1HWC0"},
     {"ChannelsPerGroupOver8000OnA2",
-     [](GnCall& c) { c.C = 8001; c.group = 1; c.xShape = c.dxShape = {1, 8001, 1}; c.N = 1; c.HxW = 1;
-                     c.statShape = {1, 1}; c.gammaShape = c.dgShape = c.dbShape = {8001}; },
+     [](GnCall& c) {
+         c.C = 8001;
+         c.group = 1;
+         c.xShape = c.dxShape = {1, 8001, 1};
+         c.N = 1;
+         c.HxW = 1;
+         c.statShape = {1, 1};
+         c.gammaShape = c.dgShape = c.dbShape = {8001};
+     },
      ACLNN_ERR_PARAM_INVALID, "C / group = 8001 exceeds 8000"},
     {"ChannelsPerGroupOver8000OnA3",
-     [](GnCall& c) { c.C = 8001; c.group = 1; c.xShape = c.dxShape = {1, 8001, 1}; c.N = 1; c.HxW = 1;
-                     c.statShape = {1, 1}; c.gammaShape = c.dgShape = c.dbShape = {8001}; },
+     [](GnCall& c) {
+         c.C = 8001;
+         c.group = 1;
+         c.xShape = c.dxShape = {1, 8001, 1};
+         c.N = 1;
+         c.HxW = 1;
+         c.statShape = {1, 1};
+         c.gammaShape = c.dgShape = c.dbShape = {8001};
+     },
      ACLNN_ERR_PARAM_INVALID, "exceeds 8000", Product::AtlasA3},
     {"Bf16OnTrainingSeries", [](GnCall& c) { c.dtype = DType::BFloat16; }, ACLNN_ERR_PARAM_INVALID,
      "bfloat16 is not supported on Atlas training series", Product::AtlasTraining},
@@ -119,8 +161,13 @@ INSTANTIATE_TEST_SUITE_P(Documented, GroupNormBackwardErrors, ::testing::ValuesI
 TEST(GroupNormBackwardProducts, TrainingSeriesAllowsLargeChannelsPerGroup) {
     setProduct(Product::AtlasTraining);
     GnCall c;
-    c.C = 8001; c.group = 1; c.xShape = c.dxShape = {1, 8001, 1}; c.N = 1; c.HxW = 1;
-    c.statShape = {1, 1}; c.gammaShape = c.dgShape = c.dbShape = {8001};
+    c.C = 8001;
+    c.group = 1;
+    c.xShape = c.dxShape = {1, 8001, 1};
+    c.N = 1;
+    c.HxW = 1;
+    c.statShape = {1, 1};
+    c.gammaShape = c.dgShape = c.dbShape = {8001};
     EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     setProduct(Product::AtlasA2);
 }
@@ -169,7 +216,9 @@ TEST(GroupNormBackwardRuntime, SpentExecutorIsAnErrorNotACrash) {
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
     ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, nullptr, nullptr,
-                                                     &ws, &exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+                                                     &ws, &exe),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
     void* buf = nullptr;
     ASSERT_EQ(aclrtMalloc(&buf, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, nullptr), ACLNN_SUCCESS);
@@ -179,7 +228,8 @@ TEST(GroupNormBackwardRuntime, SpentExecutorIsAnErrorNotACrash) {
     ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
     ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
     ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, nullptr, nullptr,
-                                                     &ws, &exe), ACLNN_SUCCESS);
+                                                     &ws, &exe),
+              ACLNN_SUCCESS);
     EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, s), ACLNN_ERR_RUNTIME_ERROR);
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find("not a live stream"), std::string::npos);
     EXPECT_EQ(aclDestroyAclOpExecutor(exe), ACLNN_SUCCESS);

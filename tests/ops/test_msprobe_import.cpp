@@ -62,8 +62,9 @@ TEST(MsprobeImport, FindsRankFoldersFromAnyLevel) {
     EXPECT_CONTAINS(opscope::test::errorOf<import::FormatError>(
                         [] { msprobe::findDumpFolders((dumps() / "dump_l1").string(), "", "rank7"); }),
                     "there are: step0/rank0, step0/rank1");
-    EXPECT_CONTAINS(opscope::test::errorOf<import::FormatError>([] { msprobe::findDumpFolders(dumps().string() + "/readers"); }),
-                    "no dump.json");
+    EXPECT_CONTAINS(
+        opscope::test::errorOf<import::FormatError>([] { msprobe::findDumpFolders(dumps().string() + "/readers"); }),
+        "no dump.json");
 }
 
 TEST(MsprobeImport, L1CallsImportWithPyTorchsParameters) {
@@ -206,8 +207,9 @@ TEST(MsprobeImport, WritesAFileWithStacksAndTheSameCasesForAnyJobsOrShard) {
     EXPECT_EQ(a.imported, b.imported);
     const h5::File f = h5::File::openReadOnly(dir.file("a.h5"));
     EXPECT_EQ(cases::findCases(f).size(), a.imported.size());
-    EXPECT_NE(f.readAttribute<std::string>("/msprobe/step0/rank0/Functional.conv2d.0", "opscope_stack").find("train.py"),
-              std::string::npos);
+    EXPECT_NE(
+        f.readAttribute<std::string>("/msprobe/step0/rank0/Functional.conv2d.0", "opscope_stack").find("train.py"),
+        std::string::npos);
     EXPECT_EQ(f.readAttribute<std::string>("/msprobe/step0/rank0/Functional.conv2d.0", "opscope_msprobe_call"),
               "Functional.conv2d.0");
     // Shards partition the calls.
@@ -217,7 +219,8 @@ TEST(MsprobeImport, WritesAFileWithStacksAndTheSameCasesForAnyJobsOrShard) {
         o.shardIndex = i;
         o.shardCount = 3;
         msprobe::ImportSummary s;
-        for (const cases::Case& c : msprobe::importCases((dumps() / "dump_l1").string(), o, &s)) sharded.push_back(c.path);
+        for (const cases::Case& c : msprobe::importCases((dumps() / "dump_l1").string(), o, &s))
+            sharded.push_back(c.path);
     }
     std::vector<std::string> all = a.imported;
     std::sort(all.begin(), all.end());

@@ -34,9 +34,12 @@ struct Operand {
 Operand makeOperand(int64_t rows, int64_t cols, int layout, GemmKind kind, std::mt19937& rng) {
     std::uniform_real_distribution<float> u(-1.f, 1.f);
     Operand o;
-    if (layout == 0) o.rs = cols + 3, o.cs = 1;        // rows of cols (padded leading dimension)
-    else if (layout == 1) o.rs = 1, o.cs = rows + 5;   // column-major
-    else o.rs = 2 * (cols + 1), o.cs = 2;              // neither stride 1: the element-wise packer
+    if (layout == 0)
+        o.rs = cols + 3, o.cs = 1;  // rows of cols (padded leading dimension)
+    else if (layout == 1)
+        o.rs = 1, o.cs = rows + 5;  // column-major
+    else
+        o.rs = 2 * (cols + 1), o.cs = 2;  // neither stride 1: the element-wise packer
     o.data.resize(static_cast<std::size_t>(std::max<int64_t>(1, rows * std::abs(o.rs) + cols * std::abs(o.cs))));
     for (float& v : o.data) v = kind == GemmKind::BFloat16 ? toBf16Exact(u(rng)) : u(rng);
     return o;

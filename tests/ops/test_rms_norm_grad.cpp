@@ -80,12 +80,14 @@ RmsRun runRms(const RmsProblem& p, const RmsOptions& o) {
     const HostTensor hx = HostTensor::fromDoubles(o.dtype, p.shape, p.x);
     const HostTensor hdy = HostTensor::fromDoubles(o.dtype, p.shape, p.dy);
     const HostTensor hg = HostTensor::fromDoubles(gdt, p.gammaShape, p.gamma);
-    const HostTensor hr = HostTensor::fromDoubles(DType::Float32, o.rstdShape.empty() ? p.rstdShape : o.rstdShape, p.rstd);
+    const HostTensor hr =
+        HostTensor::fromDoubles(DType::Float32, o.rstdShape.empty() ? p.rstdShape : o.rstdShape, p.rstd);
     DeviceTensor x = o.stridedInputs ? gappy(hx) : DeviceTensor::fromHost(hx);
     DeviceTensor dy = o.stridedInputs ? gappy(hdy) : DeviceTensor::fromHost(hdy);
     DeviceTensor g = o.stridedInputs ? gappy(hg) : DeviceTensor::fromHost(hg);
     DeviceTensor r = o.stridedInputs ? gappy(hr) : DeviceTensor::fromHost(hr);
-    DeviceTensor dx = o.stridedOutputs ? gappy(HostTensor(o.dtype, p.shape), -5.0) : DeviceTensor::zeros(o.dtype, p.shape);
+    DeviceTensor dx =
+        o.stridedOutputs ? gappy(HostTensor(o.dtype, p.shape), -5.0) : DeviceTensor::zeros(o.dtype, p.shape);
     DeviceTensor dg = o.stridedOutputs ? gappy(HostTensor(DType::Float32, p.gammaShape), -5.0)
                                        : DeviceTensor::zeros(DType::Float32, p.gammaShape);
     uint64_t ws = 0;
@@ -178,14 +180,14 @@ struct ShapeCase {
 };
 
 const ShapeCase kShapes[] = {
-    {{4, 16}, 1},                    // plain 2-D
-    {{2, 3, 40}, 1},                 // rank 3, a tail after the 32 float lanes
-    {{2, 3, 5, 8}, 2},               // gamma covers two axes
-    {{7}, 1},                        // rank 1: one row
-    {{3, 5}, 2},                     // gamma covers all of x: one row
-    {{3, 1029}, 1},                  // rows longer than the 1024-element widening chunk
-    {{2, 1, 2, 1, 2, 1, 2, 9}, 3},   // rank 8
-    {{72, 1030}, 1},                 // several row partitions with 2+ threads
+    {{4, 16}, 1},                   // plain 2-D
+    {{2, 3, 40}, 1},                // rank 3, a tail after the 32 float lanes
+    {{2, 3, 5, 8}, 2},              // gamma covers two axes
+    {{7}, 1},                       // rank 1: one row
+    {{3, 5}, 2},                    // gamma covers all of x: one row
+    {{3, 1029}, 1},                 // rows longer than the 1024-element widening chunk
+    {{2, 1, 2, 1, 2, 1, 2, 9}, 3},  // rank 8
+    {{72, 1030}, 1},                // several row partitions with 2+ threads
 };
 
 class RmsNormGradDtype : public ::testing::TestWithParam<Combo> {};

@@ -136,8 +136,8 @@ aclnnStatus runWithWorkspace(aclnnStatus (*launch)(void*, uint64_t, aclOpExecuto
     return st;
 }
 
-double toleranceRatio(const std::vector<double>& actual, const std::vector<double>& expected, double atol,
-                      double rtol, std::size_t* worst) {
+double toleranceRatio(const std::vector<double>& actual, const std::vector<double>& expected, double atol, double rtol,
+                      std::size_t* worst) {
     double r = 0;
     if (actual.size() != expected.size()) return INFINITY;
     for (std::size_t i = 0; i < actual.size(); ++i) {

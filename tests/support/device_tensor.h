@@ -77,7 +77,7 @@ aclnnStatus runWithWorkspace(aclnnStatus (*launch)(void*, uint64_t, aclOpExecuto
                              uint64_t workspaceSize, aclOpExecutor* executor);
 
 // Max over i of |a-b| / (atol + rtol*|b|); <= 1 means within tolerance.
-double toleranceRatio(const std::vector<double>& actual, const std::vector<double>& expected, double atol,
-                      double rtol, std::size_t* worst = nullptr);
+double toleranceRatio(const std::vector<double>& actual, const std::vector<double>& expected, double atol, double rtol,
+                      std::size_t* worst = nullptr);
 
 }  // namespace opscope::test

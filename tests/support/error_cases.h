@@ -24,7 +24,9 @@ struct ErrorCase {
 };
 
 template <class Call>
-void PrintTo(const ErrorCase<Call>& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const ErrorCase<Call>& c, std::ostream* os) {
+    *os << c.name;
+}
 
 // A parameterised fixture: TEST_P(Suite, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
 template <class Call>

@@ -33,7 +33,8 @@ private Q_SLOTS:
             const QString path = kMalformed + name;
             QString error;
             QVERIFY(!ctx.openFile(path, &error));
-            QVERIFY2(error.startsWith("cannot open '" + path + "': the file is corrupt (reading it "), qPrintable(error));
+            QVERIFY2(error.startsWith("cannot open '" + path + "': the file is corrupt (reading it "),
+                     qPrintable(error));
             QVERIFY(!status.isEmpty());
             QCOMPARE(status.last().at(0).toString(), error);
             QCOMPARE(status.last().at(1).toBool(), true);
@@ -53,7 +54,8 @@ private Q_SLOTS:
         // The reader's storage check refuses the damaged dataset before libhdf5 would crash on it;
         // the vetting child stands behind it for damage no check foresees.
         const QString why = failed.first().at(1).toString();
-        QVERIFY2(why.contains("the file is truncated or damaged") || why.contains("the file is corrupt"), qPrintable(why));
+        QVERIFY2(why.contains("the file is truncated or damaged") || why.contains("the file is corrupt"),
+                 qPrintable(why));
         QVERIFY(ctx.currentCase() == nullptr);
     }
 

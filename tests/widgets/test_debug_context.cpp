@@ -18,7 +18,10 @@ using namespace opscope::gui;
 class TestDebugContext : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { QVERIFY(dir_.isValid()); file_ = test::writeCaseFile(dir_.path()); }
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        file_ = test::writeCaseFile(dir_.path());
+    }
 
     void opensFileAndListsCases() {
         DebugContext ctx;
@@ -319,9 +322,7 @@ private Q_SLOTS:
         qint64 worst = 0;
         QTimer tick;
         tick.setInterval(10);
-        connect(&tick, &QTimer::timeout, [&] {
-            worst = std::max(worst, gap.restart());
-        });
+        connect(&tick, &QTimer::timeout, [&] { worst = std::max(worst, gap.restart()); });
         clock.start();
         gap.start();
         tick.start();
@@ -344,9 +345,11 @@ private Q_SLOTS:
         const ops::Operator* op = ops::findOperator("group_norm_backward");
         QVERIFY(op);
         const ops::OpSchema& s = op->schema();
-        QCOMPARE(QString::fromStdString(faultyArgument(s, "aclnnGroupNormBackwardGetWorkspaceSize: gradOut dtype int8 is not supported")),
+        QCOMPARE(QString::fromStdString(
+                     faultyArgument(s, "aclnnGroupNormBackwardGetWorkspaceSize: gradOut dtype int8 is not supported")),
                  QString("gradOut"));
-        QCOMPARE(QString::fromStdString(faultyArgument(s, "aclnnGroupNormBackwardGetWorkspaceSize: group must be greater than 0, got 0")),
+        QCOMPARE(QString::fromStdString(
+                     faultyArgument(s, "aclnnGroupNormBackwardGetWorkspaceSize: group must be greater than 0, got 0")),
                  QString("group"));
         QCOMPARE(QString::fromStdString(faultyArgument(s, "gradBetaOut is null but outputMask[2] is true")),
                  QString("outputMask"));

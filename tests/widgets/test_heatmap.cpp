@@ -110,7 +110,8 @@ private Q_SLOTS:
         // Beyond tolerance needs both errors above their tolerances.
         auto small = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float32, {2, 2}, {1, 2, 3, 4}));
         auto abs = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {0, 1, 1, 1e-9}));
-        auto rel = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {0, 0.5, 1e-6, 0.5}));
+        auto rel =
+            std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {0, 0.5, 1e-6, 0.5}));
         DisplayRequest r2;
         r2.tensor = small;
         r2.absError = abs;

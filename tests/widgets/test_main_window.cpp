@@ -66,7 +66,8 @@ private Q_SLOTS:
         QTest::keyClick(&w, Qt::Key_F5);
         QVERIFY(test::waitIdle(*ctx));
         QVERIFY(ctx->atEnd());
-        QVERIFY(QTest::qWaitFor([&] { return !w.tensorView()->isLoading() && w.tensorView()->frame().valid(); }, 20000));
+        QVERIFY(
+            QTest::qWaitFor([&] { return !w.tensorView()->isLoading() && w.tensorView()->frame().valid(); }, 20000));
         const QImage shot = w.grab().toImage();
         QCOMPARE(shot.size(), w.size());
     }
@@ -109,7 +110,8 @@ private Q_SLOTS:
         const h5::File f = h5::File::openReadOnly(saved);
         QVERIFY(f.isDataset("/session/outputs/gradInput"));
         QVERIFY(f.isDataset("/session/reference/gradInput"));
-        QCOMPARE(f.readAttribute<std::vector<std::string>>("/session/metrics/gradInput", "verdicts").front(), std::string("pass"));
+        QCOMPARE(f.readAttribute<std::vector<std::string>>("/session/metrics/gradInput", "verdicts").front(),
+                 std::string("pass"));
         QCOMPARE(h5::readTensor(f, "/session/outputs/gradInput").shape(), (std::vector<int64_t>{2, 4, 2, 3}));
         DebugContext again;
         QVERIFY(again.openFile(QString::fromStdString(saved)));
@@ -139,7 +141,8 @@ private Q_SLOTS:
         writeFileAtomically(report, json, {file_.toStdString()});
         QVERIFY(QFile::exists(QString::fromStdString(report)));
         // Never over the input.
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, writeFileAtomically(file_.toStdString(), json, {file_.toStdString()}));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 writeFileAtomically(file_.toStdString(), json, {file_.toStdString()}));
         QVERIFY(ctx.openFile(file_));  // still a valid case file
     }
 

@@ -78,7 +78,8 @@ private Q_SLOTS:
         // Every step that produced an output has a verdict cell.
         bool anyVerdict = false;
         for (int r = 0; r < n; ++r)
-            anyVerdict = anyVerdict || !steps.data(steps.index(r, StepListModel::Verdict), Qt::DisplayRole).toString().isEmpty();
+            anyVerdict =
+                anyVerdict || !steps.data(steps.index(r, StepListModel::Verdict), Qt::DisplayRole).toString().isEmpty();
         QVERIFY(anyVerdict);
 
         ElementPick pick{"gradInput", "gradInput", {2, 4, 2, 3}, {0, 1, 1, 2}};
@@ -119,7 +120,8 @@ private Q_SLOTS:
         const QModelIndex ds = tree.indexForPath("/gn/basic/inputs/gradOut");
         QVERIFY(ds.isValid());
         QCOMPARE(tree.data(ds.siblingAtColumn(H5TreeModel::Type), Qt::DisplayRole).toString(), QString("float32"));
-        QCOMPARE(tree.data(ds.siblingAtColumn(H5TreeModel::Shape), Qt::DisplayRole).toString(), QString("[2, 4, 2, 3]"));
+        QCOMPARE(tree.data(ds.siblingAtColumn(H5TreeModel::Shape), Qt::DisplayRole).toString(),
+                 QString("[2, 4, 2, 3]"));
         QVERIFY(tree.flags(ds) & Qt::ItemIsDragEnabled);
         std::unique_ptr<QMimeData> mime(tree.mimeData({ds}));
         QVERIFY(mime);

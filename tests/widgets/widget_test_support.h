@@ -27,7 +27,10 @@ inline cases::Case groupNormCase(const std::string& path = "/gn/basic", DType dt
     c.path = path;
     c.op = "aclnnGroupNormBackward";
     c.description = "small synthetic case";
-    c.params = {{"N", int64_t{2}}, {"C", int64_t{4}}, {"HxW", int64_t{6}}, {"group", int64_t{2}},
+    c.params = {{"N", int64_t{2}},
+                {"C", int64_t{4}},
+                {"HxW", int64_t{6}},
+                {"group", int64_t{2}},
                 {"outputMask", std::vector<bool>{true, true, true}}};
     c.inputs = {{"gradOut", ramp(dt, {2, 4, 2, 3}, 1.0, 0.0)},
                 {"input", ramp(dt, {2, 4, 2, 3}, 2.0, 0.5)},
@@ -42,8 +45,8 @@ inline cases::Case largeGroupNormCase(int64_t N, int64_t C, int64_t HxW) {
     cases::Case c;
     c.path = "/gn/large";
     c.op = "aclnnGroupNormBackward";
-    c.params = {{"N", N}, {"C", C}, {"HxW", HxW}, {"group", int64_t{4}},
-                {"outputMask", std::vector<bool>{true, true, true}}};
+    c.params = {
+        {"N", N}, {"C", C}, {"HxW", HxW}, {"group", int64_t{4}}, {"outputMask", std::vector<bool>{true, true, true}}};
     c.inputs = {{"gradOut", ramp(DType::Float32, {N, C, HxW}, 1.0, 0.0)},
                 {"input", ramp(DType::Float32, {N, C, HxW}, 2.0, 0.5)},
                 {"mean", ramp(DType::Float32, {N, 4}, 0.1, 0.5)},

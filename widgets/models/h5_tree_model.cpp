@@ -107,8 +107,9 @@ QVariant H5TreeModel::data(const QModelIndex& index, int role) const {
             }
             return {};
         case Qt::ToolTipRole:
-            return QString::fromStdString(i.path) +
-                   (isCase ? tr("\nA case: double-click to load it") : isDataset ? tr("\nDrag onto a tensor argument") : QString());
+            return QString::fromStdString(i.path) + (isCase      ? tr("\nA case: double-click to load it")
+                                                     : isDataset ? tr("\nDrag onto a tensor argument")
+                                                                 : QString());
         case Qt::DisplayRole:
             switch (index.column()) {
                 case Name: return QString::fromStdString(i.name);
@@ -116,10 +117,12 @@ QVariant H5TreeModel::data(const QModelIndex& index, int role) const {
                     if (isDataset) return QString::fromStdString(i.dataset.typeName);
                     if (isCase) return tr("case");
                     return QString::fromUtf8(h5::kindName(i.kind));
-                case Shape: return isDataset ? (i.dataset.nullSpace ? tr("null") : formatShape(i.dataset.shape)) : QVariant();
+                case Shape:
+                    return isDataset ? (i.dataset.nullSpace ? tr("null") : formatShape(i.dataset.shape)) : QVariant();
                 case Storage:
                     if (!isDataset) return i.attributeCount ? tr("%n attr(s)", "", int(i.attributeCount)) : QVariant();
-                    return formatBytes(double(i.dataset.storageBytes)) + (i.dataset.compressed ? tr(" (compressed)") : QString());
+                    return formatBytes(double(i.dataset.storageBytes)) +
+                           (i.dataset.compressed ? tr(" (compressed)") : QString());
             }
             return {};
     }

@@ -55,7 +55,8 @@ QString fieldText(const metrics::MetricField& f, const metrics::ComparisonMetric
 QString MetricsTableModel::metricText(const OutputAnalysis& a, int row) {
     if (!a.compared) return QStringLiteral("—");
     const auto& fields = metrics::metricFields();
-    if (row >= 0 && row < static_cast<int>(fields.size())) return fieldText(fields[static_cast<std::size_t>(row)], a.metrics);
+    if (row >= 0 && row < static_cast<int>(fields.size()))
+        return fieldText(fields[static_cast<std::size_t>(row)], a.metrics);
     const int element = row - static_cast<int>(fields.size());
     const auto& elements = metrics::elementFields();
     if (element >= 0 && element < static_cast<int>(elements.size()))

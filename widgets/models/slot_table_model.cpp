@@ -7,7 +7,8 @@
 
 namespace opscope::gui {
 
-SlotTableModel::SlotTableModel(DebugContext* context, QObject* parent) : QAbstractTableModel(parent), context_(context) {
+SlotTableModel::SlotTableModel(DebugContext* context, QObject* parent)
+    : QAbstractTableModel(parent), context_(context) {
     connect(context, &DebugContext::planChanged, this, [this] {
         beginResetModel();
         endResetModel();
@@ -42,8 +43,9 @@ QVariant SlotTableModel::data(const QModelIndex& index, int role) const {
         case DType: return QString::fromUtf8(dtypeName(s.dtype));
         case Shape: return formatShape(s.shape) + (s.contiguous ? QString() : tr(" strided"));
         case Workspace:
-            return s.kind == SlotKind::Scratch ? QStringLiteral("@%1, %2").arg(s.wsOffset).arg(formatBytes(double(s.bytes)))
-                                               : QString();
+            return s.kind == SlotKind::Scratch
+                       ? QStringLiteral("@%1, %2").arg(s.wsOffset).arg(formatBytes(double(s.bytes)))
+                       : QString();
         case WrittenBy: return writers.join(", ");
     }
     return {};

@@ -54,7 +54,8 @@ QVariant StepListModel::headerData(int section, Qt::Orientation o, int role) con
         }
     }
     if (role != Qt::DisplayRole) return {};
-    static const char* names[] = {"●", "#", "Step", "Status", "Verdict", "NaN/Inf", "Max rel", "Time (µs)", "Writes", "Min", "Max", "Mean |x|"};
+    static const char* names[] = {"●",       "#",         "Step",   "Status", "Verdict", "NaN/Inf",
+                                  "Max rel", "Time (µs)", "Writes", "Min",    "Max",     "Mean |x|"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -92,7 +93,8 @@ QVariant StepListModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::BackgroundRole) {
         if (index.column() == Verdict && verdict) return QBrush(verdictBackground(*verdict));
         if (index.column() == NonFinite && st.nonFinite) return QBrush(verdictBackground(metrics::Verdict::Fail));
-        if (index.column() == Status && st.status == StepStatus::Failed) return QBrush(verdictBackground(metrics::Verdict::Fail));
+        if (index.column() == Status && st.status == StepStatus::Failed)
+            return QBrush(verdictBackground(metrics::Verdict::Fail));
         return {};
     }
     if (role == Qt::ForegroundRole) {
@@ -103,8 +105,9 @@ QVariant StepListModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) {
         QString tip = QString::fromStdString(step.name) + "\n" + QString::fromStdString(step.detail);
         for (const SlotResult& r : st.outputs)
-            if (r.judgement) tip += "\n" + QString::fromStdString(plan.slot(r.slot)->name) + ": " +
-                                    QString::fromStdString(r.judgement->reason);
+            if (r.judgement)
+                tip += "\n" + QString::fromStdString(plan.slot(r.slot)->name) + ": " +
+                       QString::fromStdString(r.judgement->reason);
         return tip;
     }
     if (role == Qt::TextAlignmentRole && index.column() == Verdict) return int(Qt::AlignCenter);

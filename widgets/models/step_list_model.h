@@ -12,7 +12,21 @@ class StepListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     // The verdict and NaN columns come first: they are what a user scans for.
-    enum Column { Break, Index, Name, Status, Verdict, NonFinite, MaxRel, Duration, Writes, Min, Max, MeanAbs, ColumnCount };
+    enum Column {
+        Break,
+        Index,
+        Name,
+        Status,
+        Verdict,
+        NonFinite,
+        MaxRel,
+        Duration,
+        Writes,
+        Min,
+        Max,
+        MeanAbs,
+        ColumnCount
+    };
 
     explicit StepListModel(DebugContext* context, QObject* parent = nullptr);
 

@@ -54,7 +54,8 @@ ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& 
     for (const Param& p : c.params) {
         const ops::ArgSpec* spec = findSpec(schema.attributes, p.name);
         if (!spec) {
-            if (notes) notes->push_back("parameter '" + p.name + "' is not an attribute of " + schema.name + "; ignored");
+            if (notes)
+                notes->push_back("parameter '" + p.name + "' is not an attribute of " + schema.name + "; ignored");
             continue;
         }
         ParamValue v = p.value;
@@ -62,8 +63,9 @@ ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& 
             if (const auto* text = std::get_if<std::string>(&v)) {
                 const std::optional<int64_t> value = ops::enumValueByName(*spec, *text);
                 if (!value) {
-                    if (notes) notes->push_back("parameter '" + p.name + "' = '" + *text + "' is none of " +
-                                                ops::enumValuesText(*spec) + "; default kept");
+                    if (notes)
+                        notes->push_back("parameter '" + p.name + "' = '" + *text + "' is none of " +
+                                         ops::enumValuesText(*spec) + "; default kept");
                     continue;
                 }
                 v = *value;
@@ -106,7 +108,8 @@ std::string stripMessagePrefix(const std::string& message) {
     }
     // "aclnnXxxGetWorkspaceSize: ".
     const std::size_t colon = text.find(": ");
-    if (colon != std::string::npos && text.compare(0, 5, "aclnn") == 0 && text.find(' ') > colon) text = text.substr(colon + 2);
+    if (colon != std::string::npos && text.compare(0, 5, "aclnn") == 0 && text.find(' ') > colon)
+        text = text.substr(colon + 2);
     return text;
 }
 

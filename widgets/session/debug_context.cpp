@@ -388,9 +388,10 @@ void DebugContext::preparedFromWorker(uint64_t gen, PrepareOutcome outcome) {
     Q_EMIT planChanged();
     Q_EMIT positionChanged(0);
     Q_EMIT statusMessage(QString("Prepared %1: %2 steps, workspace %3 bytes")
-                           .arg(QString::fromStdString(plan_.op))
-                           .arg(plan_.steps.size())
-                           .arg(plan_.workspaceBytes), false);
+                             .arg(QString::fromStdString(plan_.op))
+                             .arg(plan_.steps.size())
+                             .arg(plan_.workspaceBytes),
+                         false);
     computeBaseline();
 }
 
@@ -519,7 +520,8 @@ void DebugContext::computeBaseline() {
             applyBaseline(map);
             return;
         }
-        Q_EMIT statusMessage(QString("The case has no output source '%1'; using the golden").arg(baselineSource_), true);
+        Q_EMIT statusMessage(QString("The case has no output source '%1'; using the golden").arg(baselineSource_),
+                             true);
     }
     const ops::Operator* op = op_;
     const ops::OpArguments args = stored ? storedArgs_ : usedArgs_;
@@ -560,10 +562,10 @@ void DebugContext::computeAnalysis() {
             if (!baseline_) return;  // analysed when the baseline arrives
             const TensorMapPtr baseline = baseline_;
             const std::vector<metrics::Standard> standards = standardsToShow(standard_);
-            const std::string name =
-                baselineSource_ == kComputedBaseline      ? "golden (float64)"
-                : baselineSource_ == kStoredInputsBaseline ? "golden of the stored inputs (float64)"
-                                                           : baselineSource_.toStdString();
+            const std::string name = baselineSource_ == kComputedBaseline ? "golden (float64)"
+                                     : baselineSource_ == kStoredInputsBaseline
+                                         ? "golden of the stored inputs (float64)"
+                                         : baselineSource_.toStdString();
             beginBackground("Analysing outputs");
             runInBackground<AnalysisPtr>(
                 this,
@@ -586,8 +588,7 @@ void DebugContext::computeAnalysis() {
 
 // ---- inspection --------------------------------------------------------------------------
 
-void DebugContext::fetchTensor(const TensorKey& key, QObject* receiver,
-                               std::function<void(TensorPtr, QString)> done) {
+void DebugContext::fetchTensor(const TensorKey& key, QObject* receiver, std::function<void(TensorPtr, QString)> done) {
     QPointer<QObject> target(receiver);
     auto deliver = [this, target, done](TensorPtr t, QString error) {
         guiInvoke(this, [target, done, t, error] {

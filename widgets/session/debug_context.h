@@ -70,7 +70,7 @@ public:
     void unbindTensor(const std::string& argument);
     void setAttribute(const std::string& name, const ParamValue& value);
     void clearAttribute(const std::string& name);  // back to "absent" (the schema default)
-    void setRunAs(DType dtype);  // Undefined = as stored
+    void setRunAs(DType dtype);                    // Undefined = as stored
     DType runAs() const { return runAs_; }
     void setProduct(Product p);
     Product product() const { return product_; }
@@ -86,9 +86,9 @@ public:
 
     // ---- execution ---------------------------------------------------------------------
     void prepare();
-    void step();                          // F10
-    void continueRun();                   // F5: to the next breakpoint or the end
-    void runTo(std::size_t stepIndex);    // stop before stepIndex (replays from 0 if passed)
+    void step();                        // F10
+    void continueRun();                 // F5: to the next breakpoint or the end
+    void runTo(std::size_t stepIndex);  // stop before stepIndex (replays from 0 if passed)
     void restart();
     void cancel();
 

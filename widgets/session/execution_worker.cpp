@@ -121,8 +121,7 @@ void ExecutionWorker::prepareOnWorker(PrepareRequest req) {
     try {
         setProduct(req.product);
         const ops::OpArguments original = req.op->withDefaults(req.args);
-        const ops::OpArguments args =
-            req.runAs != DType::Undefined ? req.op->castTo(original, req.runAs) : original;
+        const ops::OpArguments args = req.runAs != DType::Undefined ? req.op->castTo(original, req.runAs) : original;
         call_ = req.op->prepare(args);
         call_->bindWorkspace();
         call_->executor().addObserver(recorder_.get());
@@ -142,7 +141,8 @@ void ExecutionWorker::prepareOnWorker(PrepareRequest req) {
     }
     if (!out.ok) call_.reset();
     const uint64_t gen = req.generation;
-    guiInvoke(guard_, [sink = sink_, gen, out = std::move(out)]() mutable { sink->preparedFromWorker(gen, std::move(out)); });
+    guiInvoke(guard_,
+              [sink = sink_, gen, out = std::move(out)]() mutable { sink->preparedFromWorker(gen, std::move(out)); });
 }
 
 StepState ExecutionWorker::evaluateStepOnWorker(std::size_t step) {
@@ -198,7 +198,8 @@ void ExecutionWorker::runOnWorker(uint64_t gen, RunOptions opt) {
         if (ran > 0) {
             if (cancel_) return stopped(StopKind::Cancelled, "cancelled");
             if (ran >= opt.maxSteps) return stopped(StopKind::Step, {});
-            if (opt.breakpoints.count(next)) return stopped(StopKind::Breakpoint, QString("breakpoint before step %1").arg(next));
+            if (opt.breakpoints.count(next))
+                return stopped(StopKind::Breakpoint, QString("breakpoint before step %1").arg(next));
         }
         if (next >= opt.stopBefore) return stopped(StopKind::Step, {});
         StepState st;
@@ -208,7 +209,8 @@ void ExecutionWorker::runOnWorker(uint64_t gen, RunOptions opt) {
         } catch (const StatusError& ex) {
             st.status = StepStatus::Failed;
             guiInvoke(guard_, [sink = sink_, gen, next, st] { sink->stepDoneFromWorker(gen, next, st, {}); });
-            return stopped(StopKind::Failed, QString("step %1 failed (%2): %3").arg(next).arg(ex.code()).arg(ex.what()));
+            return stopped(StopKind::Failed,
+                           QString("step %1 failed (%2): %3").arg(next).arg(ex.code()).arg(ex.what()));
         } catch (const std::exception& ex) {
             st.status = StepStatus::Failed;
             guiInvoke(guard_, [sink = sink_, gen, next, st] { sink->stepDoneFromWorker(gen, next, st, {}); });
@@ -220,7 +222,8 @@ void ExecutionWorker::runOnWorker(uint64_t gen, RunOptions opt) {
         guiInvoke(guard_, [sink = sink_, gen, next, st = std::move(st), h = recorder_->take()]() mutable {
             sink->stepDoneFromWorker(gen, next, std::move(st), std::move(h));
         });
-        if (opt.breakOnNonFinite && nonFinite) return stopped(StopKind::NonFinite, QString("step %1 wrote NaN/Inf").arg(next));
+        if (opt.breakOnNonFinite && nonFinite)
+            return stopped(StopKind::NonFinite, QString("step %1 wrote NaN/Inf").arg(next));
         if (opt.breakOnError && failedStandard)
             return stopped(StopKind::ErrorExceeded, QString("step %1: error exceeds the standard").arg(next));
     }
@@ -232,7 +235,8 @@ void ExecutionWorker::restartOnWorker(uint64_t gen) {
     call_->bindWorkspace();
     recorder_->take();
     const std::size_t next = call_->executor().nextStep();
-    guiInvoke(guard_, [sink = sink_, gen, next] { sink->runStoppedFromWorker(gen, StopKind::None, "restarted", next); });
+    guiInvoke(guard_,
+              [sink = sink_, gen, next] { sink->runStoppedFromWorker(gen, StopKind::None, "restarted", next); });
 }
 
 void ExecutionWorker::setBaselineOnWorker(uint64_t gen, TensorMapPtr baseline, metrics::Standard standard) {
@@ -266,8 +270,7 @@ void ExecutionWorker::pickOnWorker(uint64_t gen, ElementPick pick) {
         try {
             call_->bindWorkspace();  // deterministic replay to where we were
             e.runUntil(target);
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
         history = recorder_->take();
     }
     guiInvoke(guard_, [sink = sink_, gen, pick = std::move(pick), history = std::move(history)]() mutable {

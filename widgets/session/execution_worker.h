@@ -29,11 +29,11 @@ struct PrepareRequest {
 
 struct PrepareOutcome {
     bool ok = false;
-    int32_t code = 0;                // aclnn status, or 0 for a binding problem
+    int32_t code = 0;  // aclnn status, or 0 for a binding problem
     QString message;
     PlanInfo plan;
-    ops::OpArguments usedArgs;       // with defaults and "run as": what the executor ran
-    ops::OpArguments storedArgs;     // with defaults, before "run as": the case as stored
+    ops::OpArguments usedArgs;    // with defaults and "run as": what the executor ran
+    ops::OpArguments storedArgs;  // with defaults, before "run as": the case as stored
 };
 
 struct RunOptions {
@@ -41,8 +41,8 @@ struct RunOptions {
     std::size_t stopBefore = SIZE_MAX;  // "run to cursor"
     std::size_t maxSteps = SIZE_MAX;    // 1 for Step
     bool breakOnNonFinite = false;
-    bool breakOnError = false;          // a judged output fails the standard
-    bool restart = false;               // rewind to step 0 first (replay)
+    bool breakOnError = false;  // a judged output fails the standard
+    bool restart = false;       // rewind to step 0 first (replay)
 };
 
 // Implemented by the context; every call arrives on the GUI thread.
@@ -53,7 +53,8 @@ public:
     virtual void stepDoneFromWorker(uint64_t generation, std::size_t step, StepState state,
                                     std::vector<HistoryEntry> history) = 0;
     virtual void runStoppedFromWorker(uint64_t generation, StopKind kind, QString message, std::size_t nextStep) = 0;
-    virtual void stepsRejudgedFromWorker(uint64_t generation, std::vector<std::pair<std::size_t, StepState>> states) = 0;
+    virtual void stepsRejudgedFromWorker(uint64_t generation,
+                                         std::vector<std::pair<std::size_t, StepState>> states) = 0;
     virtual void historyFromWorker(uint64_t generation, ElementPick pick, std::vector<HistoryEntry> history) = 0;
 };
 

@@ -26,8 +26,7 @@ void guiInvoke(QObject* guard, Fn&& fn) {
 // thread unless guard is gone by then. error is empty on success; exceptions never escape the
 // pool. The guard is checked on the GUI thread, where it is deleted, so the check cannot race.
 template <class Result>
-void runInBackground(QObject* guard, std::function<Result()> work,
-                     std::function<void(Result, QString)> done) {
+void runInBackground(QObject* guard, std::function<Result()> work, std::function<void(Result, QString)> done) {
     QPointer<QObject> target(guard);
     QThreadPool::globalInstance()->start([target, work = std::move(work), done = std::move(done)]() mutable {
         auto result = std::make_shared<Result>();

@@ -27,8 +27,10 @@ void writeMetrics(h5::File& f, const std::string& path, const OutputAnalysis& a)
     if (a.compared) {
         for (const metrics::MetricField& field : metrics::metricFields()) {
             const std::optional<double> v = field.value(a.metrics);
-            if (field.format == metrics::FieldFormat::Count && v) f.writeAttribute(path, field.key, static_cast<int64_t>(*v));
-            else f.writeAttribute(path, field.key, v.value_or(std::nan("")));
+            if (field.format == metrics::FieldFormat::Count && v)
+                f.writeAttribute(path, field.key, static_cast<int64_t>(*v));
+            else
+                f.writeAttribute(path, field.key, v.value_or(std::nan("")));
         }
         for (const metrics::ElementField& field : metrics::elementFields())
             f.writeAttribute(path, std::string(field.key) + "_index", field.element(a.metrics).index);
@@ -50,7 +52,6 @@ std::string csvField(const std::string& s) {
     for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
-
 
 }  // namespace
 
@@ -132,7 +133,9 @@ QByteArray reportJson(const SessionSnapshot& s) {
         w.field("detail", s.plan.steps[i].detail);
         if (i < s.steps.size()) {
             const StepState& st = s.steps[i];
-            w.field("status", st.status == StepStatus::Done ? "done" : st.status == StepStatus::Failed ? "failed" : "pending");
+            w.field("status", st.status == StepStatus::Done     ? "done"
+                              : st.status == StepStatus::Failed ? "failed"
+                                                                : "pending");
             w.field("duration_us", st.durationUs).field("non_finite", st.nonFinite);
             if (auto v = st.verdict()) w.field("verdict", metrics::verdictName(*v));
         }

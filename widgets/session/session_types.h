@@ -45,13 +45,13 @@ struct StepInfo {
 };
 
 struct PlanInfo {
-    std::string op;                    // aclnn name
-    std::string product;               // product id the plan was built for
-    std::string runAs;                 // "" = the case's own dtypes
+    std::string op;       // aclnn name
+    std::string product;  // product id the plan was built for
+    std::string runAs;    // "" = the case's own dtypes
     uint64_t workspaceBytes = 0;
     std::vector<SlotInfo> slots;
     std::vector<StepInfo> steps;
-    std::vector<Param> params;         // as the executor recorded them
+    std::vector<Param> params;  // as the executor recorded them
 
     const SlotInfo* slot(int id) const {
         return id >= 0 && static_cast<std::size_t>(id) < slots.size() ? &slots[static_cast<std::size_t>(id)] : nullptr;
@@ -69,7 +69,7 @@ struct SlotResult {
     int slot = -1;
     TensorStats stats;
     std::optional<metrics::Judgement> judgement;  // when the slot holds an output and a baseline exists
-    double maxRelError = 0;                        // valid with judgement
+    double maxRelError = 0;                       // valid with judgement
 };
 
 struct StepState {
@@ -97,9 +97,7 @@ struct TensorKey {
 
     bool operator==(const TensorKey& o) const { return source == o.source && name == o.name; }
     bool operator!=(const TensorKey& o) const { return !(*this == o); }
-    bool operator<(const TensorKey& o) const {
-        return source != o.source ? source < o.source : name < o.name;
-    }
+    bool operator<(const TensorKey& o) const { return source != o.source ? source < o.source : name < o.name; }
 };
 
 // One picked element's value after each step that wrote a tensor of its shape.
@@ -110,8 +108,8 @@ struct HistoryEntry {
 };
 
 struct ElementPick {
-    std::string slot;                 // the tensor it was picked on
-    std::string output;               // the operator output it belongs to ("" if none)
+    std::string slot;    // the tensor it was picked on
+    std::string output;  // the operator output it belongs to ("" if none)
     std::vector<int64_t> shape;
     std::vector<int64_t> index;
     bool valid() const { return !slot.empty(); }
@@ -134,8 +132,8 @@ struct OutputAnalysis {
 };
 
 struct AnalysisReport {
-    std::string baselineName;         // "golden (float64)", "expected", ...
-    std::string standard;             // the standard judging steps and the overall verdict
+    std::string baselineName;  // "golden (float64)", "expected", ...
+    std::string standard;      // the standard judging steps and the overall verdict
     std::vector<OutputAnalysis> outputs;
     // The evaluation (ops/evaluation.h) under the primary standard, one per output: what the
     // verdict is made of, as the CLI's.

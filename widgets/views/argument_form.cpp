@@ -87,8 +87,10 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
     product_->setMinimumContentsLength(14);
     runAs_ = new QComboBox(this);
     runAs_->addItem(tr("as stored"), static_cast<int>(DType::Undefined));
-    for (DType d : {DType::Float32, DType::Float16, DType::BFloat16}) runAs_->addItem(QString::fromUtf8(dtypeName(d)), static_cast<int>(d));
-    runAs_->setToolTip(tr("Run as: convert every floating tensor to this dtype to see what the device's precision does"));
+    for (DType d : {DType::Float32, DType::Float16, DType::BFloat16})
+        runAs_->addItem(QString::fromUtf8(dtypeName(d)), static_cast<int>(d));
+    runAs_->setToolTip(
+        tr("Run as: convert every floating tensor to this dtype to see what the device's precision does"));
     head->addRow(tr("Product"), product_);
     head->addRow(tr("Run as"), runAs_);
     layout->addLayout(head);
@@ -126,14 +128,14 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
     connect(context_, &DebugContext::planChanged, this, [this] {
         if (!context_->prepareError()) clearErrors();
         const PlanInfo& p = context_->plan();
-        planSummary_->setText(context_->isPrepared()
-                                  ? tr("<b>Prepared</b>: %1 steps, %2 slots, workspace %3")
-                                        .arg(p.steps.size())
-                                        .arg(p.slots.size())
-                                        .arg(formatBytes(double(p.workspaceBytes)))
-                                  : QString());
+        planSummary_->setText(context_->isPrepared() ? tr("<b>Prepared</b>: %1 steps, %2 slots, workspace %3")
+                                                           .arg(p.steps.size())
+                                                           .arg(p.slots.size())
+                                                           .arg(formatBytes(double(p.workspaceBytes)))
+                                                     : QString());
     });
-    connect(context_, &DebugContext::busyChanged, this, [this](bool busy) { prepare_->setEnabled(!busy || !context_->isPrepared()); });
+    connect(context_, &DebugContext::busyChanged, this,
+            [this](bool busy) { prepare_->setEnabled(!busy || !context_->isPrepared()); });
     rebuild();
 }
 
@@ -155,7 +157,8 @@ void ArgumentForm::rebuild() {
     updating_ = true;
     operator_->setCurrentIndex(op ? operator_->findText(QString::fromStdString(op->schema().name)) : -1);
     updating_ = false;
-    summary_->setText(op ? QString::fromStdString(op->schema().summary) : tr("Choose an operator, or load a case from the file."));
+    summary_->setText(op ? QString::fromStdString(op->schema().summary)
+                         : tr("Choose an operator, or load a case from the file."));
     if (!op) return;
     const ops::OpSchema& s = op->schema();
 
@@ -258,7 +261,8 @@ QWidget* ArgumentForm::makeAttributeEditor(std::size_t index) {
                 e->setValidator(new QRegularExpressionValidator(QRegularExpression("-?\\d+"), e));
             else if (a.kind == ops::ArgKind::Float)
                 e->setValidator(new QDoubleValidator(e));
-            if (a.optional) e->setPlaceholderText(tr("absent"));
+            if (a.optional)
+                e->setPlaceholderText(tr("absent"));
             else if (a.kind == ops::ArgKind::IntArray || a.kind == ops::ArgKind::BoolArray)
                 e->setPlaceholderText(tr("comma-separated"));
             connect(e, &QLineEdit::editingFinished, this, [this, name] { commitAttribute(name); });
@@ -273,11 +277,10 @@ void ArgumentForm::commitAttribute(const std::string& name) {
     const Row& row = rows_[name];
     if (!a || !row.editor) return;
     switch (a->kind) {
-        case ops::ArgKind::Bool:
-            context_->setAttribute(name, static_cast<QCheckBox*>(row.editor)->isChecked());
-            return;
+        case ops::ArgKind::Bool: context_->setAttribute(name, static_cast<QCheckBox*>(row.editor)->isChecked()); return;
         case ops::ArgKind::Enum:
-            context_->setAttribute(name, static_cast<int64_t>(static_cast<QComboBox*>(row.editor)->currentData().toLongLong()));
+            context_->setAttribute(
+                name, static_cast<int64_t>(static_cast<QComboBox*>(row.editor)->currentData().toLongLong()));
             return;
         default: break;
     }
@@ -326,9 +329,12 @@ void ArgumentForm::commitAttribute(const std::string& name) {
             std::vector<bool> v;
             for (const QString& it : items) {
                 const QString t = it.toLower();
-                if (t == "true" || t == "1") v.push_back(true);
-                else if (t == "false" || t == "0") v.push_back(false);
-                else ok = false;
+                if (t == "true" || t == "1")
+                    v.push_back(true);
+                else if (t == "false" || t == "0")
+                    v.push_back(false);
+                else
+                    ok = false;
             }
             if (ok) context_->setAttribute(name, v);
             break;
@@ -336,7 +342,8 @@ void ArgumentForm::commitAttribute(const std::string& name) {
         default: break;
     }
     if (!ok) {
-        rows_[name].error->setText(tr("'%1' is not a valid %2").arg(text, QString::fromUtf8(ops::argKindName(a->kind))));
+        rows_[name].error->setText(
+            tr("'%1' is not a valid %2").arg(text, QString::fromUtf8(ops::argKindName(a->kind))));
         rows_[name].error->show();
     }
 }
@@ -390,9 +397,12 @@ void ArgumentForm::refreshValues() {
             default: {
                 auto* e = static_cast<QLineEdit*>(row.editor);
                 if (e->hasFocus()) break;
-                if (!present && a.optional) e->clear();
-                else if (a.kind == ops::ArgKind::IntArray || a.kind == ops::ArgKind::BoolArray) e->setText(listText(v));
-                else e->setText(QString::fromStdString(paramToString(v)));
+                if (!present && a.optional)
+                    e->clear();
+                else if (a.kind == ops::ArgKind::IntArray || a.kind == ops::ArgKind::BoolArray)
+                    e->setText(listText(v));
+                else
+                    e->setText(QString::fromStdString(paramToString(v)));
             }
         }
     }

@@ -124,8 +124,9 @@ ChartsPanel::ChartsPanel(DebugContext* context, QWidget* parent) : QWidget(paren
                 return std::make_tuple(v, o.metrics.maxRelError > 0 ? 1 : 0, o.metrics.count);
             };
             const auto& outs = analysis_->outputs;
-            auto worst = std::max_element(outs.begin(), outs.end(),
-                                          [&](const OutputAnalysis& a, const OutputAnalysis& b) { return rank(a) < rank(b); });
+            auto worst =
+                std::max_element(outs.begin(), outs.end(),
+                                 [&](const OutputAnalysis& a, const OutputAnalysis& b) { return rank(a) < rank(b); });
             if (worst != outs.end()) i = static_cast<int>(worst - outs.begin());
         }
         if (i >= 0) output_->setCurrentIndex(i);
@@ -154,7 +155,8 @@ void ChartsPanel::refresh() {
         return;
     }
     if (!a->compared) {
-        const QString why = tr("%1 was not judged: %2").arg(QString::fromStdString(a->output), QString::fromStdString(a->note));
+        const QString why =
+            tr("%1 was not judged: %2").arg(QString::fromStdString(a->output), QString::fromStdString(a->note));
         for (QChartView* v : {histogram_, perAxis_, scatter_, cumulative_}) resetChart(v->chart(), why);
         note_->setText(why);
         axis_->clear();
@@ -188,7 +190,8 @@ void ChartsPanel::drawHistogram(const OutputAnalysis& a) {
                 top = std::max(top, h->counts[i]);
             }
     if (lo >= hi) {  // every error is zero (or not finite): nothing to bin
-        c->setTitle(tr("%1: all %2 errors are exactly zero").arg(QString::fromStdString(a.output)).arg(a.metrics.count));
+        c->setTitle(
+            tr("%1: all %2 errors are exactly zero").arg(QString::fromStdString(a.output)).arg(a.metrics.count));
         lo = 1e-8;
         hi = 1;
     }
@@ -236,7 +239,8 @@ void ChartsPanel::drawPerAxis(const OutputAnalysis& a) {
 void ChartsPanel::drawAxisStats(const std::vector<metrics::AxisErrorStats>& stats, int axis) {
     QChart* c = perAxis_->chart();
     const bool rel = errorKind_->currentIndex() == 0;
-    resetChart(c, tr("%1 error per index of axis %2 (max and mean)").arg(rel ? tr("Relative") : tr("Absolute")).arg(axis));
+    resetChart(c,
+               tr("%1 error per index of axis %2 (max and mean)").arg(rel ? tr("Relative") : tr("Absolute")).arg(axis));
     auto* maxS = new QLineSeries();
     maxS->setName(tr("max"));
     maxS->setPen(QPen(QColor(0xd6, 0x27, 0x28), 2));

@@ -39,16 +39,17 @@ DisplayControls::DisplayControls(QWidget* parent) : QWidget(parent) {
     rows->addLayout(l2);
     colormap_ = new QComboBox(this);
     for (view::Colormap c : view::allColormaps())
-        colormap_->addItem(QString::fromUtf8(view::colormapName(c)) + (view::isDiverging(c) ? tr(" (diverging)") : QString()),
-                           static_cast<int>(c));
+        colormap_->addItem(
+            QString::fromUtf8(view::colormapName(c)) + (view::isDiverging(c) ? tr(" (diverging)") : QString()),
+            static_cast<int>(c));
     colormap_->setToolTip(tr("Diverging maps centre white on zero (gradients); sequential maps show magnitudes"));
     scale_ = new QComboBox(this);
     for (view::ScaleKind s : {view::ScaleKind::Linear, view::ScaleKind::Log, view::ScaleKind::SymLog})
         scale_->addItem(QString::fromUtf8(view::scaleName(s)), static_cast<int>(s));
     scale_->setToolTip(tr("symlog is linear near zero and logarithmic beyond: signed values over many decades"));
     range_ = new QComboBox(this);
-    for (view::RangeMode m : {view::RangeMode::Autofit, view::RangeMode::Symmetric, view::RangeMode::Percentile,
-                              view::RangeMode::Manual})
+    for (view::RangeMode m :
+         {view::RangeMode::Autofit, view::RangeMode::Symmetric, view::RangeMode::Percentile, view::RangeMode::Manual})
         range_->addItem(QString::fromUtf8(view::rangeModeName(m)), static_cast<int>(m));
     range_->setToolTip(tr("Autofit: min..max · symmetric: ±max|x| · percentile: clip outliers · manual: type or drag"));
     percentile_ = new QDoubleSpinBox(this);
@@ -64,7 +65,8 @@ DisplayControls::DisplayControls(QWidget* parent) : QWidget(parent) {
     nonFinite_->setToolTip(tr("Paint NaN magenta, +Inf yellow, -Inf cyan"));
     beyond_ = new QCheckBox(tr("Beyond tolerance"), this);
     beyond_->setChecked(true);
-    beyond_->setToolTip(tr("Paint green (orange on viridis) the elements whose relative AND absolute errors exceed the tolerances"));
+    beyond_->setToolTip(
+        tr("Paint green (orange on viridis) the elements whose relative AND absolute errors exceed the tolerances"));
     relTol_ = numberEdit(this, tr("Relative tolerance of the overlay"));
     absTol_ = numberEdit(this, tr("Absolute tolerance of the overlay"));
     relTol_->setText("0.001");

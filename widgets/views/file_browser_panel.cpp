@@ -57,12 +57,10 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
     split->setSizes({240, 240, 90});
     l->addWidget(split, 1);
 
-    connect(caseView_, &QTableView::clicked, this, [this](const QModelIndex& i) {
-        context_->loadCase(cases_->data(i, CaseListModel::PathRole).toString());
-    });
-    connect(caseView_, &QTableView::activated, this, [this](const QModelIndex& i) {
-        context_->loadCase(cases_->data(i, CaseListModel::PathRole).toString());
-    });
+    connect(caseView_, &QTableView::clicked, this,
+            [this](const QModelIndex& i) { context_->loadCase(cases_->data(i, CaseListModel::PathRole).toString()); });
+    connect(caseView_, &QTableView::activated, this,
+            [this](const QModelIndex& i) { context_->loadCase(cases_->data(i, CaseListModel::PathRole).toString()); });
     connect(treeView_, &QTreeView::doubleClicked, this, [this](const QModelIndex& i) {
         if (tree_->data(i, H5TreeModel::IsCaseRole).toBool())
             context_->loadCase(tree_->data(i, H5TreeModel::PathRole).toString());
@@ -86,14 +84,16 @@ void FileBrowserPanel::onFileChanged() {
     tree_->setFile(context_->file(), casePaths);
     attributes_->setRowCount(0);
     if (!context_->file()) {
-        title_->setText(tr("No file. <b>File › Open</b> (Ctrl+O), drop an .h5 file here, or pass one on the command line."));
+        title_->setText(
+            tr("No file. <b>File › Open</b> (Ctrl+O), drop an .h5 file here, or pass one on the command line."));
         return;
     }
     const QFileInfo fi(context_->filePath());
-    title_->setText(tr("<b>%1</b> — %2 · %3 %4")
-                        .arg(fi.fileName().toHtmlEscaped(), QString::number(fi.size() / 1024.0 / 1024.0, 'f', 2) + " MiB")
-                        .arg(context_->cases().size())
-                        .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)")));
+    title_->setText(
+        tr("<b>%1</b> — %2 · %3 %4")
+            .arg(fi.fileName().toHtmlEscaped(), QString::number(fi.size() / 1024.0 / 1024.0, 'f', 2) + " MiB")
+            .arg(context_->cases().size())
+            .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)")));
     title_->setToolTip(context_->filePath());
     caseView_->resizeColumnsToContents();
     caseView_->setColumnWidth(CaseListModel::Path, std::min(caseView_->columnWidth(CaseListModel::Path), 230));
@@ -111,7 +111,8 @@ void FileBrowserPanel::showAttributes(const QString& qpath) {
         for (std::size_t i = 0; i < names.size(); ++i) {
             const int r = static_cast<int>(i);
             attributes_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(names[i])));
-            attributes_->setItem(r, 1, new QTableWidgetItem(QString::fromStdString(h5::describeAttribute(*f, path, names[i]))));
+            attributes_->setItem(
+                r, 1, new QTableWidgetItem(QString::fromStdString(h5::describeAttribute(*f, path, names[i]))));
             auto* value = new QTableWidgetItem(QString::fromStdString(h5::attributeText(*f, path, names[i])));
             value->setToolTip(value->text());
             attributes_->setItem(r, 2, value);

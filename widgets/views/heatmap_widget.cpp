@@ -122,7 +122,8 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         p.drawRect(box);
     }
     if (!caption_.isEmpty()) {
-        const QRect box = p.fontMetrics().boundingRect(caption_).adjusted(-4, -2, 4, 2).translated(8, 8 + p.fontMetrics().ascent());
+        const QRect box =
+            p.fontMetrics().boundingRect(caption_).adjusted(-4, -2, 4, 2).translated(8, 8 + p.fontMetrics().ascent());
         p.fillRect(box, QColor(255, 255, 255, 200));
         p.setPen(Qt::black);
         p.drawText(box, Qt::AlignCenter, caption_);
@@ -160,8 +161,10 @@ void HeatmapWidget::mouseMoveEvent(QMouseEvent* e) {
         }
     }
     int64_t r, c;
-    if (elementAt(e->position(), &r, &c)) Q_EMIT hovered(r, c);
-    else Q_EMIT hovered(-1, -1);
+    if (elementAt(e->position(), &r, &c))
+        Q_EMIT hovered(r, c);
+    else
+        Q_EMIT hovered(-1, -1);
 }
 
 void HeatmapWidget::mouseReleaseEvent(QMouseEvent* e) {

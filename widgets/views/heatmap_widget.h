@@ -52,8 +52,8 @@ private:
     QImage image_;
     int64_t rows_ = 0, cols_ = 0;
     double zoom_ = 1;
-    QPointF origin_;              // element coordinates (x = col, y = row) at the top-left
-    bool fitted_ = true;          // refit on resize until the user zooms or pans
+    QPointF origin_;      // element coordinates (x = col, y = row) at the top-left
+    bool fitted_ = true;  // refit on resize until the user zooms or pans
     QString message_;
     QString caption_;
     int64_t markRow_ = -1, markCol_ = -1;

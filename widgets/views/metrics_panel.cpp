@@ -19,8 +19,9 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     l->setContentsMargins(4, 4, 4, 4);
     auto* form = new QFormLayout();
     baseline_ = new QComboBox(this);
-    baseline_->setToolTip(tr("What the outputs are compared with: the golden (the operator's float64 result for the inputs "
-                             "as run; with \"run as\", for the inputs as stored), or an output source of the case"));
+    baseline_->setToolTip(
+        tr("What the outputs are compared with: the golden (the operator's float64 result for the inputs "
+           "as run; with \"run as\", for the inputs as stored), or an output source of the case"));
     form->addRow(tr("Compare with"), baseline_);
     standard_ = new QComboBox(this);
     standard_->setEditable(true);
@@ -53,7 +54,8 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     l->addWidget(standardInfo_);
 
     connect(baseline_, &QComboBox::activated, this, [this] { context_->setBaselineSource(baseline_->currentText()); });
-    connect(standard_, &QComboBox::activated, this, [this](int i) { context_->setStandard(standard_->itemData(i).toString()); });
+    connect(standard_, &QComboBox::activated, this,
+            [this](int i) { context_->setStandard(standard_->itemData(i).toString()); });
     connect(standard_->lineEdit(), &QLineEdit::returnPressed, this, [this] {
         const QString text = standard_->currentText().trimmed();
         const int i = standard_->findText(text);
@@ -74,8 +76,10 @@ void MetricsPanel::refreshChoices() {
     baseline_->setCurrentText(context_->baselineSource());
     const QString spec = context_->standardSpec();
     const int i = standard_->findData(spec);
-    if (i >= 0) standard_->setCurrentIndex(i);
-    else standard_->setEditText(spec);
+    if (i >= 0)
+        standard_->setCurrentIndex(i);
+    else
+        standard_->setEditText(spec);
 }
 
 QString MetricsPanel::verdictText() const { return verdict_->text(); }
@@ -110,14 +114,16 @@ void MetricsPanel::refreshVerdict() {
     }
     const metrics::Verdict shown = overall == ops::Overall::NotJudged ? metrics::Verdict::Warning : worst;
     const QColor bg = verdictBackground(shown), fg = verdictForeground(shown);
-    verdict_->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; font-weight: bold; font-size: 14px; border-radius: 4px; }")
-                                .arg(bg.name(), fg.name()));
+    verdict_->setStyleSheet(
+        QStringLiteral("QLabel { background: %1; color: %2; font-weight: bold; font-size: 14px; border-radius: 4px; }")
+            .arg(bg.name(), fg.name()));
     const QString head = overall == ops::Overall::NotJudged ? tr("NOT JUDGED") : gui::verdictText(worst).toUpper();
     QString detail;
     if (!failing.isEmpty()) detail += tr(" — failing: %1").arg(failing.join(", "));
     if (!notJudged.isEmpty()) detail += tr(" — not judged: %1").arg(notJudged.join(", "));
-    verdict_->setText(tr("%1 under %2 against %3%4")
-                          .arg(head, QString::fromStdString(a->standard), QString::fromStdString(a->baselineName), detail));
+    verdict_->setText(
+        tr("%1 under %2 against %3%4")
+            .arg(head, QString::fromStdString(a->standard), QString::fromStdString(a->baselineName), detail));
 }
 
 }  // namespace opscope::gui

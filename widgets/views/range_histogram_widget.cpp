@@ -15,7 +15,8 @@ constexpr int kLabelHeight = 16;
 
 RangeHistogramWidget::RangeHistogramWidget(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setToolTip(tr("Histogram of the slice's values on the display scale.\nDrag the white handles to set the range by hand."));
+    setToolTip(
+        tr("Histogram of the slice's values on the display scale.\nDrag the white handles to set the range by hand."));
 }
 
 void RangeHistogramWidget::setHistogram(const view::ValueHistogram& h, const view::ValueScale& histScale,
@@ -115,13 +116,16 @@ void RangeHistogramWidget::mousePressEvent(QMouseEvent* e) {
 void RangeHistogramWidget::mouseMoveEvent(QMouseEvent* e) {
     if (!dragging_) {
         const double x = e->position().x();
-        const bool near = valid_ && (std::fabs(x - xOf(display_.range().lo)) < 6 || std::fabs(x - xOf(display_.range().hi)) < 6);
+        const bool near =
+            valid_ && (std::fabs(x - xOf(display_.range().lo)) < 6 || std::fabs(x - xOf(display_.range().hi)) < 6);
         setCursor(near ? Qt::SizeHorCursor : Qt::ArrowCursor);
         return;
     }
     const double v = valueAt(e->position().x());
-    if (dragging_ == 1) dragLo_ = std::min(v, dragHi_);
-    else dragHi_ = std::max(v, dragLo_);
+    if (dragging_ == 1)
+        dragLo_ = std::min(v, dragHi_);
+    else
+        dragHi_ = std::max(v, dragLo_);
     update();
 }
 

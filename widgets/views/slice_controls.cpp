@@ -50,8 +50,10 @@ void SliceControls::setSlice(const view::SliceSpec& s) {
     if (n == slice_) return;
     const bool axesChanged = n.rowAxis != slice_.rowAxis || n.colAxis != slice_.colAxis;
     slice_ = n;
-    if (axesChanged) rebuild();
-    else syncFromSlice();
+    if (axesChanged)
+        rebuild();
+    else
+        syncFromSlice();
     Q_EMIT sliceChanged(slice_);
 }
 

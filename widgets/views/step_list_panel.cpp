@@ -81,21 +81,23 @@ std::optional<std::size_t> StepListPanel::selectedStep() const {
 void StepListPanel::updateSummary() {
     if (!context_->isPrepared()) {
         if (const auto& err = context_->prepareError()) {
-            summary_->setText(tr("<span style='color:#b71c1c'><b>%1</b>: %2</span> — see the Call panel.")
-                                  .arg(err->headline().toHtmlEscaped(),
-                                       QString::fromStdString(stripMessagePrefix(err->message.toStdString())).toHtmlEscaped()));
+            summary_->setText(
+                tr("<span style='color:#b71c1c'><b>%1</b>: %2</span> — see the Call panel.")
+                    .arg(err->headline().toHtmlEscaped(),
+                         QString::fromStdString(stripMessagePrefix(err->message.toStdString())).toHtmlEscaped()));
             return;
         }
-        summary_->setText(context_->op() ? tr("Not prepared. Press Prepare (Ctrl+P) to validate the arguments and build the plan.")
-                                         : tr("Open a file and click a case, or choose an operator."));
+        summary_->setText(context_->op()
+                              ? tr("Not prepared. Press Prepare (Ctrl+P) to validate the arguments and build the plan.")
+                              : tr("Open a file and click a case, or choose an operator."));
         return;
     }
     const PlanInfo& p = context_->plan();
     const std::size_t n = p.steps.size();
     const std::size_t next = context_->nextStep();
     QString where = context_->atEnd() ? tr("<b>finished</b>")
-                    : next < n       ? tr("next: <b>step %1 %2</b>").arg(next).arg(QString::fromStdString(p.steps[next].name))
-                                     : tr("ready");
+                    : next < n ? tr("next: <b>step %1 %2</b>").arg(next).arg(QString::fromStdString(p.steps[next].name))
+                               : tr("ready");
     summary_->setText(tr("<b>%1</b> on %2%3 · %4 steps · workspace %5 · %6")
                           .arg(QString::fromStdString(p.op), QString::fromStdString(p.product),
                                p.runAs.empty() ? QString() : tr(" · run as %1").arg(QString::fromStdString(p.runAs)))

@@ -20,11 +20,11 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     if (plane.size() == 0) return f;
     f.planeRows = plane.rows;
     f.planeCols = plane.cols;
-    f.sliceStats = computeStats(TensorView::contiguous(DType::Float64, {plane.rows, plane.cols},
-                                                       const_cast<double*>(plane.values.data())));
+    f.sliceStats = computeStats(
+        TensorView::contiguous(DType::Float64, {plane.rows, plane.cols}, const_cast<double*>(plane.values.data())));
 
-    const view::ValueRange range = req.fixedRange ? *req.fixedRange
-                                                  : view::computeRange(plane.values, req.settings.range, req.settings.scale);
+    const view::ValueRange range =
+        req.fixedRange ? *req.fixedRange : view::computeRange(plane.values, req.settings.range, req.settings.scale);
     f.scale = view::ValueScale(req.settings.scale, range);
     // The histogram shows all the data and the display range inside it.
     view::RangeRequest all;
@@ -41,9 +41,9 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     std::optional<view::Downsampled> beyond;
     f.beyondCount = -1;
     if (req.absError && req.relError && req.absError->shape() == t.shape() && req.relError->shape() == t.shape()) {
-        const view::ToleranceMask m =
-            view::beyondTolerance(view::extractPlane(req.absError->view(), slice), view::extractPlane(req.relError->view(), slice),
-                                  req.settings.absTolerance, req.settings.relTolerance);
+        const view::ToleranceMask m = view::beyondTolerance(view::extractPlane(req.absError->view(), slice),
+                                                            view::extractPlane(req.relError->view(), slice),
+                                                            req.settings.absTolerance, req.settings.relTolerance);
         f.beyondCount = m.count;
         beyond = view::downsample(m.mask, req.maxCells, req.maxCells);
     }
@@ -56,7 +56,8 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     const std::vector<uint32_t> px = view::renderCells(cells, ds, beyond ? &*beyond : nullptr);
     QImage img(static_cast<int>(cells.cols), static_cast<int>(cells.rows), QImage::Format_RGB32);
     for (int64_t r = 0; r < cells.rows; ++r)
-        std::memcpy(img.scanLine(static_cast<int>(r)), px.data() + r * cells.cols, static_cast<std::size_t>(cells.cols) * 4);
+        std::memcpy(img.scanLine(static_cast<int>(r)), px.data() + r * cells.cols,
+                    static_cast<std::size_t>(cells.cols) * 4);
     f.image = std::move(img);
     return f;
 }

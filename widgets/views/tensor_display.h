@@ -23,29 +23,29 @@ struct DisplaySettings {
     view::RangeRequest range;
     bool showNonFinite = true;
     bool showBeyond = true;
-    double relTolerance = 1e-3;   // an element is beyond tolerance when both errors exceed these
+    double relTolerance = 1e-3;  // an element is beyond tolerance when both errors exceed these
     double absTolerance = 1e-6;
 };
 
 struct DisplayRequest {
     TensorPtr tensor;
-    TensorPtr absError, relError;             // optional, same shape: the tolerance overlay
+    TensorPtr absError, relError;  // optional, same shape: the tolerance overlay
     DisplaySettings settings;
     std::optional<view::ValueRange> fixedRange;  // share a range (A/B, side by side)
-    int64_t maxCells = 2048;                  // per axis, before downsampling
+    int64_t maxCells = 2048;                     // per axis, before downsampling
     int histogramBins = 64;
 };
 
 struct DisplayFrame {
-    QImage image;                             // one pixel per cell
-    int64_t planeRows = 0, planeCols = 0;     // the slice in elements
-    int64_t blockRows = 1, blockCols = 1;     // elements per pixel
-    view::ValueScale scale;                   // the colour scale (display range)
-    view::ValueScale histogramScale;          // spans the data and the display range
-    view::ValueHistogram histogram;           // binned on histogramScale
+    QImage image;                          // one pixel per cell
+    int64_t planeRows = 0, planeCols = 0;  // the slice in elements
+    int64_t blockRows = 1, blockCols = 1;  // elements per pixel
+    view::ValueScale scale;                // the colour scale (display range)
+    view::ValueScale histogramScale;       // spans the data and the display range
+    view::ValueHistogram histogram;        // binned on histogramScale
     TensorStats sliceStats, tensorStats;
-    int64_t beyondCount = 0;                  // in the slice; -1 without error maps
-    std::vector<int64_t> firstNonFinite;      // index of the first NaN/Inf in the tensor, empty if none
+    int64_t beyondCount = 0;              // in the slice; -1 without error maps
+    std::vector<int64_t> firstNonFinite;  // index of the first NaN/Inf in the tensor, empty if none
     bool valid() const { return !image.isNull(); }
 };
 

@@ -32,18 +32,20 @@ TensorSlotWidget::TensorSlotWidget(bool optional, QWidget* parent) : QFrame(pare
 
 void TensorSlotWidget::setBinding(const QString& origin, const QString& description) {
     if (origin.isEmpty()) {
-        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset here</i>") : tr("<i>drop a dataset here</i>"));
+        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset here</i>")
+                                 : tr("<i>drop a dataset here</i>"));
         setToolTip(tr("Drag a dataset from the file tree onto this argument"));
     } else {
-        text_->setText(QStringLiteral("<b>%1</b>  <span style='color:gray'>%2</span>").arg(description.toHtmlEscaped(),
-                                                                                          origin.toHtmlEscaped()));
+        text_->setText(QStringLiteral("<b>%1</b>  <span style='color:gray'>%2</span>")
+                           .arg(description.toHtmlEscaped(), origin.toHtmlEscaped()));
         setToolTip(origin);
     }
     clear_->setVisible(!origin.isEmpty());
 }
 
 void TensorSlotWidget::setHighlight(bool on) {
-    setStyleSheet(on ? QStringLiteral("TensorSlotWidget, opscope--gui--TensorSlotWidget { background: #e3f2fd; }") : QString());
+    setStyleSheet(on ? QStringLiteral("TensorSlotWidget, opscope--gui--TensorSlotWidget { background: #e3f2fd; }")
+                     : QString());
     setFrameShadow(on ? QFrame::Sunken : QFrame::Plain);
     setLineWidth(on ? 2 : 1);
 }

@@ -152,7 +152,7 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
 
 const TensorViewPanel::Entry* TensorViewPanel::entry() const {
     return current_ >= 0 && current_ < static_cast<int>(entries_.size()) ? &entries_[static_cast<std::size_t>(current_)]
-                                                                           : nullptr;
+                                                                         : nullptr;
 }
 
 TensorKey TensorViewPanel::currentKey() const { return entry() ? entry()->key : TensorKey{}; }
@@ -178,7 +178,8 @@ void TensorViewPanel::rebuildEntries() {
             if (s.kind != kind) continue;
             const QString desc = QString::fromUtf8(dtypeName(s.dtype)) + formatShape(s.shape);
             add({TensorKey::Source::Slot, s.name}, s.output, false,
-                QStringLiteral("%1 — %2 %3").arg(QString::fromStdString(s.name), QString::fromUtf8(slotKindName(kind)), desc));
+                QStringLiteral("%1 — %2 %3")
+                    .arg(QString::fromStdString(s.name), QString::fromUtf8(slotKindName(kind)), desc));
             if (kind == SlotKind::Output && baseline && baseline->count(s.name)) {
                 const QString n = QString::fromStdString(s.name);
                 add({TensorKey::Source::Baseline, s.name}, s.name, false, tr("%1 — reference").arg(n));
@@ -197,7 +198,8 @@ void TensorViewPanel::rebuildEntries() {
     if (entries_.empty()) {
         fetched_.clear();
         frame_ = DisplayFrame{};
-        heatmap_->clear(context_->isPrepared() ? tr("The plan has no tensors") : tr("Prepare an operator call to see its tensors"));
+        heatmap_->clear(context_->isPrepared() ? tr("The plan has no tensors")
+                                               : tr("Prepare an operator call to see its tensors"));
         sideHeatmap_->clear();
         histogram_->clear();
         readout_->clear();
@@ -240,7 +242,8 @@ void TensorViewPanel::onEntryChosen(int index) {
 
 std::optional<TensorKey> TensorViewPanel::partnerKey() const {
     const Entry* e = entry();
-    if (!e || e->output.empty() || !context_->baseline() || !context_->baseline()->count(e->output)) return std::nullopt;
+    if (!e || e->output.empty() || !context_->baseline() || !context_->baseline()->count(e->output))
+        return std::nullopt;
     if (e->key.source == TensorKey::Source::Slot) return TensorKey{TensorKey::Source::Baseline, e->output};
     if (e->key.source == TensorKey::Source::Baseline) return TensorKey{TensorKey::Source::Slot, e->output};
     return std::nullopt;
@@ -277,8 +280,10 @@ void TensorViewPanel::refetch() {
         context_->fetchTensor(k, this, [this, gen, k](TensorPtr t, QString error) {
             if (gen != fetchGeneration_) return;
             pending_.erase(k);
-            if (t) fetched_[k] = t;
-            else if (k == currentKey()) info_->setText(error);
+            if (t)
+                fetched_[k] = t;
+            else if (k == currentKey())
+                info_->setText(error);
             if (pending_.empty()) recompute();
         });
     }
@@ -410,7 +415,8 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
     } else {
         heatmap_->setImage(main.image, main.planeRows, main.planeCols);
         const QString a = e ? e->label.section(QStringLiteral(" — "), 0, 0) : QString();
-        heatmap_->setCaption(sideBySide_->isChecked() || ab ? (ab ? tr("B: reference") : tr("A: %1").arg(a)) : QString());
+        heatmap_->setCaption(sideBySide_->isChecked() || ab ? (ab ? tr("B: reference") : tr("A: %1").arg(a))
+                                                            : QString());
         histogram_->setHistogram(main.histogram, main.histogramScale, main.scale, settings().colormap);
         controls_->showRange(main.scale.range().lo, main.scale.range().hi);
     }
@@ -425,7 +431,8 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
     if (!marked_.empty() && marked_.size() == sl.index.size()) {
         bool inPlane = true;
         for (std::size_t a = 0; a < marked_.size(); ++a)
-            if (static_cast<int>(a) != sl.rowAxis && static_cast<int>(a) != sl.colAxis && marked_[a] != sl.index[a]) inPlane = false;
+            if (static_cast<int>(a) != sl.rowAxis && static_cast<int>(a) != sl.colAxis && marked_[a] != sl.index[a])
+                inPlane = false;
         if (inPlane) {
             mr = sl.rowAxis >= 0 ? marked_[static_cast<std::size_t>(sl.rowAxis)] : 0;
             mc = sl.colAxis >= 0 ? marked_[static_cast<std::size_t>(sl.colAxis)] : 0;
@@ -451,20 +458,21 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
                         .arg(formatNumber(ts.min, 5), formatNumber(ts.max, 5), formatNumber(ts.mean, 5),
                              formatNumber(ts.meanAbs, 5));
     if (ts.nanCount || ts.infCount)
-        stats += QStringLiteral(" · <b style='color:#b71c1c'>%1 NaN, %2 Inf</b> <a href='nonfinite'>go to the first %3</a>")
-                     .arg(ts.nanCount)
-                     .arg(ts.infCount)
-                     .arg(formatShape(main.firstNonFinite));
+        stats +=
+            QStringLiteral(" · <b style='color:#b71c1c'>%1 NaN, %2 Inf</b> <a href='nonfinite'>go to the first %3</a>")
+                .arg(ts.nanCount)
+                .arg(ts.infCount)
+                .arg(formatShape(main.firstNonFinite));
     if (const AnalysisPtr a = context_->analysis(); a && e && !e->output.empty())
         if (const OutputAnalysis* o = a->find(e->output); o && o->metrics.worstRel.index >= 0)
-            stats += tr(" · <a href='worst'>go to the worst rel. error %1</a>").arg(formatShape(o->metrics.worstRel.coords));
+            stats +=
+                tr(" · <a href='worst'>go to the worst rel. error %1</a>").arg(formatShape(o->metrics.worstRel.coords));
     if (main.beyondCount > 0) {
         const view::Rgb c = view::beyondToleranceColor(settings().colormap);
         stats += tr(" · <b><span style='color:%2'>■</span> %1 beyond tolerance in this slice</b>")
                      .arg(main.beyondCount)
                      .arg(QColor(c.r, c.g, c.b).name());
-    }
-    else if (main.beyondCount == 0)
+    } else if (main.beyondCount == 0)
         stats += tr(" · none beyond tolerance in this slice");
     stats_->setText(stats);
     if (!hoverActive_) readout_->setText(tr("Hover over the map for values; click to pick an element (history)."));
@@ -502,7 +510,8 @@ void TensorViewPanel::onHover(qint64 row, qint64 col) {
     }
     const TensorPtr primary = fetched(currentKey());
     if (!primary) return;
-    readout_->setText(describeElement(view::elementIndex(view::normalizeSlice(primary->shape(), slice_->slice()), row, col)));
+    readout_->setText(
+        describeElement(view::elementIndex(view::normalizeSlice(primary->shape(), slice_->slice()), row, col)));
 }
 
 void TensorViewPanel::onClick(qint64 row, qint64 col) {

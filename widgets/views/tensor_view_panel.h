@@ -61,8 +61,8 @@ Q_SIGNALS:
 private:
     struct Entry {
         TensorKey key;
-        std::string output;  // the operator output it belongs to, "" if none
-        bool errors = false; // an error map (sequential colours)
+        std::string output;   // the operator output it belongs to, "" if none
+        bool errors = false;  // an error map (sequential colours)
         QString label;
     };
     void rebuildEntries();

@@ -59,14 +59,14 @@ struct CaseSummary {
     std::string path;
     std::string op;
     std::string description;
-    std::string standard;            // "" = the operator's default
+    std::string standard;  // "" = the operator's default
     std::vector<Param> params;
     std::vector<TensorSummary> inputs;
     std::vector<SourceSummary> sources;
 };
 
 struct OutputSource {
-    std::string name;                // "expected", "npu", "trace", ...
+    std::string name;  // "expected", "npu", "trace", ...
     SourceRole role = SourceRole::Reference;
     std::string description;
     std::vector<std::pair<std::string, HostTensor>> tensors;  // by output name
@@ -74,11 +74,11 @@ struct OutputSource {
 };
 
 struct Case {
-    std::string path;                // where it lives: "/group_norm_backward/fp32/basic"
-    std::string op;                  // aclnn or short operator name
+    std::string path;  // where it lives: "/group_norm_backward/fp32/basic"
+    std::string op;    // aclnn or short operator name
     std::string description;
-    std::string standard;            // "" = the operator's default
-    std::string origin = "case";     // "case", or "trace" for a replayed executor
+    std::string standard;         // "" = the operator's default
+    std::string origin = "case";  // "case", or "trace" for a replayed executor
     std::vector<Param> params;
     std::vector<std::pair<std::string, HostTensor>> inputs;
     std::vector<OutputSource> sources;

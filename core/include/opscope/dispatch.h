@@ -12,16 +12,33 @@
 
 namespace opscope {
 
-template <class T> struct TypeTag { using type = T; };
+template <class T>
+struct TypeTag {
+    using type = T;
+};
 
-template <class T> constexpr DType dtypeOf();
-template <> constexpr DType dtypeOf<float>() { return DType::Float32; }
-template <> constexpr DType dtypeOf<double>() { return DType::Float64; }
-template <> constexpr DType dtypeOf<half>() { return DType::Float16; }
-template <> constexpr DType dtypeOf<bfloat16>() { return DType::BFloat16; }
+template <class T>
+constexpr DType dtypeOf();
+template <>
+constexpr DType dtypeOf<float>() {
+    return DType::Float32;
+}
+template <>
+constexpr DType dtypeOf<double>() {
+    return DType::Float64;
+}
+template <>
+constexpr DType dtypeOf<half>() {
+    return DType::Float16;
+}
+template <>
+constexpr DType dtypeOf<bfloat16>() {
+    return DType::BFloat16;
+}
 
 // The floating storage types a kernel takes, as a list: dispatchKernel<Float32Family>(...).
-template <class... Ts> struct KernelTypes {};
+template <class... Ts>
+struct KernelTypes {};
 // float32, float16, bfloat16: stored so, computed in float32.
 using Float32Family = KernelTypes<float, half, bfloat16>;
 // float32 or float64 compute buffers: a kernel that also runs an operator's float64 data.
@@ -37,11 +54,14 @@ decltype(auto) dispatchAmong(DType t, const char* kernel, Fn& fn) {
         fail(status::kInner, std::string(kernel) + " has no " + dtypeName(t) + " variant");
     }
 }
-template <class Types> struct Dispatcher;
+template <class Types>
+struct Dispatcher;
 template <class... Ts>
 struct Dispatcher<KernelTypes<Ts...>> {
     template <class Fn>
-    static decltype(auto) run(DType t, const char* kernel, Fn& fn) { return dispatchAmong<Fn, Ts...>(t, kernel, fn); }
+    static decltype(auto) run(DType t, const char* kernel, Fn& fn) {
+        return dispatchAmong<Fn, Ts...>(t, kernel, fn);
+    }
 };
 }  // namespace detail
 

@@ -39,7 +39,11 @@ const char* recentErrorMessage();
 // Builds a message with stream syntax: throw StatusError(code, Msg() << "x is " << x);
 class Msg {
 public:
-    template <class T> Msg& operator<<(const T& v) { os_ << v; return *this; }
+    template <class T>
+    Msg& operator<<(const T& v) {
+        os_ << v;
+        return *this;
+    }
     operator std::string() const { return os_.str(); }
     std::string str() const { return os_.str(); }
 

@@ -15,8 +15,8 @@
 
 namespace opscope {
 
-using ParamValue = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>,
-                                std::vector<double>, std::vector<bool>>;
+using ParamValue =
+    std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>, std::vector<bool>>;
 struct Param {
     std::string name;
     ParamValue value;
@@ -34,7 +34,7 @@ class Executor;
 
 struct StepRecord {
     std::size_t index = 0;
-    double startUs = 0;      // microseconds since the process's trace epoch
+    double startUs = 0;  // microseconds since the process's trace epoch
     double durationUs = 0;
 };
 
@@ -105,7 +105,8 @@ public:
     void removeObserver(ExecutorObserver* o);
 
 private:
-    template <class Fn> void notify(Fn&& fn) const;
+    template <class Fn>
+    void notify(Fn&& fn) const;
 
     std::string opName_;
     Product product_;

@@ -26,8 +26,14 @@ public:
 
     void* data() { return data_.get(); }
     const void* data() const { return data_.get(); }
-    template <class T> T* dataAs() { return static_cast<T*>(data()); }
-    template <class T> const T* dataAs() const { return static_cast<const T*>(data()); }
+    template <class T>
+    T* dataAs() {
+        return static_cast<T*>(data());
+    }
+    template <class T>
+    const T* dataAs() const {
+        return static_cast<const T*>(data());
+    }
 
     // A contiguous view of the whole tensor.
     TensorView view() const;
@@ -41,7 +47,9 @@ public:
     static HostTensor copyOf(const TensorView& v);
 
 private:
-    struct AlignedFree { void operator()(void* p) const; };
+    struct AlignedFree {
+        void operator()(void* p) const;
+    };
     DType dtype_ = DType::Float32;
     std::vector<int64_t> shape_;
     std::shared_ptr<void> data_;

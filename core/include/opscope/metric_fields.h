@@ -17,8 +17,8 @@ namespace opscope::metrics {
 enum class FieldFormat { Count, Real, Cosine, Share, Ulp };
 
 struct MetricField {
-    const char* key;    // JSON, CSV and HDF5 attribute name: "max_rel_error"
-    const char* label;  // for people: "Max rel error"
+    const char* key;         // JSON, CSV and HDF5 attribute name: "max_rel_error"
+    const char* label;       // for people: "Max rel error"
     const char* shortLabel;  // a narrow table column: "max rel"
     FieldFormat format;
     // The value, or nullopt where the metric does not apply to this comparison (ULP of a

@@ -45,7 +45,7 @@ HostTensor roundedTo(const HostTensor& t, DType dtype);
 // ---- comparing two tensors -----------------------------------------------------------------
 
 struct CompareOptions {
-    bool roundReference = true;            // round the reference to the output dtype first
+    bool roundReference = true;  // round the reference to the output dtype first
     double relativeGuard = kRelativeErrorGuard;
     // Counts elements outside |a - r| <= atol + rtol * |r| (what a user-given tolerance judges).
     bool checkTolerance = false;
@@ -54,37 +54,37 @@ struct CompareOptions {
 
 // One element, for "where is the worst one".
 struct ElementRef {
-    int64_t index = -1;                    // row-major; -1 when there is none
-    std::vector<int64_t> coords;           // in the actual tensor's shape
-    double actual = 0, reference = 0;      // reference as compared (rounded)
+    int64_t index = -1;                // row-major; -1 when there is none
+    std::vector<int64_t> coords;       // in the actual tensor's shape
+    double actual = 0, reference = 0;  // reference as compared (rounded)
     double absError = 0, relError = 0;
 };
 
 struct ComparisonMetrics {
     DType outputDtype = DType::Float32;
     std::vector<int64_t> shape;
-    int64_t count = 0;                     // elements compared
-    int64_t finiteCount = 0;               // pairs where both are finite: the error metrics' domain
+    int64_t count = 0;        // elements compared
+    int64_t finiteCount = 0;  // pairs where both are finite: the error metrics' domain
 
     int64_t nanActual = 0, nanReference = 0, infActual = 0, infReference = 0;
     // One side NaN and the other not, Inf against a finite value, or Inf of the other sign.
     int64_t nonFiniteMismatches = 0;
     ElementRef firstMismatch;
 
-    double cosine = 1;                     // a.r / (|a| |r|); 1 when both are zero, 0 when one is
+    double cosine = 1;  // a.r / (|a| |r|); 1 when both are zero, 0 when one is
     double maxAbsError = 0, meanAbsError = 0;
     double maxRelError = 0, meanRelError = 0;
     double rmse = 0;
-    double errorBalance = 0;               // mean((a - r) / max(|r|, 1)): systematic drift, signed
+    double errorBalance = 0;  // mean((a - r) / max(|r|, 1)): systematic drift, signed
     // Shares of all elements with relative error below 1e-2, 1e-3, 1e-4 ("double hundredth,
     // thousandth, ten-thousandth"); a matching NaN/Inf pair counts as within, a mismatch not.
     double shareRelBelow1e2 = 1, shareRelBelow1e3 = 1, shareRelBelow1e4 = 1;
-    bool ulpApplicable = false;            // fp16, bf16, fp32 (and fp64) outputs
+    bool ulpApplicable = false;                // fp16, bf16, fp32 (and fp64) outputs
     double maxUlpError = 0, meanUlpError = 0;  // against the unrounded reference
-    int64_t smallValueCount = 0;           // finite pairs with |r| < smallValue
-    double smallValueErrorRatio = 0;       // of those, the share with |a - r| > smallValueAtol
+    int64_t smallValueCount = 0;               // finite pairs with |r| < smallValue
+    double smallValueErrorRatio = 0;           // of those, the share with |a - r| > smallValueAtol
     bool toleranceChecked = false;
-    int64_t toleranceViolations = 0;       // finite pairs outside atol + rtol*|r|, plus mismatches
+    int64_t toleranceViolations = 0;  // finite pairs outside atol + rtol*|r|, plus mismatches
     ElementRef worstAbs, worstRel, worstTolerance;
 };
 
@@ -102,17 +102,17 @@ const char* verdictName(Verdict v);          // "pass", "warning", "fail"
 
 struct Judgement {
     Verdict verdict = Verdict::Pass;
-    std::string standard;                    // the standard's name
-    std::string reason;                      // one line with the numbers and thresholds
+    std::string standard;  // the standard's name
+    std::string reason;    // one line with the numbers and thresholds
     bool passed() const { return verdict != Verdict::Fail; }
 };
 
 // A standard as data: what it is called, how it decides, and what compare() must compute.
 struct Standard {
-    std::string name;                        // "cann", "dual-thousandth", "msprobe-legacy", "rtol=..,atol=.."
-    std::string title;                       // "CANN single-benchmark"
-    std::string formula;                     // the rule, for --help, reports and the GUI
-    std::string thresholds;                  // the numbers per dtype
+    std::string name;        // "cann", "dual-thousandth", "msprobe-legacy", "rtol=..,atol=.."
+    std::string title;       // "CANN single-benchmark"
+    std::string formula;     // the rule, for --help, reports and the GUI
+    std::string thresholds;  // the numbers per dtype
     CompareOptions options;
     std::function<Judgement(const ComparisonMetrics&)> judge;
 };
@@ -144,10 +144,10 @@ ErrorMaps errorMaps(const HostTensor& actual, const HostTensor& reference, DType
 struct LogHistogram {
     int minExponent = -10, maxExponent = 2, binsPerDecade = 4;
     std::vector<int64_t> counts;
-    int64_t zeros = 0;       // exactly 0
-    int64_t below = 0;       // in (0, 10^minExponent)
-    int64_t above = 0;       // >= 10^maxExponent
-    int64_t nonFinite = 0;   // NaN or Inf (and negative values, which errors never are)
+    int64_t zeros = 0;      // exactly 0
+    int64_t below = 0;      // in (0, 10^minExponent)
+    int64_t above = 0;      // >= 10^maxExponent
+    int64_t nonFinite = 0;  // NaN or Inf (and negative values, which errors never are)
     double edge(std::size_t i) const;
     int64_t total() const;
 };
@@ -156,8 +156,8 @@ LogHistogram logHistogram(const HostTensor& values, int minExponent = -10, int m
 // Error statistics per index of one axis (per channel with axis 1 of NCHW).
 struct AxisErrorStats {
     int64_t index = 0;
-    int64_t count = 0;       // finite pairs
-    int64_t nonFinite = 0;   // pairs that are not both finite
+    int64_t count = 0;      // finite pairs
+    int64_t nonFinite = 0;  // pairs that are not both finite
     double maxAbs = 0, meanAbs = 0, maxRel = 0, meanRel = 0;
 };
 // Throws std::invalid_argument for an axis outside the maps' rank.

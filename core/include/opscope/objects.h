@@ -16,9 +16,15 @@ struct aclTensor {
     opscope::TensorView view;
     std::vector<int64_t> storageDims;
 };
-struct aclIntArray { std::vector<int64_t> values; };
-struct aclFloatArray { std::vector<float> values; };
-struct aclBoolArray { std::vector<bool> values; };
+struct aclIntArray {
+    std::vector<int64_t> values;
+};
+struct aclFloatArray {
+    std::vector<float> values;
+};
+struct aclBoolArray {
+    std::vector<bool> values;
+};
 struct aclScalar {
     opscope::DType dtype;
     double value;  // the scalar converted to double, for messages and math

@@ -19,11 +19,9 @@ int chunkCount(int64_t n, int64_t grain);
 // Calls from inside a chunk run inline (no nested parallelism).
 void parallelChunks(int64_t n, int64_t grain, const std::function<void(int, int64_t, int64_t)>& fn);
 
-inline void parallelFor(int64_t begin, int64_t end, int64_t grain,
-                        const std::function<void(int64_t, int64_t)>& fn) {
+inline void parallelFor(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
     if (end <= begin) return;
-    parallelChunks(end - begin, grain,
-                   [&](int, int64_t b, int64_t e) { fn(begin + b, begin + e); });
+    parallelChunks(end - begin, grain, [&](int, int64_t b, int64_t e) { fn(begin + b, begin + e); });
 }
 
 }  // namespace opscope

@@ -18,19 +18,19 @@ const char* slotKindName(SlotKind k);
 struct Slot {
     std::string name;
     SlotKind kind = SlotKind::Input;
-    TensorView view;            // for Scratch: data == nullptr, contiguous, placed at wsOffset
-    std::size_t wsOffset = 0;   // Scratch only
-    std::size_t bytes = 0;      // Scratch only
+    TensorView view;           // for Scratch: data == nullptr, contiguous, placed at wsOffset
+    std::size_t wsOffset = 0;  // Scratch only
+    std::size_t bytes = 0;     // Scratch only
 };
 
 class StepContext;
 using StepFn = std::function<void(const StepContext&)>;
 
 struct Step {
-    std::string name;           // device-style name: "Contiguous", "Cast", "GroupNormGrad.Reduce", ...
-    std::string detail;         // one line for people: what this step does with which slots
-    std::vector<int> inputs;    // slot ids read
-    std::vector<int> outputs;   // slot ids written
+    std::string name;          // device-style name: "Contiguous", "Cast", "GroupNormGrad.Reduce", ...
+    std::string detail;        // one line for people: what this step does with which slots
+    std::vector<int> inputs;   // slot ids read
+    std::vector<int> outputs;  // slot ids written
     StepFn run;
 };
 
@@ -69,7 +69,10 @@ public:
     StepContext(const Plan& plan, void* workspace) : plan_(plan), workspace_(workspace) {}
     TensorView tensor(int slot) const { return plan_.resolve(slot, workspace_); }
     // Pointer to element [0,...] of a slot the plan guarantees to be contiguous.
-    template <class T> T* data(int slot) const { return static_cast<T*>(tensor(slot).first()); }
+    template <class T>
+    T* data(int slot) const {
+        return static_cast<T*>(tensor(slot).first());
+    }
 
 private:
     const Plan& plan_;

@@ -12,9 +12,9 @@ struct TensorStats {
     int64_t finiteCount = 0;
     int64_t nanCount = 0;
     int64_t infCount = 0;
-    double min = 0, max = 0;     // over finite values (0 when there are none)
-    double mean = 0;             // mean of finite values
-    double meanAbs = 0;          // mean |x| of finite values
+    double min = 0, max = 0;  // over finite values (0 when there are none)
+    double mean = 0;          // mean of finite values
+    double meanAbs = 0;       // mean |x| of finite values
 };
 
 // Any dtype, any strides; accumulates in double.

@@ -18,8 +18,18 @@ constexpr int kMaxCreateRank = 64;
 
 // aclFormat values (kept as int32 so this header needs no C header).
 enum class Format : int32_t {
-    Undefined = -1, NCHW = 0, NHWC = 1, ND = 2, NC1HWC0 = 3, FractalZ = 4, HWCN = 16,
-    NDHWC = 27, FractalNZ = 29, NCDHW = 30, NC = 35, NCL = 47,
+    Undefined = -1,
+    NCHW = 0,
+    NHWC = 1,
+    ND = 2,
+    NC1HWC0 = 3,
+    FractalZ = 4,
+    HWCN = 16,
+    NDHWC = 27,
+    FractalNZ = 29,
+    NCDHW = 30,
+    NC = 35,
+    NCL = 47,
 };
 const char* formatName(Format f);
 // Private device layouts (5HD, fractal) whose element order OpScope does not emulate.
@@ -29,8 +39,8 @@ struct TensorView {
     DType dtype = DType::Float32;
     std::vector<int64_t> shape;
     std::vector<int64_t> strides;
-    int64_t offset = 0;          // elements from `data` to element [0, ..., 0]
-    void* data = nullptr;        // storage base
+    int64_t offset = 0;    // elements from `data` to element [0, ..., 0]
+    void* data = nullptr;  // storage base
     Format format = Format::ND;
 
     int64_t rank() const { return static_cast<int64_t>(shape.size()); }

@@ -52,7 +52,7 @@ struct StepTrace {
     std::string name, detail;
     std::vector<std::string> inputs, outputs;  // slot names
     double startUs = 0, durationUs = 0;
-    std::vector<TensorRecord> outputTensors;   // stats/values of what the step wrote
+    std::vector<TensorRecord> outputTensors;  // stats/values of what the step wrote
 };
 
 struct ExecutorTrace {
@@ -100,8 +100,8 @@ enum class TraceWriteMode {
 };
 
 // Writes finished executors to an HDF5 trace file in batches, flushing after each batch, so
-// the file on disk always holds every executor written so far. The file stays open between batches and is closed when the writer has been
-// idle for kIdleClose, by drain() (stopTrace, aclFinalize, exit) and by the destructor.
+// the file on disk always holds every executor written so far. The file stays open between batches and is closed when
+// the writer has been idle for kIdleClose, by drain() (stopTrace, aclFinalize, exit) and by the destructor.
 class TraceFileWriter : public TraceCapture {
 public:
     // Creates (atomically replaces) `path` with an empty trace. Throws on I/O errors.

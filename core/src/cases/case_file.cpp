@@ -15,9 +15,7 @@ namespace {
 constexpr int64_t kCaseFormatVersion = 1;
 constexpr std::size_t kCompressAbove = 64 * 1024;
 
-std::string join(const std::string& group, const std::string& name) {
-    return (group == "/" ? "" : group) + "/" + name;
-}
+std::string join(const std::string& group, const std::string& name) { return (group == "/" ? "" : group) + "/" + name; }
 
 std::string where(const h5::File& file, const std::string& path) { return "'" + path + "' in '" + file.path() + "'"; }
 
@@ -44,8 +42,8 @@ std::vector<std::string> datasetChildren(const h5::File& file, const std::string
         file.refuseIfExternal(join(group, name), found);
         const h5::ObjectKind kind = found.kind;
         if (kind != h5::ObjectKind::Dataset)
-            throw h5::H5Error(where(file, join(group, name)) + " is a " + h5::kindName(kind) + ", but " + where(file, group) +
-                              " may hold only tensor datasets, one per argument or output");
+            throw h5::H5Error(where(file, join(group, name)) + " is a " + h5::kindName(kind) + ", but " +
+                              where(file, group) + " may hold only tensor datasets, one per argument or output");
     }
     return names;
 }
@@ -54,7 +52,8 @@ void requireCase(const h5::File& file, const std::string& path) {
     const h5::ObjectKind kind = file.info(path).kind;
     if (kind == h5::ObjectKind::Missing) throw h5::H5Error("no case " + where(file, path) + ": nothing is there");
     if (!isCaseGroup(file, path))
-        throw h5::H5Error(where(file, path) + " is not a case: a case is a group with a string attribute 'op' naming "
+        throw h5::H5Error(where(file, path) +
+                          " is not a case: a case is a group with a string attribute 'op' naming "
                           "the operator");
     if (!file.isGroup(join(path, kInputsGroup)))
         throw h5::H5Error("case " + where(file, path) + " has no group '" + kInputsGroup +
@@ -74,9 +73,9 @@ std::vector<std::string> sourceGroups(const h5::File& file, const std::string& p
             out.push_back(name);
             continue;
         }
-        throw h5::H5Error(where(file, child) + " is a " + h5::kindName(kind) + " directly inside the case; inputs go in '" +
-                          join(path, kInputsGroup) + "/' and outputs in a source group such as '" +
-                          join(path, kExpectedSource) + "/'");
+        throw h5::H5Error(where(file, child) + " is a " + h5::kindName(kind) +
+                          " directly inside the case; inputs go in '" + join(path, kInputsGroup) +
+                          "/' and outputs in a source group such as '" + join(path, kExpectedSource) + "/'");
     }
     return out;
 }
@@ -147,8 +146,9 @@ std::vector<std::string> walkForCases(const h5::File& file, const std::string& r
     const std::string start = h5::normalizePath(root);
     const h5::ObjectKind kind = file.info(start).kind;
     if (kind != h5::ObjectKind::Group)
-        throw h5::H5Error(kind == h5::ObjectKind::Missing ? "no group " + where(file, start)
-                                                          : where(file, start) + " is a " + h5::kindName(kind) + ", not a group");
+        throw h5::H5Error(kind == h5::ObjectKind::Missing
+                              ? "no group " + where(file, start)
+                              : where(file, start) + " is a " + h5::kindName(kind) + ", not a group");
     std::vector<std::string> out;
     if (isTraceFile(file)) return out;  // its executors look alike; casesFromTrace reads them
     std::set<std::string> walked;
@@ -181,14 +181,16 @@ CaseSummary summarizeCase(const h5::File& file, const std::string& casePath) {
     s.standard = optionalString(file, path, kStandardAttribute);
     s.params = readParams(file, path, true);
     const std::string inputs = join(path, kInputsGroup);
-    for (const std::string& name : datasetChildren(file, inputs)) s.inputs.push_back(summarize(file, join(inputs, name), name));
+    for (const std::string& name : datasetChildren(file, inputs))
+        s.inputs.push_back(summarize(file, join(inputs, name), name));
     for (const std::string& name : sourceGroups(file, path)) {
         const std::string sp = join(path, name);
         SourceSummary src;
         src.name = name;
         src.role = roleOf(file, sp, name);
         src.description = optionalString(file, sp, kDescriptionAttribute);
-        for (const std::string& out : datasetChildren(file, sp)) src.tensors.push_back(summarize(file, join(sp, out), out));
+        for (const std::string& out : datasetChildren(file, sp))
+            src.tensors.push_back(summarize(file, join(sp, out), out));
         s.sources.push_back(std::move(src));
     }
     return s;
@@ -213,7 +215,8 @@ Case readCaseData(const h5::File& file, const std::string& casePath) {
         src.name = name;
         src.role = roleOf(file, sp, name);
         src.description = optionalString(file, sp, kDescriptionAttribute);
-        for (const std::string& out : datasetChildren(file, sp)) src.tensors.emplace_back(out, h5::readTensor(file, join(sp, out)));
+        for (const std::string& out : datasetChildren(file, sp))
+            src.tensors.emplace_back(out, h5::readTensor(file, join(sp, out)));
         c.sources.push_back(std::move(src));
     }
     return c;
@@ -243,7 +246,8 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
     if (!c.standard.empty()) file.writeAttribute(path, kStandardAttribute, c.standard);
     for (const Param& p : c.params) {
         if (isReservedAttribute(p.name))
-            throw h5::H5Error("cannot write case " + where(file, path) + ": parameter name '" + p.name + "' is reserved");
+            throw h5::H5Error("cannot write case " + where(file, path) + ": parameter name '" + p.name +
+                              "' is reserved");
         h5::writeAttributeValue(file, path, p.name, p.value);
     }
     auto options = [](const HostTensor& t) {
@@ -255,7 +259,8 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
     file.createGroup(inputs);
     for (const auto& [name, t] : c.inputs) h5::writeTensor(file, join(inputs, name), t, options(t));
     for (const OutputSource& s : c.sources) {
-        if (s.name == kInputsGroup) throw h5::H5Error("cannot write case " + where(file, path) + ": a source cannot be called 'inputs'");
+        if (s.name == kInputsGroup)
+            throw h5::H5Error("cannot write case " + where(file, path) + ": a source cannot be called 'inputs'");
         const std::string sp = join(path, s.name);
         file.createGroup(sp);
         file.writeAttribute(sp, kRoleAttribute, sourceRoleName(s.role));
@@ -294,7 +299,8 @@ void CaseFileWriter::commit() {
     impl_->writer.commit();
 }
 
-void writeCaseFile(const std::string& destination, const std::vector<Case>& cases, const std::vector<std::string>& inputs) {
+void writeCaseFile(const std::string& destination, const std::vector<Case>& cases,
+                   const std::vector<std::string>& inputs) {
     CaseFileWriter writer(destination, inputs);
     for (const Case& c : cases) writer.add(c);
     writer.commit();

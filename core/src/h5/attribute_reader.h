@@ -27,14 +27,15 @@ struct AttributeReader {
     [[noreturn]] void mismatch(const std::string& wanted) const {
         throw H5Error(where + " is " + describeType(type.id()) + ", not " + wanted);
     }
-    template <class T> std::vector<T> readAs(hid_t memoryType) const {
+    template <class T>
+    std::vector<T> readAs(hid_t memoryType) const {
         std::vector<T> values(count);
         if (count > 0) call(what, [&] { return H5Aread(attribute.id(), memoryType, values.data()); });
         return values;
     }
-    template <class T> T single(std::vector<T> values) const {
-        if (values.size() != 1)
-            throw H5Error(where + " holds " + std::to_string(values.size()) + " values, not one");
+    template <class T>
+    T single(std::vector<T> values) const {
+        if (values.size() != 1) throw H5Error(where + " holds " + std::to_string(values.size()) + " values, not one");
         return std::move(values.front());
     }
 };

@@ -73,10 +73,12 @@ void writeAttributeValue(File& file, const std::string& objectPath, const std::s
         attribute.close(what);
         return;
     }
-    std::visit([&](const auto& v) {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (!std::is_same_v<T, std::vector<bool>>) file.writeAttribute(objectPath, name, v);
-    }, value);
+    std::visit(
+        [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (!std::is_same_v<T, std::vector<bool>>) file.writeAttribute(objectPath, name, v);
+        },
+        value);
 }
 
 std::string describeAttribute(const File& file, const std::string& objectPath, const std::string& name) {

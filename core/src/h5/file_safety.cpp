@@ -71,9 +71,8 @@ void disablePluginLoading() {
 
 void WalkBudget::visit(const std::string& path, int depth) {
     if (depth > kMaxTreeDepth)
-        throw H5Error("'" + file_.path() + "' nests groups more than " + std::to_string(kMaxTreeDepth) +
-                      " deep (at '" + path.substr(0, 200) + (path.size() > 200 ? "...'" : "'") +
-                      "), deeper than OpScope walks");
+        throw H5Error("'" + file_.path() + "' nests groups more than " + std::to_string(kMaxTreeDepth) + " deep (at '" +
+                      path.substr(0, 200) + (path.size() > 200 ? "...'" : "'") + "), deeper than OpScope walks");
     if (++nodes_ > kMaxTreeNodes)
         throw H5Error("'" + file_.path() + "' holds more than " + std::to_string(kMaxTreeNodes) +
                       " objects, more than OpScope walks");
@@ -114,7 +113,8 @@ std::string outsideReference(Id dataset, const std::string& what) {
         char name[1024] = {};
         off_t offset = 0;
         hsize_t size = 0;
-        call(what, [&] { return H5Pget_external(list.id(), static_cast<unsigned>(i), sizeof name, name, &offset, &size); });
+        call(what,
+             [&] { return H5Pget_external(list.id(), static_cast<unsigned>(i), sizeof name, name, &offset, &size); });
         files.emplace_back(name);
     }
     if (external > 8) files.push_back("...");
@@ -139,9 +139,8 @@ uint64_t storedBytesBound(Id dataset, const std::string& what) {
     for (unsigned i = 0; i < static_cast<unsigned>(filters); ++i) {
         unsigned flags = 0, config = 0;
         size_t parameters = 0;
-        const H5Z_filter_t id = call(what, [&] {
-            return H5Pget_filter2(list.id(), i, &flags, &parameters, nullptr, 0, nullptr, &config);
-        });
+        const H5Z_filter_t id =
+            call(what, [&] { return H5Pget_filter2(list.id(), i, &flags, &parameters, nullptr, 0, nullptr, &config); });
         if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) deflateOnly = false;
     }
     if (filters == 0) return stored;

@@ -32,10 +32,10 @@ ObjectInfo objectInfo(hid_t loc, const std::string& path, const std::string& wha
     result.identity.append(reinterpret_cast<const char*>(&oi.fileno), sizeof oi.fileno);
     result.attributeCount = static_cast<int64_t>(oi.num_attrs);
     switch (oi.type) {
-    case H5O_TYPE_GROUP: result.kind = ObjectKind::Group; break;
-    case H5O_TYPE_DATASET: result.kind = ObjectKind::Dataset; break;
-    case H5O_TYPE_NAMED_DATATYPE: result.kind = ObjectKind::Datatype; break;
-    default: result.kind = ObjectKind::Missing; break;
+        case H5O_TYPE_GROUP: result.kind = ObjectKind::Group; break;
+        case H5O_TYPE_DATASET: result.kind = ObjectKind::Dataset; break;
+        case H5O_TYPE_NAMED_DATATYPE: result.kind = ObjectKind::Datatype; break;
+        default: result.kind = ObjectKind::Missing; break;
     }
     return result;
 }
@@ -120,7 +120,6 @@ Handle fileAccessList(const std::string& what, bool writable) {
     return access;
 }
 
-
 std::vector<std::string> readStrings(const AttributeReader& r) {
     if (r.typeClass != H5T_STRING) r.mismatch("string");
     const hid_t fileType = r.type.id();
@@ -175,9 +174,8 @@ AttributeReader openAttribute(const File& file, const std::string& objectPath, c
     const hid_t fid = file.id();
     if (call(r.what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
         throw H5Error("no " + r.where);
-    r.attribute = open(Handle::Kind::Attribute, r.what, [&] {
-        return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-    });
+    r.attribute = open(Handle::Kind::Attribute, r.what,
+                       [&] { return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT); });
     r.type = open(Handle::Kind::Datatype, r.what, [&] { return H5Aget_type(r.attribute.id()); });
     r.space = open(Handle::Kind::Dataspace, r.what, [&] { return H5Aget_space(r.attribute.id()); });
     r.typeClass = call(r.what, [&] { return H5Tget_class(r.type.id()); });
@@ -191,11 +189,11 @@ AttributeReader openAttribute(const File& file, const std::string& objectPath, c
 
 const char* kindName(ObjectKind kind) {
     switch (kind) {
-    case ObjectKind::Group: return "group";
-    case ObjectKind::Dataset: return "dataset";
-    case ObjectKind::Datatype: return "named datatype";
-    case ObjectKind::Link: return "link";
-    case ObjectKind::Missing: break;
+        case ObjectKind::Group: return "group";
+        case ObjectKind::Dataset: return "dataset";
+        case ObjectKind::Datatype: return "named datatype";
+        case ObjectKind::Link: return "link";
+        case ObjectKind::Missing: break;
     }
     return "missing object";
 }
@@ -222,7 +220,9 @@ std::string normalizePath(const std::string& path) {
 // ---- opening -------------------------------------------------------------------------------
 
 File::File(Handle handle, std::string path, bool writable)
-    : handle_(std::move(handle)), path_(std::move(path)), writable_(writable),
+    : handle_(std::move(handle)),
+      path_(std::move(path)),
+      writable_(writable),
       externalAllowed_(externalDataAllowed(path_)) {}
 
 File File::open(const std::string& path, bool writable) {
@@ -249,9 +249,8 @@ File File::openReadWrite(const std::string& path) { return open(path, true); }
 File File::create(const std::string& path) {
     const std::string what = "cannot create '" + path + "'";
     Handle access = fileAccessList(what, true);
-    Handle file = h5::open(Handle::Kind::File, what, [&] {
-        return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id());
-    });
+    Handle file = h5::open(Handle::Kind::File, what,
+                           [&] { return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id()); });
     return File(std::move(file), path, true);
 }
 
@@ -351,9 +350,8 @@ void File::createGroup(const std::string& path) {
     }
     Handle links = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_LINK_CREATE); });
     call(what, [&] { return H5Pset_create_intermediate_group(links.id(), 1); });
-    Handle group = h5::open(Handle::Kind::Group, what, [&] {
-        return H5Gcreate2(id(), normalized.c_str(), links.id(), H5P_DEFAULT, H5P_DEFAULT);
-    });
+    Handle group = h5::open(Handle::Kind::Group, what,
+                            [&] { return H5Gcreate2(id(), normalized.c_str(), links.id(), H5P_DEFAULT, H5P_DEFAULT); });
     group.close(what);
 }
 
@@ -407,9 +405,8 @@ std::vector<std::string> File::attributeNames(const std::string& objectPath) con
     const std::string what = "cannot list the attributes of '" + path + "' in '" + path_ + "'";
     Handle object = openObject(path, what);
     std::vector<std::string> names;
-    call(what, [&] {
-        return H5Aiterate2(object.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectAttributeName, &names);
-    });
+    call(what,
+         [&] { return H5Aiterate2(object.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectAttributeName, &names); });
     std::sort(names.begin(), names.end());
     return names;
 }
@@ -433,8 +430,7 @@ void File::writeAttributeData(const std::string& objectPath, const std::string& 
 void File::writeAttribute(const std::string& objectPath, const std::string& name, const std::string& value) {
     const std::string what = "cannot write string attribute '" + name + "'";
     const char* text = value.c_str();
-    writeAttributeData(objectPath, name, variableStringType(H5T_CSET_UTF8, what).id(), scalarSpace(what).id(),
-                       &text);
+    writeAttributeData(objectPath, name, variableStringType(H5T_CSET_UTF8, what).id(), scalarSpace(what).id(), &text);
 }
 
 void File::writeAttribute(const std::string& objectPath, const std::string& name, const char* value) {
@@ -553,19 +549,19 @@ std::string describeType(Id type) {
     const H5T_class_t typeClass = call(what, [&] { return H5Tget_class(type); });
     const std::string bits = std::to_string(8 * call(what, [&] { return H5Tget_size(type); }));
     switch (typeClass) {
-    case H5T_INTEGER:
-        return (call(what, [&] { return H5Tget_sign(type); }) == H5T_SGN_NONE ? "uint" : "int") + bits;
-    case H5T_FLOAT: return "float" + bits;
-    case H5T_ENUM: return isBoolType(type) ? "bool" : "enum";
-    case H5T_STRING: return "string";
-    case H5T_COMPOUND: return "compound";
-    case H5T_OPAQUE: return "opaque";
-    case H5T_ARRAY: return "array";
-    case H5T_VLEN: return "variable-length sequence";
-    case H5T_REFERENCE: return "reference";
-    case H5T_BITFIELD: return "bitfield";
-    case H5T_TIME: return "time";
-    default: return "unknown type";
+        case H5T_INTEGER:
+            return (call(what, [&] { return H5Tget_sign(type); }) == H5T_SGN_NONE ? "uint" : "int") + bits;
+        case H5T_FLOAT: return "float" + bits;
+        case H5T_ENUM: return isBoolType(type) ? "bool" : "enum";
+        case H5T_STRING: return "string";
+        case H5T_COMPOUND: return "compound";
+        case H5T_OPAQUE: return "opaque";
+        case H5T_ARRAY: return "array";
+        case H5T_VLEN: return "variable-length sequence";
+        case H5T_REFERENCE: return "reference";
+        case H5T_BITFIELD: return "bitfield";
+        case H5T_TIME: return "time";
+        default: return "unknown type";
     }
 }
 

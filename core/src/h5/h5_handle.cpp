@@ -15,14 +15,14 @@ namespace {
 
 herr_t closeId(hid_t id, Handle::Kind kind) {
     switch (kind) {
-    case Handle::Kind::File: return H5Fclose(id);
-    case Handle::Kind::Group: return H5Gclose(id);
-    case Handle::Kind::Dataset: return H5Dclose(id);
-    case Handle::Kind::Dataspace: return H5Sclose(id);
-    case Handle::Kind::Datatype: return H5Tclose(id);
-    case Handle::Kind::Attribute: return H5Aclose(id);
-    case Handle::Kind::PropertyList: return H5Pclose(id);
-    case Handle::Kind::Object: return H5Oclose(id);
+        case Handle::Kind::File: return H5Fclose(id);
+        case Handle::Kind::Group: return H5Gclose(id);
+        case Handle::Kind::Dataset: return H5Dclose(id);
+        case Handle::Kind::Dataspace: return H5Sclose(id);
+        case Handle::Kind::Datatype: return H5Tclose(id);
+        case Handle::Kind::Attribute: return H5Aclose(id);
+        case Handle::Kind::PropertyList: return H5Pclose(id);
+        case Handle::Kind::Object: return H5Oclose(id);
     }
     return -1;
 }
@@ -65,8 +65,7 @@ std::string reasonFromStack() {
         if (!os.empty()) return os;
     }
     for (const auto& e : entries) {
-        if (e.minor == H5E_NOTHDF5 || e.minor == H5E_TRUNCATED)
-            return "not an HDF5 file (or it is truncated/corrupt)";
+        if (e.minor == H5E_NOTHDF5 || e.minor == H5E_TRUNCATED) return "not an HDF5 file (or it is truncated/corrupt)";
         if (e.minor == H5E_CANTLOCKFILE)
             return "another program holds a lock on the file (HDF5 file locking; close the writer, or set "
                    "HDF5_USE_FILE_LOCKING=FALSE)";
@@ -117,9 +116,7 @@ void silenceErrorPrinting() noexcept {
     }
 }
 
-void throwFromErrorStack(const std::string& what) {
-    throw H5Error(what + ": " + reasonFromStack());
-}
+void throwFromErrorStack(const std::string& what) { throw H5Error(what + ": " + reasonFromStack()); }
 
 }  // namespace detail
 }  // namespace opscope::h5

@@ -29,7 +29,9 @@ inline herr_t reclaimVariableLength(hid_t type, hid_t space, void* buffer) {
 struct ReclaimOnExit {
     hid_t type, space;
     void* buffer;
-    ~ReclaimOnExit() { probe([&] { return reclaimVariableLength(type, space, buffer); }); }
+    ~ReclaimOnExit() {
+        probe([&] { return reclaimVariableLength(type, space, buffer); });
+    }
 };
 
 }  // namespace opscope::h5::detail

@@ -80,7 +80,8 @@ GrowingDataset::GrowingDataset(const File& file, const std::string& path, int ty
     file.refuseIfExternal(path, found);
     const ObjectKind kind = found.kind;
     if (kind != ObjectKind::Dataset)
-        throw H5Error(kind == ObjectKind::Missing ? "no " + where_ : where_ + " is a " + kindName(kind) + ", not a dataset");
+        throw H5Error(kind == ObjectKind::Missing ? "no " + where_
+                                                  : where_ + " is a " + kindName(kind) + ", not a dataset");
     const std::string p = normalizePath(path);
     dataset_ = open(Handle::Kind::Dataset, what, [&] { return H5Dopen2(file.id(), p.c_str(), H5P_DEFAULT); });
     Handle type = open(Handle::Kind::Datatype, what, [&] { return H5Dget_type(dataset_.id()); });
@@ -109,10 +110,10 @@ void GrowingDataset::appendRows(Id memoryType, const void* rows, std::size_t n) 
     const std::string what = "cannot append to " + where_;
     const hsize_t newSize[1] = {static_cast<hsize_t>(size_) + n};
     call(what, [&] { return H5Dset_extent(dataset_.id(), newSize); });
-    const auto spaces = selectRows(dataset_.id(), size_, n, what);  // no structured binding: C++17 lambdas cannot capture one
-    call(what, [&] {
-        return H5Dwrite(dataset_.id(), memoryType, spaces.second.id(), spaces.first.id(), H5P_DEFAULT, rows);
-    });
+    const auto spaces =
+        selectRows(dataset_.id(), size_, n, what);  // no structured binding: C++17 lambdas cannot capture one
+    call(what,
+         [&] { return H5Dwrite(dataset_.id(), memoryType, spaces.second.id(), spaces.first.id(), H5P_DEFAULT, rows); });
     size_ += static_cast<int64_t>(n);
 }
 
@@ -123,9 +124,8 @@ void GrowingDataset::readRows(Id memoryType, int64_t first, std::size_t n, void*
         throw H5Error(what + ": rows " + std::to_string(first) + ".." + std::to_string(first + int64_t(n) - 1) +
                       " asked for, the table has " + std::to_string(size_));
     const auto spaces = selectRows(dataset_.id(), first, n, what);  // .first: the file's, .second: memory's
-    call(what, [&] {
-        return H5Dread(dataset_.id(), memoryType, spaces.second.id(), spaces.first.id(), H5P_DEFAULT, rows);
-    });
+    call(what,
+         [&] { return H5Dread(dataset_.id(), memoryType, spaces.second.id(), spaces.first.id(), H5P_DEFAULT, rows); });
 }
 
 // ---- Table and StringTable -----------------------------------------------------------------
@@ -134,7 +134,9 @@ Table Table::create(File& file, const std::string& path, const RowType& rowType,
     return Table(file, path, rowType.id(), chunkRows);
 }
 
-Table Table::open(const File& file, const std::string& path) { return Table(file, path, H5T_COMPOUND, "compound rows"); }
+Table Table::open(const File& file, const std::string& path) {
+    return Table(file, path, H5T_COMPOUND, "compound rows");
+}
 
 StringTable StringTable::create(File& file, const std::string& path, std::size_t chunkRows) {
     const Handle type = detail::variableStringType(H5T_CSET_UTF8, "cannot create " + tableWhere(file, path));

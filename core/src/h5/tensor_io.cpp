@@ -50,17 +50,18 @@ struct PlainTypes {
 
 PlainTypes plainTypes(DType dtype) {
     switch (dtype) {
-    case DType::Float32: return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT};
-    case DType::Float64: return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE};
-    case DType::Int8: return {H5T_STD_I8LE, H5T_NATIVE_INT8};
-    case DType::Int16: return {H5T_STD_I16LE, H5T_NATIVE_INT16};
-    case DType::Int32: return {H5T_STD_I32LE, H5T_NATIVE_INT32};
-    case DType::Int64: return {H5T_STD_I64LE, H5T_NATIVE_INT64};
-    case DType::UInt8: return {H5T_STD_U8LE, H5T_NATIVE_UINT8};
-    case DType::UInt16: case DType::BFloat16: return {H5T_STD_U16LE, H5T_NATIVE_UINT16};
-    case DType::UInt32: return {H5T_STD_U32LE, H5T_NATIVE_UINT32};
-    case DType::UInt64: return {H5T_STD_U64LE, H5T_NATIVE_UINT64};
-    default: return {};
+        case DType::Float32: return {H5T_IEEE_F32LE, H5T_NATIVE_FLOAT};
+        case DType::Float64: return {H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE};
+        case DType::Int8: return {H5T_STD_I8LE, H5T_NATIVE_INT8};
+        case DType::Int16: return {H5T_STD_I16LE, H5T_NATIVE_INT16};
+        case DType::Int32: return {H5T_STD_I32LE, H5T_NATIVE_INT32};
+        case DType::Int64: return {H5T_STD_I64LE, H5T_NATIVE_INT64};
+        case DType::UInt8: return {H5T_STD_U8LE, H5T_NATIVE_UINT8};
+        case DType::UInt16:
+        case DType::BFloat16: return {H5T_STD_U16LE, H5T_NATIVE_UINT16};
+        case DType::UInt32: return {H5T_STD_U32LE, H5T_NATIVE_UINT32};
+        case DType::UInt64: return {H5T_STD_U64LE, H5T_NATIVE_UINT64};
+        default: return {};
     }
 }
 
@@ -125,11 +126,11 @@ struct TensorType {
 
 DType integerDType(size_t size, bool isSigned) {
     switch (size) {
-    case 1: return isSigned ? DType::Int8 : DType::UInt8;
-    case 2: return isSigned ? DType::Int16 : DType::UInt16;
-    case 4: return isSigned ? DType::Int32 : DType::UInt32;
-    case 8: return isSigned ? DType::Int64 : DType::UInt64;
-    default: return DType::Undefined;
+        case 1: return isSigned ? DType::Int8 : DType::UInt8;
+        case 2: return isSigned ? DType::Int16 : DType::UInt16;
+        case 4: return isSigned ? DType::Int32 : DType::UInt32;
+        case 8: return isSigned ? DType::Int64 : DType::UInt64;
+        default: return DType::Undefined;
     }
 }
 
@@ -152,9 +153,12 @@ TensorType tensorType(const File& file, const OpenDataset& d) {
     } else if (typeClass == H5T_ENUM && isBoolType(type)) {
         result.dtype = DType::Bool;
     }
-    if (result.dtype != DType::Undefined) result.name = dtypeName(result.dtype);
-    else if (typeClass == H5T_FLOAT && size == 2) result.name = "float16 of a non-IEEE layout";
-    else result.name = describeType(type);
+    if (result.dtype != DType::Undefined)
+        result.name = dtypeName(result.dtype);
+    else if (typeClass == H5T_FLOAT && size == 2)
+        result.name = "float16 of a non-IEEE layout";
+    else
+        result.name = describeType(type);
 
     // Our bfloat16 convention: raw bits as uint16, marked by an attribute.
     if (call(d.what, [&] { return H5Aexists(d.dataset.id(), kDTypeAttribute); }) > 0 &&
@@ -213,13 +217,15 @@ std::vector<Filter> filtersOf(hid_t createList, const std::string& what) {
         });
         std::string name = stored;
         switch (id) {
-        case H5Z_FILTER_DEFLATE: name = "gzip"; break;
-        case H5Z_FILTER_SHUFFLE: name = "shuffle"; break;
-        case H5Z_FILTER_FLETCHER32: name = "fletcher32"; break;
-        case H5Z_FILTER_SZIP: name = "szip"; break;
-        case H5Z_FILTER_NBIT: name = "nbit"; break;
-        case H5Z_FILTER_SCALEOFFSET: name = "scaleoffset"; break;
-        default: if (name.empty()) name = "filter " + std::to_string(id); break;
+            case H5Z_FILTER_DEFLATE: name = "gzip"; break;
+            case H5Z_FILTER_SHUFFLE: name = "shuffle"; break;
+            case H5Z_FILTER_FLETCHER32: name = "fletcher32"; break;
+            case H5Z_FILTER_SZIP: name = "szip"; break;
+            case H5Z_FILTER_NBIT: name = "nbit"; break;
+            case H5Z_FILTER_SCALEOFFSET: name = "scaleoffset"; break;
+            default:
+                if (name.empty()) name = "filter " + std::to_string(id);
+                break;
         }
         filters.push_back({id, name});
     }
@@ -335,9 +341,8 @@ DatasetInfo describeDataset(const File& file, const OpenDataset& d) {
     info.chunked = call(d.what, [&] { return H5Pget_layout(createList.id()); }) == H5D_CHUNKED;
     if (info.chunked) {
         std::vector<hsize_t> chunk(std::max<size_t>(extent.dims.size(), 1));
-        const int rank = call(d.what, [&] {
-            return H5Pget_chunk(createList.id(), static_cast<int>(chunk.size()), chunk.data());
-        });
+        const int rank =
+            call(d.what, [&] { return H5Pget_chunk(createList.id(), static_cast<int>(chunk.size()), chunk.data()); });
         chunk.resize(static_cast<size_t>(rank));
         info.chunkShape = toShape(chunk, d);
     }
@@ -363,7 +368,8 @@ void collectTree(const File& file, const std::string& group, int depth, int maxD
     for (const File::Child& child : children) {
         const std::string path = (group == "/" ? "" : group) + "/" + child.name;
         budget.visit(path, depth);
-        NodeInfo node{path, child.name, depth, child.info.kind, child.info.attributeCount, {}, child.info.externalTarget};
+        NodeInfo node{
+            path, child.name, depth, child.info.kind, child.info.attributeCount, {}, child.info.externalTarget};
         if (node.kind == ObjectKind::Dataset && detail == Detail::Full) {
             node.dataset = describeDataset(file, openKnownDataset(file, path, "inspect"));
         } else if (node.kind == ObjectKind::Dataset) {
@@ -449,9 +455,8 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
     });
     try {
         if (tensor.numel() > 0)
-            call(what, [&] {
-                return H5Dwrite(dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data());
-            });
+            call(what,
+                 [&] { return H5Dwrite(dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()); });
         dataset.close(what);
         if (tensor.dtype() == DType::BFloat16) file.writeAttribute(path, kDTypeAttribute, "bfloat16");
     } catch (...) {

@@ -55,8 +55,10 @@ constexpr std::size_t kMaxStderr = 64 * 1024;  // enough for a sanitizer's first
 
 std::string memoryText(uint64_t bytes) {
     char buf[32];
-    if (bytes >= kGiB) std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
-    else std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
+    if (bytes >= kGiB)
+        std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
+    else
+        std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
     return buf;
 }
 
@@ -132,7 +134,8 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
     const pid_t parent = ::getpid();
 
     int err[2];
-    if (::pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+    if (::pipe2(err, O_CLOEXEC) != 0)
+        throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
     const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devNull < 0) {
         ::close(err[0]);
@@ -164,8 +167,8 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
     ::close(devNull);
 
     using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(limits.seconds));
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.seconds));
     std::string stderrText;
     bool stderrOpen = true, timedOut = false;
     int status = 0;
@@ -193,8 +196,10 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
         }
         // Wake for stderr output, else every 10 ms to look at the child again.
         const int wait = static_cast<int>(std::min<long long>(left, 10));
-        if (stderrOpen && ::poll(&p, 1, wait) > 0) stderrOpen = readStderr();
-        else if (!stderrOpen) ::poll(nullptr, 0, wait);
+        if (stderrOpen && ::poll(&p, 1, wait) > 0)
+            stderrOpen = readStderr();
+        else if (!stderrOpen)
+            ::poll(nullptr, 0, wait);
     }
     // What the child wrote just before it ended (a sanitizer's report).
     while (stderrOpen && ::poll(&p, 1, 0) > 0) stderrOpen = readStderr();
@@ -205,21 +210,26 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
         out.reason = "reading it did not finish within " + secondsText(limits.seconds);
     } else if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
-        out.reason = sig == SIGXCPU ? "reading it used more than " + secondsText(static_cast<double>(cpuSeconds)) +
-                                          " of CPU time"
-                                    : "reading it crashed with " + signalText(sig);
+        out.reason = sig == SIGXCPU
+                         ? "reading it used more than " + secondsText(static_cast<double>(cpuSeconds)) + " of CPU time"
+                         : "reading it crashed with " + signalText(sig);
     } else if (WIFEXITED(status)) {
         const int code = WEXITSTATUS(status);
         const std::string finding = sanitizerFinding(stderrText);
-        if (code == kVetExitOk) out.ok = true;
+        if (code == kVetExitOk)
+            out.ok = true;
         else if (code == kVetExitOutOfMemory)
             out.reason = "reading it needs more than " +
-                         (limits.memoryBytes ? memoryText(limits.memoryBytes) : std::string("the available")) + " of memory";
-        else if (!finding.empty()) out.reason = "reading it failed a memory check: " + finding;
+                         (limits.memoryBytes ? memoryText(limits.memoryBytes) : std::string("the available")) +
+                         " of memory";
+        else if (!finding.empty())
+            out.reason = "reading it failed a memory check: " + finding;
         else if (code == 127)  // exec or the dynamic loader failed: the validator, not the file
-            throw std::runtime_error("cannot run the file validator '" + argv[0] + "'" +
-                                     (stderrText.empty() ? std::string() : ": " + stderrText.substr(0, stderrText.find('\n'))));
-        else out.reason = "the validating process ended with status " + std::to_string(code);
+            throw std::runtime_error(
+                "cannot run the file validator '" + argv[0] + "'" +
+                (stderrText.empty() ? std::string() : ": " + stderrText.substr(0, stderrText.find('\n'))));
+        else
+            out.reason = "the validating process ended with status " + std::to_string(code);
     }
     return out;
 }
@@ -250,7 +260,7 @@ bool vettingDisabled() {
 
 void vetFile(const std::string& path, const std::vector<std::string>& dataPaths) {
     if (vettingDisabled()) return;
-    struct stat st{};
+    struct stat st {};
     // Missing files, directories and devices: the open that follows says what is wrong.
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
     std::error_code ec;
@@ -268,7 +278,8 @@ void vetFile(const std::string& path, const std::vector<std::string>& dataPaths)
     }
     const std::string helper = vetHelperPath();
     if (helper.empty())
-        throw H5Error("cannot open '" + path + "': its validator opscope-vet is not installed next to this program "
+        throw H5Error("cannot open '" + path +
+                      "': its validator opscope-vet is not installed next to this program "
                       "(set OPSCOPE_TRUST_FILES=1 to open files you trust without it)");
     std::vector<std::string> argv{helper};
     for (const std::string& d : unread) {

@@ -20,8 +20,7 @@ void attempt(Fn&& fn) {
         fn();
     } catch (const std::bad_alloc&) {
         throw;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
 }
 
 void readAttributes(const File& f, const std::string& objectPath) {
@@ -34,8 +33,8 @@ void readAttributes(const File& f, const std::string& objectPath) {
 }
 
 bool isUnder(const std::string& path, const std::string& root) {
-    return root == "/" || path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
-                                           path[root.size()] == '/');
+    return root == "/" || path == root ||
+           (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
 }
 
 }  // namespace
@@ -50,8 +49,10 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
     bool trace = false;
     attempt([&] { trace = cases::isTraceFile(f); });
     std::vector<std::string> casePaths;
-    if (trace) attempt([&] { readTrace(f, TraceValues::Skip); });
-    else attempt([&] { casePaths = cases::findCases(f); });
+    if (trace)
+        attempt([&] { readTrace(f, TraceValues::Skip); });
+    else
+        attempt([&] { casePaths = cases::findCases(f); });
     for (const std::string& c : casePaths) {
         attempt([&] { cases::inspectCase(f, c); });
         attempt([&] { f.readAttribute<std::string>(c, cases::kOpAttribute); });
@@ -81,8 +82,10 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
         bool isCase = false, isDataset = false;
         attempt([&] { isCase = cases::isCaseGroup(f, d); });
         attempt([&] { isDataset = f.isDataset(d); });
-        if (isCase) attempt([&] { cases::readCase(f, d); });
-        else if (isDataset) attempt([&] { readTensor(f, d); });
+        if (isCase)
+            attempt([&] { cases::readCase(f, d); });
+        else if (isDataset)
+            attempt([&] { readTensor(f, d); });
         else
             for (const NodeInfo& n : nodes)
                 if (n.kind == ObjectKind::Dataset && isUnder(n.path, d)) attempt([&] { readTensor(f, n.path); });

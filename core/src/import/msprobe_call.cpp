@@ -51,7 +51,8 @@ std::vector<int64_t> declaredShape(const json& t) {
     if (!isTensor(&t)) throw FormatError("a tensor in dump.json has no shape");
     std::vector<int64_t> shape;
     for (const json& d : t.at("shape")) {
-        if (!d.is_number_integer() || d.get<int64_t>() < 0) throw FormatError("a tensor shape in dump.json is not whole numbers");
+        if (!d.is_number_integer() || d.get<int64_t>() < 0)
+            throw FormatError("a tensor shape in dump.json is not whole numbers");
         shape.push_back(d.get<int64_t>());
     }
     return shape;

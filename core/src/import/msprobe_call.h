@@ -25,14 +25,14 @@ public:
 };
 
 struct Call {
-    std::string name;            // "Functional.conv2d.0", "Module.conv1.Conv2d.0"
-    std::string api;             // "conv2d", "conv_transpose1d", "group_norm", "npu_rms_norm", "grid_sample",
-                                 // or the module class "Conv2d", "GroupNorm"
-    bool module = false;         // an L0 module call (hyper-parameters not in the dump)
+    std::string name;     // "Functional.conv2d.0", "Module.conv1.Conv2d.0"
+    std::string api;      // "conv2d", "conv_transpose1d", "group_norm", "npu_rms_norm", "grid_sample",
+                          // or the module class "Conv2d", "GroupNorm"
+    bool module = false;  // an L0 module call (hyper-parameters not in the dump)
     const json* forward = nullptr;
     const json* backward = nullptr;
     const json* parametersGrad = nullptr;  // L0 only
-    std::string folder;          // the rank folder
+    std::string folder;                    // the rank folder
     std::string description;
     mutable uint64_t bytesRead = 0;
 

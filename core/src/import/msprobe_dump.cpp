@@ -48,8 +48,10 @@ DumpFolder describeFolder(const fs::path& dir) {
     const std::string name = dir.filename().string();
     if (numbered(name, "rank", &n) || numbered(name, "proc", &n) || name == "rank") f.rank = name;
     const std::string parent = dir.parent_path().filename().string();
-    if (numbered(parent, "step", &n)) f.step = parent;
-    else if (numbered(name, "step", &n)) f.step = name, f.rank.clear();
+    if (numbered(parent, "step", &n))
+        f.step = parent;
+    else if (numbered(name, "step", &n))
+        f.step = name, f.rank.clear();
     return f;
 }
 
@@ -67,10 +69,12 @@ std::tuple<int64_t, int, int64_t, std::string> orderKey(const DumpFolder& f) {
 std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::string& step, const std::string& rank) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
-        throw FormatError(fs::exists(dir, ec) ? "'" + dir + "' is not a folder (give the msprobe dump_path, a step or a rank folder)"
-                                              : "no folder '" + dir + "'");
+        throw FormatError(fs::exists(dir, ec)
+                              ? "'" + dir + "' is not a folder (give the msprobe dump_path, a step or a rank folder)"
+                              : "no folder '" + dir + "'");
     std::vector<DumpFolder> found;
-    if (fs::is_regular_file(fs::path(dir) / "dump.json", ec)) found.push_back(describeFolder(fs::absolute(dir).lexically_normal()));
+    if (fs::is_regular_file(fs::path(dir) / "dump.json", ec))
+        found.push_back(describeFolder(fs::absolute(dir).lexically_normal()));
     else {
         // dump_path/step*/rank*/dump.json at most: depth 2 below the folder given.
         for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
@@ -80,13 +84,15 @@ std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::strin
                 it.disable_recursion_pending();
                 continue;
             }
-            if (it->is_directory(ec) && it->path().filename() == "dump_tensor_data") it.disable_recursion_pending();
+            if (it->is_directory(ec) && it->path().filename() == "dump_tensor_data")
+                it.disable_recursion_pending();
             else if (it->is_directory(ec) && fs::is_regular_file(it->path() / "dump.json", ec))
                 found.push_back(describeFolder(fs::absolute(it->path()).lexically_normal()));
         }
     }
     if (found.empty())
-        throw FormatError("no dump.json in or under '" + dir + "': an msprobe dump has <dump_path>/step<S>/rank<R>/dump.json");
+        throw FormatError("no dump.json in or under '" + dir +
+                          "': an msprobe dump has <dump_path>/step<S>/rank<R>/dump.json");
     const auto byOrder = [](const DumpFolder& a, const DumpFolder& b) { return orderKey(a) < orderKey(b); };
     std::sort(found.begin(), found.end(), byOrder);
     std::vector<DumpFolder> kept;
@@ -138,12 +144,14 @@ struct Dump::Impl {
 
 namespace {
 
-const std::vector<std::string> kConvApis = {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                                            "conv_transpose3d"};
-const std::vector<std::string> kConvModules = {"Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-                                               "ConvTranspose3d"};
+const std::vector<std::string> kConvApis = {"conv1d",           "conv2d",           "conv3d",
+                                            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
+const std::vector<std::string> kConvModules = {"Conv1d",          "Conv2d",          "Conv3d",
+                                               "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"};
 
-bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 bool supportedApi(const std::string& prefix, const std::string& api) {
     if (prefix == "Functional" || prefix == "Torch")
@@ -165,7 +173,8 @@ Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
     }
     if (!impl_->dump.is_object() || !impl_->dump.contains("data") || !impl_->dump["data"].is_object())
         throw FormatError("'" + file.string() + "' has no \"data\" object: it is not an msprobe dump.json");
-    if (impl_->dump.contains("level") && impl_->dump["level"].is_string()) impl_->level = impl_->dump["level"].get<std::string>();
+    if (impl_->dump.contains("level") && impl_->dump["level"].is_string())
+        impl_->level = impl_->dump["level"].get<std::string>();
     const json& data = impl_->dump["data"];
     static const std::regex moduleKey(R"(^(Module\..*\.)([A-Za-z0-9_]+)\.forward\.(\d+)$)");
     for (auto it = data.begin(); it != data.end(); ++it) {
@@ -238,13 +247,18 @@ cases::Case Dump::makeCase(const std::string& name, uint64_t* bytesRead) const {
         }
     } count{call, bytesRead};
     if (!call.backward)
-        throw detail::Unsupported("no backward entry: the device's gradients of this call were not dumped "
-                                  "(data_mode, or no gradient flowed through it)");
+        throw detail::Unsupported(
+            "no backward entry: the device's gradients of this call were not dumped "
+            "(data_mode, or no gradient flowed through it)");
     cases::Case c;
-    if (contains(kConvApis, call.api) || contains(kConvModules, call.api)) c = detail::convolutionCase(call);
-    else if (call.api == "group_norm" || call.api == "GroupNorm") c = detail::groupNormCase(call);
-    else if (call.api == "npu_rms_norm") c = detail::rmsNormCase(call);
-    else c = detail::gridSampleCase(call);
+    if (contains(kConvApis, call.api) || contains(kConvModules, call.api))
+        c = detail::convolutionCase(call);
+    else if (call.api == "group_norm" || call.api == "GroupNorm")
+        c = detail::groupNormCase(call);
+    else if (call.api == "npu_rms_norm")
+        c = detail::rmsNormCase(call);
+    else
+        c = detail::gridSampleCase(call);
     c.path = casePath(name);
     return c;
 }
@@ -280,7 +294,8 @@ Built build(const Job& job) {
 template <class Sink>
 ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink sink) {
     if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
-        throw FormatError("shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) + " does not exist");
+        throw FormatError("shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) +
+                          " does not exist");
     ImportSummary summary;
     summary.folders = findDumpFolders(dir, o.step, o.rank);
     std::vector<Dump> dumps;
@@ -289,7 +304,8 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink si
     std::size_t position = 0;
     for (const Dump& d : dumps)
         for (const std::string& call : d.supportedCalls())
-            if (static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex) jobs.push_back({&d, call});
+            if (static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex)
+                jobs.push_back({&d, call});
     summary.supported = jobs.size();
     // Worker threads read the calls' tensor files while this thread hands the finished ones, in
     // order, to the sink (the HDF5 writer, which is serial).
@@ -316,7 +332,8 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
     std::vector<std::string> inputs;
     std::error_code ec;
     for (const DumpFolder& f : findDumpFolders(dir, options.step, options.rank))
-        for (const char* name : {"dump.json", "stack.json", "construct.json"}) inputs.push_back((fs::path(f.path) / name).string());
+        for (const char* name : {"dump.json", "stack.json", "construct.json"})
+            inputs.push_back((fs::path(f.path) / name).string());
     const fs::path out = fs::absolute(output, ec);
     for (const DumpFolder& f : findDumpFolders(dir, options.step, options.rank))
         if (out.parent_path() == fs::path(f.path) / "dump_tensor_data")
@@ -343,7 +360,8 @@ std::string callOfCasePath(const std::string& casePath) {
 
 std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary) {
     std::vector<cases::Case> out;
-    ImportSummary s = importWith(dir, options, [&](const Dump&, const std::string&, cases::Case c) { out.push_back(std::move(c)); });
+    ImportSummary s =
+        importWith(dir, options, [&](const Dump&, const std::string&, cases::Case c) { out.push_back(std::move(c)); });
     if (summary) *summary = std::move(s);
     return out;
 }

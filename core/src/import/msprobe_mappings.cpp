@@ -134,7 +134,8 @@ cases::Case convolutionCase(const Call& call) {
         const json* pad = call.arg(4, "padding");
         if (pad && isString(*pad)) {
             const std::string mode = stringValue(*pad, "padding");
-            if (mode == "valid") padding.assign(spatial, 0);
+            if (mode == "valid")
+                padding.assign(spatial, 0);
             else if (mode == "same") {
                 // PyTorch pads total = dilation*(k-1) per axis, the odd one on the far side.
                 std::vector<int64_t> total(spatial);
@@ -148,8 +149,9 @@ cases::Case convolutionCase(const Call& call) {
                 } else if (spatial == 2) {
                     padding = {total[0] / 2, total[0] - total[0] / 2, total[1] / 2, total[1] - total[1] / 2};
                 } else {
-                    throw Unsupported("padding='same' with an even kernel pads one side more, which aclnn takes only "
-                                      "for 2-D convolution");
+                    throw Unsupported(
+                        "padding='same' with an even kernel pads one side more, which aclnn takes only "
+                        "for 2-D convolution");
                 }
             } else {
                 throw Unsupported("padding='" + mode + "' is neither 'same' nor 'valid'");
@@ -216,7 +218,9 @@ void groupStatistics(const HostTensor& x, int64_t N, int64_t C, int64_t HxW, int
 // reproduces the dumped forward output (eps = PyTorch's default).
 int64_t guessGroups(const Call& call, const HostTensor& x, const HostTensor* gamma, int64_t N, int64_t C, int64_t HxW) {
     const json* out = call.forwardOutput(0);
-    if (!isTensor(out)) throw Unsupported("an L0 dump does not record num_groups, and the forward output to infer it from is not dumped");
+    if (!isTensor(out))
+        throw Unsupported(
+            "an L0 dump does not record num_groups, and the forward output to infer it from is not dumped");
     const std::vector<double> y = call.tensor(out, "the forward output").toDoubles();
     const json* b = call.parameter("bias");
     const std::vector<double> beta = b ? call.tensor(b, "the bias").toDoubles() : std::vector<double>{};
@@ -290,7 +294,8 @@ cases::Case groupNormCase(const Call& call) {
         if (!g) throw Unsupported("group_norm without num_groups");
         G = intValue(*g, "num_groups");
     }
-    if (G < 1 || C % G != 0) throw Unsupported("C (" + std::to_string(C) + ") is not divisible by num_groups (" + std::to_string(G) + ")");
+    if (G < 1 || C % G != 0)
+        throw Unsupported("C (" + std::to_string(C) + ") is not divisible by num_groups (" + std::to_string(G) + ")");
     HostTensor mean, rstd;
     groupStatistics(x, N, C, HxW, G, epsilon, &mean, &rstd);
     c.description += "; mean and rstd recomputed from the input (eps " + formatEps(epsilon) + ")";
@@ -303,8 +308,9 @@ cases::Case groupNormCase(const Call& call) {
     requireFloating(c.inputs[0].second, "gradOut", "aclnnGroupNormBackward");
 
     const bool gi = addGradient(c, call, call.gradientOfArg(0), "gradInput", "the input's gradient");
-    const bool gg = weight && addGradient(c, call, call.module ? call.gradientOfParameter("weight") : call.gradientOfArg(2),
-                                          "gradGammaOut", "the weight's gradient");
+    const bool gg =
+        weight && addGradient(c, call, call.module ? call.gradientOfParameter("weight") : call.gradientOfArg(2),
+                              "gradGammaOut", "the weight's gradient");
     const bool gb = bias && addGradient(c, call, call.module ? call.gradientOfParameter("bias") : call.gradientOfArg(3),
                                         "gradBetaOut", "the bias's gradient");
     if (!gi && !gg && !gb) throw Unsupported("the backward call has no gradient of input, weight or bias");

@@ -34,10 +34,14 @@ public:
             if (peek() == '}') break;
             const std::string key = quoted();
             expect(':');
-            if (key == "descr") h.descr = quoted(), haveDescr = true;
-            else if (key == "fortran_order") h.fortran = boolean(), haveOrder = true;
-            else if (key == "shape") h.shape = tuple(), haveShape = true;
-            else fail("unknown header key '" + key + "'");
+            if (key == "descr")
+                h.descr = quoted(), haveDescr = true;
+            else if (key == "fortran_order")
+                h.fortran = boolean(), haveOrder = true;
+            else if (key == "shape")
+                h.shape = tuple(), haveShape = true;
+            else
+                fail("unknown header key '" + key + "'");
             skipSpace();
             if (peek() == ',') ++i_;
         }
@@ -130,18 +134,22 @@ HostTensor fromFortran(const HostTensor& f, const std::vector<int64_t>& shape) {
 }  // namespace
 
 HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options) {
-    const auto bad = [&](const std::string& why) { return FormatError("'" + what + "' is not a valid .npy file: " + why); };
+    const auto bad = [&](const std::string& why) {
+        return FormatError("'" + what + "' is not a valid .npy file: " + why);
+    };
     if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) throw bad("no \\x93NUMPY magic");
     const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
     const int major = b[6];
     std::size_t headerLen = 0, start = 0;
-    if (major == 1) headerLen = static_cast<std::size_t>(b[8] | (b[9] << 8)), start = 10;
+    if (major == 1)
+        headerLen = static_cast<std::size_t>(b[8] | (b[9] << 8)), start = 10;
     else if (major == 2 || major == 3) {
         if (bytes.size() < 12) throw bad("the header is cut short");
         headerLen = static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8) |
                     (static_cast<std::size_t>(b[10]) << 16) | (static_cast<std::size_t>(b[11]) << 24);
         start = 12;
-    } else throw bad("format version " + std::to_string(major) + " (only 1, 2 and 3 exist)");
+    } else
+        throw bad("format version " + std::to_string(major) + " (only 1, 2 and 3 exist)");
     if (headerLen > bytes.size() - start) throw bad("the header is cut short");
     const Header h = HeaderParser(bytes.substr(start, headerLen), what).parse();
     bool bigEndian = false;
@@ -197,7 +205,8 @@ HostTensor readNpz(const std::string& path, const std::string& key, const NpyOpt
     if (!e) {
         std::string keys;
         for (const std::string& k : npzKeys(path)) keys += (keys.empty() ? "" : ", ") + k;
-        throw FormatError("no array '" + key + "' in '" + path + "' (it holds: " + (keys.empty() ? "nothing" : keys) + ")");
+        throw FormatError("no array '" + key + "' in '" + path + "' (it holds: " + (keys.empty() ? "nothing" : keys) +
+                          ")");
     }
     return parseNpy(zip.read(*e), path + ":" + key, options);
 }

@@ -21,10 +21,10 @@ struct PyValue {
     bool b = false;
     int64_t i = 0;
     double f = 0;
-    std::string s;                                // String, Bytes; Global: "module.name"
-    std::vector<PyRef> items;                     // Tuple, List; Dict: key, value, key, value, ...
-    std::shared_ptr<void> object;                 // Object: what a callback built (a tensor, a storage)
-    std::string objectType;                       // Object: "tensor", "storage", ...
+    std::string s;                 // String, Bytes; Global: "module.name"
+    std::vector<PyRef> items;      // Tuple, List; Dict: key, value, key, value, ...
+    std::shared_ptr<void> object;  // Object: what a callback built (a tensor, a storage)
+    std::string objectType;        // Object: "tensor", "storage", ...
 };
 
 PyRef makeValue(PyValue::Kind kind);

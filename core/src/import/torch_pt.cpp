@@ -22,11 +22,11 @@ using detail::PyValue;
 
 DType storageDtype(const std::string& global) {
     static const std::map<std::string, DType> table = {
-        {"torch.FloatStorage", DType::Float32},   {"torch.HalfStorage", DType::Float16},
+        {"torch.FloatStorage", DType::Float32},     {"torch.HalfStorage", DType::Float16},
         {"torch.BFloat16Storage", DType::BFloat16}, {"torch.DoubleStorage", DType::Float64},
-        {"torch.LongStorage", DType::Int64},      {"torch.IntStorage", DType::Int32},
-        {"torch.ShortStorage", DType::Int16},     {"torch.CharStorage", DType::Int8},
-        {"torch.ByteStorage", DType::UInt8},      {"torch.BoolStorage", DType::Bool}};
+        {"torch.LongStorage", DType::Int64},        {"torch.IntStorage", DType::Int32},
+        {"torch.ShortStorage", DType::Int16},       {"torch.CharStorage", DType::Int8},
+        {"torch.ByteStorage", DType::UInt8},        {"torch.BoolStorage", DType::Bool}};
     auto it = table.find(global);
     return it == table.end() ? DType::Undefined : it->second;
 }
@@ -99,9 +99,9 @@ private:
         if (!e) fail("storage '" + s.key + "' has no entry " + name);
         const uint64_t need = static_cast<uint64_t>(s.numel) * dtypeSize(s.dtype);
         if (e->size != need)
-            throw FormatError("'" + path_ + "' is damaged: storage '" + s.key + "' should hold " + std::to_string(need) +
-                              " bytes (" + std::to_string(s.numel) + " " + dtypeName(s.dtype) + ") but its entry has " +
-                              std::to_string(e->size));
+            throw FormatError("'" + path_ + "' is damaged: storage '" + s.key + "' should hold " +
+                              std::to_string(need) + " bytes (" + std::to_string(s.numel) + " " + dtypeName(s.dtype) +
+                              ") but its entry has " + std::to_string(e->size));
         const std::string bytes = zip_.read(*e);
         auto t = std::make_shared<HostTensor>(s.dtype, std::vector<int64_t>{s.numel});
         if (need) std::memcpy(t->data(), bytes.data(), static_cast<std::size_t>(need));
@@ -114,7 +114,8 @@ private:
     }
 
     std::vector<int64_t> intTuple(const PyRef& v, const char* what) const {
-        if (v->kind != PyValue::Kind::Tuple && v->kind != PyValue::Kind::List) fail(std::string(what) + " is not a tuple");
+        if (v->kind != PyValue::Kind::Tuple && v->kind != PyValue::Kind::List)
+            fail(std::string(what) + " is not a tuple");
         std::vector<int64_t> out;
         for (const PyRef& item : v->items) {
             if (item->kind != PyValue::Kind::Int) fail(std::string(what) + " holds a non-integer");
@@ -138,9 +139,12 @@ private:
         int64_t last = offset;
         for (std::size_t i = 0; i < size.size(); ++i) {
             if (size[i] < 0 || stride[i] < 0) fail("a negative size or stride");
-            if (size[i] == 0) empty = true;
-            else if (stride[i] > 0 && size[i] - 1 > (INT64_MAX - last) / stride[i]) fail("a view that overflows");
-            else last += (size[i] - 1) * stride[i];
+            if (size[i] == 0)
+                empty = true;
+            else if (stride[i] > 0 && size[i] - 1 > (INT64_MAX - last) / stride[i])
+                fail("a view that overflows");
+            else
+                last += (size[i] - 1) * stride[i];
         }
         if (offset < 0 || (!empty && last >= s.numel))
             throw FormatError("'" + path_ + "' is damaged: a " + dtypeName(s.dtype) + shapeToString(size) +
@@ -194,7 +198,8 @@ std::string keyText(const PyRef& k) {
 std::vector<std::pair<std::string, PyRef>> members(const PyRef& v) {
     std::vector<std::pair<std::string, PyRef>> out;
     if (v->kind == PyValue::Kind::Dict)
-        for (std::size_t i = 0; i + 1 < v->items.size(); i += 2) out.emplace_back(keyText(v->items[i]), v->items[i + 1]);
+        for (std::size_t i = 0; i + 1 < v->items.size(); i += 2)
+            out.emplace_back(keyText(v->items[i]), v->items[i + 1]);
     else if (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List)
         for (std::size_t i = 0; i < v->items.size(); ++i) out.emplace_back(std::to_string(i), v->items[i]);
     return out;
@@ -204,7 +209,8 @@ PyRef loadChecked(const std::string& path) {
     if (!ZipArchive::looksLikeZip(path)) {
         std::ifstream probe(path, std::ios::binary);
         if (!probe) throw FormatError("cannot open '" + path + "'");
-        throw FormatError("'" + path + "' is not a zip-format torch.save file (an old torch.save format, "
+        throw FormatError("'" + path +
+                          "' is not a zip-format torch.save file (an old torch.save format, "
                           "_use_new_zipfile_serialization=False, or not a .pt file at all)");
     }
     return PtLoader(path).load();
@@ -226,7 +232,8 @@ HostTensor readTorchPt(const std::string& path, const std::string& key) {
         std::string keys;
         for (const auto& [k, v] : members(root))
             if (v->objectType == "tensor") keys += (keys.empty() ? "" : ", ") + k;
-        throw FormatError("'" + path + "' holds " + (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
+        throw FormatError("'" + path + "' holds " +
+                          (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
                           (keys.empty() ? "" : ": name one as '" + path + ":KEY'"));
     }
     for (const auto& [k, v] : members(root))

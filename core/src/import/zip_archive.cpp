@@ -27,7 +27,9 @@ uint32_t u32(const unsigned char* p) {
     return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
            (static_cast<uint32_t>(p[3]) << 24);
 }
-uint64_t u64(const unsigned char* p) { return static_cast<uint64_t>(u32(p)) | (static_cast<uint64_t>(u32(p + 4)) << 32); }
+uint64_t u64(const unsigned char* p) {
+    return static_cast<uint64_t>(u32(p)) | (static_cast<uint64_t>(u32(p + 4)) << 32);
+}
 
 std::string readAt(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
     if (offset > fileSize || size > fileSize - offset)
@@ -134,7 +136,8 @@ const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
 std::string ZipArchive::read(const Entry& entry) const {
     const std::string where = "'" + entry.name + "' in '" + path_ + "'";
     const std::string local = readAt(in_, path_, fileSize_, entry.localHeaderOffset, 30);
-    if (u32(bytesOf(local)) != kLocalHeader) throw FormatError(where + " is damaged: no local header where the directory says");
+    if (u32(bytesOf(local)) != kLocalHeader)
+        throw FormatError(where + " is damaged: no local header where the directory says");
     const uint64_t dataStart = entry.localHeaderOffset + 30 + u16(bytesOf(local) + 26) + u16(bytesOf(local) + 28);
     std::string data = readAt(in_, path_, fileSize_, dataStart, entry.compressedSize);
     if (entry.method == 8) {

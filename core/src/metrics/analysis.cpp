@@ -53,21 +53,28 @@ LogHistogram logHistogram(const HostTensor& values, int minExponent, int maxExpo
     h.minExponent = minExponent;
     h.maxExponent = maxExponent;
     h.binsPerDecade = binsPerDecade;
-    const std::size_t bins = static_cast<std::size_t>(maxExponent - minExponent) * static_cast<std::size_t>(binsPerDecade);
+    const std::size_t bins =
+        static_cast<std::size_t>(maxExponent - minExponent) * static_cast<std::size_t>(binsPerDecade);
     h.counts.assign(bins, 0);
     const double lo = std::pow(10.0, minExponent), hi = std::pow(10.0, maxExponent);
     for (int64_t i = 0; i < values.numel(); ++i) {
         const double v = read(i);
-        if (!std::isfinite(v) || v < 0) ++h.nonFinite;
-        else if (v == 0) ++h.zeros;
-        else if (v < lo) ++h.below;
-        else if (v >= hi) ++h.above;
+        if (!std::isfinite(v) || v < 0)
+            ++h.nonFinite;
+        else if (v == 0)
+            ++h.zeros;
+        else if (v < lo)
+            ++h.below;
+        else if (v >= hi)
+            ++h.above;
         else {
             auto bin = static_cast<std::size_t>(std::floor((std::log10(v) - minExponent) * binsPerDecade));
             // log10 rounding can put a value exactly on an edge one bin off; the edges decide.
             if (bin >= bins) bin = bins - 1;
-            if (bin > 0 && v < h.edge(bin)) --bin;
-            else if (bin + 1 < bins && v >= h.edge(bin + 1)) ++bin;
+            if (bin > 0 && v < h.edge(bin))
+                --bin;
+            else if (bin + 1 < bins && v >= h.edge(bin + 1))
+                ++bin;
             ++h.counts[bin];
         }
     }
@@ -118,7 +125,9 @@ std::vector<ToleranceShare> cumulativeShare(const HostTensor& errors, const std:
     }
     std::vector<ToleranceShare> out;
     for (std::size_t t = 0; t < tolerances.size(); ++t)
-        out.push_back({tolerances[t], errors.numel() > 0 ? static_cast<double>(within[t]) / static_cast<double>(errors.numel()) : 1.0});
+        out.push_back({tolerances[t], errors.numel() > 0
+                                          ? static_cast<double>(within[t]) / static_cast<double>(errors.numel())
+                                          : 1.0});
     return out;
 }
 

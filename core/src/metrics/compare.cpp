@@ -161,7 +161,8 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
         if (options.checkTolerance) {
             const double limit = options.atol + options.rtol * std::fabs(r);
             if (absErr > limit) ++m.toleranceViolations;
-            const double ratio = limit > 0 ? absErr / limit : (absErr > 0 ? std::numeric_limits<double>::infinity() : 0);
+            const double ratio =
+                limit > 0 ? absErr / limit : (absErr > 0 ? std::numeric_limits<double>::infinity() : 0);
             if (ratio > worstToleranceRatio) {
                 worstToleranceRatio = ratio;
                 m.worstTolerance = elementRef(i, m.shape, a, r, absErr, rel);
@@ -177,16 +178,20 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
         m.errorBalance = static_cast<double>(sumBalance / n);
         m.meanUlpError = m.ulpApplicable ? static_cast<double>(sumUlp / n) : 0;
     }
-    if (normA == 0 && normR == 0) m.cosine = 1;
-    else if (normA == 0 || normR == 0) m.cosine = 0;
-    else m.cosine = static_cast<double>(std::max(-1.0L, std::min(1.0L, dot / std::sqrt(normA * normR))));
+    if (normA == 0 && normR == 0)
+        m.cosine = 1;
+    else if (normA == 0 || normR == 0)
+        m.cosine = 0;
+    else
+        m.cosine = static_cast<double>(std::max(-1.0L, std::min(1.0L, dot / std::sqrt(normA * normR))));
     if (m.count > 0) {
         const double n = static_cast<double>(m.count);
         m.shareRelBelow1e2 = static_cast<double>(within2) / n;
         m.shareRelBelow1e3 = static_cast<double>(within3) / n;
         m.shareRelBelow1e4 = static_cast<double>(within4) / n;
     }
-    m.smallValueErrorRatio = m.smallValueCount > 0 ? static_cast<double>(smallErrors) / static_cast<double>(m.smallValueCount) : 0;
+    m.smallValueErrorRatio =
+        m.smallValueCount > 0 ? static_cast<double>(smallErrors) / static_cast<double>(m.smallValueCount) : 0;
     return m;
 }
 

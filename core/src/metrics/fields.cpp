@@ -16,14 +16,18 @@ double count(int64_t n) { return static_cast<double>(n); }
 const std::vector<MetricField>& metricFields() {
     static const std::vector<MetricField> fields = {
         {"count", "Elements", "elements", FieldFormat::Count, [](const M& m) -> V { return count(m.count); }},
-        {"finite_count", "Finite pairs", "finite", FieldFormat::Count, [](const M& m) -> V { return count(m.finiteCount); }},
+        {"finite_count", "Finite pairs", "finite", FieldFormat::Count,
+         [](const M& m) -> V { return count(m.finiteCount); }},
         {"cosine", "Cosine similarity", "cosine", FieldFormat::Cosine, [](const M& m) -> V { return m.cosine; }},
         {"max_abs_error", "Max abs error", "max abs", FieldFormat::Real, [](const M& m) -> V { return m.maxAbsError; }},
-        {"mean_abs_error", "Mean abs error", "mean abs", FieldFormat::Real, [](const M& m) -> V { return m.meanAbsError; }},
+        {"mean_abs_error", "Mean abs error", "mean abs", FieldFormat::Real,
+         [](const M& m) -> V { return m.meanAbsError; }},
         {"max_rel_error", "Max rel error", "max rel", FieldFormat::Real, [](const M& m) -> V { return m.maxRelError; }},
-        {"mean_rel_error", "Mean rel error", "mean rel", FieldFormat::Real, [](const M& m) -> V { return m.meanRelError; }},
+        {"mean_rel_error", "Mean rel error", "mean rel", FieldFormat::Real,
+         [](const M& m) -> V { return m.meanRelError; }},
         {"rmse", "RMSE", "rmse", FieldFormat::Real, [](const M& m) -> V { return m.rmse; }},
-        {"error_balance", "Error balance", "balance", FieldFormat::Real, [](const M& m) -> V { return m.errorBalance; }},
+        {"error_balance", "Error balance", "balance", FieldFormat::Real,
+         [](const M& m) -> V { return m.errorBalance; }},
         {"share_rel_below_1e-2", "Rel error < 1e-2", "rel<1e-2", FieldFormat::Share,
          [](const M& m) -> V { return m.shareRelBelow1e2; }},
         {"share_rel_below_1e-3", "Rel error < 1e-3", "rel<1e-3", FieldFormat::Share,
@@ -38,10 +42,12 @@ const std::vector<MetricField>& metricFields() {
          [](const M& m) -> V { return count(m.smallValueCount); }},
         {"small_value_error_ratio", "Small-value error ratio", "small err", FieldFormat::Share,
          [](const M& m) -> V { return m.smallValueCount > 0 ? V(m.smallValueErrorRatio) : std::nullopt; }},
-        {"nan_actual", "NaN in output", "nan out", FieldFormat::Count, [](const M& m) -> V { return count(m.nanActual); }},
+        {"nan_actual", "NaN in output", "nan out", FieldFormat::Count,
+         [](const M& m) -> V { return count(m.nanActual); }},
         {"nan_reference", "NaN in reference", "nan ref", FieldFormat::Count,
          [](const M& m) -> V { return count(m.nanReference); }},
-        {"inf_actual", "Inf in output", "inf out", FieldFormat::Count, [](const M& m) -> V { return count(m.infActual); }},
+        {"inf_actual", "Inf in output", "inf out", FieldFormat::Count,
+         [](const M& m) -> V { return count(m.infActual); }},
         {"inf_reference", "Inf in reference", "inf ref", FieldFormat::Count,
          [](const M& m) -> V { return count(m.infReference); }},
         {"nonfinite_mismatches", "NaN/Inf mismatches", "mismatch", FieldFormat::Count,
@@ -74,9 +80,12 @@ void writeMetricsJson(JsonWriter& w, const ComparisonMetrics& m) {
     for (const MetricField& f : metricFields()) {
         w.key(f.key);
         const std::optional<double> v = f.value(m);
-        if (!v) w.null();
-        else if (f.format == FieldFormat::Count) w.value(static_cast<int64_t>(*v));
-        else w.value(*v);
+        if (!v)
+            w.null();
+        else if (f.format == FieldFormat::Count)
+            w.value(static_cast<int64_t>(*v));
+        else
+            w.value(*v);
     }
     for (const ElementField& f : elementFields()) {
         const ElementRef& e = f.element(m);

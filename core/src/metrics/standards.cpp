@@ -43,9 +43,10 @@ Judgement verdict(Verdict v, const std::string& standard, std::string reason) {
 bool nonFiniteFailure(const ComparisonMetrics& m, const std::string& standard, Judgement* out) {
     if (m.nonFiniteMismatches == 0) return false;
     const ElementRef& e = m.firstMismatch;
-    *out = verdict(Verdict::Fail, standard,
-                   std::to_string(m.nonFiniteMismatches) + " NaN/Inf mismatch" + (m.nonFiniteMismatches > 1 ? "es" : "") +
-                       " (first at " + coords(e) + ": " + val(e.actual) + " vs " + val(e.reference) + ")");
+    *out =
+        verdict(Verdict::Fail, standard,
+                std::to_string(m.nonFiniteMismatches) + " NaN/Inf mismatch" + (m.nonFiniteMismatches > 1 ? "es" : "") +
+                    " (first at " + coords(e) + ": " + val(e.actual) + " vs " + val(e.reference) + ")");
     return true;
 }
 
@@ -77,7 +78,8 @@ Judgement judgeDualThousandth(const ComparisonMetrics& m) {
     Judgement j;
     if (nonFiniteFailure(m, name, &j)) return j;
     const bool ok = m.shareRelBelow1e3 > 0.999;
-    std::string reason = percent(m.shareRelBelow1e3) + " of elements within rel 1e-3 (" + (ok ? "> " : "<= ") + "99.9%)";
+    std::string reason =
+        percent(m.shareRelBelow1e3) + " of elements within rel 1e-3 (" + (ok ? "> " : "<= ") + "99.9%)";
     if (!ok) reason += ", worst " + num(m.maxRelError) + " at " + coords(m.worstRel);
     return verdict(ok ? Verdict::Pass : Verdict::Fail, name, reason);
 }
@@ -88,7 +90,8 @@ Judgement judgeMsprobeLegacy(const ComparisonMetrics& m) {
     if (nonFiniteFailure(m, name, &j)) return j;
     if (!(m.cosine > 0.99)) return verdict(Verdict::Fail, name, "cosine " + num(m.cosine) + " <= 0.99");
     if (m.maxAbsError < 1e-3)
-        return verdict(Verdict::Pass, name, "cosine " + num(m.cosine) + " > 0.99 and max abs " + num(m.maxAbsError) + " < 1e-3");
+        return verdict(Verdict::Pass, name,
+                       "cosine " + num(m.cosine) + " > 0.99 and max abs " + num(m.maxAbsError) + " < 1e-3");
     const std::string head = "cosine " + num(m.cosine) + ", max abs " + num(m.maxAbsError) + " >= 1e-3; ";
     const bool low = m.outputDtype == DType::Float16 || m.outputDtype == DType::BFloat16;
     if (low) {
@@ -166,8 +169,9 @@ Standard toleranceStandard(double rtol, double atol) {
     Standard s;
     s.name = toleranceName(rtol, atol);
     s.title = "user tolerance";
-    s.formula = "pass when |a - r| <= atol + rtol*|r| for every finite pair and no NaN/Inf mismatch (numpy.allclose "
-                "with equal_nan)";
+    s.formula =
+        "pass when |a - r| <= atol + rtol*|r| for every finite pair and no NaN/Inf mismatch (numpy.allclose "
+        "with equal_nan)";
     s.thresholds = "rtol = " + num(rtol) + ", atol = " + num(atol);
     s.options.checkTolerance = true;
     s.options.rtol = rtol;
@@ -179,7 +183,8 @@ Standard toleranceStandard(double rtol, double atol) {
         if (!m.toleranceChecked)
             return verdict(Verdict::Fail, name, "the metrics were computed without this tolerance");
         if (m.toleranceViolations == 0)
-            return verdict(Verdict::Pass, name, "every element within atol + rtol*|r| (max abs " + num(m.maxAbsError) + ")");
+            return verdict(Verdict::Pass, name,
+                           "every element within atol + rtol*|r| (max abs " + num(m.maxAbsError) + ")");
         const ElementRef& w = m.worstTolerance;
         return verdict(Verdict::Fail, name,
                        std::to_string(m.toleranceViolations) + " of " + std::to_string(m.count) +
@@ -192,11 +197,17 @@ Standard toleranceStandard(double rtol, double atol) {
 
 Standard parseStandard(const std::string& spec) {
     const std::string s = lower(spec);
-    static const std::pair<const char*, const char*> aliases[] = {
-        {"cann", "cann"}, {"cann-single", "cann"}, {"single-benchmark", "cann"}, {"cann-single-benchmark", "cann"},
-        {"dual-thousandth", "dual-thousandth"}, {"double-thousandth", "dual-thousandth"},
-        {"thousandth", "dual-thousandth"}, {"msprobe-thousandth", "dual-thousandth"},
-        {"msprobe-legacy", "msprobe-legacy"}, {"msprobe", "msprobe-legacy"}, {"legacy", "msprobe-legacy"}};
+    static const std::pair<const char*, const char*> aliases[] = {{"cann", "cann"},
+                                                                  {"cann-single", "cann"},
+                                                                  {"single-benchmark", "cann"},
+                                                                  {"cann-single-benchmark", "cann"},
+                                                                  {"dual-thousandth", "dual-thousandth"},
+                                                                  {"double-thousandth", "dual-thousandth"},
+                                                                  {"thousandth", "dual-thousandth"},
+                                                                  {"msprobe-thousandth", "dual-thousandth"},
+                                                                  {"msprobe-legacy", "msprobe-legacy"},
+                                                                  {"msprobe", "msprobe-legacy"},
+                                                                  {"legacy", "msprobe-legacy"}};
     for (const auto& [alias, name] : aliases)
         if (s == alias)
             for (const Standard& st : builtinStandards())

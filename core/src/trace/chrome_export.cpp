@@ -56,7 +56,8 @@ void exportChromeTrace(const std::vector<ExecutorTrace>& traces, const std::stri
         std::ostringstream args;
         args << "\"product\": " << jsonString(t.product) << ", \"threads\": " << t.threads
              << ", \"workspace_bytes\": " << t.workspaceBytes;
-        for (const Param& p : t.params) args << ", " << jsonString(p.name) << ": " << jsonString(paramToString(p.value));
+        for (const Param& p : t.params)
+            args << ", " << jsonString(p.name) << ": " << jsonString(paramToString(p.value));
         writeEvent(os, first, t.op, "executor", t.startUs, t.durationUs, args.str());
         for (const StepTrace& s : t.steps) {
             std::string a = "\"index\": " + std::to_string(s.index) + ", \"detail\": " + jsonString(s.detail);

@@ -19,9 +19,9 @@ const char* traceLevelName(TraceLevel l) {
 
 bool parseTraceLevel(const std::string& text, TraceLevel* out) {
     static const std::pair<const char*, TraceLevel> names[] = {
-        {"metadata", TraceLevel::Metadata}, {"meta", TraceLevel::Metadata}, {"0", TraceLevel::Metadata},
-        {"stats", TraceLevel::Stats}, {"statistics", TraceLevel::Stats}, {"1", TraceLevel::Stats},
-        {"full", TraceLevel::Full}, {"tensors", TraceLevel::Full}, {"2", TraceLevel::Full}};
+        {"metadata", TraceLevel::Metadata}, {"meta", TraceLevel::Metadata},    {"0", TraceLevel::Metadata},
+        {"stats", TraceLevel::Stats},       {"statistics", TraceLevel::Stats}, {"1", TraceLevel::Stats},
+        {"full", TraceLevel::Full},         {"tensors", TraceLevel::Full},     {"2", TraceLevel::Full}};
     for (const auto& n : names)
         if (text == n.first) {
             if (out) *out = n.second;
@@ -147,8 +147,8 @@ void startTraceFromEnvironment() {
         if (const char* l = std::getenv("OPSCOPE_TRACE_LEVEL"); l && *l && !parseTraceLevel(l, &level))
             std::fprintf(stderr, "opscope: OPSCOPE_TRACE_LEVEL='%s' is not metadata, stats or full; using stats\n", l);
         const char* sync = std::getenv("OPSCOPE_TRACE_SYNC");
-        const TraceWriteMode mode = sync && *sync && std::string(sync) != "0" ? TraceWriteMode::Synchronous
-                                                                                : TraceWriteMode::Background;
+        const TraceWriteMode mode =
+            sync && *sync && std::string(sync) != "0" ? TraceWriteMode::Synchronous : TraceWriteMode::Background;
         try {
             startTrace(path, level, mode);
             std::fprintf(stderr, "opscope: tracing executors to %s (level %s%s)\n", path, traceLevelName(level),

@@ -194,9 +194,8 @@ void TraceFileWriter::writerLoop() {
     (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kWriterNice);
     std::unique_lock<std::mutex> lk(queueMutex_);
     for (;;) {
-        const bool woken = queueChanged_.wait_for(lk, kIdleClose, [&] {
-            return stopping_ || closeRequested_ || !queue_.empty();
-        });
+        const bool woken =
+            queueChanged_.wait_for(lk, kIdleClose, [&] { return stopping_ || closeRequested_ || !queue_.empty(); });
         if (queue_.empty()) {
             // Idle, asked to close, or stopping: close the file so other programs can open it.
             if (woken || state_->open) {
@@ -213,10 +212,10 @@ void TraceFileWriter::writerLoop() {
         }
         // Gather a batch (one append per table and one flush for all of it), for at most
         // kBatchWindow, unless asked to finish now.
-        queueChanged_.wait_for(lk, kBatchWindow, [&] {
-            return stopping_ || closeRequested_ || queue_.size() >= kBatchTarget;
-        });
-        std::vector<ExecutorTrace> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+        queueChanged_.wait_for(lk, kBatchWindow,
+                               [&] { return stopping_ || closeRequested_ || queue_.size() >= kBatchTarget; });
+        std::vector<ExecutorTrace> batch(std::make_move_iterator(queue_.begin()),
+                                         std::make_move_iterator(queue_.end()));
         queue_.clear();
         writing_ = true;
         queueChanged_.notify_all();  // producers waiting for room may go on
@@ -285,14 +284,15 @@ void TraceFileWriter::writeBatch(const std::vector<ExecutorTrace>& batch) {
             x.firstTensor = o.tensors.size() + static_cast<int64_t>(rows.tensors.size());
             const std::size_t tensorsBefore = rows.tensors.size();
             for (const Param& p : t.params)
-                rows.params.push_back({e, strings.id(p.name), strings.id(paramTypeName(p.value)),
-                                       strings.id(paramToString(p.value))});
+                rows.params.push_back(
+                    {e, strings.id(p.name), strings.id(paramTypeName(p.value)), strings.id(paramToString(p.value))});
             for (const TensorRecord& r : t.inputs) rows.addTensor(e, -1, r, strings);
             for (const TensorRecord& r : t.outputs) rows.addTensor(e, -1, r, strings);
             for (const StepTrace& s : t.steps) {
                 const auto index = static_cast<int32_t>(s.index);
-                rows.steps.push_back({e, index, strings.id(s.name), strings.id(s.detail), strings.id(joinNames(s.inputs)),
-                                      strings.id(joinNames(s.outputs)), s.startUs, s.durationUs});
+                rows.steps.push_back({e, index, strings.id(s.name), strings.id(s.detail),
+                                      strings.id(joinNames(s.inputs)), strings.id(joinNames(s.outputs)), s.startUs,
+                                      s.durationUs});
                 for (const TensorRecord& r : s.outputTensors) rows.addTensor(e, index, r, strings);
             }
             x.paramCount = static_cast<int32_t>(t.params.size());

@@ -20,7 +20,8 @@ using namespace trace_v2;
 
 int64_t formatVersion(const h5::File& f) {
     if (!f.hasAttribute("/", "opscope_format") || f.readAttribute<std::string>("/", "opscope_format") != "trace")
-        throw h5::H5Error("'" + f.path() + "' is an HDF5 file but not an OpScope trace (no opscope_format=\"trace\" on /)");
+        throw h5::H5Error("'" + f.path() +
+                          "' is an HDF5 file but not an OpScope trace (no opscope_format=\"trace\" on /)");
     if (!f.hasAttribute("/", "format_version")) return 1;  // the first traces did not all say
     const int64_t v = f.readAttribute<int64_t>("/", "format_version");
     if (v != 1 && v != kFormatVersion)
@@ -31,7 +32,7 @@ int64_t formatVersion(const h5::File& f) {
 
 // A reference past the end of a table whose last rows a kill kept from the disk.
 struct TornReference {
-    int64_t id;       // negative: not a torn tail but damage
+    int64_t id;  // negative: not a torn tail but damage
     std::string why;
 };
 
@@ -69,7 +70,8 @@ public:
                                   int64_t ExecutorRow::*firstField, int32_t ExecutorRow::*countField) {
             const std::size_t got = readRows(table, type, sp.first, sp.count, out, tornTail);
             for (std::size_t i = 0; i < n && got < sp.count; ++i)
-                if (rows[i].*countField > 0 && rows[i].*firstField + rows[i].*countField > sp.first + int64_t(got)) n = i;
+                if (rows[i].*countField > 0 && rows[i].*firstField + rows[i].*countField > sp.first + int64_t(got))
+                    n = i;
         };
         readable(params_, paramRowType(), p, paramRows.data(), &ExecutorRow::firstParam, &ExecutorRow::paramCount);
         readable(steps_, stepRowType(), s, stepRows.data(), &ExecutorRow::firstStep, &ExecutorRow::stepCount);
@@ -141,9 +143,10 @@ public:
             }
         }
         if (tornTail && n < declared)
-            *tornTail = "trace '" + file_.path() + "' ends in a torn tail (the recording was cut off): " +
-                        std::to_string(declared - n) + " incomplete executor" + (declared - n == 1 ? " was" : "s were") +
-                        " ignored, the " + std::to_string(n) + " complete one" + (n == 1 ? " is" : "s are") + " read" +
+            *tornTail = "trace '" + file_.path() +
+                        "' ends in a torn tail (the recording was cut off): " + std::to_string(declared - n) +
+                        " incomplete executor" + (declared - n == 1 ? " was" : "s were") + " ignored, the " +
+                        std::to_string(n) + " complete one" + (n == 1 ? " is" : "s are") + " read" +
                         (why.empty() ? "" : " (executor " + std::to_string(first + n) + ": " + why + ")");
         return out;
     }
@@ -160,7 +163,8 @@ private:
 
     // The rows a table's span of the first n executors covers (checked by completePrefix).
     template <class FirstField, class CountField>
-    static Span span(const std::vector<ExecutorRow>& rows, std::size_t n, FirstField firstField, CountField countField) {
+    static Span span(const std::vector<ExecutorRow>& rows, std::size_t n, FirstField firstField,
+                     CountField countField) {
         int64_t lo = std::numeric_limits<int64_t>::max(), hi = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const int64_t first = rows[i].*firstField, count = rows[i].*countField;
@@ -188,7 +192,8 @@ private:
                             std::to_string(count) + " of " + table.where());
                 if (past.empty() && (first > table.size() || count > table.size() - first))
                     past = "executor " + std::to_string(e) + " points at rows " + std::to_string(first) + " + " +
-                           std::to_string(count) + " of " + table.where() + ", which has " + std::to_string(table.size());
+                           std::to_string(count) + " of " + table.where() + ", which has " +
+                           std::to_string(table.size());
             };
             check(x.firstParam, x.paramCount, params_);
             check(x.firstStep, x.stepCount, steps_);
@@ -311,7 +316,8 @@ namespace {
 std::vector<ExecutorTrace> readTables(const h5::File& file, TraceValues values, std::string* tornTail) {
     if (formatVersion(file) == 1) {
         std::vector<ExecutorTrace> out;
-        for (const std::string& g : trace_v1::executorGroups(file)) out.push_back(trace_v1::readExecutor(file, g, values));
+        for (const std::string& g : trace_v1::executorGroups(file))
+            out.push_back(trace_v1::readExecutor(file, g, values));
         return out;
     }
     const TablesReader tables(file, values);

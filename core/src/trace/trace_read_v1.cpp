@@ -5,8 +5,7 @@
 namespace opscope::trace_v1 {
 namespace {
 
-TensorRecord readTensorRecord(const h5::File& f, const std::string& path, const std::string& name,
-                              TraceValues values) {
+TensorRecord readTensorRecord(const h5::File& f, const std::string& path, const std::string& name, TraceValues values) {
     TensorRecord r;
     r.name = name;
     r.kind = f.readAttribute<std::string>(path, "kind");
@@ -41,12 +40,18 @@ std::vector<Param> readParams(const h5::File& f, const std::string& path) {
         const std::string& n = order[i];
         const std::string& ty = types[i];
         ParamValue v;
-        if (ty == "bool") v = f.readAttribute<bool>(path, n);
-        else if (ty == "int") v = f.readAttribute<int64_t>(path, n);
-        else if (ty == "float") v = f.readAttribute<double>(path, n);
-        else if (ty == "string") v = f.readAttribute<std::string>(path, n);
-        else if (ty == "int[]") v = f.readAttribute<std::vector<int64_t>>(path, n);
-        else if (ty == "float[]") v = f.readAttribute<std::vector<double>>(path, n);
+        if (ty == "bool")
+            v = f.readAttribute<bool>(path, n);
+        else if (ty == "int")
+            v = f.readAttribute<int64_t>(path, n);
+        else if (ty == "float")
+            v = f.readAttribute<double>(path, n);
+        else if (ty == "string")
+            v = f.readAttribute<std::string>(path, n);
+        else if (ty == "int[]")
+            v = f.readAttribute<std::vector<int64_t>>(path, n);
+        else if (ty == "float[]")
+            v = f.readAttribute<std::vector<double>>(path, n);
         else {
             const auto ints = f.readAttribute<std::vector<int64_t>>(path, n);
             v = std::vector<bool>(ints.begin(), ints.end());

@@ -88,7 +88,8 @@ const h5::RowType& tensorRowType() {
 std::string valuesPath(int64_t executorRow, int32_t step, const std::string& kind, const std::string& name) {
     char prefix[48];
     if (step >= 0)
-        std::snprintf(prefix, sizeof prefix, "%s/%06lld/steps/%03d/", kValues, static_cast<long long>(executorRow), step);
+        std::snprintf(prefix, sizeof prefix, "%s/%06lld/steps/%03d/", kValues, static_cast<long long>(executorRow),
+                      step);
     else
         std::snprintf(prefix, sizeof prefix, "%s/%06lld/%s/", kValues, static_cast<long long>(executorRow),
                       kind == "output" ? "outputs" : "inputs");

@@ -37,7 +37,7 @@ struct ExecutorRow {
 };
 
 struct ParamRow {
-    int64_t executor;  // row of /executors
+    int64_t executor;            // row of /executors
     StringId name, type, value;  // type: "int", "float", "bool", "string", "int[]", "float[]", "bool[]"
 };
 

@@ -12,14 +12,14 @@ using Stops = std::vector<Rgb>;
 
 const Stops& stopsFor(Colormap c) {
     // ColorBrewer RdBu reversed: blue for negative, white at the centre, red for positive.
-    static const Stops coolwarm = {{5, 48, 97},     {33, 102, 172}, {67, 147, 195}, {146, 197, 222},
+    static const Stops coolwarm = {{5, 48, 97},     {33, 102, 172},  {67, 147, 195},  {146, 197, 222},
                                    {209, 229, 240}, {247, 247, 247}, {253, 219, 199}, {244, 165, 130},
                                    {214, 96, 77},   {178, 24, 43},   {103, 0, 31}};
     // matplotlib viridis and magma sampled at t = k/8.
-    static const Stops viridis = {{68, 1, 84},    {71, 44, 122},  {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
-                                  {39, 173, 129}, {92, 200, 99},  {170, 220, 50}, {253, 231, 37}};
-    static const Stops magma = {{0, 0, 4},       {28, 16, 68},   {79, 18, 123},   {129, 37, 129}, {181, 54, 122},
-                                {229, 80, 100},  {251, 135, 97}, {254, 194, 135}, {252, 253, 191}};
+    static const Stops viridis = {{68, 1, 84},    {71, 44, 122}, {59, 81, 139},  {44, 113, 142}, {33, 144, 141},
+                                  {39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37}};
+    static const Stops magma = {{0, 0, 4},      {28, 16, 68},   {79, 18, 123},   {129, 37, 129}, {181, 54, 122},
+                                {229, 80, 100}, {251, 135, 97}, {254, 194, 135}, {252, 253, 191}};
     static const Stops gray = {{0, 0, 0}, {255, 255, 255}};
     switch (c) {
         case Colormap::CoolWarm: return coolwarm;
@@ -36,7 +36,9 @@ uint8_t lerp(uint8_t a, uint8_t b, double f) {
 
 }  // namespace
 
-std::vector<Colormap> allColormaps() { return {Colormap::CoolWarm, Colormap::Viridis, Colormap::Magma, Colormap::Gray}; }
+std::vector<Colormap> allColormaps() {
+    return {Colormap::CoolWarm, Colormap::Viridis, Colormap::Magma, Colormap::Gray};
+}
 
 const char* colormapName(Colormap c) {
     switch (c) {

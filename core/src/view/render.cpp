@@ -23,10 +23,14 @@ std::vector<uint32_t> renderCells(const Downsampled& d, const DisplaySettings& s
     for (std::size_t i = 0; i < d.cells.size(); ++i) {
         const Cell& c = d.cells[i];
         Rgb rgb;
-        if (s.showNonFinite && (c.flags & kCellNaN)) rgb = kNaNColor;
-        else if (s.showNonFinite && (c.flags & kCellPosInf)) rgb = kPosInfColor;
-        else if (s.showNonFinite && (c.flags & kCellNegInf)) rgb = kNegInfColor;
-        else if (c.flags & kCellEmpty) rgb = kEmptyColor;
+        if (s.showNonFinite && (c.flags & kCellNaN))
+            rgb = kNaNColor;
+        else if (s.showNonFinite && (c.flags & kCellPosInf))
+            rgb = kPosInfColor;
+        else if (s.showNonFinite && (c.flags & kCellNegInf))
+            rgb = kNegInfColor;
+        else if (c.flags & kCellEmpty)
+            rgb = kEmptyColor;
         else {
             rgb = mapColor(s.colormap, s.scale.normalize(cellDisplayValue(c, centre)));
             // A solid colour no map uses: unmistakable (the value is one hover away).

@@ -41,9 +41,9 @@ SliceSpec defaultSlice(const std::vector<int64_t>& shape) {
 SliceSpec normalizeSlice(const std::vector<int64_t>& shape, const SliceSpec& spec) {
     const int rank = static_cast<int>(shape.size());
     SliceSpec s = spec;
-    const bool axesOk = rank >= 2 ? (s.rowAxis >= 0 && s.rowAxis < rank && s.colAxis >= 0 && s.colAxis < rank &&
-                                     s.rowAxis != s.colAxis)
-                                  : false;
+    const bool axesOk =
+        rank >= 2 ? (s.rowAxis >= 0 && s.rowAxis < rank && s.colAxis >= 0 && s.colAxis < rank && s.rowAxis != s.colAxis)
+                  : false;
     if (!axesOk) {
         const SliceSpec d = defaultSlice(shape);
         s.rowAxis = d.rowAxis;
@@ -95,7 +95,8 @@ int64_t flatIndex(const std::vector<int64_t>& shape, const std::vector<int64_t>&
 }
 
 double elementValue(const TensorView& tensor, const std::vector<int64_t>& index) {
-    if (index.size() != tensor.shape.size()) throw std::out_of_range("elementValue: index rank differs from tensor rank");
+    if (index.size() != tensor.shape.size())
+        throw std::out_of_range("elementValue: index rank differs from tensor rank");
     int64_t off = tensor.offset;
     for (std::size_t a = 0; a < index.size(); ++a) {
         if (index[a] < 0 || index[a] >= tensor.shape[a]) throw std::out_of_range("elementValue: index out of range");

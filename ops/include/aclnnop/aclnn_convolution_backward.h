@@ -16,8 +16,8 @@ ACLNN_API aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias, uint64_t* workspaceSize,
     aclOpExecutor** executor);
 
-ACLNN_API aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize,
-                                                         aclOpExecutor* executor, const aclrtStream stream);
+ACLNN_API aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                               const aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -10,13 +10,15 @@ extern "C" {
 #endif
 
 /* interpolationMode: 0 bilinear, 1 nearest, 2 bicubic; paddingMode: 0 zeros, 1 border, 2 reflection. */
-ACLNN_API aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(
-    const aclTensor* gradOutput, const aclTensor* input, const aclTensor* grid, int64_t interpolationMode,
-    int64_t paddingMode, bool alignCorners, const aclBoolArray* outputMask, aclTensor* inputGrad,
-    aclTensor* gridGrad, uint64_t* workspaceSize, aclOpExecutor** executor);
+ACLNN_API aclnnStatus aclnnGridSampler2DBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* input,
+                                                                 const aclTensor* grid, int64_t interpolationMode,
+                                                                 int64_t paddingMode, bool alignCorners,
+                                                                 const aclBoolArray* outputMask, aclTensor* inputGrad,
+                                                                 aclTensor* gridGrad, uint64_t* workspaceSize,
+                                                                 aclOpExecutor** executor);
 
-ACLNN_API aclnnStatus aclnnGridSampler2DBackward(void* workspace, uint64_t workspaceSize,
-                                                           aclOpExecutor* executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnGridSampler2DBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                                 aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -10,13 +10,13 @@ extern "C" {
 #endif
 
 /* The outputs are const aclTensor* as in the official prototype; they are written all the same. */
-ACLNN_API aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor* dy, const aclTensor* x,
-                                                                 const aclTensor* rstd, const aclTensor* gamma,
-                                                                 const aclTensor* dxOut, const aclTensor* dgammaOut,
-                                                                 uint64_t* workspaceSize, aclOpExecutor** executor);
+ACLNN_API aclnnStatus aclnnRmsNormGradGetWorkspaceSize(const aclTensor* dy, const aclTensor* x, const aclTensor* rstd,
+                                                       const aclTensor* gamma, const aclTensor* dxOut,
+                                                       const aclTensor* dgammaOut, uint64_t* workspaceSize,
+                                                       aclOpExecutor** executor);
 
 ACLNN_API aclnnStatus aclnnRmsNormGrad(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
-                                                 aclrtStream stream);
+                                       aclrtStream stream);
 
 #ifdef __cplusplus
 }

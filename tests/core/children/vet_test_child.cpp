@@ -39,8 +39,9 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (mode == "asan") {
-        std::fprintf(stderr, "=================================================================\n"
-                             "==42==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020 at pc 0x55\n");
+        std::fprintf(stderr,
+                     "=================================================================\n"
+                     "==42==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020 at pc 0x55\n");
         return 1;
     }
     return 0;

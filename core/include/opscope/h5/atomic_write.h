@@ -14,8 +14,7 @@ class AtomicFileWriter {
 public:
     // Throws std::runtime_error, with one sentence, when the destination is one of `inputs`
     // (the same file under any name), is a directory, or its directory does not exist.
-    explicit AtomicFileWriter(std::filesystem::path destination,
-                              const std::vector<std::filesystem::path>& inputs = {});
+    explicit AtomicFileWriter(std::filesystem::path destination, const std::vector<std::filesystem::path>& inputs = {});
     // Removes the temporary file unless committed.
     ~AtomicFileWriter();
     AtomicFileWriter(const AtomicFileWriter&) = delete;

@@ -24,8 +24,8 @@ struct ObjectInfo {
     ObjectKind kind = ObjectKind::Missing;  // Link: an external or dangling soft link
     bool viaSoftLink = false;               // reached through a soft link (which was followed)
     int64_t attributeCount = 0;
-    std::string identity;                   // opaque; equal for two links to one object
-    std::string externalTarget;             // Link: where an external link points, "f.h5:/g"
+    std::string identity;        // opaque; equal for two links to one object
+    std::string externalTarget;  // Link: where an external link points, "f.h5:/g"
 };
 
 class File {
@@ -84,8 +84,7 @@ public:
     void writeAttribute(const std::string& objectPath, const std::string& name, bool value);
     void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<int64_t>& value);
     void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<double>& value);
-    void writeAttribute(const std::string& objectPath, const std::string& name,
-                        const std::vector<std::string>& value);
+    void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<std::string>& value);
     // Other integer types (int, size_t, ...) are stored as int64.
     template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
     void writeAttribute(const std::string& objectPath, const std::string& name, T value) {
@@ -94,7 +93,8 @@ public:
 
     // T is one of the seven written types. Numbers convert (an int attribute reads as double,
     // a scalar as a one-element vector); other mismatches throw H5Error naming both types.
-    template <class T> T readAttribute(const std::string& objectPath, const std::string& name) const;
+    template <class T>
+    T readAttribute(const std::string& objectPath, const std::string& name) const;
 
 private:
     File(Handle handle, std::string path, bool writable);
@@ -113,16 +113,20 @@ private:
     bool externalAllowed_ = false;
 };
 
-template <> std::string File::readAttribute<std::string>(const std::string&, const std::string&) const;
-template <> int64_t File::readAttribute<int64_t>(const std::string&, const std::string&) const;
-template <> double File::readAttribute<double>(const std::string&, const std::string&) const;
-template <> bool File::readAttribute<bool>(const std::string&, const std::string&) const;
-template <> std::vector<int64_t> File::readAttribute<std::vector<int64_t>>(const std::string&,
-                                                                           const std::string&) const;
-template <> std::vector<double> File::readAttribute<std::vector<double>>(const std::string&,
-                                                                         const std::string&) const;
-template <> std::vector<std::string> File::readAttribute<std::vector<std::string>>(const std::string&,
-                                                                                   const std::string&) const;
+template <>
+std::string File::readAttribute<std::string>(const std::string&, const std::string&) const;
+template <>
+int64_t File::readAttribute<int64_t>(const std::string&, const std::string&) const;
+template <>
+double File::readAttribute<double>(const std::string&, const std::string&) const;
+template <>
+bool File::readAttribute<bool>(const std::string&, const std::string&) const;
+template <>
+std::vector<int64_t> File::readAttribute<std::vector<int64_t>>(const std::string&, const std::string&) const;
+template <>
+std::vector<double> File::readAttribute<std::vector<double>>(const std::string&, const std::string&) const;
+template <>
+std::vector<std::string> File::readAttribute<std::vector<std::string>>(const std::string&, const std::string&) const;
 
 // numpy bool as h5py stores it, an int8 enum {FALSE = 0, TRUE = 1}; for attributes and tensors.
 Handle makeBoolType();

@@ -52,10 +52,14 @@ void silenceErrorPrinting() noexcept;
 
 template <class R>
 bool failed(R result) {
-    if constexpr (std::is_pointer_v<R>) return result == nullptr;
-    else if constexpr (std::is_enum_v<R>) return static_cast<std::underlying_type_t<R>>(result) < 0;
-    else if constexpr (std::is_unsigned_v<R>) return result == 0;  // H5Tget_size and friends
-    else return result < 0;                                         // hid_t, herr_t, htri_t, ssize_t
+    if constexpr (std::is_pointer_v<R>)
+        return result == nullptr;
+    else if constexpr (std::is_enum_v<R>)
+        return static_cast<std::underlying_type_t<R>>(result) < 0;
+    else if constexpr (std::is_unsigned_v<R>)
+        return result == 0;  // H5Tget_size and friends
+    else
+        return result < 0;  // hid_t, herr_t, htri_t, ssize_t
 }
 }  // namespace detail
 

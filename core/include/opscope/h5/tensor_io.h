@@ -21,28 +21,28 @@ struct WriteOptions {
 };
 
 struct DatasetInfo {
-    std::vector<int64_t> shape;          // empty for a scalar
-    bool nullSpace = false;              // a dataset with no dataspace holds no values at all
-    DType dtype = DType::Undefined;      // Undefined when the data is not a numeric tensor
-    std::string typeName;                // "float32", "bfloat16", "bool", "string", "compound", ...
+    std::vector<int64_t> shape;      // empty for a scalar
+    bool nullSpace = false;          // a dataset with no dataspace holds no values at all
+    DType dtype = DType::Undefined;  // Undefined when the data is not a numeric tensor
+    std::string typeName;            // "float32", "bfloat16", "bool", "string", "compound", ...
     bool chunked = false;
-    std::vector<int64_t> chunkShape;     // when chunked
-    std::vector<std::string> filters;    // in pipeline order: "shuffle", "gzip", "lzf", ...
-    bool compressed = false;             // a filter other than shuffle/fletcher32 is applied
-    uint64_t storageBytes = 0;           // bytes allocated in the file (0 if never written)
-    std::string outside;                 // "external storage -> /etc/passwd", "virtual dataset -> f.h5:/x"
+    std::vector<int64_t> chunkShape;   // when chunked
+    std::vector<std::string> filters;  // in pipeline order: "shuffle", "gzip", "lzf", ...
+    bool compressed = false;           // a filter other than shuffle/fletcher32 is applied
+    uint64_t storageBytes = 0;         // bytes allocated in the file (0 if never written)
+    std::string outside;               // "external storage -> /etc/passwd", "virtual dataset -> f.h5:/x"
 
-    int64_t numel() const;               // 0 for a null dataspace
+    int64_t numel() const;  // 0 for a null dataspace
 };
 
 struct NodeInfo {
-    std::string path;                    // "/a/b"
-    std::string name;                    // "b"
-    int depth = 0;                       // 1 for the children of the listed root
+    std::string path;  // "/a/b"
+    std::string name;  // "b"
+    int depth = 0;     // 1 for the children of the listed root
     ObjectKind kind = ObjectKind::Missing;
     int64_t attributeCount = 0;
-    DatasetInfo dataset;                 // filled for datasets only
-    std::string externalTarget;          // an external link's "f.h5:/g" (listed, never followed)
+    DatasetInfo dataset;         // filled for datasets only
+    std::string externalTarget;  // an external link's "f.h5:/g" (listed, never followed)
 
     // "external storage -> /etc/passwd", "virtual dataset -> f.h5:/x", "external link -> f.h5:/g",
     // or "" when the node is inside its file.

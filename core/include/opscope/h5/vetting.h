@@ -26,8 +26,8 @@
 namespace opscope::h5 {
 
 struct VetLimits {
-    double seconds = 15;        // wall clock; the child is killed after this
-    uint64_t memoryBytes = 0;   // address space (RLIMIT_AS); 0 = unlimited
+    double seconds = 15;       // wall clock; the child is killed after this
+    uint64_t memoryBytes = 0;  // address space (RLIMIT_AS); 0 = unlimited
 };
 // The limits above for a file of this size; readsData adds time for reading tensors.
 VetLimits defaultVetLimits(uint64_t fileBytes, bool readsData);

@@ -65,14 +65,14 @@ private:
 };
 
 struct Skipped {
-    std::string call;    // "step0/rank0/Functional.conv2d.3"
+    std::string call;  // "step0/rank0/Functional.conv2d.3"
     std::string reason;
 };
 
 struct ImportOptions {
-    std::string step, rank;             // "" = all
-    int jobs = 1;                       // worker threads reading tensor files
-    int shardIndex = 0, shardCount = 1; // keep the calls whose position in the sorted list % count == index
+    std::string step, rank;              // "" = all
+    int jobs = 1;                        // worker threads reading tensor files
+    int shardIndex = 0, shardCount = 1;  // keep the calls whose position in the sorted list % count == index
     // Called after each call is done (on the calling thread), with the number done and the total.
     std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -87,8 +87,8 @@ struct ImportSummary {
 };
 
 // Imports every supported call under `dir` into a new case file `output`, written atomically
-// (never over one of the dump's files; not at all when no call imports). Cases keep dump order whatever the number of jobs.
-// Throws FormatError (no dump found) or std::runtime_error (cannot write).
+// (never over one of the dump's files; not at all when no call imports). Cases keep dump order whatever the number of
+// jobs. Throws FormatError (no dump found) or std::runtime_error (cannot write).
 ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options = {});
 
 // The msprobe call a case path names ("Functional.conv2d.1" for

@@ -14,7 +14,7 @@ class ZipArchive {
 public:
     struct Entry {
         std::string name;
-        uint16_t method = 0;            // 0 stored, 8 deflated
+        uint16_t method = 0;  // 0 stored, 8 deflated
         uint32_t crc32 = 0;
         uint64_t compressedSize = 0;
         uint64_t size = 0;

@@ -23,7 +23,7 @@ enum class Colormap {
 };
 
 std::vector<Colormap> allColormaps();
-const char* colormapName(Colormap c);                    // "coolwarm", "viridis", ...
+const char* colormapName(Colormap c);  // "coolwarm", "viridis", ...
 bool parseColormap(const std::string& name, Colormap* out);
 bool isDiverging(Colormap c);
 
@@ -31,9 +31,9 @@ bool isDiverging(Colormap c);
 Rgb mapColor(Colormap c, double t);
 
 // Overlay colours for values no colormap shows, chosen away from every map's hues.
-inline constexpr Rgb kNaNColor{255, 0, 255};      // magenta
-inline constexpr Rgb kPosInfColor{255, 255, 0};   // yellow
-inline constexpr Rgb kNegInfColor{0, 255, 255};   // cyan
+inline constexpr Rgb kNaNColor{255, 0, 255};     // magenta
+inline constexpr Rgb kPosInfColor{255, 255, 0};  // yellow
+inline constexpr Rgb kNegInfColor{0, 255, 255};  // cyan
 // Elements beyond tolerance: green, which no diverging (blue-red), magma or gray map uses;
 // orange on viridis, which has green but no orange.
 Rgb beyondToleranceColor(Colormap c);

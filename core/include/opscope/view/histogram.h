@@ -10,10 +10,10 @@
 namespace opscope::view {
 
 struct ValueHistogram {
-    std::vector<double> edges;    // bins + 1 values, increasing
-    std::vector<int64_t> counts;  // per bin
-    int64_t below = 0, above = 0; // finite values outside [edges.front(), edges.back()]
-    int64_t nonFinite = 0;        // NaN and +-Inf
+    std::vector<double> edges;     // bins + 1 values, increasing
+    std::vector<int64_t> counts;   // per bin
+    int64_t below = 0, above = 0;  // finite values outside [edges.front(), edges.back()]
+    int64_t nonFinite = 0;         // NaN and +-Inf
     int64_t maxCount() const;
 };
 

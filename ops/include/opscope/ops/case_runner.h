@@ -17,8 +17,8 @@
 namespace opscope::ops {
 
 struct RunSettings {
-    DType dtype = DType::Undefined;                // --dtype: cast floating inputs; Undefined = as stored
-    const metrics::Standard* standard = nullptr;   // --standard; null = the case's, else the operator's default
+    DType dtype = DType::Undefined;               // --dtype: cast floating inputs; Undefined = as stored
+    const metrics::Standard* standard = nullptr;  // --standard; null = the case's, else the operator's default
 };
 
 struct OutputSummary {
@@ -29,13 +29,13 @@ struct OutputSummary {
 
 struct CaseResult {
     std::string file, path, op, origin, description;
-    DType caseDtype = DType::Undefined;   // the stored inputs' dtype (first floating tensor argument)
-    DType runDtype = DType::Undefined;    // after --dtype
-    std::string standard;                 // the standard's name
-    std::string error;                    // non-empty: the case could not be run
+    DType caseDtype = DType::Undefined;  // the stored inputs' dtype (first floating tensor argument)
+    DType runDtype = DType::Undefined;   // after --dtype
+    std::string standard;                // the standard's name
+    std::string error;                   // non-empty: the case could not be run
     std::vector<OutputSummary> outputs;
     std::vector<Comparison> comparisons;
-    std::vector<std::string> notes;       // sources or outputs not compared, and why
+    std::vector<std::string> notes;  // sources or outputs not compared, and why
     double runMs = 0, goldenMs = 0;
 
     bool ok() const { return error.empty(); }

@@ -21,7 +21,7 @@ struct DeviceVerdict {
         EmulationFails,  // the device passes but OpScope does not (an OpScope problem)
     };
     Kind kind = Kind::NoDevice;
-    std::string line;    // "device fails: npu/gradWeight fails dual-thousandth (...); the emulation passes"
+    std::string line;  // "device fails: npu/gradWeight fails dual-thousandth (...); the emulation passes"
 };
 
 const char* deviceVerdictName(DeviceVerdict::Kind k);  // "device fails", "agree", ...

@@ -25,12 +25,12 @@ metrics::Standard resolveStandard(const std::string& explicitSpec, const std::st
 
 // One output (or an actual source's tensor) against one reference.
 struct Comparison {
-    std::string output;       // "gradInput"
-    std::string actual;       // "opscope", or an actual source's name ("npu")
-    std::string reference;    // "golden", "expected", "trace", ...
-    bool compared = true;     // false: could not be compared (element counts differ, the reference
-                              // lacks the output); `note` says why, and the call cannot pass
-    bool judged = true;       // false: not judged (not compared, or shown for information only)
+    std::string output;     // "gradInput"
+    std::string actual;     // "opscope", or an actual source's name ("npu")
+    std::string reference;  // "golden", "expected", "trace", ...
+    bool compared = true;   // false: could not be compared (element counts differ, the reference
+                            // lacks the output); `note` says why, and the call cannot pass
+    bool judged = true;     // false: not judged (not compared, or shown for information only)
     std::string note;
     metrics::ComparisonMetrics metrics;
     metrics::Judgement judgement;

@@ -21,7 +21,7 @@ enum class ArgKind { Tensor, Int, Bool, Float, IntArray, BoolArray, Enum };
 const char* argKindName(ArgKind k);
 
 struct ArgSpec {
-    std::string name;                    // the aclnn parameter name: "gradOut", "group", ...
+    std::string name;  // the aclnn parameter name: "gradOut", "group", ...
     ArgKind kind = ArgKind::Tensor;
     bool optional = false;               // may be absent (gamma, biasSizes)
     std::string help;                    // one line for forms and --help
@@ -43,13 +43,13 @@ std::optional<int64_t> enumValueByName(const ArgSpec& spec, const std::string& n
 std::string enumValuesText(const ArgSpec& spec);
 
 struct OutputSpec {
-    std::string name;         // "gradInput", ...
-    int maskIndex = -1;       // index in the schema's output mask argument, -1 if always produced
+    std::string name;    // "gradInput", ...
+    int maskIndex = -1;  // index in the schema's output mask argument, -1 if always produced
 };
 
 struct OpSchema {
-    std::string name;         // "aclnnGroupNormBackward"
-    std::string shortName;    // "group_norm_backward"
+    std::string name;       // "aclnnGroupNormBackward"
+    std::string shortName;  // "group_norm_backward"
     std::string summary;
     std::vector<ArgSpec> tensors;
     std::vector<ArgSpec> attributes;

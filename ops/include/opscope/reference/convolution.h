@@ -39,7 +39,6 @@ struct ConvBackwardResult {
 // Gradients of L = sum(gradOut * convForward(x, w, b)) with respect to x, w and b.
 ConvBackwardResult convBackward(const std::vector<double>& gradOut, const std::vector<int64_t>& gradOutShape,
                                 const std::vector<double>& x, const std::vector<int64_t>& xShape,
-                                const std::vector<double>& w, const std::vector<int64_t>& wShape,
-                                const ConvParams& p);
+                                const std::vector<double>& w, const std::vector<int64_t>& wShape, const ConvParams& p);
 
 }  // namespace opscope::reference

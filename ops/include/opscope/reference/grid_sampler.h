@@ -31,8 +31,8 @@ struct GridSamplerBackwardResult {
 // (or +-Inf under reflection) samples nothing in bilinear mode and its grid gradient is NaN
 // where the interpolation weights are; nearest and bicubic clamp NaN to 0 under border and
 // reflection padding (PyTorch's clip_coordinates).
-GridSamplerBackwardResult gridSampler2DBackward(const std::vector<double>& gradOutput,
-                                                const std::vector<double>& input, const std::vector<double>& grid,
-                                                const GridSamplerShape& s, const GridSamplerOptions& o);
+GridSamplerBackwardResult gridSampler2DBackward(const std::vector<double>& gradOutput, const std::vector<double>& input,
+                                                const std::vector<double>& grid, const GridSamplerShape& s,
+                                                const GridSamplerOptions& o);
 
 }  // namespace opscope::reference

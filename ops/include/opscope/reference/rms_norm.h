@@ -22,7 +22,7 @@ struct RmsNormBackwardResult {
 // Uses the given rstd (as the operator does), from the documented formula
 //   dx = (dy*g - x*rstd*mean(dy*g*x*rstd)) * rstd,  dgamma = sum over rows of dy*x*rstd.
 RmsNormBackwardResult rmsNormBackward(const std::vector<double>& dy, const std::vector<double>& x,
-                                      const std::vector<double>& rstd, const std::vector<double>& gamma,
-                                      int64_t rows, int64_t cols);
+                                      const std::vector<double>& rstd, const std::vector<double>& gamma, int64_t rows,
+                                      int64_t cols);
 
 }  // namespace opscope::reference
