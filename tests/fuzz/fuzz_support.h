@@ -1,7 +1,7 @@
 // What the file-reader fuzz targets share: a scratch file per process, the dtype alphabet, and
 // the policy for exceptions. Readers answer bad files with exceptions (sentences); only a
 // crash, a sanitizer report, a hang or a huge allocation is a finding. With
-// OPSCOPE_FUZZ_STRICT=1, an exception other than h5::H5Error is a finding too (the CLI would
+// OPSCOPE_FUZZ_STRICT=1, an exception other than FileError is a finding too (the CLI would
 // print it as "internal error").
 #pragma once
 
@@ -44,10 +44,10 @@ template <class Fn>
 void read(const char* what, Fn&& fn) {
     try {
         fn();
-    } catch (const h5::H5Error&) {
+    } catch (const FileError&) {
     } catch (const std::exception& e) {
         if (strict()) {
-            std::fprintf(stderr, "%s threw a non-H5Error exception: %s\n", what, e.what());
+            std::fprintf(stderr, "%s threw a non-FileError exception: %s\n", what, e.what());
             std::abort();
         }
     }

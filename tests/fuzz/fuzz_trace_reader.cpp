@@ -168,7 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     try {
         fuzz::build(in);
-    } catch (const h5::H5Error&) {
+    } catch (const FileError&) {
         return 0;
     }
     const std::string& path = fuzz::scratchFile();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "opscope/error.h"
 #include "opscope/executor.h"
 #include "opscope/host_tensor.h"
 #include "opscope/objects.h"
@@ -74,9 +75,9 @@ struct OpArguments {
 };
 
 // A binding problem (missing argument, wrong kind): not an aclnn status, a usage error.
-class ArgumentError : public std::runtime_error {
+class ArgumentError : public UsageError {
 public:
-    using std::runtime_error::runtime_error;
+    using UsageError::UsageError;
 };
 
 // One prepared executor over host-memory copies of the arguments. The executor writes the
