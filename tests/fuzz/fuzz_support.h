@@ -17,6 +17,7 @@
 
 #include "opscope/dtype.h"
 #include "opscope/h5/h5_handle.h"
+#include "opscope/h5/vetting.h"
 #include "opscope/host_tensor.h"
 
 namespace opscope::fuzz {
@@ -51,6 +52,24 @@ void read(const char* what, Fn&& fn) {
             std::abort();
         }
     }
+}
+
+// The whole of a file-reader target: `build(in)` writes the scratch file from the input (a
+// write the library refuses ends the run), then every reader looks at it: the vetting walk and
+// `readAll(path)`.
+template <class Build, class ReadAll>
+int buildThenRead(const uint8_t* data, size_t size, Build&& build, ReadAll&& readAll) {
+    FuzzedDataProvider in(data, size);
+    h5::detail::silenceErrorPrinting();
+    try {
+        build(in);
+    } catch (const FileError&) {
+        return 0;  // the input asked for something the writer refuses
+    }
+    const std::string& path = scratchFile();
+    read("walkUntrusted", [&] { h5::walkUntrusted(path); });
+    readAll(path);
+    return 0;
 }
 
 inline constexpr DType kDtypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int8,
