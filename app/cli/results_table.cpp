@@ -22,6 +22,15 @@ std::string verdictCell(const ops::Comparison& c) {
 
 std::string location(const ops::CaseResult& r) { return r.file.empty() ? r.path : r.file + ":" + r.path; }
 
+// Each result's name in a table: its path, with its file when several files ran.
+std::vector<std::string> caseNames(const RunSummary& s) {
+    std::set<std::string> files;
+    for (const ops::CaseResult& r : s.results) files.insert(r.file);
+    std::vector<std::string> names;
+    for (const ops::CaseResult& r : s.results) names.push_back(files.size() > 1 ? location(r) : r.path);
+    return names;
+}
+
 void printSummary(std::ostream& os, const RunSummary& s) {
     int comparisons = 0, informational = 0;
     for (const ops::CaseResult& r : s.results)
@@ -56,11 +65,10 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
     for (const char* key : kTableMetrics) t.addColumn(metrics::metricField(key).shortLabel, A::Right);
     t.addColumn("standard");
     t.addColumn("verdict");
-    // Files are named once per file unless several files ran.
-    std::set<std::string> files;
-    for (const ops::CaseResult& r : s.results) files.insert(r.file);
-    for (const ops::CaseResult& r : s.results) {
-        const std::string name = files.size() > 1 ? location(r) : r.path;
+    const std::vector<std::string> names = caseNames(s);
+    for (std::size_t i = 0; i < s.results.size(); ++i) {
+        const ops::CaseResult& r = s.results[i];
+        const std::string& name = names[i];
         if (!r.ok()) {
             std::vector<std::string> row = {name, "-", "-", "-"};
             row.insert(row.end(), std::size(kTableMetrics), "");
@@ -115,10 +123,10 @@ void printBriefTable(std::ostream& os, const RunSummary& s) {
     t.addColumn("rel<1e-3", A::Right);
     t.addColumn("standard");
     t.addColumn("verdict");
-    std::set<std::string> files;
-    for (const ops::CaseResult& r : s.results) files.insert(r.file);
-    for (const ops::CaseResult& r : s.results) {
-        const std::string name = files.size() > 1 ? location(r) : r.path;
+    const std::vector<std::string> names = caseNames(s);
+    for (std::size_t i = 0; i < s.results.size(); ++i) {
+        const ops::CaseResult& r = s.results[i];
+        const std::string& name = names[i];
         if (!r.ok()) {
             t.addRow({name, r.op, "-", "-", "", "", r.standard.empty() ? "-" : r.standard, "ERROR"});
             t.addNote("error: " + r.error);

@@ -14,6 +14,7 @@
 
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "device_tensor.h"
+#include "finite_difference.h"
 #include "opscope/objects.h"
 #include "opscope/parallel.h"
 #include "opscope/product.h"
@@ -310,19 +311,10 @@ TEST(GridSamplerFiniteDifference, ReferenceAndOperatorMatchForwardDerivative) {
         };
         const auto ref = reference::gridSampler2DBackward(p.go, p.in, p.grid, s, mode);
         const double h = 1e-6;
-        std::vector<double> fdGrid(p.grid.size()), fdIn(p.in.size());
-        for (std::size_t i = 0; i < p.grid.size(); ++i) {
-            auto a = p.grid, b = p.grid;
-            a[i] += h;
-            b[i] -= h;
-            fdGrid[i] = (loss(p.in, a) - loss(p.in, b)) / (2 * h);
-        }
-        for (std::size_t i = 0; i < p.in.size(); ++i) {
-            auto a = p.in, b = p.in;
-            a[i] += h;
-            b[i] -= h;
-            fdIn[i] = (loss(a, p.grid) - loss(b, p.grid)) / (2 * h);
-        }
+        const std::vector<double> fdGrid =
+            centralDifferences(p.grid, h, [&](const std::vector<double>& grid) { return loss(p.in, grid); });
+        const std::vector<double> fdIn =
+            centralDifferences(p.in, h, [&](const std::vector<double>& in) { return loss(in, p.grid); });
         expectClose(ref.gridGrad, fdGrid, 1e-6, 1e-6, "reference gridGrad vs finite differences");
         expectClose(ref.inputGrad, fdIn, 1e-6, 1e-6, "reference inputGrad vs finite differences");
         GsOptions o;
