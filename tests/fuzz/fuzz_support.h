@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "opscope/dtype.h"
+#include "opscope/h5/h5_file.h"
 #include "opscope/h5/h5_handle.h"
 #include "opscope/h5/vetting.h"
 #include "opscope/host_tensor.h"
@@ -55,10 +56,10 @@ void read(const char* what, Fn&& fn) {
 }
 
 // The whole of a file-reader target: `build(in)` writes the scratch file from the input (a
-// write the library refuses ends the run), then every reader looks at it: the vetting walk and
-// `readAll(path)`.
-template <class Build, class ReadAll>
-int buildThenRead(const uint8_t* data, size_t size, Build&& build, ReadAll&& readAll) {
+// write the library refuses ends the run), then every reader looks at it: the vetting walk,
+// readOpened(file) on the file opened read-only, and readPath(path) for readers that open it.
+template <class Build, class ReadOpened, class ReadPath>
+int buildThenRead(const uint8_t* data, size_t size, Build&& build, ReadOpened&& readOpened, ReadPath&& readPath) {
     FuzzedDataProvider in(data, size);
     h5::detail::silenceErrorPrinting();
     try {
@@ -68,7 +69,8 @@ int buildThenRead(const uint8_t* data, size_t size, Build&& build, ReadAll&& rea
     }
     const std::string& path = scratchFile();
     read("walkUntrusted", [&] { h5::walkUntrusted(path); });
-    readAll(path);
+    read("open", [&] { readOpened(h5::File::openReadOnly(path)); });
+    readPath(path);
     return 0;
 }
 

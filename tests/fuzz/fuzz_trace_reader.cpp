@@ -164,12 +164,12 @@ void build(FuzzedDataProvider& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace opscope;
-    return fuzz::buildThenRead(data, size, fuzz::build, [](const std::string& path) {
-        fuzz::read("readTrace", [&] {
-            const h5::File f = h5::File::openReadOnly(path);
-            fuzz::read("readTrace skip", [&] { readTrace(f, TraceValues::Skip); });
-            fuzz::read("readTrace load", [&] { readTrace(f, TraceValues::Load); });
-        });
+    const auto bothWays = [](const h5::File& f) {
+        fuzz::read("readTrace skip", [&] { readTrace(f, TraceValues::Skip); });
+        fuzz::read("readTrace load", [&] { readTrace(f, TraceValues::Load); });
+    };
+    const auto asCases = [](const std::string& path) {
         fuzz::read("casesFromTrace", [&] { cases::casesFromTrace(path); });
-    });
+    };
+    return fuzz::buildThenRead(data, size, fuzz::build, bothWays, asCases);
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <unistd.h>
@@ -177,6 +178,19 @@ std::string modeName(const GridSamplerOptions& m) {
     return std::string(interp[m.interpolation]) + "_" + pad[m.padding] + (m.alignCorners ? "_aligned" : "");
 }
 
+// One problem in one mode, run in each dtype and held to the reference.
+void expectEveryDtypeMatchesReference(const GsProblem& p, const GridSamplerOptions& mode,
+                                      std::initializer_list<DType> dtypes) {
+    for (DType t : dtypes) {
+        GsOptions o;
+        o.dtype = t;
+        o.mode = mode;
+        GsRun r = runGs(p, o);
+        ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
+        expectMatchesReference(r, t, modeName(mode) + " " + dtypeName(t));
+    }
+}
+
 std::vector<GridSamplerOptions> allModes() {
     std::vector<GridSamplerOptions> v;
     for (int i = 0; i < 3; ++i)
@@ -237,14 +251,7 @@ TEST(GridSamplerEdges, PixelCentresEdgesAndBordersMatchReference) {
             p.grid[2 * i] = xs[(i * 7) % xs.size()];
             p.grid[2 * i + 1] = ys[(i * 5 + i / xs.size()) % ys.size()];
         }
-        for (DType t : {DType::Float32, DType::Float64}) {
-            GsOptions o;
-            o.dtype = t;
-            o.mode = mode;
-            GsRun r = runGs(p, o);
-            ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
-            expectMatchesReference(r, t, modeName(mode) + " " + dtypeName(t));
-        }
+        expectEveryDtypeMatchesReference(p, mode, {DType::Float32, DType::Float64});
     }
 }
 
@@ -259,14 +266,7 @@ TEST(GridSamplerEdges, NonFiniteAndHugeCoordinates) {
         for (std::size_t i = 0; i < p.grid.size() / 2; i += 2)
             p.grid[2 * i + (i / 2) % 2] = specials[(i / 2) % specials.size()];
         p.grid[2 * 3] = p.grid[2 * 3 + 1] = nan;  // both coordinates of a point
-        for (DType t : {DType::Float32, DType::Float64, DType::BFloat16}) {
-            GsOptions o;
-            o.dtype = t;
-            o.mode = mode;
-            GsRun r = runGs(p, o);
-            ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
-            expectMatchesReference(r, t, modeName(mode) + " " + dtypeName(t));
-        }
+        expectEveryDtypeMatchesReference(p, mode, {DType::Float32, DType::Float64, DType::BFloat16});
     }
 }
 
