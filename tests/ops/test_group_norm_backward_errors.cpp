@@ -152,13 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Documented, GroupNormBackwardErrors, ::testing::ValuesI
 TEST(GroupNormBackwardProducts, TrainingSeriesAllowsLargeChannelsPerGroup) {
     setProduct(Product::AtlasTraining);
     GnCall c;
-    c.C = 8001;
-    c.group = 1;
-    c.xShape = c.dxShape = {1, 8001, 1};
-    c.N = 1;
-    c.HxW = 1;
-    c.statShape = {1, 1};
-    c.gammaShape = c.dgShape = c.dbShape = {8001};
+    oneGroupOf8001Channels(c);
     EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     setProduct(Product::AtlasA2);
 }
