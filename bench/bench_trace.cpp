@@ -12,8 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "aclnnop/aclnn_group_norm_backward.h"
-#include "bench_common.h"
+#include "bench_group_norm.h"
 #include "opscope/trace.h"
 
 namespace opscope::bench {
@@ -27,13 +26,7 @@ double processCpuSeconds() {
 
 void BM_TraceCostPerExecutor(benchmark::State& state) {
     const int mode = static_cast<int>(state.range(0));  // 0 plain, 1 synchronous, 2 background
-    const int64_t N = 2, C = 8, HxW = 16, G = 2;
-    BenchTensor dy({N, C, HxW}, ACL_FLOAT), x({N, C, HxW}, ACL_FLOAT, -2, 2, 2);
-    BenchTensor mean({N, G}, ACL_FLOAT, -0.1f, 0.1f, 3), rstd({N, G}, ACL_FLOAT, 0.5f, 2.f, 4);
-    BenchTensor gamma({C}, ACL_FLOAT, 0.5f, 1.5f, 5), dx({N, C, HxW}, ACL_FLOAT), dg({C}, ACL_FLOAT),
-        db({C}, ACL_FLOAT);
-    const bool maskData[3] = {true, true, true};
-    aclBoolArray* mask = aclCreateBoolArray(maskData, 3);
+    const GroupNormCall call({2, 8, 16}, 2, ACL_FLOAT);
     aclrtStream stream = nullptr;
     aclrtCreateStream(&stream);
     const std::string path = "/tmp/opscope_bench_trace_" + std::to_string(getpid()) + ".h5";
@@ -42,13 +35,7 @@ void BM_TraceCostPerExecutor(benchmark::State& state) {
         trace = startTrace(path, TraceLevel::Metadata,
                            mode == 1 ? TraceWriteMode::Synchronous : TraceWriteMode::Background);
     const double cpuBefore = processCpuSeconds();
-    for (auto _ : state) {
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st =
-            aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, N, C, HxW, G, mask, dx, dg, db, &ws, &exe);
-        runAndSync(state, st, ws, exe, aclnnGroupNormBackward, stream);
-    }
+    for (auto _ : state) call.run(state, stream);
     if (trace) trace->drain();
     state.counters["cpu_us"] = (processCpuSeconds() - cpuBefore) * 1e6 / static_cast<double>(state.iterations());
     if (trace) {
@@ -62,7 +49,6 @@ void BM_TraceCostPerExecutor(benchmark::State& state) {
     static const char* const labels[] = {"plain", "traced, synchronous", "traced, background"};
     state.SetLabel(labels[mode]);
     aclrtDestroyStream(stream);
-    aclDestroyBoolArray(mask);
 }
 BENCHMARK(BM_TraceCostPerExecutor)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 

@@ -9,7 +9,8 @@ packages=(build-essential cmake ninja-build pkg-config
           zlib1g-dev nlohmann-json3-dev
           qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev
           xvfb xauth python3 python3-h5py python3-numpy
-          clang libclang-rt-14-dev)  # the libFuzzer targets (scripts/fuzz.sh)
+          clang libclang-rt-14-dev  # the libFuzzer targets (scripts/fuzz.sh)
+          clang-format-14 universal-ctags)  # ctest's style.clang_format and style.function_length
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -100,12 +101,18 @@ void requireSafeFile(const std::string& path, const std::vector<std::string>& da
     h5::vetFile(path, dataPaths);
 }
 
-int parseJobs(const std::string& text) {
+std::optional<long> parseWholeNumber(const std::string& text, long min, long max) {
     char* end = nullptr;
+    errno = 0;
     const long n = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || n < 1 || n > 1024)
-        throw CliError("--jobs must be a whole number from 1 to 1024, got '" + text + "'");
-    return static_cast<int>(n);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || n < min || n > max) return std::nullopt;
+    return n;
+}
+
+int parseJobs(const std::string& text) {
+    const std::optional<long> n = parseWholeNumber(text, 1, 1024);
+    if (!n) throw CliError("--jobs must be a whole number from 1 to 1024, got '" + text + "'");
+    return static_cast<int>(*n);
 }
 
 void parseShard(const std::string& text, int* index, int* count) {

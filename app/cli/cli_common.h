@@ -3,11 +3,12 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "opscope/dtype.h"
+#include "opscope/error.h"
 #include "opscope/metric_fields.h"
 
 namespace opscope::cli {
@@ -16,10 +17,7 @@ namespace opscope::cli {
 enum ExitCode : int { kExitPass = 0, kExitFail = 1, kExitError = 2 };
 
 // A usage or input error: main prints "opscope-cli: <what()>" to stderr and exits 2.
-class CliError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using CliError = UsageError;
 
 // "FILE.h5:/path/in/file" (the last ':' before a '/').
 struct DatasetRef {
@@ -49,6 +47,9 @@ DType parseFloatDtype(const std::string& text);
 // in a directory that does not exist: checked before any work starts.
 void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs, const std::string& what);
 
+// `text` as a whole number in [min, max], or nothing (not a number, trailing text, out of range).
+std::optional<long> parseWholeNumber(const std::string& text, long min, long max);
+
 // --jobs N (1..1024) and --shard I/N (0 <= I < N); throw CliError with the value seen.
 int parseJobs(const std::string& text);
 void parseShard(const std::string& text, int* index, int* count);
@@ -56,7 +57,7 @@ void parseShard(const std::string& text, int* index, int* count);
 // Files must exist and be regular before HDF5 sees them: a clearer sentence than HDF5's.
 void requireReadableFile(const std::string& path);
 // requireReadableFile, then the file is read once in a throwaway process (opscope/h5/vetting.h):
-// one that crashes, hangs or exhausts libhdf5 there is H5Error "cannot open 'F': the file is
+// one that crashes, hangs or exhausts libhdf5 there is FileError "cannot open 'F': the file is
 // corrupt (...)", exit 2. dataPaths: where the command will read tensor data ("/": all of it).
 void requireSafeFile(const std::string& path, const std::vector<std::string>& dataPaths = {});
 

@@ -66,12 +66,7 @@ std::string lowercase(std::string s) {
 int runCompare(const ParsedArgs& a) {
     const DatasetRef actualRef = parseDatasetRef(a.positionals[0], "the actual tensor");
     const DatasetRef referenceRef = parseDatasetRef(a.positionals[1], "the reference tensor");
-    metrics::Standard standard;
-    try {
-        standard = metrics::parseStandard(a.valueOr("--standard", "cann"));
-    } catch (const std::invalid_argument& e) {
-        throw CliError(e.what());
-    }
+    const metrics::Standard standard = metrics::parseStandard(a.valueOr("--standard", "cann"));  // UsageError: exit 2
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
     const HostTensor actual = readOperand(actualRef, "actual");
     const HostTensor reference = readOperand(referenceRef, "reference");

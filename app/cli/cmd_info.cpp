@@ -2,6 +2,8 @@
 // only: no tensor data is read, so a checkpoint of any size lists at once.
 #include <filesystem>
 #include <iostream>
+#include <limits>
+#include <optional>
 
 #include "cli_common.h"
 #include "commands.h"
@@ -152,154 +154,186 @@ void printTree(const h5::File& f, const std::vector<h5::NodeInfo>& nodes, bool a
     }
 }
 
+// What info found in the file, from metadata only.
+struct FileContents {
+    bool trace = false;
+    std::vector<cases::CaseSummary> cases;
+    std::vector<std::string> caseErrors;  // per case: "" or why it cannot be read
+    std::vector<ExecutorSummary> executors;
+    bool tree = false;                  // list every group and dataset
+    std::vector<h5::NodeInfo> nodes;    // the tree, when listed
+    std::vector<h5::NodeInfo> outside;  // the whole file, whatever --depth says
+    uint64_t bytes = 0;
+    const char* kind = "HDF5 file";
+};
+
+int depthOf(const ParsedArgs& a) {
+    if (!a.has("--depth")) return -1;
+    const std::optional<long> levels = parseWholeNumber(a.value("--depth"), 1, std::numeric_limits<int>::max());
+    if (!levels)
+        throw CliError("--depth must be a whole number of levels, at least 1, got '" + a.value("--depth") + "'");
+    return static_cast<int>(*levels);
+}
+
+// Every case, or what it is called and why it cannot be read.
+void summarizeCases(const h5::File& f, FileContents& c) {
+    for (const std::string& p : cases::findCases(f)) {
+        try {
+            c.cases.push_back(cases::inspectCase(f, p));
+            c.caseErrors.emplace_back();
+        } catch (const FileError& e) {
+            cases::CaseSummary broken;
+            broken.path = p;
+            broken.op = f.readAttribute<std::string>(p, cases::kOpAttribute);
+            c.cases.push_back(broken);
+            c.caseErrors.emplace_back(e.what());
+        }
+    }
+}
+
+FileContents readContents(const h5::File& f, const std::string& file, bool treeAsked, int depth) {
+    FileContents c;
+    c.trace = cases::isTraceFile(f);
+    if (c.trace)
+        c.executors = traceExecutors(f);
+    else
+        summarizeCases(f, c);
+    c.tree = treeAsked || (!c.trace && c.cases.empty());
+    if (c.tree) c.nodes = h5::listTree(f, "/", depth);
+    c.outside = h5::listOutside(f);
+    c.bytes = std::filesystem::file_size(file);
+    c.kind = c.trace ? "trace" : !c.cases.empty() ? "case file" : "HDF5 file";
+    return c;
+}
+
+void writeCaseJson(JsonWriter& w, const cases::CaseSummary& c, const std::string& error) {
+    w.beginObject().field("path", c.path).field("op", c.op).field("description", c.description);
+    if (!error.empty()) w.field("error", error);
+    w.key("standard");
+    if (c.standard.empty())
+        w.null();
+    else
+        w.value(c.standard);
+    w.key("params").beginObject();
+    for (const Param& p : c.params) {
+        w.key(p.name);
+        writeParamJson(w, p.value);
+    }
+    w.endObject();
+    w.key("inputs");
+    writeTensorsJson(w, c.inputs);
+    w.key("sources").beginArray();
+    for (const cases::SourceSummary& s : c.sources) {
+        w.beginObject().field("name", s.name).field("role", cases::sourceRoleName(s.role));
+        w.key("tensors");
+        writeTensorsJson(w, s.tensors);
+        w.endObject();
+    }
+    w.endArray().endObject();
+}
+
+void writeExecutorJson(JsonWriter& w, const ExecutorSummary& e) {
+    w.beginObject().field("path", e.path).field("op", e.op).field("product", e.product);
+    w.field("threads", e.threads).field("steps", e.steps).field("duration_us", e.durationUs);
+    w.field("completed", e.completed).field("replayable", e.replayable);
+    w.key("inputs");
+    writeTensorsJson(w, e.inputs);
+    w.key("outputs");
+    writeTensorsJson(w, e.outputs);
+    w.endObject();
+}
+
+void writeNodeJson(JsonWriter& w, const h5::File& f, const h5::NodeInfo& n, bool attrs) {
+    w.beginObject().field("path", n.path).field("kind", h5::kindName(n.kind));
+    if (n.kind == h5::ObjectKind::Dataset) {
+        w.field("dtype", n.dataset.typeName).field("shape", n.dataset.shape);
+        w.field("tensor", n.dataset.dtype != DType::Undefined).field("storage_bytes", n.dataset.storageBytes);
+        w.key("filters").value(n.dataset.filters);
+    }
+    if (!n.outside().empty()) w.field("outside", n.outside());
+    if (attrs) {
+        w.key("attributes").beginObject();
+        for (const std::string& at : f.attributeNames(n.path)) w.field(at, h5::attributeText(f, n.path, at));
+        w.endObject();
+    }
+    w.endObject();
+}
+
+void printJson(const h5::File& f, const std::string& file, const FileContents& c, bool attrs) {
+    JsonWriter w(std::cout);
+    w.beginObject().field("file", file).field("kind", c.kind).field("bytes", c.bytes);
+    w.key("cases").beginArray();
+    for (std::size_t i = 0; i < c.cases.size(); ++i) writeCaseJson(w, c.cases[i], c.caseErrors[i]);
+    w.endArray();
+    w.key("executors").beginArray();
+    for (const ExecutorSummary& e : c.executors) writeExecutorJson(w, e);
+    w.endArray();
+    w.key("tree").beginArray();
+    for (const h5::NodeInfo& n : c.nodes) writeNodeJson(w, f, n, attrs);
+    w.endArray();
+    w.key("outside").beginArray();
+    for (const h5::NodeInfo& n : c.outside)
+        w.beginObject().field("path", n.path).field("points", n.outside()).endObject();
+    w.endArray().endObject();
+    w.finish();
+}
+
+void printCase(const cases::CaseSummary& c, const std::string& error) {
+    std::cout << "\n" << c.path << "  " << c.op;
+    if (!error.empty()) {
+        std::cout << "\n    error    " << error << "\n";
+        return;
+    }
+    if (!c.description.empty()) std::cout << "  \"" << c.description << "\"";
+    std::cout << "\n    params   " << paramsText(c.params) << "\n    inputs   " << tensorsText(c.inputs) << "\n";
+    if (!c.standard.empty()) std::cout << "    standard " << c.standard << "\n";
+    for (const cases::SourceSummary& s : c.sources)
+        std::cout << "    " << s.name << std::string(s.name.size() < 8 ? 9 - s.name.size() : 1, ' ')
+                  << tensorsText(s.tensors) << "  (" << cases::sourceRoleName(s.role) << ")\n";
+}
+
+void printExecutor(const ExecutorSummary& e) {
+    std::cout << "\n"
+              << e.path << "  " << e.op << "  product " << e.product << ", " << e.threads << " thread"
+              << (e.threads == 1 ? "" : "s") << ", " << e.steps << " steps, " << formatNumber(e.durationUs / 1000.0)
+              << " ms" << (e.completed ? "" : ", did not complete")
+              << (e.replayable ? ", replayable" : ", not replayable (no input values)") << "\n";
+    std::cout << "    inputs   " << tensorsText(e.inputs) << "\n    outputs  " << tensorsText(e.outputs) << "\n";
+}
+
+void printText(const h5::File& f, const std::string& file, const FileContents& c, bool attrs) {
+    std::cout << file << ": " << c.kind << ", " << formatBytes(c.bytes);
+    if (c.trace)
+        std::cout << ", " << c.executors.size() << " executor" << (c.executors.size() == 1 ? "" : "s");
+    else if (!c.cases.empty())
+        std::cout << ", " << c.cases.size() << " case" << (c.cases.size() == 1 ? "" : "s");
+    std::cout << "\n";
+    for (std::size_t i = 0; i < c.cases.size(); ++i) printCase(c.cases[i], c.caseErrors[i]);
+    for (const ExecutorSummary& e : c.executors) printExecutor(e);
+    if (!c.outside.empty()) {
+        std::cout << "\noutside this file (not read unless --allow-external):\n";
+        for (const h5::NodeInfo& n : c.outside) std::cout << "    " << n.path << "  " << n.outside() << "\n";
+    }
+    if (c.tree) {
+        if (!c.cases.empty() || !c.executors.empty() || !c.outside.empty()) std::cout << "\n";
+        printTree(f, c.nodes, attrs);
+    } else if (!c.cases.empty()) {
+        std::cout << "\n(run 'opscope-cli info " << file << " --tree' to list every group and dataset)\n";
+    }
+}
+
 }  // namespace
 
 int runInfo(const ParsedArgs& a) {
     const std::string file = a.positionals[0];
     requireSafeFile(file);
-    int depth = -1;
-    if (a.has("--depth")) {
-        try {
-            std::size_t used = 0;
-            depth = std::stoi(a.value("--depth"), &used);
-            if (used != a.value("--depth").size() || depth < 1) throw std::invalid_argument("");
-        } catch (const std::exception&) {
-            throw CliError("--depth must be a whole number of levels, at least 1, got '" + a.value("--depth") + "'");
-        }
-    }
-    h5::File f = h5::File::openReadOnly(file);  // H5Error: not HDF5, truncated, ... (exit 2 in main)
-    const bool trace = cases::isTraceFile(f);
-    std::vector<cases::CaseSummary> caseList;
-    std::vector<std::string> caseErrors;  // per case: "" or why it cannot be read
-    std::vector<ExecutorSummary> executors;
-    if (trace) {
-        executors = traceExecutors(f);
-    } else {
-        for (const std::string& p : cases::findCases(f)) {
-            try {
-                caseList.push_back(cases::inspectCase(f, p));
-                caseErrors.emplace_back();
-            } catch (const h5::H5Error& e) {
-                cases::CaseSummary broken;
-                broken.path = p;
-                broken.op = f.readAttribute<std::string>(p, cases::kOpAttribute);
-                caseList.push_back(broken);
-                caseErrors.emplace_back(e.what());
-            }
-        }
-    }
-    const bool tree = a.has("--tree") || (!trace && caseList.empty());
-    const std::vector<h5::NodeInfo> nodes = tree ? h5::listTree(f, "/", depth) : std::vector<h5::NodeInfo>{};
-    const std::vector<h5::NodeInfo> outside = h5::listOutside(f);  // the whole file, whatever --depth says
-    const uint64_t size = std::filesystem::file_size(file);
-    const char* kind = trace ? "trace" : !caseList.empty() ? "case file" : "HDF5 file";
-
-    if (a.has("--json")) {
-        JsonWriter w(std::cout);
-        w.beginObject().field("file", file).field("kind", kind).field("bytes", size);
-        w.key("cases").beginArray();
-        for (std::size_t i = 0; i < caseList.size(); ++i) {
-            const cases::CaseSummary& c = caseList[i];
-            w.beginObject().field("path", c.path).field("op", c.op).field("description", c.description);
-            if (!caseErrors[i].empty()) w.field("error", caseErrors[i]);
-            w.key("standard");
-            if (c.standard.empty())
-                w.null();
-            else
-                w.value(c.standard);
-            w.key("params").beginObject();
-            for (const Param& p : c.params) {
-                w.key(p.name);
-                writeParamJson(w, p.value);
-            }
-            w.endObject();
-            w.key("inputs");
-            writeTensorsJson(w, c.inputs);
-            w.key("sources").beginArray();
-            for (const cases::SourceSummary& s : c.sources) {
-                w.beginObject().field("name", s.name).field("role", cases::sourceRoleName(s.role));
-                w.key("tensors");
-                writeTensorsJson(w, s.tensors);
-                w.endObject();
-            }
-            w.endArray().endObject();
-        }
-        w.endArray();
-        w.key("executors").beginArray();
-        for (const ExecutorSummary& e : executors) {
-            w.beginObject().field("path", e.path).field("op", e.op).field("product", e.product);
-            w.field("threads", e.threads).field("steps", e.steps).field("duration_us", e.durationUs);
-            w.field("completed", e.completed).field("replayable", e.replayable);
-            w.key("inputs");
-            writeTensorsJson(w, e.inputs);
-            w.key("outputs");
-            writeTensorsJson(w, e.outputs);
-            w.endObject();
-        }
-        w.endArray();
-        w.key("tree").beginArray();
-        for (const h5::NodeInfo& n : nodes) {
-            w.beginObject().field("path", n.path).field("kind", h5::kindName(n.kind));
-            if (n.kind == h5::ObjectKind::Dataset) {
-                w.field("dtype", n.dataset.typeName).field("shape", n.dataset.shape);
-                w.field("tensor", n.dataset.dtype != DType::Undefined).field("storage_bytes", n.dataset.storageBytes);
-                w.key("filters").value(n.dataset.filters);
-            }
-            if (!n.outside().empty()) w.field("outside", n.outside());
-            if (a.has("--attrs")) {
-                w.key("attributes").beginObject();
-                for (const std::string& at : f.attributeNames(n.path)) w.field(at, h5::attributeText(f, n.path, at));
-                w.endObject();
-            }
-            w.endObject();
-        }
-        w.endArray();
-        w.key("outside").beginArray();
-        for (const h5::NodeInfo& n : outside)
-            w.beginObject().field("path", n.path).field("points", n.outside()).endObject();
-        w.endArray().endObject();
-        w.finish();
-        return kExitPass;
-    }
-
-    std::cout << file << ": " << kind << ", " << formatBytes(size);
-    if (trace)
-        std::cout << ", " << executors.size() << " executor" << (executors.size() == 1 ? "" : "s");
-    else if (!caseList.empty())
-        std::cout << ", " << caseList.size() << " case" << (caseList.size() == 1 ? "" : "s");
-    std::cout << "\n";
-    for (std::size_t i = 0; i < caseList.size(); ++i) {
-        const cases::CaseSummary& c = caseList[i];
-        std::cout << "\n" << c.path << "  " << c.op;
-        if (!caseErrors[i].empty()) {
-            std::cout << "\n    error    " << caseErrors[i] << "\n";
-            continue;
-        }
-        if (!c.description.empty()) std::cout << "  \"" << c.description << "\"";
-        std::cout << "\n    params   " << paramsText(c.params) << "\n    inputs   " << tensorsText(c.inputs) << "\n";
-        if (!c.standard.empty()) std::cout << "    standard " << c.standard << "\n";
-        for (const cases::SourceSummary& s : c.sources)
-            std::cout << "    " << s.name << std::string(s.name.size() < 8 ? 9 - s.name.size() : 1, ' ')
-                      << tensorsText(s.tensors) << "  (" << cases::sourceRoleName(s.role) << ")\n";
-    }
-    for (const ExecutorSummary& e : executors) {
-        std::cout << "\n"
-                  << e.path << "  " << e.op << "  product " << e.product << ", " << e.threads << " thread"
-                  << (e.threads == 1 ? "" : "s") << ", " << e.steps << " steps, " << formatNumber(e.durationUs / 1000.0)
-                  << " ms" << (e.completed ? "" : ", did not complete")
-                  << (e.replayable ? ", replayable" : ", not replayable (no input values)") << "\n";
-        std::cout << "    inputs   " << tensorsText(e.inputs) << "\n    outputs  " << tensorsText(e.outputs) << "\n";
-    }
-    if (!outside.empty()) {
-        std::cout << "\noutside this file (not read unless --allow-external):\n";
-        for (const h5::NodeInfo& n : outside) std::cout << "    " << n.path << "  " << n.outside() << "\n";
-    }
-    if (tree) {
-        if (!caseList.empty() || !executors.empty() || !outside.empty()) std::cout << "\n";
-        printTree(f, nodes, a.has("--attrs"));
-    } else if (!caseList.empty()) {
-        std::cout << "\n(run 'opscope-cli info " << file << " --tree' to list every group and dataset)\n";
-    }
+    const int depth = depthOf(a);
+    const h5::File f = h5::File::openReadOnly(file);  // FileError: not HDF5, truncated, ... (exit 2 in main)
+    const FileContents contents = readContents(f, file, a.has("--tree"), depth);
+    if (a.has("--json"))
+        printJson(f, file, contents, a.has("--attrs"));
+    else
+        printText(f, file, contents, a.has("--attrs"));
     return kExitPass;
 }
 

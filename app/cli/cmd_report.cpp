@@ -113,10 +113,10 @@ int runReportMerge(const ParsedArgs& a) {
             std::ofstream f(writer.tempPath(), std::ios::binary | std::ios::trunc);
             f << merged.dump(1) << "\n";
             f.close();
-            if (!f) throw std::runtime_error("writing '" + writer.tempPath().string() + "' failed");
+            if (!f) throw IoError("writing '" + writer.tempPath().string() + "' failed");
         }
         writer.commit();
-    } catch (const std::runtime_error& e) {
+    } catch (const IoError& e) {
         throw CliError(std::string("cannot write the merged report: ") + e.what());
     }
     std::cout << "merged " << reports.size() << " report" << (reports.size() == 1 ? "" : "s") << ": "

@@ -41,7 +41,7 @@ namespace {
 std::vector<ExecutorTrace> loadTrace(const std::string& path) {
     requireSafeFile(path, {"/"});
     std::string tornTail;
-    std::vector<ExecutorTrace> traces = readTraceFile(path, TraceValues::Load, &tornTail);  // H5Error: exit 2
+    std::vector<ExecutorTrace> traces = readTraceFile(path, TraceValues::Load, &tornTail);  // FileError: exit 2
     if (!tornTail.empty()) std::cerr << "opscope-cli: warning: " << tornTail << "\n";
     return traces;
 }
@@ -73,11 +73,12 @@ int runTraceShow(const ParsedArgs& a) {
     const std::vector<ExecutorTrace> traces = loadTrace(a.positionals[0]);
     long only = -1;
     if (a.has("--executor")) {
-        char* end = nullptr;
-        only = std::strtol(a.value("--executor").c_str(), &end, 10);
-        if (a.value("--executor").empty() || *end || only < 0 || only >= static_cast<long>(traces.size()))
+        const std::optional<long> index =
+            parseWholeNumber(a.value("--executor"), 0, static_cast<long>(traces.size()) - 1);
+        if (!index)
             throw CliError("--executor must be an index from 0 to " + std::to_string(traces.size()) +
                            " (exclusive), got '" + a.value("--executor") + "'");
+        only = *index;
     }
     if (a.has("--json")) {
         JsonWriter w(std::cout);

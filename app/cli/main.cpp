@@ -86,10 +86,7 @@ int main(int argc, char** argv) {
     using namespace opscope::cli;
     try {
         return dispatch(std::vector<std::string>(argv + 1, argv + argc));
-    } catch (const CliError& e) {
-        std::cerr << "opscope-cli: " << e.what() << "\n";
-        return kExitError;
-    } catch (const opscope::h5::H5Error& e) {
+    } catch (const opscope::Error& e) {  // usage, a file's content or I/O, a status: docs/CLI.md says exit 2
         std::cerr << "opscope-cli: " << e.what() << "\n";
         return kExitError;
     } catch (const std::exception& e) {

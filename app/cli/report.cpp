@@ -147,16 +147,16 @@ void writeReport(const std::string& path, const RunSummary& s, const std::vector
         h5::AtomicFileWriter writer(path, inputPaths);
         {
             std::ofstream out(writer.tempPath(), std::ios::binary | std::ios::trunc);
-            if (!out) throw std::runtime_error("cannot create '" + writer.tempPath().string() + "'");
+            if (!out) throw IoError("cannot create '" + writer.tempPath().string() + "'");
             if (endsWith(path, ".csv"))
                 writeRunCsv(out, s);
             else
                 writeRunJson(out, s);
             out.close();
-            if (!out) throw std::runtime_error("writing '" + writer.tempPath().string() + "' failed");
+            if (!out) throw IoError("writing '" + writer.tempPath().string() + "' failed");
         }
         writer.commit();
-    } catch (const std::runtime_error& e) {
+    } catch (const IoError& e) {
         throw CliError(std::string("cannot write the report: ") + e.what());
     }
 }

@@ -22,6 +22,22 @@ std::string verdictCell(const ops::Comparison& c) {
 
 std::string location(const ops::CaseResult& r) { return r.file.empty() ? r.path : r.file + ":" + r.path; }
 
+// Each result's name in a table: its path, with its file when several files ran.
+std::vector<std::string> caseNames(const RunSummary& s) {
+    std::set<std::string> files;
+    for (const ops::CaseResult& r : s.results) files.insert(r.file);
+    std::vector<std::string> names;
+    for (const ops::CaseResult& r : s.results) names.push_back(files.size() > 1 ? location(r) : r.path);
+    return names;
+}
+
+// fn(result, name) for each result of the run, in order.
+template <class Fn>
+void forEachNamed(const RunSummary& s, Fn&& fn) {
+    const std::vector<std::string> names = caseNames(s);
+    for (std::size_t i = 0; i < s.results.size(); ++i) fn(s.results[i], names[i]);
+}
+
 void printSummary(std::ostream& os, const RunSummary& s) {
     int comparisons = 0, informational = 0;
     for (const ops::CaseResult& r : s.results)
@@ -56,11 +72,7 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
     for (const char* key : kTableMetrics) t.addColumn(metrics::metricField(key).shortLabel, A::Right);
     t.addColumn("standard");
     t.addColumn("verdict");
-    // Files are named once per file unless several files ran.
-    std::set<std::string> files;
-    for (const ops::CaseResult& r : s.results) files.insert(r.file);
-    for (const ops::CaseResult& r : s.results) {
-        const std::string name = files.size() > 1 ? location(r) : r.path;
+    forEachNamed(s, [&](const ops::CaseResult& r, const std::string& name) {
         if (!r.ok()) {
             std::vector<std::string> row = {name, "-", "-", "-"};
             row.insert(row.end(), std::size(kTableMetrics), "");
@@ -68,7 +80,7 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
             row.push_back("ERROR");
             t.addRow(row);
             t.addNote("error: " + r.error);
-            continue;
+            return;
         }
         bool first = true;
         for (const ops::Comparison& c : r.comparisons) {
@@ -99,7 +111,7 @@ void printRunTable(std::ostream& os, const RunSummary& s, bool verbose) {
         }
         if (verbose)
             for (const std::string& n : r.notes) t.addNote("note: " + n);
-    }
+    });
     t.print(os);
     printSummary(os, s);
 }
@@ -115,14 +127,11 @@ void printBriefTable(std::ostream& os, const RunSummary& s) {
     t.addColumn("rel<1e-3", A::Right);
     t.addColumn("standard");
     t.addColumn("verdict");
-    std::set<std::string> files;
-    for (const ops::CaseResult& r : s.results) files.insert(r.file);
-    for (const ops::CaseResult& r : s.results) {
-        const std::string name = files.size() > 1 ? location(r) : r.path;
+    forEachNamed(s, [&](const ops::CaseResult& r, const std::string& name) {
         if (!r.ok()) {
             t.addRow({name, r.op, "-", "-", "", "", r.standard.empty() ? "-" : r.standard, "ERROR"});
             t.addNote("error: " + r.error);
-            continue;
+            return;
         }
         double maxRel = 0, minShare = 1;
         bool warned = false;
@@ -142,7 +151,7 @@ void printBriefTable(std::ostream& os, const RunSummary& s) {
                 t.addNote(c.output + " " + c.actual + " vs " + c.reference + ": " +
                           metrics::verdictName(c.judgement.verdict) + " (" + c.judgement.standard +
                           "): " + c.judgement.reason);
-    }
+    });
     t.print(os);
     printSummary(os, s);
 }

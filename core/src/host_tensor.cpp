@@ -7,16 +7,16 @@
 
 #include "opscope/convert.h"
 #include "opscope/dispatch.h"
+#include "opscope/error.h"
 
 namespace opscope {
 
 void HostTensor::AlignedFree::operator()(void* p) const { std::free(p); }
 
 HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
-    if (dtypeSize(dtype) == 0)
-        throw std::invalid_argument(std::string("HostTensor: unusable dtype ") + dtypeName(dtype));
+    if (dtypeSize(dtype) == 0) throw UsageError(std::string("HostTensor: unusable dtype ") + dtypeName(dtype));
     for (int64_t d : shape_)
-        if (d < 0) throw std::invalid_argument("HostTensor: negative dimension in " + shapeToString(shape_));
+        if (d < 0) throw UsageError("HostTensor: negative dimension in " + shapeToString(shape_));
     std::size_t bytes = nbytes();
     std::size_t alloc = ((bytes + 63) / 64) * 64;
     if (alloc == 0) alloc = 64;
@@ -56,8 +56,8 @@ std::vector<double> HostTensor::toDoubles() const {
 HostTensor HostTensor::fromDoubles(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
     HostTensor t(dtype, std::move(shape));
     if (static_cast<int64_t>(values.size()) != t.numel())
-        throw std::invalid_argument("HostTensor::fromDoubles: " + std::to_string(values.size()) + " values for shape " +
-                                    shapeToString(t.shape()));
+        throw UsageError("HostTensor::fromDoubles: " + std::to_string(values.size()) + " values for shape " +
+                         shapeToString(t.shape()));
     for (int64_t i = 0; i < t.numel(); ++i) t.setFromDouble(i, values[static_cast<std::size_t>(i)]);
     return t;
 }

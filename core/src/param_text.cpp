@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "opscope/error.h"
 #include "opscope/executor.h"
 
 namespace opscope {
@@ -32,7 +33,7 @@ std::string itemText(const T& x) {
 }
 
 [[noreturn]] void notA(const std::string& typeName, const std::string& text) {
-    throw std::invalid_argument("'" + text + "' is not a " + typeName + " parameter value");
+    throw UsageError("'" + text + "' is not a " + typeName + " parameter value");
 }
 
 bool parseBool(const std::string& t, bool* out) {
@@ -148,9 +149,9 @@ ParamValue paramFromString(const std::string& typeName, const std::string& text)
         });
         return std::vector<bool>(bits.begin(), bits.end());
     }
-    throw std::invalid_argument("'" + typeName +
-                                "' is not a parameter type (bool, int, float, string, int[], "
-                                "float[] or bool[])");
+    throw UsageError("'" + typeName +
+                     "' is not a parameter type (bool, int, float, string, int[], "
+                     "float[] or bool[])");
 }
 
 }  // namespace opscope

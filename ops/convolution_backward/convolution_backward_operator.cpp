@@ -109,16 +109,10 @@ public:
         p.transposed = a.boolAttr("transposed");
         const auto r =
             reference::convBackward(gy.toDoubles(), gy.shape(), x.toDoubles(), x.shape(), w.toDoubles(), w.shape(), p);
-        const std::vector<bool> mask = a.boolArrayAttr("outputMask");
-        std::map<std::string, HostTensor> out;
-        if (mask.size() > 0 && mask[0])
-            out["gradInput"] = HostTensor::fromDoubles(DType::Float64, x.shape(), r.gradInput);
-        if (mask.size() > 1 && mask[1])
-            out["gradWeight"] = HostTensor::fromDoubles(DType::Float64, w.shape(), r.gradWeight);
-        if (mask.size() > 2 && mask[2])
-            out["gradBias"] =
-                HostTensor::fromDoubles(DType::Float64, {static_cast<int64_t>(r.gradBias.size())}, r.gradBias);
-        return out;
+        return maskedGolden(a.boolArrayAttr("outputMask"),
+                            {{"gradInput", x.shape(), r.gradInput},
+                             {"gradWeight", w.shape(), r.gradWeight},
+                             {"gradBias", {static_cast<int64_t>(r.gradBias.size())}, r.gradBias}});
     }
 };
 

@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "opscope/error.h"
+
 namespace opscope::reference {
 namespace {
 
@@ -13,7 +15,7 @@ struct Dims {
 };
 
 Dims dimsOf(const std::vector<int64_t>& shape) {
-    if (shape.size() < 3 || shape.size() > 5) throw std::invalid_argument("convolution tensors have rank 3..5");
+    if (shape.size() < 3 || shape.size() > 5) throw UsageError("convolution tensors have rank 3..5");
     Dims d{shape[0], shape[1], {1, 1, 1}};
     const std::size_t spatial = shape.size() - 2;
     for (std::size_t i = 0; i < spatial; ++i) d.s[3 - spatial + i] = shape[2 + i];

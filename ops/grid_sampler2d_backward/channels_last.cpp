@@ -22,41 +22,41 @@ constexpr int64_t kTileP = 64;
 
 int64_t grainFor(int64_t C) { return std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(C * kTileP, 1)); }
 
-template <class S>
-void toLast(const S* src, float* dst, int64_t N, int64_t C, int64_t HW) {
+using Tile = float[kTileC][kTileP];
+
+// Runs body(tile, n, p0, np, c0, nc) for each tile of channels [c0, c0 + nc) x positions
+// [p0, p0 + np) of batch n, tasks split over (n, position tile); `tile` is the task's scratch.
+template <class Body>
+void forEachTile(int64_t N, int64_t C, int64_t HW, Body&& body) {
     const int64_t tilesP = (HW + kTileP - 1) / kTileP;
     parallelFor(0, N * tilesP, grainFor(C), [&](int64_t b, int64_t e) {
-        float tile[kTileC][kTileP];
+        Tile tile;
         for (int64_t t = b; t < e; ++t) {
             const int64_t n = t / tilesP, p0 = (t % tilesP) * kTileP, np = std::min(kTileP, HW - p0);
-            for (int64_t c0 = 0; c0 < C; c0 += kTileC) {
-                const int64_t nc = std::min(kTileC, C - c0);
-                for (int64_t c = 0; c < nc; ++c) widenToFloat(src + (n * C + c0 + c) * HW + p0, tile[c], np);
-                for (int64_t p = 0; p < np; ++p) {
-                    float* out = dst + (n * HW + p0 + p) * C + c0;
-                    for (int64_t c = 0; c < nc; ++c) out[c] = tile[c][p];
-                }
-            }
+            for (int64_t c0 = 0; c0 < C; c0 += kTileC) body(tile, n, p0, np, c0, std::min(kTileC, C - c0));
+        }
+    });
+}
+
+template <class S>
+void toLast(const S* src, float* dst, int64_t N, int64_t C, int64_t HW) {
+    forEachTile(N, C, HW, [&](Tile& tile, int64_t n, int64_t p0, int64_t np, int64_t c0, int64_t nc) {
+        for (int64_t c = 0; c < nc; ++c) widenToFloat(src + (n * C + c0 + c) * HW + p0, tile[c], np);
+        for (int64_t p = 0; p < np; ++p) {
+            float* out = dst + (n * HW + p0 + p) * C + c0;
+            for (int64_t c = 0; c < nc; ++c) out[c] = tile[c][p];
         }
     });
 }
 
 template <class D>
 void toFirst(const float* src, D* dst, int64_t N, int64_t C, int64_t HW) {
-    const int64_t tilesP = (HW + kTileP - 1) / kTileP;
-    parallelFor(0, N * tilesP, grainFor(C), [&](int64_t b, int64_t e) {
-        float tile[kTileC][kTileP];
-        for (int64_t t = b; t < e; ++t) {
-            const int64_t n = t / tilesP, p0 = (t % tilesP) * kTileP, np = std::min(kTileP, HW - p0);
-            for (int64_t c0 = 0; c0 < C; c0 += kTileC) {
-                const int64_t nc = std::min(kTileC, C - c0);
-                for (int64_t p = 0; p < np; ++p) {
-                    const float* in = src + (n * HW + p0 + p) * C + c0;
-                    for (int64_t c = 0; c < nc; ++c) tile[c][p] = in[c];
-                }
-                for (int64_t c = 0; c < nc; ++c) narrowFromFloat(tile[c], dst + (n * C + c0 + c) * HW + p0, np);
-            }
+    forEachTile(N, C, HW, [&](Tile& tile, int64_t n, int64_t p0, int64_t np, int64_t c0, int64_t nc) {
+        for (int64_t p = 0; p < np; ++p) {
+            const float* in = src + (n * HW + p0 + p) * C + c0;
+            for (int64_t c = 0; c < nc; ++c) tile[c][p] = in[c];
         }
+        for (int64_t c = 0; c < nc; ++c) narrowFromFloat(tile[c], dst + (n * C + c0 + c) * HW + p0, np);
     });
 }
 

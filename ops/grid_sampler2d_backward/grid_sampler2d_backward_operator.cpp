@@ -56,20 +56,15 @@ public:
         const OpArguments a = withDefaults(given);
         const HostTensor& in = a.tensor("input");
         const HostTensor& grid = a.tensor("grid");
-        const std::vector<bool> mask = a.boolArrayAttr("outputMask");
-        std::map<std::string, HostTensor> out;
-        if (in.rank() != 4 || grid.rank() != 4) return out;
+        if (in.rank() != 4 || grid.rank() != 4) return {};
         reference::GridSamplerShape s{in.shape()[0], in.shape()[1],   in.shape()[2],
                                       in.shape()[3], grid.shape()[1], grid.shape()[2]};
         reference::GridSamplerOptions o{static_cast<int>(a.intAttr("interpolationMode")),
                                         static_cast<int>(a.intAttr("paddingMode")), a.boolAttr("alignCorners")};
         const auto r = reference::gridSampler2DBackward(a.tensor("gradOutput").toDoubles(), in.toDoubles(),
                                                         grid.toDoubles(), s, o);
-        if (mask.size() > 0 && mask[0])
-            out["inputGrad"] = HostTensor::fromDoubles(DType::Float64, in.shape(), r.inputGrad);
-        if (mask.size() > 1 && mask[1])
-            out["gridGrad"] = HostTensor::fromDoubles(DType::Float64, grid.shape(), r.gridGrad);
-        return out;
+        return maskedGolden(a.boolArrayAttr("outputMask"),
+                            {{"inputGrad", in.shape(), r.inputGrad}, {"gridGrad", grid.shape(), r.gridGrad}});
     }
 };
 

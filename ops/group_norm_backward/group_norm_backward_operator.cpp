@@ -61,17 +61,11 @@ public:
         const auto r = reference::groupNormBackward(a.tensor("gradOut").toDoubles(), a.tensor("input").toDoubles(),
                                                     a.tensor("mean").toDoubles(), a.tensor("rstd").toDoubles(), gamma,
                                                     N, C, HxW, G);
-        const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         const std::vector<int64_t> gammaShape =
             a.hasTensor("gamma") ? a.tensor("gamma").shape() : std::vector<int64_t>{C};
-        std::map<std::string, HostTensor> out;
-        if (mask.size() > 0 && mask[0])
-            out["gradInput"] = HostTensor::fromDoubles(DType::Float64, a.tensor("input").shape(), r.gradInput);
-        if (mask.size() > 1 && mask[1])
-            out["gradGammaOut"] = HostTensor::fromDoubles(DType::Float64, gammaShape, r.gradGamma);
-        if (mask.size() > 2 && mask[2])
-            out["gradBetaOut"] = HostTensor::fromDoubles(DType::Float64, gammaShape, r.gradBeta);
-        return out;
+        return maskedGolden(a.boolArrayAttr("outputMask"), {{"gradInput", a.tensor("input").shape(), r.gradInput},
+                                                            {"gradGammaOut", gammaShape, r.gradGamma},
+                                                            {"gradBetaOut", gammaShape, r.gradBeta}});
     }
 };
 

@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "opscope/error.h"
-#include "opscope/h5/h5_handle.h"
 
 namespace opscope::ops {
 namespace {
@@ -100,6 +99,25 @@ void judgeStoredSources(CaseResult& r, const cases::Case& c, const std::string& 
     }
 }
 
+// Why a case could not run, worded by the kind of error.
+std::string caseErrorText(const Error& e) {
+    const std::string message = e.what();
+    switch (e.kind()) {
+        case ErrorKind::Status: {
+            // aclGetRecentErrMsg() already starts with "[<code>] <api>: ".
+            const int32_t code = static_cast<const StatusError&>(e).code();
+            return "the operator rejected the case: " +
+                   (message.rfind("[", 0) == 0 ? message : "[" + std::to_string(code) + "] " + message);
+        }
+        case ErrorKind::Usage:
+            if (dynamic_cast<const ArgumentError*>(&e)) return "the case does not fit the operator: " + message;
+            return message;
+        case ErrorKind::Content:
+        case ErrorKind::Io: return message;
+    }
+    return message;
+}
+
 }  // namespace
 
 CaseResult runCase(const cases::Case& c, const std::string& file, const RunSettings& settings) {
@@ -111,7 +129,7 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
     r.description = c.description;
     try {
         const Operator* op = findOperator(c.op);
-        if (!op) throw std::invalid_argument(unknownOperatorMessage(c.op));
+        if (!op) throw ContentError(unknownOperatorMessage(c.op));
         r.op = op->schema().name;
         const metrics::Standard standard =
             settings.standard ? *settings.standard : resolveStandard("", c.standard, op->schema().name);
@@ -150,17 +168,8 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
                 if (!call->output(name))
                     r.notes.push_back(src.name + "/" + name + " not compared: the run produced no output '" + name +
                                       "' (outputMask or the operator's outputs)");
-    } catch (const StatusError& e) {
-        // aclGetRecentErrMsg() already starts with "[<code>] <api>: ".
-        const std::string message = e.what();
-        r.error = "the operator rejected the case: " +
-                  (message.rfind("[", 0) == 0 ? message : "[" + std::to_string(e.code()) + "] " + message);
-    } catch (const ArgumentError& e) {
-        r.error = std::string("the case does not fit the operator: ") + e.what();
-    } catch (const h5::H5Error& e) {
-        r.error = e.what();
-    } catch (const std::invalid_argument& e) {
-        r.error = e.what();
+    } catch (const Error& e) {
+        r.error = caseErrorText(e);
     } catch (const std::bad_alloc&) {
         r.error = "out of memory while running the case";
     } catch (const std::exception& e) {

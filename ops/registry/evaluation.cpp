@@ -1,8 +1,7 @@
 // One evaluation of outputs for the CLI and the debugger (see evaluation.h).
 #include "opscope/ops/evaluation.h"
 
-#include <stdexcept>
-
+#include "opscope/error.h"
 #include "opscope/metric_fields.h"
 
 namespace opscope::ops {
@@ -10,11 +9,13 @@ namespace {
 
 std::string describe(const HostTensor& t) { return std::string(dtypeName(t.dtype())) + shapeToString(t.shape()); }
 
+// A standard named by the caller is a usage error; one a case file names is the case's content.
+template <class ErrorOfOrigin>
 metrics::Standard parseFrom(const std::string& spec, const char* origin) {
     try {
         return metrics::parseStandard(spec);
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string(origin) + ": " + e.what());
+    } catch (const UsageError& e) {
+        throw ErrorOfOrigin(std::string(origin) + ": " + e.what());
     }
 }
 
@@ -22,8 +23,8 @@ metrics::Standard parseFrom(const std::string& spec, const char* origin) {
 
 metrics::Standard resolveStandard(const std::string& explicitSpec, const std::string& caseSpec,
                                   const std::string& opName) {
-    if (!explicitSpec.empty()) return parseFrom(explicitSpec, "the chosen standard");
-    if (!caseSpec.empty()) return parseFrom(caseSpec, "the case's 'standard' attribute");
+    if (!explicitSpec.empty()) return parseFrom<UsageError>(explicitSpec, "the chosen standard");
+    if (!caseSpec.empty()) return parseFrom<ContentError>(caseSpec, "the case's 'standard' attribute");
     return metrics::parseStandard(metrics::defaultStandardName(opName));
 }
 
@@ -54,7 +55,7 @@ Comparison compareOutput(const std::string& output, const std::string& actualNam
                            output + " is " + describe(actual) + ": the element counts differ");
     try {
         c.metrics = metrics::compare(actual, reference, outputDtype, standard.options);
-    } catch (const std::invalid_argument& e) {
+    } catch (const UsageError& e) {
         return notCompared(e.what());
     }
     c.judgement = standard.judge(c.metrics);

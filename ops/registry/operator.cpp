@@ -137,6 +137,17 @@ std::vector<bool> OpArguments::boolArrayAttr(const std::string& name) const {
 
 // ---- PreparedCall ----
 
+std::map<std::string, HostTensor> maskedGolden(const std::vector<bool>& mask,
+                                               std::initializer_list<GoldenOutput> outputs) {
+    std::map<std::string, HostTensor> out;
+    std::size_t i = 0;
+    for (const GoldenOutput& o : outputs) {
+        if (i < mask.size() && mask[i]) out[o.name] = HostTensor::fromDoubles(DType::Float64, o.shape, o.values);
+        ++i;
+    }
+    return out;
+}
+
 PreparedCall::~PreparedCall() {
     if (executor_) aclDestroyAclOpExecutor(executor_);
     for (aclTensor* t : tensors_) aclDestroyTensor(t);

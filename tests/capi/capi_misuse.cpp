@@ -81,6 +81,13 @@ static std::vector<float> pattern(int64_t n, int seed, float scale = 0.25f) {
     return v;
 }
 
+// Device memory for a workspace of ws bytes (none for 0), as the samples allocate it.
+static void* workspaceOf(uint64_t ws) {
+    void* w = nullptr;
+    if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+    return w;
+}
+
 // One operator call with its own tensors.
 struct OpCall {
     std::vector<DevTensor> ins, outs;
@@ -112,8 +119,7 @@ struct OpCall {
         aclOpExecutor* e = nullptr;
         int rc = prepare(&ws, &e);
         if (rc) return rc;
-        void* w = nullptr;
-        if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+        void* w = workspaceOf(ws);
         rc = run(w, ws, e, gStream);
         if (w) aclrtFree(w);
         return rc;
@@ -301,8 +307,7 @@ static int testDestroyTensorsThenRun() {
         int rc = c->prepare(&ws, &e);
         for (auto& t : c->ins) aclDestroyTensor(t.t), t.t = nullptr;
         for (auto& t : c->outs) aclDestroyTensor(t.t), t.t = nullptr;
-        void* w = nullptr;
-        if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+        void* w = workspaceOf(ws);
         rc = c->run(w, ws, e, gStream);
         std::string what = std::string(c->name()) + " run_after_aclDestroyTensor";
         say("destroy_tensors", what.c_str(), rc);
@@ -338,8 +343,7 @@ static int testFreeMemoryThenRun(int which, bool reuse) {
     }
     if (!reuse)
         for (auto& t : c->ins) aclrtFree(t.dev), t.dev = nullptr;
-    void* w = nullptr;
-    if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+    void* w = workspaceOf(ws);
     rc = c->run(w, ws, e, gStream);
     std::string what = std::string(c->name()) + (reuse ? " run_after_aclrtFree_and_realloc" : " run_after_aclrtFree");
     say("free_memory", what.c_str(), rc);
@@ -358,8 +362,7 @@ static int testSpentExecutor() {
     uint64_t ws = 0;
     aclOpExecutor* e = nullptr;
     c->prepare(&ws, &e);
-    void* w = nullptr;
-    if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+    void* w = workspaceOf(ws);
     say("spent_executor", "first run", c->run(w, ws, e, gStream));
     say("spent_executor", "second run", c->run(w, ws, e, gStream));
     c->destroy();
@@ -384,8 +387,7 @@ static int testRepeatableAfterFree() {
     aclOpExecutor* e = nullptr;
     c->prepare(&ws, &e);
     say("repeatable_after_free", "set repeatable", aclSetAclOpExecutorRepeatable(e));
-    void* w = nullptr;
-    if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+    void* w = workspaceOf(ws);
     say("repeatable_after_free", "first run", c->run(w, ws, e, gStream));
     c->destroy();
     say("repeatable_after_free", "run after tensors destroyed and memory freed", c->run(w, ws, e, gStream));
@@ -449,8 +451,7 @@ static int testDestroyWhileRunning(int rounds) {
         uint64_t ws = 0;
         aclOpExecutor* e = nullptr;
         c->prepare(&ws, &e);
-        void* w = nullptr;
-        if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+        void* w = workspaceOf(ws);
         std::atomic<bool> started{false};
         int rcRun = -1, rcDestroy = -1;
         std::thread a([&] {
@@ -600,8 +601,7 @@ static int testOverlap() {
                                                   &ws, &e);
         say("overlap", "RmsNormGrad dxOut strides [0,0] phase1", rc);
         if (!rc) {
-            void* w = nullptr;
-            if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+            void* w = workspaceOf(ws);
             say("overlap", "RmsNormGrad dxOut strides [0,0] phase2", aclnnRmsNormGrad(w, ws, e, gStream));
         }
     }
@@ -614,8 +614,7 @@ static int testOverlap() {
                                                   c->outs[1].t, &ws, &e);
         say("overlap", "RmsNormGrad dxOut aliases x phase1", rc);
         if (!rc) {
-            void* w = nullptr;
-            if (ws) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+            void* w = workspaceOf(ws);
             rc = aclnnRmsNormGrad(w, ws, e, gStream);
             say("overlap", "RmsNormGrad dxOut aliases x phase2", rc);
             auto got = c->ins[1].read();

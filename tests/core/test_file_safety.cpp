@@ -173,9 +173,9 @@ TEST(FileSafety, DeclaredSizesAreBoundedByWhatTheFileStores) {
 
     const File opened = File::openReadOnly(file);
     const auto start_ = std::chrono::steady_clock::now();
-    EXPECT_CONTAINS(test::errorOf<H5Error>([&] { readTensor(opened, "/contiguous"); }),
+    EXPECT_CONTAINS(test::errorOf<FileError>([&] { readTensor(opened, "/contiguous"); }),
                     "has shape [805306368] of float32 (3.0 GiB) but stores only 0 bytes");
-    EXPECT_CONTAINS(test::errorOf<H5Error>([&] { readTensor(opened, "/deflated"); }),
+    EXPECT_CONTAINS(test::errorOf<FileError>([&] { readTensor(opened, "/deflated"); }),
                     "has shape [805306368] of float32 (3.0 GiB) but stores only");
     EXPECT_LT(std::chrono::steady_clock::now() - start_, std::chrono::seconds(2));
 }
@@ -199,7 +199,7 @@ TEST(FileSafety, TablesDeclaringMoreRowsThanStoredAreRefusedOrClipped) {
     ok(H5Fclose(f));
 
     const File opened = File::openReadOnly(file);
-    EXPECT_CONTAINS(test::errorOf<H5Error>([&] { StringTable::open(opened, "/strings").readAll(); }),
+    EXPECT_CONTAINS(test::errorOf<FileError>([&] { StringTable::open(opened, "/strings").readAll(); }),
                     "table '/strings' in '" + file + "' declares 134217728 rows but stores at most ");
     const StringTable clipped = StringTable::open(opened, "/small");
     EXPECT_GE(clipped.size(), 16);  // one stored chunk of 16 rows, each a 16-byte heap reference
@@ -232,9 +232,9 @@ TEST(FileSafety, TreeWalksAreLimitedInDepthAndFast) {
     const std::string deepPath = nestedFile(dir, 1000);
     const File deep = File::openReadOnly(deepPath);
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_CONTAINS(test::errorOf<H5Error>([&] { listTree(deep); }),
+    EXPECT_CONTAINS(test::errorOf<FileError>([&] { listTree(deep); }),
                     "'" + deepPath + "' nests groups more than 64 deep (at '/d/d/d");
-    EXPECT_CONTAINS(test::errorOf<H5Error>([&] { cases::findCases(deep); }), "nests groups more than 64 deep");
+    EXPECT_CONTAINS(test::errorOf<FileError>([&] { cases::findCases(deep); }), "nests groups more than 64 deep");
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
@@ -265,9 +265,10 @@ TEST(FileSafety, OpeningAFileTurnsPluginLoadingOff) {
 }
 
 TEST(FileSafety, RunningOutOfMemoryReadingAFileIsASentence) {
-    const std::string e = test::errorOf<H5Error>([] { readingFile("f.h5", []() -> int { throw std::bad_alloc(); }); });
+    const std::string e =
+        test::errorOf<FileError>([] { readingFile("f.h5", []() -> int { throw std::bad_alloc(); }); });
     EXPECT_EQ(e, "cannot read 'f.h5': it declares more data than fits in memory, so it is damaged");
-    const std::string l = test::errorOf<H5Error>([] {
+    const std::string l = test::errorOf<FileError>([] {
         readingFile("f.h5", [] {
             std::vector<int> v;
             v.reserve(v.max_size() + 1);  // std::length_error

@@ -28,10 +28,10 @@ namespace {
 
 using test::ScratchDir;
 
-// The H5Error message of f ("(no error)" when nothing is thrown).
+// The FileError message of f ("(no error)" when nothing is thrown).
 template <class F>
 std::string errorOf(F&& f) {
-    return test::errorOf<H5Error>(std::forward<F>(f));
+    return test::errorOf<FileError>(std::forward<F>(f));
 }
 
 // ---- helpers ---------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "opscope/error.h"
 #include "opscope/float16.h"
 #include "opscope/host_tensor.h"
 #include "opscope/metrics.h"
@@ -204,12 +205,12 @@ TEST(Metrics, DifferentSizesAreAnError) {
     try {
         compare(of(DType::Float32, {1, 2, 3}), f64({1, 2}));
         FAIL() << "no exception";
-    } catch (const std::invalid_argument& e) {
+    } catch (const UsageError& e) {
         EXPECT_NE(std::string(e.what()).find("float32[3] (3 elements)"), std::string::npos) << e.what();
     }
     // Same count, different shapes: compared, coordinates in the actual's shape.
     EXPECT_EQ(compare(f64({1, 2, 3, 4}, {2, 2}), f64({1, 2, 3, 5}, {4})).worstAbs.coords, (std::vector<int64_t>{1, 1}));
-    EXPECT_THROW(compare(of(DType::Float32, {1}), HostTensor()), std::invalid_argument);
+    EXPECT_THROW(compare(of(DType::Float32, {1}), HostTensor()), UsageError);
 }
 
 TEST(Metrics, ErrorBalanceIsSigned) {
@@ -322,14 +323,14 @@ TEST(Standards, NamesAliasesAndErrors) {
     EXPECT_EQ(parseStandard("single-benchmark").name, "cann");
     EXPECT_EQ(parseStandard("double-thousandth").name, "dual-thousandth");
     EXPECT_EQ(parseStandard("msprobe").name, "msprobe-legacy");
-    EXPECT_THROW(parseStandard("strict"), std::invalid_argument);
-    EXPECT_THROW(parseStandard("rtol=abc"), std::invalid_argument);
-    EXPECT_THROW(parseStandard("rtol=-1"), std::invalid_argument);
-    EXPECT_THROW(parseStandard("rtol=1,rtol=2"), std::invalid_argument);
-    EXPECT_THROW(parseStandard("tol=1"), std::invalid_argument);
+    EXPECT_THROW(parseStandard("strict"), UsageError);
+    EXPECT_THROW(parseStandard("rtol=abc"), UsageError);
+    EXPECT_THROW(parseStandard("rtol=-1"), UsageError);
+    EXPECT_THROW(parseStandard("rtol=1,rtol=2"), UsageError);
+    EXPECT_THROW(parseStandard("tol=1"), UsageError);
     try {
         parseStandard("strict");
-    } catch (const std::invalid_argument& e) {
+    } catch (const UsageError& e) {
         EXPECT_NE(std::string(e.what()).find("cann, dual-thousandth, msprobe-legacy"), std::string::npos);
     }
     for (const Standard& s : builtinStandards()) {
@@ -369,7 +370,7 @@ TEST(ErrorAnalysis, LogHistogramBinsByDecade) {
     EXPECT_EQ(h.total(), 10);
     EXPECT_DOUBLE_EQ(h.edge(0), 1e-4);
     EXPECT_DOUBLE_EQ(h.edge(2), 1e-3);
-    EXPECT_THROW(logHistogram(f64({1.0}), 0, 0, 1), std::invalid_argument);
+    EXPECT_THROW(logHistogram(f64({1.0}), 0, 0, 1), UsageError);
 }
 
 TEST(ErrorAnalysis, PerAxisErrorsPerChannel) {
@@ -387,7 +388,7 @@ TEST(ErrorAnalysis, PerAxisErrorsPerChannel) {
         EXPECT_DOUBLE_EQ(s[static_cast<std::size_t>(c)].meanAbs, 1.5 * (c + 1));
     }
     EXPECT_EQ(perAxisErrors(maps, 0).size(), 2u);
-    EXPECT_THROW(perAxisErrors(maps, 3), std::invalid_argument);
+    EXPECT_THROW(perAxisErrors(maps, 3), UsageError);
 }
 
 TEST(ErrorAnalysis, CumulativeShareWithinTolerances) {

@@ -98,11 +98,11 @@ TEST(VetFile, BundledDatasetPasses) {
 TEST(VetFile, CrashingFileIsCorrupt) {
     // Byte flips that make libhdf5 1.10 overflow a heap buffer reading a string attribute.
     const std::string bad = (kRoot / "tests" / "data" / "malformed" / "01096.h5").string();
-    const std::string e = errorOf<h5::H5Error>([&] { h5::vetFile(bad); });
+    const std::string e = errorOf<FileError>([&] { h5::vetFile(bad); });
     EXPECT_EQ(e.rfind("cannot open '" + bad + "': the file is corrupt (reading it ", 0), 0u) << e;
     // Remembered: the second answer needs no child.
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_EQ(errorOf<h5::H5Error>([&] { h5::vetFile(bad, {"/"}); }), e);
+    EXPECT_EQ(errorOf<FileError>([&] { h5::vetFile(bad, {"/"}); }), e);
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.05);
 }
 
@@ -112,7 +112,7 @@ TEST(VetFile, ANewVersionOfTheFileIsVettedAgain) {
     fs::copy_file(kRoot / "datasets" / "rms_norm_grad.h5", f);
     EXPECT_NO_THROW(h5::vetFile(f, {"/"}));
     fs::copy_file(kRoot / "tests" / "data" / "malformed" / "02622.h5", f, fs::copy_options::overwrite_existing);
-    EXPECT_CONTAINS(errorOf<h5::H5Error>([&] { h5::vetFile(f); }), "the file is corrupt");
+    EXPECT_CONTAINS(errorOf<FileError>([&] { h5::vetFile(f); }), "the file is corrupt");
 }
 
 TEST(VetFile, MissingFilesAreLeftToTheOpen) { EXPECT_NO_THROW(h5::vetFile("/nonexistent/file.h5")); }
@@ -124,7 +124,7 @@ TEST(VetFile, TrustedFilesAreNotVetted) {
     EXPECT_NO_THROW(h5::vetFile(bad));
     ::unsetenv("OPSCOPE_TRUST_FILES");
     EXPECT_FALSE(h5::vettingDisabled());
-    EXPECT_CONTAINS(errorOf<h5::H5Error>([&] { h5::vetFile(bad); }), "the file is corrupt");
+    EXPECT_CONTAINS(errorOf<FileError>([&] { h5::vetFile(bad); }), "the file is corrupt");
 }
 
 }  // namespace

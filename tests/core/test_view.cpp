@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "opscope/error.h"
 #include "opscope/float16.h"
 #include "opscope/host_tensor.h"
 #include "opscope/view/colormap.h"
@@ -282,7 +283,7 @@ TEST(ViewMasks, BeyondToleranceNeedsBothErrorsOrANaN) {
     const ToleranceMask m = beyondTolerance(abs, rel, 1e-2, 1e-3);
     EXPECT_EQ(m.count, 2);
     EXPECT_EQ(m.mask.values, (std::vector<double>{0, 0, 1, 1}));
-    EXPECT_THROW(beyondTolerance(abs, Plane{2, 2, rel.values}, 1e-2, 1e-3), std::invalid_argument);
+    EXPECT_THROW(beyondTolerance(abs, Plane{2, 2, rel.values}, 1e-2, 1e-3), UsageError);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // What the file-reader fuzz targets share: a scratch file per process, the dtype alphabet, and
 // the policy for exceptions. Readers answer bad files with exceptions (sentences); only a
 // crash, a sanitizer report, a hang or a huge allocation is a finding. With
-// OPSCOPE_FUZZ_STRICT=1, an exception other than h5::H5Error is a finding too (the CLI would
+// OPSCOPE_FUZZ_STRICT=1, an exception other than FileError is a finding too (the CLI would
 // print it as "internal error").
 #pragma once
 
@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "opscope/dtype.h"
+#include "opscope/h5/h5_file.h"
 #include "opscope/h5/h5_handle.h"
+#include "opscope/h5/vetting.h"
 #include "opscope/host_tensor.h"
 
 namespace opscope::fuzz {
@@ -44,13 +46,32 @@ template <class Fn>
 void read(const char* what, Fn&& fn) {
     try {
         fn();
-    } catch (const h5::H5Error&) {
+    } catch (const FileError&) {
     } catch (const std::exception& e) {
         if (strict()) {
-            std::fprintf(stderr, "%s threw a non-H5Error exception: %s\n", what, e.what());
+            std::fprintf(stderr, "%s threw a non-FileError exception: %s\n", what, e.what());
             std::abort();
         }
     }
+}
+
+// The whole of a file-reader target: `build(in)` writes the scratch file from the input (a
+// write the library refuses ends the run), then every reader looks at it: the vetting walk,
+// readOpened(file) on the file opened read-only, and readPath(path) for readers that open it.
+template <class Build, class ReadOpened, class ReadPath>
+int buildThenRead(const uint8_t* data, size_t size, Build&& build, ReadOpened&& readOpened, ReadPath&& readPath) {
+    FuzzedDataProvider in(data, size);
+    h5::detail::silenceErrorPrinting();
+    try {
+        build(in);
+    } catch (const FileError&) {
+        return 0;  // the input asked for something the writer refuses
+    }
+    const std::string& path = scratchFile();
+    read("walkUntrusted", [&] { h5::walkUntrusted(path); });
+    read("open", [&] { readOpened(h5::File::openReadOnly(path)); });
+    readPath(path);
+    return 0;
 }
 
 inline constexpr DType kDtypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int8,

@@ -164,20 +164,12 @@ void build(FuzzedDataProvider& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace opscope;
-    FuzzedDataProvider in(data, size);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    try {
-        fuzz::build(in);
-    } catch (const h5::H5Error&) {
-        return 0;
-    }
-    const std::string& path = fuzz::scratchFile();
-    fuzz::read("walkUntrusted", [&] { h5::walkUntrusted(path); });
-    fuzz::read("readTrace", [&] {
-        const h5::File f = h5::File::openReadOnly(path);
+    const auto bothWays = [](const h5::File& f) {
         fuzz::read("readTrace skip", [&] { readTrace(f, TraceValues::Skip); });
         fuzz::read("readTrace load", [&] { readTrace(f, TraceValues::Load); });
-    });
-    fuzz::read("casesFromTrace", [&] { cases::casesFromTrace(path); });
-    return 0;
+    };
+    const auto asCases = [](const std::string& path) {
+        fuzz::read("casesFromTrace", [&] { cases::casesFromTrace(path); });
+    };
+    return fuzz::buildThenRead(data, size, fuzz::build, bothWays, asCases);
 }

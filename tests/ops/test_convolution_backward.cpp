@@ -11,6 +11,7 @@
 
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "device_tensor.h"
+#include "error_bounds.h"
 #include "opscope/objects.h"
 #include "opscope/parallel.h"
 #include "opscope/product.h"
@@ -101,11 +102,6 @@ std::vector<int64_t> gappedStrides(const std::vector<int64_t>& shape) {
     return s;
 }
 
-std::vector<double> absOf(std::vector<double> v) {
-    for (double& e : v) e = std::fabs(e);
-    return v;
-}
-
 ConvRun runConv(const Problem& p, const Options& o) {
     const DType t = o.dtype;
     const HostTensor hx = HostTensor::fromDoubles(t, p.c.x, p.x), hw = HostTensor::fromDoubles(t, p.c.w, p.w);
@@ -142,16 +138,6 @@ ConvRun runConv(const Problem& p, const Options& o) {
     r.absRef = reference::convBackward(absOf(hdy.toDoubles()), p.dyShape, absOf(hx.toDoubles()), p.c.x,
                                        absOf(hw.toDoubles()), p.c.w, rp);
     return r;
-}
-
-// max_i |a - e| / (tol * absSum + uOut * |e|): the error in units of what float32 sums of
-// `absSum`-sized terms and one rounding to the output dtype may cost. <= 1 passes.
-double boundRatio(const std::vector<double>& a, const std::vector<double>& e, const std::vector<double>& absSum,
-                  double tol, double uOut) {
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::fabs(a[i] - e[i]) / (tol * absSum[i] + uOut * std::fabs(e[i]) + 1e-300));
-    return worst;
 }
 
 // float32 accumulation over a few hundred terms (worst-case bound ~ n * 2^-24, typical far less).

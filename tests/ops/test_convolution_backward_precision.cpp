@@ -12,6 +12,7 @@
 
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "device_tensor.h"
+#include "error_bounds.h"
 #include "opscope/objects.h"
 #include "opscope/product.h"
 #include "opscope/reference/convolution.h"
@@ -97,11 +98,6 @@ std::vector<double> signedValues(std::size_t n, uint32_t seed) {
     return m;
 }
 
-std::vector<double> absOf(std::vector<double> v) {
-    for (double& e : v) e = std::fabs(e);
-    return v;
-}
-
 // 2D, stride 1, padding 1, groups 2: dx sums 4*9 = 36 products, dw 2*10*10 = 200.
 const std::vector<int64_t> kX = {2, 8, 10, 10}, kW = {8, 4, 3, 3}, kDy = {2, 8, 10, 10};
 const reference::ConvParams kParams = reference::convParams(2, 1, 1, 1, 2);
@@ -139,15 +135,6 @@ Outcome runMode(DType t, int8_t mode) {
     o.dw = dw.toDoubles();
     o.db = db.toDoubles();
     return o;
-}
-
-// max |a - e| / (tol * absSum + uOut * |e|)
-double boundRatio(const std::vector<double>& a, const std::vector<double>& e, const std::vector<double>& absSum,
-                  double tol, double uOut) {
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::fabs(a[i] - e[i]) / (tol * absSum[i] + uOut * std::fabs(e[i]) + 1e-300));
-    return worst;
 }
 
 // mean |a - e| / absSum: the error in units of the size of the terms summed.

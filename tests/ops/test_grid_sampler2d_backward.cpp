@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <unistd.h>
 
 #include "aclnnop/aclnn_grid_sampler2d_backward.h"
 #include "device_tensor.h"
+#include "finite_difference.h"
 #include "opscope/objects.h"
 #include "opscope/parallel.h"
 #include "opscope/product.h"
@@ -176,6 +178,19 @@ std::string modeName(const GridSamplerOptions& m) {
     return std::string(interp[m.interpolation]) + "_" + pad[m.padding] + (m.alignCorners ? "_aligned" : "");
 }
 
+// One problem in one mode, run in each dtype and held to the reference.
+void expectEveryDtypeMatchesReference(const GsProblem& p, const GridSamplerOptions& mode,
+                                      std::initializer_list<DType> dtypes) {
+    for (DType t : dtypes) {
+        GsOptions o;
+        o.dtype = t;
+        o.mode = mode;
+        GsRun r = runGs(p, o);
+        ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
+        expectMatchesReference(r, t, modeName(mode) + " " + dtypeName(t));
+    }
+}
+
 std::vector<GridSamplerOptions> allModes() {
     std::vector<GridSamplerOptions> v;
     for (int i = 0; i < 3; ++i)
@@ -236,14 +251,7 @@ TEST(GridSamplerEdges, PixelCentresEdgesAndBordersMatchReference) {
             p.grid[2 * i] = xs[(i * 7) % xs.size()];
             p.grid[2 * i + 1] = ys[(i * 5 + i / xs.size()) % ys.size()];
         }
-        for (DType t : {DType::Float32, DType::Float64}) {
-            GsOptions o;
-            o.dtype = t;
-            o.mode = mode;
-            GsRun r = runGs(p, o);
-            ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
-            expectMatchesReference(r, t, modeName(mode) + " " + dtypeName(t));
-        }
+        expectEveryDtypeMatchesReference(p, mode, {DType::Float32, DType::Float64});
     }
 }
 
@@ -258,14 +266,7 @@ TEST(GridSamplerEdges, NonFiniteAndHugeCoordinates) {
         for (std::size_t i = 0; i < p.grid.size() / 2; i += 2)
             p.grid[2 * i + (i / 2) % 2] = specials[(i / 2) % specials.size()];
         p.grid[2 * 3] = p.grid[2 * 3 + 1] = nan;  // both coordinates of a point
-        for (DType t : {DType::Float32, DType::Float64, DType::BFloat16}) {
-            GsOptions o;
-            o.dtype = t;
-            o.mode = mode;
-            GsRun r = runGs(p, o);
-            ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
-            expectMatchesReference(r, t, modeName(mode) + " " + dtypeName(t));
-        }
+        expectEveryDtypeMatchesReference(p, mode, {DType::Float32, DType::Float64, DType::BFloat16});
     }
 }
 
@@ -310,19 +311,10 @@ TEST(GridSamplerFiniteDifference, ReferenceAndOperatorMatchForwardDerivative) {
         };
         const auto ref = reference::gridSampler2DBackward(p.go, p.in, p.grid, s, mode);
         const double h = 1e-6;
-        std::vector<double> fdGrid(p.grid.size()), fdIn(p.in.size());
-        for (std::size_t i = 0; i < p.grid.size(); ++i) {
-            auto a = p.grid, b = p.grid;
-            a[i] += h;
-            b[i] -= h;
-            fdGrid[i] = (loss(p.in, a) - loss(p.in, b)) / (2 * h);
-        }
-        for (std::size_t i = 0; i < p.in.size(); ++i) {
-            auto a = p.in, b = p.in;
-            a[i] += h;
-            b[i] -= h;
-            fdIn[i] = (loss(a, p.grid) - loss(b, p.grid)) / (2 * h);
-        }
+        const std::vector<double> fdGrid =
+            centralDifferences(p.grid, h, [&](const std::vector<double>& grid) { return loss(p.in, grid); });
+        const std::vector<double> fdIn =
+            centralDifferences(p.in, h, [&](const std::vector<double>& in) { return loss(in, p.grid); });
         expectClose(ref.gridGrad, fdGrid, 1e-6, 1e-6, "reference gridGrad vs finite differences");
         expectClose(ref.inputGrad, fdIn, 1e-6, 1e-6, "reference inputGrad vs finite differences");
         GsOptions o;

@@ -54,6 +54,17 @@ class GroupNormBackwardErrors : public ErrorCaseTest<GnCall> {};
 
 TEST_P(GroupNormBackwardErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
 
+// One group of 8001 channels, just beyond the 8000 channels per group the device takes.
+void oneGroupOf8001Channels(GnCall& c) {
+    c.C = 8001;
+    c.group = 1;
+    c.xShape = c.dxShape = {1, 8001, 1};
+    c.N = 1;
+    c.HxW = 1;
+    c.statShape = {1, 1};
+    c.gammaShape = c.dgShape = c.dbShape = {8001};
+}
+
 const ErrorCase kCases[] = {
     {"NullGradOut", [](GnCall& c) { c.nullGradOut = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradOut is null"},
     {"NullInput", [](GnCall& c) { c.nullInput = true; }, ACLNN_ERR_PARAM_NULLPTR, "input is null"},
@@ -127,28 +138,8 @@ const ErrorCase kCases[] = {
     {"NegativeN", [](GnCall& c) { c.N = -1; }, ACLNN_ERR_PARAM_INVALID, "N=-1"},
     {"PrivateFormat", [](GnCall& c) { c.xFormat = ACL_FORMAT_NC1HWC0; }, ACLNN_ERR_PARAM_INVALID,
      "input format NC1HWC0"},
-    {"ChannelsPerGroupOver8000OnA2",
-     [](GnCall& c) {
-         c.C = 8001;
-         c.group = 1;
-         c.xShape = c.dxShape = {1, 8001, 1};
-         c.N = 1;
-         c.HxW = 1;
-         c.statShape = {1, 1};
-         c.gammaShape = c.dgShape = c.dbShape = {8001};
-     },
-     ACLNN_ERR_PARAM_INVALID, "C / group = 8001 exceeds 8000"},
-    {"ChannelsPerGroupOver8000OnA3",
-     [](GnCall& c) {
-         c.C = 8001;
-         c.group = 1;
-         c.xShape = c.dxShape = {1, 8001, 1};
-         c.N = 1;
-         c.HxW = 1;
-         c.statShape = {1, 1};
-         c.gammaShape = c.dgShape = c.dbShape = {8001};
-     },
-     ACLNN_ERR_PARAM_INVALID, "exceeds 8000", Product::AtlasA3},
+    {"ChannelsPerGroupOver8000OnA2", oneGroupOf8001Channels, ACLNN_ERR_PARAM_INVALID, "C / group = 8001 exceeds 8000"},
+    {"ChannelsPerGroupOver8000OnA3", oneGroupOf8001Channels, ACLNN_ERR_PARAM_INVALID, "exceeds 8000", Product::AtlasA3},
     {"Bf16OnTrainingSeries", [](GnCall& c) { c.dtype = DType::BFloat16; }, ACLNN_ERR_PARAM_INVALID,
      "bfloat16 is not supported on Atlas training series", Product::AtlasTraining},
     {"InferenceSeriesHasNoGroupNormBackward", [](GnCall&) {}, ACLNN_ERR_PARAM_INVALID,
@@ -161,13 +152,7 @@ INSTANTIATE_TEST_SUITE_P(Documented, GroupNormBackwardErrors, ::testing::ValuesI
 TEST(GroupNormBackwardProducts, TrainingSeriesAllowsLargeChannelsPerGroup) {
     setProduct(Product::AtlasTraining);
     GnCall c;
-    c.C = 8001;
-    c.group = 1;
-    c.xShape = c.dxShape = {1, 8001, 1};
-    c.N = 1;
-    c.HxW = 1;
-    c.statShape = {1, 1};
-    c.gammaShape = c.dgShape = c.dbShape = {8001};
+    oneGroupOf8001Channels(c);
     EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     setProduct(Product::AtlasA2);
 }

@@ -12,6 +12,7 @@
 
 #include "aclnnop/aclnn_rms_norm_grad.h"
 #include "device_tensor.h"
+#include "finite_difference.h"
 #include "opscope/objects.h"
 #include "opscope/parallel.h"
 #include "opscope/product.h"
@@ -287,21 +288,14 @@ TEST(RmsNormGradFiniteDifference, ReferenceAndKernelMatchForwardDerivative) {
     };
     const auto ref = reference::rmsNormBackward(p.dy, p.x, p.rstd, p.gamma, p.rows, p.cols);
     const double h = 1e-6;
-    std::vector<double> fdX(p.x.size()), fdG(p.gamma.size());
-    for (std::size_t i = 0; i < p.x.size(); ++i) {
-        auto xp = p.x, xm = p.x;
-        xp[i] += h;
-        xm[i] -= h;
-        fdX[i] = (loss(xp, p.gamma) - loss(xm, p.gamma)) / (2 * h);
+    const std::vector<double> fdX =
+        centralDifferences(p.x, h, [&](const std::vector<double>& x) { return loss(x, p.gamma); });
+    const std::vector<double> fdG =
+        centralDifferences(p.gamma, h, [&](const std::vector<double>& g) { return loss(p.x, g); });
+    for (std::size_t i = 0; i < p.x.size(); ++i)
         EXPECT_NEAR(ref.dx[i], fdX[i], 1e-7 * (1 + std::fabs(fdX[i]))) << "x[" << i << "]";
-    }
-    for (std::size_t j = 0; j < p.gamma.size(); ++j) {
-        auto gp = p.gamma, gm = p.gamma;
-        gp[j] += h;
-        gm[j] -= h;
-        fdG[j] = (loss(p.x, gp) - loss(p.x, gm)) / (2 * h);
+    for (std::size_t j = 0; j < p.gamma.size(); ++j)
         EXPECT_NEAR(ref.dgamma[j], fdG[j], 1e-7 * (1 + std::fabs(fdG[j]))) << "gamma[" << j << "]";
-    }
     // The operator (float32, rstd rounded to float32) against the same derivatives.
     RmsRun r = runRms(p, RmsOptions{});
     ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;

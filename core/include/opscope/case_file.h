@@ -92,7 +92,7 @@ bool isCaseGroup(const h5::File& file, const std::string& path);
 // subgroups are not searched. Reads metadata only. Empty for a trace file (casesFromTrace).
 std::vector<std::string> findCases(const h5::File& file, const std::string& root = "/");
 CaseSummary inspectCase(const h5::File& file, const std::string& path);
-// Throws h5::H5Error with one sentence (missing inputs group, a dataset that is not a numeric
+// Throws FileError with one sentence (missing inputs group, a dataset that is not a numeric
 // tensor, a parameter of a type no operator takes, ...).
 Case readCase(const h5::File& file, const std::string& path);
 
@@ -123,14 +123,14 @@ private:
 // Traces as cases: each completed executor whose inputs were recorded with values becomes a
 // case at "/executors/<index>" with origin "trace", its recorded parameters, and a source
 // "trace" (role Reference) holding the recorded outputs. The others are described in `skipped`
-// (one sentence each). Throws h5::H5Error for a file that is not a trace.
+// (one sentence each). Throws FileError for a file that is not a trace.
 std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::string>* skipped = nullptr);
 Case caseFromExecutorTrace(const ExecutorTrace& trace, const std::string& path);
 // Why a recorded executor cannot be replayed as a case (not completed, or an input recorded
 // without values), or "" when it can. Works on executors read with TraceValues::Skip.
 std::string whyNotReplayable(const ExecutorTrace& trace);
 // One executor of an open trace as a case, reading only that executor's values; throws
-// h5::H5Error with the reason when it cannot be replayed.
+// FileError with the reason when it cannot be replayed.
 Case caseFromTrace(const h5::File& trace, const std::string& executorPath);
 
 // True when the file is an OpScope trace (root attribute opscope_format = "trace").

@@ -1,5 +1,5 @@
-// Errors inside OpScope are exceptions carrying an aclnn/acl status code; they become a
-// status code plus a message for aclGetRecentErrMsg() at the extern "C" boundary.
+// Errors inside OpScope are exceptions of one family (opscope::Error); at the extern "C"
+// boundary they become a status code plus a message for aclGetRecentErrMsg().
 #pragma once
 
 #include <cstdint>
@@ -23,13 +23,52 @@ constexpr int32_t kAclBadAlloc = 200000;
 constexpr int32_t kAclInternal = 500000;
 }  // namespace status
 
-class StatusError : public std::runtime_error {
+// The one exception family. Callers distinguish few kinds, so there are few classes:
+//   ContentError  a file (or a case, a trace) whose content is wrong: the file is to blame
+//   IoError       a file that cannot be opened, read or written (the HDF5 layer's failures)
+//   StatusError   an aclnn/acl status code with its message (the operator rejected the call)
+//   UsageError    an argument or option given by the caller is wrong
+// ContentError and IoError are both FileError: what a reader of a file may throw.
+enum class ErrorKind : uint8_t { Content, Io, Status, Usage };
+
+class Error : public std::runtime_error {
 public:
-    StatusError(int32_t code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    ErrorKind kind() const { return kind_; }
+
+protected:
+    Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+
+private:
+    ErrorKind kind_;
+};
+
+class FileError : public Error {
+protected:
+    using Error::Error;
+};
+
+class ContentError : public FileError {
+public:
+    explicit ContentError(const std::string& message) : FileError(ErrorKind::Content, message) {}
+};
+
+class IoError : public FileError {
+public:
+    explicit IoError(const std::string& message) : FileError(ErrorKind::Io, message) {}
+};
+
+class StatusError : public Error {
+public:
+    StatusError(int32_t code, const std::string& message) : Error(ErrorKind::Status, message), code_(code) {}
     int32_t code() const { return code_; }
 
 private:
     int32_t code_;
+};
+
+class UsageError : public Error {
+public:
+    explicit UsageError(const std::string& message) : Error(ErrorKind::Usage, message) {}
 };
 
 // The thread-local "recent error" that aclGetRecentErrMsg() returns.

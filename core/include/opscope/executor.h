@@ -26,7 +26,7 @@ struct Param {
 std::string paramToString(const ParamValue& v);
 // "bool", "int", "float", "string", "int[]", "float[]", "bool[]".
 const char* paramTypeName(const ParamValue& v);
-// The inverse of paramToString for a value of the named type; throws std::invalid_argument
+// The inverse of paramToString for a value of the named type; throws UsageError
 // with a sentence naming the type and the text when the text is not such a value.
 ParamValue paramFromString(const std::string& typeName, const std::string& text);
 

@@ -14,7 +14,7 @@ namespace opscope {
 class HostTensor {
 public:
     HostTensor() = default;
-    // Zero-filled tensor; throws std::invalid_argument for an unusable dtype or negative dim.
+    // Zero-filled tensor; throws UsageError for an unusable dtype or negative dim.
     HostTensor(DType dtype, std::vector<int64_t> shape);
 
     DType dtype() const { return dtype_; }

@@ -30,7 +30,7 @@ struct MetricField {
 // In report order: count, finite_count, cosine, abs/rel errors, rmse, error_balance, the
 // shares, ULP, small values, NaN/Inf counts, mismatches, tolerance violations.
 const std::vector<MetricField>& metricFields();
-// The field with this key; throws std::out_of_range for an unknown key (a programming error).
+// The field with this key; throws UsageError for an unknown key (a programming error).
 const MetricField& metricField(const std::string& key);
 
 // Where an element of interest is ("worst_rel", "worst_abs", "first_nonfinite_mismatch").

@@ -88,7 +88,7 @@ struct ComparisonMetrics {
     ElementRef worstAbs, worstRel, worstTolerance;
 };
 
-// Throws std::invalid_argument (one sentence) when the element counts differ or a tensor is not
+// Throws UsageError (one sentence) when the element counts differ or a tensor is not
 // numeric. Shapes may differ if the counts agree ([C] against [1, C]); coordinates are actual's.
 ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
                           const CompareOptions& options = {});
@@ -123,7 +123,7 @@ const std::vector<Standard>& builtinStandards();
 Standard toleranceStandard(double rtol, double atol);
 // A builtin name or alias ("cann", "single-benchmark", "dual-thousandth", "double-thousandth",
 // "msprobe-legacy", "msprobe") or "rtol=X,atol=Y" (either part may be left out: 0). Throws
-// std::invalid_argument with a sentence naming the accepted forms.
+// UsageError with a sentence naming the accepted forms.
 Standard parseStandard(const std::string& spec);
 // The standard an operator's outputs are judged by unless told otherwise: "dual-thousandth"
 // for convolution backward (msprobe's rule for convolutions), "cann" for every other operator.
@@ -160,7 +160,7 @@ struct AxisErrorStats {
     int64_t nonFinite = 0;  // pairs that are not both finite
     double maxAbs = 0, meanAbs = 0, maxRel = 0, meanRel = 0;
 };
-// Throws std::invalid_argument for an axis outside the maps' rank.
+// Throws UsageError for an axis outside the maps' rank.
 std::vector<AxisErrorStats> perAxisErrors(const ErrorMaps& maps, int axis);
 
 // The share of all elements whose error is below each tolerance (NaN counts as not within):

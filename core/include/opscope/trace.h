@@ -150,7 +150,7 @@ void flushTraces();
 void startTraceFromEnvironment();
 
 // Reading a trace back (for replay, the CLI and the GUI), format version 2 or 1. Each throws
-// h5::H5Error with a sentence for a file that is not an OpScope trace or is damaged.
+// FileError with a sentence for a file that is not an OpScope trace or is damaged.
 enum class TraceValues { Load, Skip };  // Skip: metadata and statistics only (valuesPath is set)
 // A trace whose recording was cut off (a kill) is read up to its last complete executor; the
 // torn tail is ignored and, when `tornTail` is given, described there ("" when there was none).

@@ -2,6 +2,7 @@
 // datasets/FORMAT.md, "Case files"). Only metadata is touched until a case is read.
 #include "opscope/case_file.h"
 
+#include <optional>
 #include <set>
 
 #include "opscope/h5/atomic_write.h"
@@ -29,9 +30,9 @@ SourceRole roleOf(const h5::File& file, const std::string& sourcePath, const std
     const std::string role = file.readAttribute<std::string>(sourcePath, kRoleAttribute);
     if (role == "reference") return SourceRole::Reference;
     if (role == "actual") return SourceRole::Actual;
-    throw h5::H5Error("source " + where(file, sourcePath) + " has role \"" + role +
-                      "\"; a role is \"reference\" (what a run is held to) or \"actual\" (outputs judged against the "
-                      "golden reference)");
+    throw ContentError("source " + where(file, sourcePath) + " has role \"" + role +
+                       "\"; a role is \"reference\" (what a run is held to) or \"actual\" (outputs judged against the "
+                       "golden reference)");
 }
 
 // Children of a case-level group that must all be datasets (inputs/, a source).
@@ -42,22 +43,22 @@ std::vector<std::string> datasetChildren(const h5::File& file, const std::string
         file.refuseIfExternal(join(group, name), found);
         const h5::ObjectKind kind = found.kind;
         if (kind != h5::ObjectKind::Dataset)
-            throw h5::H5Error(where(file, join(group, name)) + " is a " + h5::kindName(kind) + ", but " +
-                              where(file, group) + " may hold only tensor datasets, one per argument or output");
+            throw ContentError(where(file, join(group, name)) + " is a " + h5::kindName(kind) + ", but " +
+                               where(file, group) + " may hold only tensor datasets, one per argument or output");
     }
     return names;
 }
 
 void requireCase(const h5::File& file, const std::string& path) {
     const h5::ObjectKind kind = file.info(path).kind;
-    if (kind == h5::ObjectKind::Missing) throw h5::H5Error("no case " + where(file, path) + ": nothing is there");
+    if (kind == h5::ObjectKind::Missing) throw ContentError("no case " + where(file, path) + ": nothing is there");
     if (!isCaseGroup(file, path))
-        throw h5::H5Error(where(file, path) +
-                          " is not a case: a case is a group with a string attribute 'op' naming "
-                          "the operator");
+        throw ContentError(where(file, path) +
+                           " is not a case: a case is a group with a string attribute 'op' naming "
+                           "the operator");
     if (!file.isGroup(join(path, kInputsGroup)))
-        throw h5::H5Error("case " + where(file, path) + " has no group '" + kInputsGroup +
-                          "' holding its input tensors");
+        throw ContentError("case " + where(file, path) + " has no group '" + kInputsGroup +
+                           "' holding its input tensors");
 }
 
 // The case's subgroups other than inputs/, and a sentence for anything else found there.
@@ -73,9 +74,9 @@ std::vector<std::string> sourceGroups(const h5::File& file, const std::string& p
             out.push_back(name);
             continue;
         }
-        throw h5::H5Error(where(file, child) + " is a " + h5::kindName(kind) +
-                          " directly inside the case; inputs go in '" + join(path, kInputsGroup) +
-                          "/' and outputs in a source group such as '" + join(path, kExpectedSource) + "/'");
+        throw ContentError(where(file, child) + " is a " + h5::kindName(kind) +
+                           " directly inside the case; inputs go in '" + join(path, kInputsGroup) +
+                           "/' and outputs in a source group such as '" + join(path, kExpectedSource) + "/'");
     }
     return out;
 }
@@ -89,10 +90,11 @@ std::vector<Param> readParams(const h5::File& file, const std::string& path, boo
     std::vector<Param> params;
     for (const std::string& name : file.attributeNames(path)) {
         if (isReservedAttribute(name)) continue;
-        try {
+        if (!lenient) {
             params.push_back({name, h5::readAttributeValue(file, path, name)});
-        } catch (const h5::H5Error&) {
-            if (!lenient) throw;
+        } else if (std::optional<ParamValue> value = h5::readAttributeValueIfParameter(file, path, name)) {
+            params.push_back({name, std::move(*value)});
+        } else {
             params.push_back({name, h5::attributeText(file, path, name)});
         }
     }
@@ -131,13 +133,8 @@ const OutputSource* Case::source(const std::string& name) const {
 }
 
 bool isCaseGroup(const h5::File& file, const std::string& path) {
-    if (!file.isGroup(path) || !file.hasAttribute(path, kOpAttribute)) return false;
-    try {
-        (void)file.readAttribute<std::string>(path, kOpAttribute);
-        return true;
-    } catch (const h5::H5Error&) {
-        return false;  // an 'op' attribute that is not a string is someone else's data
-    }
+    // An 'op' attribute that is not a string is someone else's data.
+    return file.isGroup(path) && h5::readStringAttributeIfPresent(file, path, kOpAttribute).has_value();
 }
 
 namespace {
@@ -146,9 +143,9 @@ std::vector<std::string> walkForCases(const h5::File& file, const std::string& r
     const std::string start = h5::normalizePath(root);
     const h5::ObjectKind kind = file.info(start).kind;
     if (kind != h5::ObjectKind::Group)
-        throw h5::H5Error(kind == h5::ObjectKind::Missing
-                              ? "no group " + where(file, start)
-                              : where(file, start) + " is a " + h5::kindName(kind) + ", not a group");
+        throw ContentError(kind == h5::ObjectKind::Missing
+                               ? "no group " + where(file, start)
+                               : where(file, start) + " is a " + h5::kindName(kind) + ", not a group");
     std::vector<std::string> out;
     if (isTraceFile(file)) return out;  // its executors look alike; casesFromTrace reads them
     std::set<std::string> walked;
@@ -202,7 +199,7 @@ Case readCaseData(const h5::File& file, const std::string& casePath) {
     Case c;
     c.path = path;
     c.op = file.readAttribute<std::string>(path, kOpAttribute);
-    if (c.op.empty()) throw h5::H5Error("case " + where(file, path) + " has an empty 'op' attribute");
+    if (c.op.empty()) throw ContentError("case " + where(file, path) + " has an empty 'op' attribute");
     c.description = optionalString(file, path, kDescriptionAttribute);
     c.standard = optionalString(file, path, kStandardAttribute);
     c.params = readParams(file, path, false);
@@ -238,16 +235,15 @@ Case readCase(const h5::File& file, const std::string& casePath) {
 
 void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
     const std::string path = h5::normalizePath(casePath);
-    if (file.exists(path)) throw h5::H5Error("cannot write case " + where(file, path) + ": that path already exists");
-    if (c.op.empty()) throw h5::H5Error("cannot write case " + where(file, path) + ": it names no operator");
+    if (file.exists(path)) throw IoError("cannot write case " + where(file, path) + ": that path already exists");
+    if (c.op.empty()) throw IoError("cannot write case " + where(file, path) + ": it names no operator");
     file.createGroup(path);
     file.writeAttribute(path, kOpAttribute, c.op);
     if (!c.description.empty()) file.writeAttribute(path, kDescriptionAttribute, c.description);
     if (!c.standard.empty()) file.writeAttribute(path, kStandardAttribute, c.standard);
     for (const Param& p : c.params) {
         if (isReservedAttribute(p.name))
-            throw h5::H5Error("cannot write case " + where(file, path) + ": parameter name '" + p.name +
-                              "' is reserved");
+            throw IoError("cannot write case " + where(file, path) + ": parameter name '" + p.name + "' is reserved");
         h5::writeAttributeValue(file, path, p.name, p.value);
     }
     auto options = [](const HostTensor& t) {
@@ -260,7 +256,7 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
     for (const auto& [name, t] : c.inputs) h5::writeTensor(file, join(inputs, name), t, options(t));
     for (const OutputSource& s : c.sources) {
         if (s.name == kInputsGroup)
-            throw h5::H5Error("cannot write case " + where(file, path) + ": a source cannot be called 'inputs'");
+            throw IoError("cannot write case " + where(file, path) + ": a source cannot be called 'inputs'");
         const std::string sp = join(path, s.name);
         file.createGroup(sp);
         file.writeAttribute(sp, kRoleAttribute, sourceRoleName(s.role));
@@ -288,8 +284,8 @@ void CaseFileWriter::add(const Case& c, const std::vector<std::pair<std::string,
     writeCase(impl_->file, c.path, c);
     for (const auto& [name, text] : notes) {
         if (name.rfind("opscope_", 0) != 0)
-            throw h5::H5Error("cannot write case " + where(impl_->file, c.path) + ": note '" + name +
-                              "' must be named opscope_*");
+            throw IoError("cannot write case " + where(impl_->file, c.path) + ": note '" + name +
+                          "' must be named opscope_*");
         impl_->file.writeAttribute(h5::normalizePath(c.path), name, text);
     }
 }
@@ -307,12 +303,7 @@ void writeCaseFile(const std::string& destination, const std::vector<Case>& case
 }
 
 bool isTraceFile(const h5::File& file) {
-    if (!file.hasAttribute("/", "opscope_format")) return false;
-    try {
-        return file.readAttribute<std::string>("/", "opscope_format") == "trace";
-    } catch (const h5::H5Error&) {
-        return false;
-    }
+    return h5::readStringAttributeIfPresent(file, "/", "opscope_format") == std::optional<std::string>("trace");
 }
 
 Case caseFromExecutorTrace(const ExecutorTrace& t, const std::string& path) {
@@ -364,11 +355,11 @@ std::vector<Case> casesFromTrace(const std::string& tracePath, std::vector<std::
 Case caseFromTrace(const h5::File& trace, const std::string& executorPath) {
     std::size_t index = 0;
     if (!parseTraceExecutorPath(executorPath, &index))
-        throw h5::H5Error("'" + executorPath + "' does not name an executor of trace '" + trace.path() +
-                          "' (executors are /executors/000000, /executors/000001, ...)");
+        throw ContentError("'" + executorPath + "' does not name an executor of trace '" + trace.path() +
+                           "' (executors are /executors/000000, /executors/000001, ...)");
     const ExecutorTrace t = readTraceExecutor(trace, index);
     const std::string why = whyNotReplayable(t);
-    if (!why.empty()) throw h5::H5Error("executor " + executorPath + " (" + t.op + ") " + why);
+    if (!why.empty()) throw ContentError("executor " + executorPath + " (" + t.op + ") " + why);
     return caseFromExecutorTrace(t, traceExecutorPath(index));
 }
 

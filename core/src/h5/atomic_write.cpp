@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "opscope/error.h"
+
 namespace opscope::h5 {
 namespace fs = std::filesystem;
 
@@ -76,13 +78,12 @@ AtomicFileWriter::AtomicFileWriter(fs::path destination, const std::vector<fs::p
     const std::string what = "cannot write " + quoted(destination_);
     for (const fs::path& input : inputs)
         if (sameFile(destination_, input))
-            throw std::runtime_error(what + ": it is also an input (" + quoted(input) +
-                                     "), and outputs never overwrite inputs");
+            throw IoError(what + ": it is also an input (" + quoted(input) + "), and outputs never overwrite inputs");
     std::error_code ec;
-    if (fs::is_directory(destination_, ec)) throw std::runtime_error(what + ": it is a directory");
+    if (fs::is_directory(destination_, ec)) throw IoError(what + ": it is a directory");
     const fs::path directory = directoryOf(destination_);
     if (!fs::is_directory(directory, ec))
-        throw std::runtime_error(what + ": the directory " + quoted(directory) + " does not exist");
+        throw IoError(what + ": the directory " + quoted(directory) + " does not exist");
 
     removeStaleTemps(destination_);
     std::random_device random;
@@ -101,16 +102,16 @@ AtomicFileWriter::~AtomicFileWriter() {
 
 void AtomicFileWriter::commit() {
     const std::string what = "cannot write " + quoted(destination_);
-    if (committed_) throw std::runtime_error(what + ": it was already committed");
+    if (committed_) throw IoError(what + ": it was already committed");
     std::error_code ec;
-    if (!fs::exists(temp_, ec)) throw std::runtime_error(what + ": nothing was written to " + quoted(temp_));
+    if (!fs::exists(temp_, ec)) throw IoError(what + ": nothing was written to " + quoted(temp_));
 
     if (const int error = fsyncPath(temp_, O_RDONLY))
-        throw std::runtime_error(what + ": flushing " + quoted(temp_) + " failed: " + std::strerror(error));
+        throw IoError(what + ": flushing " + quoted(temp_) + " failed: " + std::strerror(error));
     const fs::file_status old = fs::status(destination_, ec);
     if (!ec && fs::exists(old)) fs::permissions(temp_, old.permissions(), ec);  // best effort
     if (std::rename(temp_.c_str(), destination_.c_str()) != 0)
-        throw std::runtime_error(what + ": renaming " + quoted(temp_) + " failed: " + std::strerror(errno));
+        throw IoError(what + ": renaming " + quoted(temp_) + " failed: " + std::strerror(errno));
     committed_ = true;
     // Durability of the rename itself; the file is in place either way, so a failure is not fatal.
     fsyncPath(directoryOf(destination_), O_RDONLY | O_DIRECTORY);

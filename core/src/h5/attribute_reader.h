@@ -25,7 +25,7 @@ struct AttributeReader {
     std::string what;   // "cannot read " + where
 
     [[noreturn]] void mismatch(const std::string& wanted) const {
-        throw H5Error(where + " is " + describeType(type.id()) + ", not " + wanted);
+        throw ContentError(where + " is " + describeType(type.id()) + ", not " + wanted);
     }
     template <class T>
     std::vector<T> readAs(hid_t memoryType) const {
@@ -35,13 +35,14 @@ struct AttributeReader {
     }
     template <class T>
     T single(std::vector<T> values) const {
-        if (values.size() != 1) throw H5Error(where + " holds " + std::to_string(values.size()) + " values, not one");
+        if (values.size() != 1)
+            throw ContentError(where + " holds " + std::to_string(values.size()) + " values, not one");
         return std::move(values.front());
     }
 };
 
 // Opens `name` of `objectPath` (refusing a path that leaves the file), with its type and
-// extent; throws H5Error naming the attribute, the object and the file.
+// extent; throws FileError naming the attribute, the object and the file.
 AttributeReader openAttribute(const File& file, const std::string& objectPath, const std::string& name);
 
 }  // namespace opscope::h5

@@ -25,9 +25,9 @@ std::string typeSummary(const AttributeReader& a) {
     return name + "[" + std::to_string(a.count) + "]";
 }
 
-}  // namespace
-
-ParamValue readAttributeValue(const File& file, const std::string& objectPath, const std::string& name) {
+// The attribute's value, or nothing with the reason in *why.
+std::optional<ParamValue> valueOrWhy(const File& file, const std::string& objectPath, const std::string& name,
+                                     std::string* why) {
     const AttributeReader a = openAttribute(file, objectPath, name);
     if (a.typeClass == H5T_ENUM && isBoolType(a.type.id())) {
         Handle memory = makeBoolType();
@@ -44,12 +44,38 @@ ParamValue readAttributeValue(const File& file, const std::string& objectPath, c
             if (a.rank == 0) return ParamValue(file.readAttribute<std::string>(objectPath, name));
             const auto texts = file.readAttribute<std::vector<std::string>>(objectPath, name);
             if (texts.size() == 1) return ParamValue(texts.front());
-            throw H5Error(a.where + " is an array of " + std::to_string(texts.size()) +
-                          " strings, which no operator parameter takes");
+            *why = a.where + " is an array of " + std::to_string(texts.size()) +
+                   " strings, which no operator parameter takes";
+            return std::nullopt;
         }
         default: break;
     }
-    throw H5Error(a.where + " is " + typeSummary(a) + ", which no operator parameter takes");
+    *why = a.where + " is " + typeSummary(a) + ", which no operator parameter takes";
+    return std::nullopt;
+}
+
+}  // namespace
+
+ParamValue readAttributeValue(const File& file, const std::string& objectPath, const std::string& name) {
+    std::string why;
+    std::optional<ParamValue> value = valueOrWhy(file, objectPath, name, &why);
+    if (!value) throw ContentError(why);
+    return std::move(*value);
+}
+
+std::optional<ParamValue> readAttributeValueIfParameter(const File& file, const std::string& objectPath,
+                                                        const std::string& name) {
+    std::string why;
+    return valueOrWhy(file, objectPath, name, &why);
+}
+
+std::optional<std::string> readStringAttributeIfPresent(const File& file, const std::string& objectPath,
+                                                        const std::string& name) {
+    if (!file.hasAttribute(objectPath, name)) return std::nullopt;
+    const std::optional<ParamValue> value = readAttributeValueIfParameter(file, objectPath, name);
+    const auto* text = value ? std::get_if<std::string>(&*value) : nullptr;
+    if (!text) return std::nullopt;
+    return *text;
 }
 
 void writeAttributeValue(File& file, const std::string& objectPath, const std::string& name, const ParamValue& value) {
@@ -91,10 +117,10 @@ std::string attributeText(const File& file, const std::string& objectPath, const
         const ParamValue v = readAttributeValue(file, objectPath, name);
         if (const auto* s = std::get_if<std::string>(&v)) return "\"" + *s + "\"";
         return paramToString(v);
-    } catch (const H5Error&) {
+    } catch (const FileError&) {
         try {
             return "<" + describeAttribute(file, objectPath, name) + ">";
-        } catch (const H5Error&) {
+        } catch (const FileError&) {
             return "<unreadable>";
         }
     }

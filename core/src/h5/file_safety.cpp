@@ -71,11 +71,12 @@ void disablePluginLoading() {
 
 void WalkBudget::visit(const std::string& path, int depth) {
     if (depth > kMaxTreeDepth)
-        throw H5Error("'" + file_.path() + "' nests groups more than " + std::to_string(kMaxTreeDepth) + " deep (at '" +
-                      path.substr(0, 200) + (path.size() > 200 ? "...'" : "'") + "), deeper than OpScope walks");
+        throw ContentError("'" + file_.path() + "' nests groups more than " + std::to_string(kMaxTreeDepth) +
+                           " deep (at '" + path.substr(0, 200) + (path.size() > 200 ? "...'" : "'") +
+                           "), deeper than OpScope walks");
     if (++nodes_ > kMaxTreeNodes)
-        throw H5Error("'" + file_.path() + "' holds more than " + std::to_string(kMaxTreeNodes) +
-                      " objects, more than OpScope walks");
+        throw ContentError("'" + file_.path() + "' holds more than " + std::to_string(kMaxTreeNodes) +
+                           " objects, more than OpScope walks");
 }
 
 std::string externalLinkTarget(Id location, const std::string& name, const std::string& what) {

@@ -87,9 +87,9 @@ struct GroupLinks {
         const ObjectInfo found = file.info(path);
         file.refuseIfExternal(path, found);
         const ObjectKind kind = found.kind;
-        if (kind == ObjectKind::Missing) throw H5Error("no group '" + path + "' in file '" + file.path() + "'");
+        if (kind == ObjectKind::Missing) throw ContentError("no group '" + path + "' in file '" + file.path() + "'");
         if (kind != ObjectKind::Group)
-            throw H5Error("'" + path + "' in '" + file.path() + "' is a " + kindName(kind) + ", not a group");
+            throw ContentError("'" + path + "' in '" + file.path() + "' is a " + kindName(kind) + ", not a group");
         what = "cannot list group '" + path + "' in '" + file.path() + "'";
         handle = open(Handle::Kind::Group, what, [&] { return H5Gopen2(file.id(), path.c_str(), H5P_DEFAULT); });
         call(what, [&] { return H5Literate(handle.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectLink, &links); });
@@ -170,10 +170,10 @@ AttributeReader openAttribute(const File& file, const std::string& objectPath, c
     file.refuseIfExternal(path, found);
     const ObjectKind kind = found.kind;
     if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
-        throw H5Error("no object '" + path + "' in file '" + file.path() + "'");
+        throw ContentError("no object '" + path + "' in file '" + file.path() + "'");
     const hid_t fid = file.id();
     if (call(r.what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
-        throw H5Error("no " + r.where);
+        throw ContentError("no " + r.where);
     r.attribute = open(Handle::Kind::Attribute, r.what,
                        [&] { return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT); });
     r.type = open(Handle::Kind::Datatype, r.what, [&] { return H5Aget_type(r.attribute.id()); });
@@ -235,7 +235,7 @@ File File::open(const std::string& path, bool writable) {
     };
     try {
         return File(openWith(writable), path, writable);
-    } catch (const H5Error& e) {
+    } catch (const FileError& e) {
         // This process already has the file open for writing (a trace it records): HDF5 then
         // shares that open file and insists on the same locking setting.
         if (writable || std::string(e.what()).find("file locking flag values don't match") == std::string::npos) throw;
@@ -261,7 +261,7 @@ void File::flush() {
 void File::close() { handle_.close("cannot close '" + path_ + "'"); }
 
 void File::requireWritable(const std::string& what) const {
-    if (!writable_) throw H5Error(what + ": the file is open read-only");
+    if (!writable_) throw IoError(what + ": the file is open read-only");
 }
 
 // ---- objects -------------------------------------------------------------------------------
@@ -341,12 +341,12 @@ void File::createGroup(const std::string& path) {
     requireWritable(what);
     const ObjectKind kind = info(normalized).kind;
     if (kind == ObjectKind::Group) return;
-    if (kind != ObjectKind::Missing) throw H5Error(what + ": '" + normalized + "' is a " + kindName(kind));
+    if (kind != ObjectKind::Missing) throw IoError(what + ": '" + normalized + "' is a " + kindName(kind));
     // Name a dataset in the way rather than let HDF5 fail obscurely below it.
     for (std::string parent = parentPath(normalized); parent != "/"; parent = parentPath(parent)) {
         const ObjectKind parentKind = info(parent).kind;
         if (parentKind == ObjectKind::Group) break;
-        if (parentKind != ObjectKind::Missing) throw H5Error(what + ": '" + parent + "' is a " + kindName(parentKind));
+        if (parentKind != ObjectKind::Missing) throw IoError(what + ": '" + parent + "' is a " + kindName(parentKind));
     }
     Handle links = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_LINK_CREATE); });
     call(what, [&] { return H5Pset_create_intermediate_group(links.id(), 1); });
@@ -389,7 +389,7 @@ Handle File::openObject(const std::string& objectPath, const std::string& what) 
     refuseIfExternal(objectPath, found);
     const ObjectKind kind = found.kind;
     if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
-        throw H5Error("no object '" + objectPath + "' in file '" + path_ + "'");
+        throw ContentError("no object '" + objectPath + "' in file '" + path_ + "'");
     return h5::open(Handle::Kind::Object, what, [&] { return H5Oopen(id(), objectPath.c_str(), H5P_DEFAULT); });
 }
 

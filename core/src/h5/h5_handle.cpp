@@ -116,7 +116,7 @@ void silenceErrorPrinting() noexcept {
     }
 }
 
-void throwFromErrorStack(const std::string& what) { throw H5Error(what + ": " + reasonFromStack()); }
+void throwFromErrorStack(const std::string& what) { throw IoError(what + ": " + reasonFromStack()); }
 
 }  // namespace detail
 }  // namespace opscope::h5

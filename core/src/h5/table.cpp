@@ -80,16 +80,16 @@ GrowingDataset::GrowingDataset(const File& file, const std::string& path, int ty
     file.refuseIfExternal(path, found);
     const ObjectKind kind = found.kind;
     if (kind != ObjectKind::Dataset)
-        throw H5Error(kind == ObjectKind::Missing ? "no " + where_
-                                                  : where_ + " is a " + kindName(kind) + ", not a dataset");
+        throw ContentError(kind == ObjectKind::Missing ? "no " + where_
+                                                       : where_ + " is a " + kindName(kind) + ", not a dataset");
     const std::string p = normalizePath(path);
     dataset_ = open(Handle::Kind::Dataset, what, [&] { return H5Dopen2(file.id(), p.c_str(), H5P_DEFAULT); });
     Handle type = open(Handle::Kind::Datatype, what, [&] { return H5Dget_type(dataset_.id()); });
     if (call(what, [&] { return H5Tget_class(type.id()); }) != static_cast<H5T_class_t>(typeClass))
-        throw H5Error(where_ + " holds " + describeType(type.id()) + " values, not " + wanted);
+        throw ContentError(where_ + " holds " + describeType(type.id()) + " values, not " + wanted);
     Handle space = open(Handle::Kind::Dataspace, what, [&] { return H5Dget_space(dataset_.id()); });
     if (call(what, [&] { return H5Sget_simple_extent_ndims(space.id()); }) != 1)
-        throw H5Error(where_ + " is not one-dimensional");
+        throw ContentError(where_ + " is not one-dimensional");
     hsize_t dims[1] = {0};
     call(what, [&] { return H5Sget_simple_extent_dims(space.id(), dims, nullptr); });
     const std::string outside = outsideReference(dataset_.id(), what);
@@ -99,8 +99,8 @@ GrowingDataset::GrowingDataset(const File& file, const std::string& path, int ty
     const uint64_t storedRows = storedBytesBound(dataset_.id(), what) / rowBytes;
     const uint64_t declared = dims[0];
     if (declared > storedRows && declared - storedRows > static_cast<uint64_t>(kMaxUnstoredRows))
-        throw H5Error(where_ + " declares " + std::to_string(declared) + " rows but stores at most " +
-                      std::to_string(storedRows) + ": the file is damaged");
+        throw ContentError(where_ + " declares " + std::to_string(declared) + " rows but stores at most " +
+                           std::to_string(storedRows) + ": the file is damaged");
     size_ = static_cast<int64_t>(std::min(declared, storedRows));
     unstored_ = static_cast<int64_t>(declared) - size_;
 }
@@ -121,8 +121,8 @@ void GrowingDataset::readRows(Id memoryType, int64_t first, std::size_t n, void*
     if (n == 0) return;
     const std::string what = "cannot read rows of " + where_;
     if (first < 0 || first + static_cast<int64_t>(n) > size_)
-        throw H5Error(what + ": rows " + std::to_string(first) + ".." + std::to_string(first + int64_t(n) - 1) +
-                      " asked for, the table has " + std::to_string(size_));
+        throw ContentError(what + ": rows " + std::to_string(first) + ".." + std::to_string(first + int64_t(n) - 1) +
+                           " asked for, the table has " + std::to_string(size_));
     const auto spaces = selectRows(dataset_.id(), first, n, what);  // .first: the file's, .second: memory's
     call(what,
          [&] { return H5Dread(dataset_.id(), memoryType, spaces.second.id(), spaces.first.id(), H5P_DEFAULT, rows); });
@@ -161,7 +161,7 @@ std::vector<std::string> StringTable::readReadable(bool* cut) const {
     if (cut) *cut = unstoredRows() > 0;
     try {
         return readAll();
-    } catch (const H5Error&) {
+    } catch (const FileError&) {
         if (cut) *cut = true;
     }
     return readFirst(readablePrefix(static_cast<std::size_t>(size()), [&](std::size_t n) { readFirst(n); }));

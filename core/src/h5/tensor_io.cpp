@@ -73,7 +73,7 @@ Handle fileType(DType dtype, const std::string& what) {
     if (dtype == DType::Float16) return float16Type(Float16Layout::Ieee, H5T_ORDER_LE, what);
     if (dtype == DType::Bool) return makeBoolType();
     const PlainTypes plain = plainTypes(dtype);
-    if (plain.file < 0) throw H5Error(what + ": OpScope has no HDF5 layout for " + dtypeName(dtype) + " tensors");
+    if (plain.file < 0) throw IoError(what + ": OpScope has no HDF5 layout for " + dtypeName(dtype) + " tensors");
     return copyType(plain.file, what);
 }
 
@@ -112,9 +112,9 @@ OpenDataset openDataset(const File& file, const std::string& datasetPath, const 
     const ObjectInfo found = file.info(path);
     file.refuseIfExternal(path, found);
     const ObjectKind kind = found.kind;
-    if (kind == ObjectKind::Missing) throw H5Error("no dataset '" + path + "' in file '" + file.path() + "'");
+    if (kind == ObjectKind::Missing) throw ContentError("no dataset '" + path + "' in file '" + file.path() + "'");
     if (kind != ObjectKind::Dataset)
-        throw H5Error("'" + path + "' in file '" + file.path() + "' is a " + kindName(kind) + ", not a dataset");
+        throw ContentError("'" + path + "' in file '" + file.path() + "' is a " + kindName(kind) + ", not a dataset");
     return openKnownDataset(file, path, verb);
 }
 
@@ -164,8 +164,8 @@ TensorType tensorType(const File& file, const OpenDataset& d) {
     if (call(d.what, [&] { return H5Aexists(d.dataset.id(), kDTypeAttribute); }) > 0 &&
         file.readAttribute<std::string>(d.path, kDTypeAttribute) == "bfloat16") {
         if (result.dtype != DType::UInt16)
-            throw H5Error(d.where + " is marked " + kDTypeAttribute + "='bfloat16' but stores " + result.name +
-                          ", not uint16");
+            throw ContentError(d.where + " is marked " + kDTypeAttribute + "='bfloat16' but stores " + result.name +
+                               ", not uint16");
         result = TensorType{DType::BFloat16, "bfloat16", false};
     }
     return result;
@@ -192,7 +192,7 @@ std::vector<int64_t> toShape(const std::vector<hsize_t>& dims, const OpenDataset
     std::vector<int64_t> shape;
     for (hsize_t dim : dims) {
         if (dim > static_cast<hsize_t>(std::numeric_limits<int64_t>::max()))
-            throw H5Error(d.where + " has a dimension of " + std::to_string(dim) + ", beyond a 64-bit index");
+            throw ContentError(d.where + " has a dimension of " + std::to_string(dim) + ", beyond a 64-bit index");
         shape.push_back(static_cast<int64_t>(dim));
     }
     return shape;
@@ -241,7 +241,7 @@ void requireFiltersAvailable(const OpenDataset& d) {
     Handle createList = createListOf(d);
     for (const Filter& filter : filtersOf(createList.id(), d.what)) {
         if (call(d.what, [&] { return H5Zfilter_avail(filter.id); }) == 0)
-            throw H5Error(d.where + " is compressed with '" + filter.name + "' (HDF5 filter " +
+            throw IoError(d.where + " is compressed with '" + filter.name + "' (HDF5 filter " +
                           std::to_string(filter.id) + "), which this HDF5 library cannot decode");
     }
 }
@@ -281,19 +281,19 @@ void requireFitsInMemory(const OpenDataset& d, const std::vector<int64_t>& shape
     for (int64_t dim : shape)
         if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes) ||
             __builtin_mul_overflow(elements, static_cast<uint64_t>(dim), &elements))
-            throw H5Error(d.where + described + ", more bytes than a 64-bit count can hold");
+            throw ContentError(d.where + described + ", more bytes than a 64-bit count can hold");
     const uint64_t memory = physicalMemoryBytes();
     if (bytes > memory)
-        throw H5Error(d.where + described + " (" + humanBytes(bytes) + "), more than this machine's memory (" +
-                      humanBytes(memory) + ")");
+        throw ContentError(d.where + described + " (" + humanBytes(bytes) + "), more than this machine's memory (" +
+                           humanBytes(memory) + ")");
     if (elements > static_cast<uint64_t>(kMaxTensorElements))
-        throw H5Error(d.where + described + ", more than the " + std::to_string(kMaxTensorElements) +
-                      " elements OpScope reads into one tensor");
+        throw ContentError(d.where + described + ", more than the " + std::to_string(kMaxTensorElements) +
+                           " elements OpScope reads into one tensor");
     const uint64_t stored = storedBytesBound(d.dataset.id(), d.what);
     if (__builtin_mul_overflow(elements, static_cast<uint64_t>(fileElementSize), &fileBytes) || fileBytes > stored)
-        throw H5Error(d.where + described + " (" + humanBytes(fileBytes) + ") but stores only " +
-                      humanBytes(probe([&] { return H5Dget_storage_size(d.dataset.id()); })) +
-                      ": the file is truncated or damaged");
+        throw ContentError(d.where + described + " (" + humanBytes(fileBytes) + ") but stores only " +
+                           humanBytes(probe([&] { return H5Dget_storage_size(d.dataset.id()); })) +
+                           ": the file is truncated or damaged");
 }
 
 // ---- writing -------------------------------------------------------------------------------
@@ -318,7 +318,7 @@ Handle compressedCreateList(const std::vector<hsize_t>& dims, size_t elementSize
     const bool gzip = call(what, [] { return H5Zfilter_avail(H5Z_FILTER_DEFLATE); }) > 0;
     if (gzip) call(what, [&] { return H5Zget_filter_info(H5Z_FILTER_DEFLATE, &config); });
     if (!gzip || (config & H5Z_FILTER_CONFIG_ENCODE_ENABLED) == 0)
-        throw H5Error(what + ": this HDF5 library cannot write gzip");
+        throw IoError(what + ": this HDF5 library cannot write gzip");
     Handle list = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
     const std::vector<hsize_t> chunk = chunkShapeFor(dims, elementSize);
     call(what, [&] { return H5Pset_chunk(list.id(), static_cast<int>(chunk.size()), chunk.data()); });
@@ -405,12 +405,13 @@ namespace {
 HostTensor readTensorData(const File& file, const std::string& datasetPath) {
     const OpenDataset d = openDataset(file, datasetPath, "read");
     const TensorType type = tensorType(file, d);
-    if (type.dtype == DType::Undefined) throw H5Error(d.where + " holds " + type.name + " data, not a numeric tensor");
+    if (type.dtype == DType::Undefined)
+        throw ContentError(d.where + " holds " + type.name + " data, not a numeric tensor");
     const Extent extent = extentOf(d);
-    if (extent.null) throw H5Error(d.where + " has a null dataspace: it holds no values");
+    if (extent.null) throw ContentError(d.where + " has a null dataspace: it holds no values");
     if (extent.dims.size() > static_cast<size_t>(kMaxRank))
-        throw H5Error(d.where + " has rank " + std::to_string(extent.dims.size()) + ", more than the " +
-                      std::to_string(kMaxRank) + " dimensions a tensor can have");
+        throw ContentError(d.where + " has rank " + std::to_string(extent.dims.size()) + ", more than the " +
+                           std::to_string(kMaxRank) + " dimensions a tensor can have");
     const std::string outside = outsideReference(d.dataset.id(), d.what);
     if (!outside.empty() && !file.externalAllowed()) refuseOutsideData(d.where, outside);
     const std::vector<int64_t> shape = toShape(extent.dims, d);
@@ -435,9 +436,9 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
 
     const ObjectKind existing = file.info(path).kind;
     if (existing == ObjectKind::Dataset && !options.overwrite)
-        throw H5Error(what + ": it already exists (set WriteOptions::overwrite to replace it)");
+        throw IoError(what + ": it already exists (set WriteOptions::overwrite to replace it)");
     if (existing != ObjectKind::Missing && existing != ObjectKind::Dataset)
-        throw H5Error(what + ": that path is a " + kindName(existing));
+        throw IoError(what + ": that path is a " + kindName(existing));
     file.createGroup(parentPath(path));
     if (existing == ObjectKind::Dataset) call(what, [&] { return H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT); });
 

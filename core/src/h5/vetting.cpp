@@ -29,6 +29,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "opscope/h5/h5_handle.h"
 
@@ -121,26 +122,31 @@ VetLimits defaultVetLimits(uint64_t fileBytes, bool readsData) {
     return l;
 }
 
-ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimits& limits) {
-    if (argv.empty()) throw std::invalid_argument("runLimitedChild: no program to run");
+namespace {
+
+// The child's CPU limit: the wall clock ends it first.
+rlim_t cpuSecondsFor(const VetLimits& limits) { return static_cast<rlim_t>(limits.seconds) + 1; }
+
+// Forks and execs argv under the limits, stdin/stdout on /dev/null and stderr into a pipe.
+// Returns the child's pid and the pipe's read end.
+std::pair<pid_t, int> startLimitedChild(const std::vector<std::string>& argv, const VetLimits& limits) {
     // Everything the child needs is prepared here: it may not allocate after the fork.
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    const rlim_t cpuSeconds = static_cast<rlim_t>(limits.seconds) + 1;  // the wall clock ends it first
+    const rlim_t cpuSeconds = cpuSecondsFor(limits);
     const rlimit noCore{0, 0};
     const rlimit cpu{cpuSeconds, cpuSeconds + 1};
     const rlimit memory{limits.memoryBytes, limits.memoryBytes};
     const pid_t parent = ::getpid();
 
     int err[2];
-    if (::pipe2(err, O_CLOEXEC) != 0)
-        throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+    if (::pipe2(err, O_CLOEXEC) != 0) throw IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
     const int devNull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devNull < 0) {
         ::close(err[0]);
         ::close(err[1]);
-        throw std::runtime_error(std::string("cannot open /dev/null: ") + std::strerror(errno));
+        throw IoError(std::string("cannot open /dev/null: ") + std::strerror(errno));
     }
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -148,7 +154,7 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
         ::close(err[0]);
         ::close(err[1]);
         ::close(devNull);
-        throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(e));
+        throw IoError(std::string("cannot start a process: ") + std::strerror(e));
     }
     if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -165,33 +171,44 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
     }
     ::close(err[1]);
     ::close(devNull);
+    return {pid, err[0]};
+}
 
+// How the child ended: its wait status, or killed at the deadline, and the start of its stderr.
+struct ChildEnd {
+    int status = 0;
+    bool timedOut = false;
+    std::string stderrText;
+};
+
+// Waits for the child until `seconds` have passed (then kills it), collecting its stderr;
+// closes `stderrFd`.
+ChildEnd waitForChild(pid_t pid, int stderrFd, double seconds) {
     using Clock = std::chrono::steady_clock;
     const auto deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.seconds));
-    std::string stderrText;
-    bool stderrOpen = true, timedOut = false;
-    int status = 0;
-    pollfd p{err[0], POLLIN, 0};
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    ChildEnd end;
+    bool stderrOpen = true;
+    pollfd p{stderrFd, POLLIN, 0};
     // Reads what the child wrote so far; false once it closed stderr.
     auto readStderr = [&] {
         char buf[4096];
-        const ssize_t n = ::read(err[0], buf, sizeof buf);
-        if (n > 0 && stderrText.size() < kMaxStderr) stderrText.append(buf, static_cast<std::size_t>(n));
+        const ssize_t n = ::read(stderrFd, buf, sizeof buf);
+        if (n > 0 && end.stderrText.size() < kMaxStderr) end.stderrText.append(buf, static_cast<std::size_t>(n));
         return n > 0 || (n < 0 && errno == EINTR);
     };
     for (;;) {
-        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        const pid_t r = ::waitpid(pid, &end.status, WNOHANG);
         if (r == pid) break;
         if (r < 0 && errno != EINTR) {
-            ::close(err[0]);
-            throw std::runtime_error(std::string("lost the validating process: ") + std::strerror(errno));
+            ::close(stderrFd);
+            throw IoError(std::string("lost the validating process: ") + std::strerror(errno));
         }
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         if (left <= 0) {
             ::kill(pid, SIGKILL);
-            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-            timedOut = true;
+            while (::waitpid(pid, &end.status, 0) < 0 && errno == EINTR) {}
+            end.timedOut = true;
             break;
         }
         // Wake for stderr output, else every 10 ms to look at the child again.
@@ -203,19 +220,24 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
     }
     // What the child wrote just before it ended (a sanitizer's report).
     while (stderrOpen && ::poll(&p, 1, 0) > 0) stderrOpen = readStderr();
-    ::close(err[0]);
+    ::close(stderrFd);
+    return end;
+}
 
+// The child's end as a sentence about the file; throws IoError when the validator itself could
+// not run (exit 127: exec or the dynamic loader failed).
+ChildOutcome outcomeOf(const ChildEnd& end, const VetLimits& limits, const std::string& program) {
     ChildOutcome out;
-    if (timedOut) {
+    if (end.timedOut) {
         out.reason = "reading it did not finish within " + secondsText(limits.seconds);
-    } else if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
-        out.reason = sig == SIGXCPU
-                         ? "reading it used more than " + secondsText(static_cast<double>(cpuSeconds)) + " of CPU time"
-                         : "reading it crashed with " + signalText(sig);
-    } else if (WIFEXITED(status)) {
-        const int code = WEXITSTATUS(status);
-        const std::string finding = sanitizerFinding(stderrText);
+    } else if (WIFSIGNALED(end.status)) {
+        const int sig = WTERMSIG(end.status);
+        out.reason = sig == SIGXCPU ? "reading it used more than " +
+                                          secondsText(static_cast<double>(cpuSecondsFor(limits))) + " of CPU time"
+                                    : "reading it crashed with " + signalText(sig);
+    } else if (WIFEXITED(end.status)) {
+        const int code = WEXITSTATUS(end.status);
+        const std::string finding = sanitizerFinding(end.stderrText);
         if (code == kVetExitOk)
             out.ok = true;
         else if (code == kVetExitOutOfMemory)
@@ -224,14 +246,22 @@ ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimi
                          " of memory";
         else if (!finding.empty())
             out.reason = "reading it failed a memory check: " + finding;
-        else if (code == 127)  // exec or the dynamic loader failed: the validator, not the file
-            throw std::runtime_error(
-                "cannot run the file validator '" + argv[0] + "'" +
-                (stderrText.empty() ? std::string() : ": " + stderrText.substr(0, stderrText.find('\n'))));
+        else if (code == 127)
+            throw IoError(
+                "cannot run the file validator '" + program + "'" +
+                (end.stderrText.empty() ? std::string() : ": " + end.stderrText.substr(0, end.stderrText.find('\n'))));
         else
             out.reason = "the validating process ended with status " + std::to_string(code);
     }
     return out;
+}
+
+}  // namespace
+
+ChildOutcome runLimitedChild(const std::vector<std::string>& argv, const VetLimits& limits) {
+    if (argv.empty()) throw UsageError("runLimitedChild: no program to run");
+    const auto [pid, stderrFd] = startLimitedChild(argv, limits);
+    return outcomeOf(waitForChild(pid, stderrFd, limits.seconds), limits, argv[0]);
 }
 
 std::string vetHelperPath() {
@@ -271,14 +301,14 @@ void vetFile(const std::string& path, const std::vector<std::string>& dataPaths)
     {
         std::lock_guard<std::mutex> lock(cacheMutex);
         const Verdict& v = cache()[version];
-        if (!v.corrupt.empty()) throw H5Error(v.corrupt);
+        if (!v.corrupt.empty()) throw ContentError(v.corrupt);
         for (const std::string& d : dataPaths)
             if (!v.dataVetted.count(d)) unread.push_back(d);
         if (v.metadataVetted && unread.empty()) return;
     }
     const std::string helper = vetHelperPath();
     if (helper.empty())
-        throw H5Error("cannot open '" + path +
+        throw IoError("cannot open '" + path +
                       "': its validator opscope-vet is not installed next to this program "
                       "(set OPSCOPE_TRUST_FILES=1 to open files you trust without it)");
     std::vector<std::string> argv{helper};
@@ -291,14 +321,14 @@ void vetFile(const std::string& path, const std::vector<std::string>& dataPaths)
     ChildOutcome outcome;
     try {
         outcome = runLimitedChild(argv, defaultVetLimits(version.size, !unread.empty()));
-    } catch (const std::runtime_error& e) {
-        throw H5Error("cannot open '" + path + "': it could not be validated (" + e.what() + ")");
+    } catch (const Error& e) {  // IoError, UsageError
+        throw IoError("cannot open '" + path + "': it could not be validated (" + e.what() + ")");
     }
     std::lock_guard<std::mutex> lock(cacheMutex);
     Verdict& v = cache()[version];
     if (!outcome.ok) {
         v.corrupt = "cannot open '" + path + "': the file is corrupt (" + outcome.reason + ")";
-        throw H5Error(v.corrupt);
+        throw ContentError(v.corrupt);
     }
     v.metadataVetted = true;
     v.dataVetted.insert(unread.begin(), unread.end());

@@ -3,6 +3,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "opscope/error.h"
 #include "element_access.h"
 #include "opscope/metrics.h"
 
@@ -11,9 +12,9 @@ namespace opscope::metrics {
 ErrorMaps errorMaps(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
                     const CompareOptions& options) {
     if (actual.numel() != reference.numel())
-        throw std::invalid_argument("cannot map errors between " + std::string(dtypeName(actual.dtype())) +
-                                    shapeToString(actual.shape()) + " and " + dtypeName(reference.dtype()) +
-                                    shapeToString(reference.shape()) + ": the element counts differ");
+        throw UsageError("cannot map errors between " + std::string(dtypeName(actual.dtype())) +
+                         shapeToString(actual.shape()) + " and " + dtypeName(reference.dtype()) +
+                         shapeToString(reference.shape()) + ": the element counts differ");
     const detail::Reader readA(actual, "actual");
     const detail::Reader readR(reference, "reference");
     ErrorMaps maps{HostTensor(DType::Float64, actual.shape()), HostTensor(DType::Float64, actual.shape())};
@@ -47,7 +48,7 @@ int64_t LogHistogram::total() const {
 
 LogHistogram logHistogram(const HostTensor& values, int minExponent, int maxExponent, int binsPerDecade) {
     if (maxExponent <= minExponent || binsPerDecade <= 0)
-        throw std::invalid_argument("a log histogram needs maxExponent > minExponent and binsPerDecade > 0");
+        throw UsageError("a log histogram needs maxExponent > minExponent and binsPerDecade > 0");
     const detail::Reader read(values, "histogram");
     LogHistogram h;
     h.minExponent = minExponent;
@@ -84,8 +85,7 @@ LogHistogram logHistogram(const HostTensor& values, int minExponent, int maxExpo
 std::vector<AxisErrorStats> perAxisErrors(const ErrorMaps& maps, int axis) {
     const std::vector<int64_t>& shape = maps.absError.shape();
     if (axis < 0 || axis >= static_cast<int>(shape.size()))
-        throw std::invalid_argument("axis " + std::to_string(axis) + " is outside a tensor of shape " +
-                                    shapeToString(shape));
+        throw UsageError("axis " + std::to_string(axis) + " is outside a tensor of shape " + shapeToString(shape));
     const int64_t extent = shape[static_cast<std::size_t>(axis)];
     int64_t inner = 1;
     for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];

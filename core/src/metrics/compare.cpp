@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
-#include <stdexcept>
 
 #include "element_access.h"
+#include "opscope/error.h"
 #include "opscope/float16.h"
 #include "opscope/metrics.h"
 
@@ -69,7 +69,7 @@ void requireSameCount(const HostTensor& actual, const HostTensor& reference) {
     os << "cannot compare tensors of different sizes: the actual tensor is " << dtypeName(actual.dtype())
        << shapeToString(actual.shape()) << " (" << actual.numel() << " elements) and the reference "
        << dtypeName(reference.dtype()) << shapeToString(reference.shape()) << " (" << reference.numel() << ")";
-    throw std::invalid_argument(os.str());
+    throw UsageError(os.str());
 }
 
 ElementRef elementRef(int64_t i, const std::vector<int64_t>& shape, double a, double r, double absErr, double rel) {
@@ -88,6 +88,99 @@ bool sameNonFinite(double a, double r) {
     return std::isinf(a) && std::isinf(r) && std::signbit(a) == std::signbit(r);
 }
 
+// What one pass accumulates besides the counts kept in ComparisonMetrics itself.
+struct Sums {
+    long double abs = 0, rel = 0, sq = 0, balance = 0, ulp = 0;
+    long double dot = 0, normA = 0, normR = 0;
+    int64_t within2 = 0, within3 = 0, within4 = 0, smallErrors = 0;
+    double worstToleranceRatio = -1;
+};
+
+// A pair where either side is NaN or Inf: equal non-finite values agree at every share.
+void addNonFinite(ComparisonMetrics& m, Sums& s, int64_t i, double a, double r, const CompareOptions& options) {
+    if (sameNonFinite(a, r)) {
+        ++s.within2, ++s.within3, ++s.within4;
+        return;
+    }
+    if (m.nonFiniteMismatches++ == 0)
+        m.firstMismatch = elementRef(i, m.shape, a, r, std::numeric_limits<double>::infinity(),
+                                     std::numeric_limits<double>::infinity());
+    if (options.checkTolerance) ++m.toleranceViolations;
+}
+
+void addTolerance(ComparisonMetrics& m, Sums& s, int64_t i, double a, double r, double absErr, double rel,
+                  const CompareOptions& options) {
+    const double limit = options.atol + options.rtol * std::fabs(r);
+    if (absErr > limit) ++m.toleranceViolations;
+    const double ratio = limit > 0 ? absErr / limit : (absErr > 0 ? std::numeric_limits<double>::infinity() : 0);
+    if (ratio > s.worstToleranceRatio) {
+        s.worstToleranceRatio = ratio;
+        m.worstTolerance = elementRef(i, m.shape, a, r, absErr, rel);
+    }
+}
+
+// A finite pair; `exact` is the reference before rounding (ULP is measured against it).
+void addFinite(ComparisonMetrics& m, Sums& s, int64_t i, double a, double r, double exact,
+               const CompareOptions& options, const DTypeTolerances& tol) {
+    ++m.finiteCount;
+    const double absErr = std::fabs(a - r);
+    const double rel = absErr / (std::fabs(r) + options.relativeGuard);
+    s.abs += static_cast<long double>(absErr);
+    s.rel += static_cast<long double>(rel);
+    s.sq += static_cast<long double>(absErr) * static_cast<long double>(absErr);
+    s.balance += static_cast<long double>((a - r) / std::max(std::fabs(r), 1.0));
+    s.dot += static_cast<long double>(a) * static_cast<long double>(r);
+    s.normA += static_cast<long double>(a) * static_cast<long double>(a);
+    s.normR += static_cast<long double>(r) * static_cast<long double>(r);
+    if (m.worstAbs.index < 0 || absErr > m.maxAbsError) {
+        m.maxAbsError = absErr;
+        m.worstAbs = elementRef(i, m.shape, a, r, absErr, rel);
+    }
+    if (m.worstRel.index < 0 || rel > m.maxRelError) {
+        m.maxRelError = rel;
+        m.worstRel = elementRef(i, m.shape, a, r, absErr, rel);
+    }
+    s.within2 += rel < 1e-2;
+    s.within3 += rel < 1e-3;
+    s.within4 += rel < 1e-4;
+    if (m.ulpApplicable) {
+        const double u = ulpError(a, std::isfinite(exact) ? exact : r, m.outputDtype);
+        s.ulp += static_cast<long double>(u);
+        m.maxUlpError = std::max(m.maxUlpError, u);
+    }
+    if (std::fabs(r) < tol.smallValue) {
+        ++m.smallValueCount;
+        s.smallErrors += absErr > tol.smallValueAtol;
+    }
+    if (options.checkTolerance) addTolerance(m, s, i, a, r, absErr, rel, options);
+}
+
+// Means, cosine and shares from the sums.
+void finish(ComparisonMetrics& m, const Sums& s) {
+    if (m.finiteCount > 0) {
+        const long double n = static_cast<long double>(m.finiteCount);
+        m.meanAbsError = static_cast<double>(s.abs / n);
+        m.meanRelError = static_cast<double>(s.rel / n);
+        m.rmse = static_cast<double>(std::sqrt(s.sq / n));
+        m.errorBalance = static_cast<double>(s.balance / n);
+        m.meanUlpError = m.ulpApplicable ? static_cast<double>(s.ulp / n) : 0;
+    }
+    if (s.normA == 0 && s.normR == 0)
+        m.cosine = 1;
+    else if (s.normA == 0 || s.normR == 0)
+        m.cosine = 0;
+    else
+        m.cosine = static_cast<double>(std::max(-1.0L, std::min(1.0L, s.dot / std::sqrt(s.normA * s.normR))));
+    if (m.count > 0) {
+        const double n = static_cast<double>(m.count);
+        m.shareRelBelow1e2 = static_cast<double>(s.within2) / n;
+        m.shareRelBelow1e3 = static_cast<double>(s.within3) / n;
+        m.shareRelBelow1e4 = static_cast<double>(s.within4) / n;
+    }
+    m.smallValueErrorRatio =
+        m.smallValueCount > 0 ? static_cast<double>(s.smallErrors) / static_cast<double>(m.smallValueCount) : 0;
+}
+
 }  // namespace
 
 ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
@@ -103,12 +196,7 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
     m.count = actual.numel();
     m.ulpApplicable = isUlpDtype(outputDtype);
     m.toleranceChecked = options.checkTolerance;
-
-    long double sumAbs = 0, sumRel = 0, sumSq = 0, sumBalance = 0, sumUlp = 0;
-    long double dot = 0, normA = 0, normR = 0;
-    int64_t within2 = 0, within3 = 0, within4 = 0, smallErrors = 0;
-    double worstToleranceRatio = -1;
-
+    Sums sums;
     for (int64_t i = 0; i < m.count; ++i) {
         const double a = readA(i);
         const double exact = readR(i);
@@ -117,81 +205,12 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
         m.infActual += std::isinf(a);
         m.nanReference += std::isnan(r);
         m.infReference += std::isinf(r);
-        if (!std::isfinite(a) || !std::isfinite(r)) {
-            if (sameNonFinite(a, r)) {
-                ++within2, ++within3, ++within4;
-                continue;
-            }
-            if (m.nonFiniteMismatches++ == 0)
-                m.firstMismatch = elementRef(i, m.shape, a, r, std::numeric_limits<double>::infinity(),
-                                             std::numeric_limits<double>::infinity());
-            if (options.checkTolerance) ++m.toleranceViolations;
-            continue;
-        }
-        ++m.finiteCount;
-        const double absErr = std::fabs(a - r);
-        const double rel = absErr / (std::fabs(r) + options.relativeGuard);
-        sumAbs += static_cast<long double>(absErr);
-        sumRel += static_cast<long double>(rel);
-        sumSq += static_cast<long double>(absErr) * static_cast<long double>(absErr);
-        sumBalance += static_cast<long double>((a - r) / std::max(std::fabs(r), 1.0));
-        dot += static_cast<long double>(a) * static_cast<long double>(r);
-        normA += static_cast<long double>(a) * static_cast<long double>(a);
-        normR += static_cast<long double>(r) * static_cast<long double>(r);
-        if (m.worstAbs.index < 0 || absErr > m.maxAbsError) {
-            m.maxAbsError = absErr;
-            m.worstAbs = elementRef(i, m.shape, a, r, absErr, rel);
-        }
-        if (m.worstRel.index < 0 || rel > m.maxRelError) {
-            m.maxRelError = rel;
-            m.worstRel = elementRef(i, m.shape, a, r, absErr, rel);
-        }
-        within2 += rel < 1e-2;
-        within3 += rel < 1e-3;
-        within4 += rel < 1e-4;
-        if (m.ulpApplicable) {
-            const double u = ulpError(a, std::isfinite(exact) ? exact : r, outputDtype);
-            sumUlp += static_cast<long double>(u);
-            m.maxUlpError = std::max(m.maxUlpError, u);
-        }
-        if (std::fabs(r) < tol.smallValue) {
-            ++m.smallValueCount;
-            smallErrors += absErr > tol.smallValueAtol;
-        }
-        if (options.checkTolerance) {
-            const double limit = options.atol + options.rtol * std::fabs(r);
-            if (absErr > limit) ++m.toleranceViolations;
-            const double ratio =
-                limit > 0 ? absErr / limit : (absErr > 0 ? std::numeric_limits<double>::infinity() : 0);
-            if (ratio > worstToleranceRatio) {
-                worstToleranceRatio = ratio;
-                m.worstTolerance = elementRef(i, m.shape, a, r, absErr, rel);
-            }
-        }
+        if (!std::isfinite(a) || !std::isfinite(r))
+            addNonFinite(m, sums, i, a, r, options);
+        else
+            addFinite(m, sums, i, a, r, exact, options, tol);
     }
-
-    if (m.finiteCount > 0) {
-        const long double n = static_cast<long double>(m.finiteCount);
-        m.meanAbsError = static_cast<double>(sumAbs / n);
-        m.meanRelError = static_cast<double>(sumRel / n);
-        m.rmse = static_cast<double>(std::sqrt(sumSq / n));
-        m.errorBalance = static_cast<double>(sumBalance / n);
-        m.meanUlpError = m.ulpApplicable ? static_cast<double>(sumUlp / n) : 0;
-    }
-    if (normA == 0 && normR == 0)
-        m.cosine = 1;
-    else if (normA == 0 || normR == 0)
-        m.cosine = 0;
-    else
-        m.cosine = static_cast<double>(std::max(-1.0L, std::min(1.0L, dot / std::sqrt(normA * normR))));
-    if (m.count > 0) {
-        const double n = static_cast<double>(m.count);
-        m.shareRelBelow1e2 = static_cast<double>(within2) / n;
-        m.shareRelBelow1e3 = static_cast<double>(within3) / n;
-        m.shareRelBelow1e4 = static_cast<double>(within4) / n;
-    }
-    m.smallValueErrorRatio =
-        m.smallValueCount > 0 ? static_cast<double>(smallErrors) / static_cast<double>(m.smallValueCount) : 0;
+    finish(m, sums);
     return m;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "opscope/error.h"
 #include "opscope/dispatch.h"
 #include "opscope/host_tensor.h"
 
@@ -17,20 +18,20 @@ double getAs(const void* data, int64_t i) {
     return convertValue<double>(static_cast<const T*>(data)[i]);
 }
 
-// Throws std::invalid_argument naming `role` for tensors without numeric storage.
+// Throws UsageError naming `role` for tensors without numeric storage.
 inline Getter getterFor(const HostTensor& t, const char* role) {
     try {
         return dispatchAll(t.dtype(), [](auto tag) -> Getter { return &getAs<typename decltype(tag)::type>; });
     } catch (const StatusError&) {
-        throw std::invalid_argument(std::string("the ") + role + " tensor has dtype " + dtypeName(t.dtype()) +
-                                    ", which holds no numbers to compare");
+        throw UsageError(std::string("the ") + role + " tensor has dtype " + dtypeName(t.dtype()) +
+                         ", which holds no numbers to compare");
     }
 }
 
 struct Reader {
     Reader(const HostTensor& t, const char* role) : data(t.data()), get(getterFor(t, role)) {
         if (!data && t.numel() > 0)
-            throw std::invalid_argument(std::string("the ") + role + " tensor holds no data (a default HostTensor)");
+            throw UsageError(std::string("the ") + role + " tensor holds no data (a default HostTensor)");
     }
     double operator()(int64_t i) const { return get(data, i); }
     const void* data;

@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "opscope/error.h"
+
 namespace opscope::metrics {
 namespace {
 
@@ -61,7 +63,7 @@ const std::vector<MetricField>& metricFields() {
 const MetricField& metricField(const std::string& key) {
     for (const MetricField& f : metricFields())
         if (key == f.key) return f;
-    throw std::out_of_range("no metric field '" + key + "'");
+    throw UsageError("no metric field '" + key + "'");
 }
 
 const std::vector<ElementField>& elementFields() {

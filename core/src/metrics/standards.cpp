@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "opscope/error.h"
 #include "opscope/metrics.h"
 
 namespace opscope::metrics {
@@ -226,14 +227,14 @@ Standard parseStandard(const std::string& spec) {
             double* target = key == "rtol" ? &rtol : key == "atol" ? &atol : nullptr;
             bool* seen = key == "rtol" ? &sawR : &sawA;
             if (!target || *seen || !parseNumber(value, target))
-                throw std::invalid_argument("cannot read the standard '" + spec + "': '" + part +
-                                            "' is not rtol=<number> or atol=<number> (non-negative); " + kAccepted);
+                throw UsageError("cannot read the standard '" + spec + "': '" + part +
+                                 "' is not rtol=<number> or atol=<number> (non-negative); " + kAccepted);
             *seen = true;
             begin = end + 1;
         }
         return toleranceStandard(rtol, atol);
     }
-    throw std::invalid_argument("unknown standard '" + spec + "': " + kAccepted);
+    throw UsageError("unknown standard '" + spec + "': " + kAccepted);
 }
 
 std::string defaultStandardName(const std::string& opName) {

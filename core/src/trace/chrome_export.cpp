@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "opscope/error.h"
 #include "opscope/h5/atomic_write.h"
 #include "opscope/json_writer.h"
 #include "opscope/trace.h"
@@ -71,7 +72,7 @@ void exportChromeTrace(const std::vector<ExecutorTrace>& traces, const std::stri
     {
         std::ofstream f(out.tempPath(), std::ios::binary);
         f << os.str();
-        if (!f) throw std::runtime_error("cannot write '" + jsonPath + "'");
+        if (!f) throw IoError("cannot write '" + jsonPath + "'");
     }
     out.commit();
 }

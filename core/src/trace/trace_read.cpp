@@ -20,13 +20,13 @@ using namespace trace_v2;
 
 int64_t formatVersion(const h5::File& f) {
     if (!f.hasAttribute("/", "opscope_format") || f.readAttribute<std::string>("/", "opscope_format") != "trace")
-        throw h5::H5Error("'" + f.path() +
-                          "' is an HDF5 file but not an OpScope trace (no opscope_format=\"trace\" on /)");
+        throw ContentError("'" + f.path() +
+                           "' is an HDF5 file but not an OpScope trace (no opscope_format=\"trace\" on /)");
     if (!f.hasAttribute("/", "format_version")) return 1;  // the first traces did not all say
     const int64_t v = f.readAttribute<int64_t>("/", "format_version");
     if (v != 1 && v != kFormatVersion)
-        throw h5::H5Error("'" + f.path() + "' is an OpScope trace of format version " + std::to_string(v) +
-                          "; this build reads versions 1 and 2");
+        throw ContentError("'" + f.path() + "' is an OpScope trace of format version " + std::to_string(v) +
+                           "; this build reads versions 1 and 2");
     return v;
 }
 
@@ -54,100 +54,22 @@ public:
     // `tornTail`, a recording cut off by a kill is read up to its last complete executor and
     // *tornTail says what was ignored; without it, an incomplete executor is an error.
     std::vector<ExecutorTrace> read(std::size_t first, std::size_t n, std::string* tornTail = nullptr) const {
-        std::vector<ExecutorRow> rows(n);
         const std::size_t declared = n;
-        n = readRows(executors_, executorRowType(), static_cast<int64_t>(first), n, rows.data(), tornTail);
-        n = completePrefix(rows, n, first, tornTail);
-        Span p = span(rows, n, &ExecutorRow::firstParam, &ExecutorRow::paramCount);
-        Span s = span(rows, n, &ExecutorRow::firstStep, &ExecutorRow::stepCount);
-        Span t = span(rows, n, &ExecutorRow::firstTensor, &ExecutorRow::tensorCount);
-        std::vector<ParamRow> paramRows(p.count);
-        std::vector<StepRow> stepRows(s.count);
-        std::vector<TensorRow> tensorRows(t.count);
-        // A table whose last rows cannot be read (a chunk the kill left unwritten) ends the
-        // executors at the first one that needs them.
-        const auto readable = [&](const h5::Table& table, const h5::RowType& type, const Span& sp, void* out,
-                                  int64_t ExecutorRow::*firstField, int32_t ExecutorRow::*countField) {
-            const std::size_t got = readRows(table, type, sp.first, sp.count, out, tornTail);
-            for (std::size_t i = 0; i < n && got < sp.count; ++i)
-                if (rows[i].*countField > 0 && rows[i].*firstField + rows[i].*countField > sp.first + int64_t(got))
-                    n = i;
-        };
-        readable(params_, paramRowType(), p, paramRows.data(), &ExecutorRow::firstParam, &ExecutorRow::paramCount);
-        readable(steps_, stepRowType(), s, stepRows.data(), &ExecutorRow::firstStep, &ExecutorRow::stepCount);
-        readable(tensors_, tensorRowType(), t, tensorRows.data(), &ExecutorRow::firstTensor, &ExecutorRow::tensorCount);
+        Batch batch = readBatch(first, n, tornTail);
         std::vector<ExecutorTrace> out;
         std::string why;  // what ended the complete executors, when the file says
-        for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t i = 0; i < batch.n; ++i) {
             try {
-                const ExecutorRow& x = rows[i];
-                const int64_t e = static_cast<int64_t>(first + i);
-                ExecutorTrace trace;
-                trace.executorId = static_cast<uint64_t>(x.executorId);
-                trace.op = str(x.op, kExecutors, e);
-                trace.product = str(x.product, kExecutors, e);
-                trace.threads = x.threads;
-                trace.completed = x.completed != 0;
-                trace.workspaceBytes = static_cast<uint64_t>(x.workspaceBytes);
-                trace.startUs = x.startUs;
-                trace.durationUs = x.durationUs;
-                for (int32_t k = 0; k < x.paramCount; ++k) {
-                    const int64_t r = x.firstParam + k;
-                    const ParamRow& row = paramRows[static_cast<std::size_t>(r - p.first)];
-                    checkOwner(row.executor, e, kParams, r);
-                    const std::string type = str(row.type, kParams, r), text = str(row.value, kParams, r);
-                    try {
-                        trace.params.push_back({str(row.name, kParams, r), paramFromString(type, text)});
-                    } catch (const std::invalid_argument& ex) {
-                        damaged(std::string(kParams) + " row " + std::to_string(r) + ": " + ex.what());
-                    }
-                }
-                std::map<int32_t, std::size_t> stepByIndex;
-                for (int32_t k = 0; k < x.stepCount; ++k) {
-                    const int64_t r = x.firstStep + k;
-                    const StepRow& row = stepRows[static_cast<std::size_t>(r - s.first)];
-                    checkOwner(row.executor, e, kSteps, r);
-                    StepTrace step;
-                    step.index = static_cast<std::size_t>(std::max(row.index, 0));
-                    step.name = str(row.name, kSteps, r);
-                    step.detail = str(row.detail, kSteps, r);
-                    step.inputs = splitNames(str(row.inputs, kSteps, r));
-                    step.outputs = splitNames(str(row.outputs, kSteps, r));
-                    step.startUs = row.startUs;
-                    step.durationUs = row.durationUs;
-                    stepByIndex[row.index] = trace.steps.size();
-                    trace.steps.push_back(std::move(step));
-                }
-                for (int32_t k = 0; k < x.tensorCount; ++k) {
-                    const int64_t r = x.firstTensor + k;
-                    const TensorRow& row = tensorRows[static_cast<std::size_t>(r - t.first)];
-                    checkOwner(row.executor, e, kTensors, r);
-                    TensorRecord record = tensor(row, r);
-                    if (row.step < 0) {
-                        (record.kind == "output" ? trace.outputs : trace.inputs).push_back(std::move(record));
-                        continue;
-                    }
-                    const auto it = stepByIndex.find(row.step);
-                    if (it == stepByIndex.end())
-                        damaged(std::string(kTensors) + " row " + std::to_string(r) + " belongs to step " +
-                                std::to_string(row.step) + ", which executor " + std::to_string(e) + " does not have");
-                    trace.steps[it->second].outputTensors.push_back(std::move(record));
-                }
-                out.push_back(std::move(trace));
+                out.push_back(assemble(batch, i));
             } catch (const TornReference& past) {
                 // Strings the kill kept from the disk: this executor and the rest are the torn tail.
                 if (!tornTail || past.id < 0) damaged(past.why);
                 why = past.why;
-                n = i;
+                batch.n = i;
                 break;
             }
         }
-        if (tornTail && n < declared)
-            *tornTail = "trace '" + file_.path() +
-                        "' ends in a torn tail (the recording was cut off): " + std::to_string(declared - n) +
-                        " incomplete executor" + (declared - n == 1 ? " was" : "s were") + " ignored, the " +
-                        std::to_string(n) + " complete one" + (n == 1 ? " is" : "s are") + " read" +
-                        (why.empty() ? "" : " (executor " + std::to_string(first + n) + ": " + why + ")");
+        if (tornTail && batch.n < declared) *tornTail = tornTailText(first, declared, batch.n, why);
         return out;
     }
 
@@ -157,8 +79,129 @@ private:
         std::size_t count = 0;
     };
 
+    // The rows of executors [first, first + n) and of the three tables they refer to.
+    struct Batch {
+        std::size_t first = 0, n = 0;
+        std::vector<ExecutorRow> rows;
+        Span p, s, t;
+        std::vector<ParamRow> params;
+        std::vector<StepRow> steps;
+        std::vector<TensorRow> tensors;
+    };
+
+    Batch readBatch(std::size_t first, std::size_t n, std::string* tornTail) const {
+        Batch b;
+        b.first = first;
+        b.rows.resize(n);
+        n = readRows(executors_, executorRowType(), static_cast<int64_t>(first), n, b.rows.data(), tornTail);
+        b.n = completePrefix(b.rows, n, first, tornTail);
+        b.p = span(b.rows, b.n, &ExecutorRow::firstParam, &ExecutorRow::paramCount);
+        b.s = span(b.rows, b.n, &ExecutorRow::firstStep, &ExecutorRow::stepCount);
+        b.t = span(b.rows, b.n, &ExecutorRow::firstTensor, &ExecutorRow::tensorCount);
+        b.params.resize(b.p.count);
+        b.steps.resize(b.s.count);
+        b.tensors.resize(b.t.count);
+        // A table whose last rows cannot be read (a chunk the kill left unwritten) ends the
+        // executors at the first one that needs them.
+        const auto readable = [&](const h5::Table& table, const h5::RowType& type, const Span& sp, void* out,
+                                  int64_t ExecutorRow::*firstField, int32_t ExecutorRow::*countField) {
+            const std::size_t got = readRows(table, type, sp.first, sp.count, out, tornTail);
+            for (std::size_t i = 0; i < b.n && got < sp.count; ++i)
+                if (b.rows[i].*countField > 0 &&
+                    b.rows[i].*firstField + b.rows[i].*countField > sp.first + int64_t(got))
+                    b.n = i;
+        };
+        readable(params_, paramRowType(), b.p, b.params.data(), &ExecutorRow::firstParam, &ExecutorRow::paramCount);
+        readable(steps_, stepRowType(), b.s, b.steps.data(), &ExecutorRow::firstStep, &ExecutorRow::stepCount);
+        readable(tensors_, tensorRowType(), b.t, b.tensors.data(), &ExecutorRow::firstTensor,
+                 &ExecutorRow::tensorCount);
+        return b;
+    }
+
+    // Executor i of the batch with its parameters, steps and tensors.
+    ExecutorTrace assemble(const Batch& b, std::size_t i) const {
+        const ExecutorRow& x = b.rows[i];
+        const int64_t e = static_cast<int64_t>(b.first + i);
+        ExecutorTrace trace;
+        trace.executorId = static_cast<uint64_t>(x.executorId);
+        trace.op = str(x.op, kExecutors, e);
+        trace.product = str(x.product, kExecutors, e);
+        trace.threads = x.threads;
+        trace.completed = x.completed != 0;
+        trace.workspaceBytes = static_cast<uint64_t>(x.workspaceBytes);
+        trace.startUs = x.startUs;
+        trace.durationUs = x.durationUs;
+        addParams(trace, b, x, e);
+        const std::map<int32_t, std::size_t> stepByIndex = addSteps(trace, b, x, e);
+        addTensors(trace, b, x, e, stepByIndex);
+        return trace;
+    }
+
+    void addParams(ExecutorTrace& trace, const Batch& b, const ExecutorRow& x, int64_t e) const {
+        for (int32_t k = 0; k < x.paramCount; ++k) {
+            const int64_t r = x.firstParam + k;
+            const ParamRow& row = b.params[static_cast<std::size_t>(r - b.p.first)];
+            checkOwner(row.executor, e, kParams, r);
+            const std::string type = str(row.type, kParams, r), text = str(row.value, kParams, r);
+            try {
+                trace.params.push_back({str(row.name, kParams, r), paramFromString(type, text)});
+            } catch (const UsageError& ex) {
+                damaged(std::string(kParams) + " row " + std::to_string(r) + ": " + ex.what());
+            }
+        }
+    }
+
+    // Returns where each recorded step index landed in trace.steps.
+    std::map<int32_t, std::size_t> addSteps(ExecutorTrace& trace, const Batch& b, const ExecutorRow& x,
+                                            int64_t e) const {
+        std::map<int32_t, std::size_t> stepByIndex;
+        for (int32_t k = 0; k < x.stepCount; ++k) {
+            const int64_t r = x.firstStep + k;
+            const StepRow& row = b.steps[static_cast<std::size_t>(r - b.s.first)];
+            checkOwner(row.executor, e, kSteps, r);
+            StepTrace step;
+            step.index = static_cast<std::size_t>(std::max(row.index, 0));
+            step.name = str(row.name, kSteps, r);
+            step.detail = str(row.detail, kSteps, r);
+            step.inputs = splitNames(str(row.inputs, kSteps, r));
+            step.outputs = splitNames(str(row.outputs, kSteps, r));
+            step.startUs = row.startUs;
+            step.durationUs = row.durationUs;
+            stepByIndex[row.index] = trace.steps.size();
+            trace.steps.push_back(std::move(step));
+        }
+        return stepByIndex;
+    }
+
+    void addTensors(ExecutorTrace& trace, const Batch& b, const ExecutorRow& x, int64_t e,
+                    const std::map<int32_t, std::size_t>& stepByIndex) const {
+        for (int32_t k = 0; k < x.tensorCount; ++k) {
+            const int64_t r = x.firstTensor + k;
+            const TensorRow& row = b.tensors[static_cast<std::size_t>(r - b.t.first)];
+            checkOwner(row.executor, e, kTensors, r);
+            TensorRecord record = tensor(row, r);
+            if (row.step < 0) {
+                (record.kind == "output" ? trace.outputs : trace.inputs).push_back(std::move(record));
+                continue;
+            }
+            const auto it = stepByIndex.find(row.step);
+            if (it == stepByIndex.end())
+                damaged(std::string(kTensors) + " row " + std::to_string(r) + " belongs to step " +
+                        std::to_string(row.step) + ", which executor " + std::to_string(e) + " does not have");
+            trace.steps[it->second].outputTensors.push_back(std::move(record));
+        }
+    }
+
+    std::string tornTailText(std::size_t first, std::size_t declared, std::size_t n, const std::string& why) const {
+        return "trace '" + file_.path() +
+               "' ends in a torn tail (the recording was cut off): " + std::to_string(declared - n) +
+               " incomplete executor" + (declared - n == 1 ? " was" : "s were") + " ignored, the " + std::to_string(n) +
+               " complete one" + (n == 1 ? " is" : "s are") + " read" +
+               (why.empty() ? "" : " (executor " + std::to_string(first + n) + ": " + why + ")");
+    }
+
     [[noreturn]] void damaged(const std::string& why) const {
-        throw h5::H5Error("trace '" + file_.path() + "' is damaged: " + why);
+        throw ContentError("trace '" + file_.path() + "' is damaged: " + why);
     }
 
     // The rows a table's span of the first n executors covers (checked by completePrefix).
@@ -214,7 +257,7 @@ private:
         try {
             table.read(type, first, n, out);
             return n;
-        } catch (const h5::H5Error&) {
+        } catch (const FileError&) {
             if (!tornTail) throw;
         }
         const std::size_t good = h5::readablePrefix(n, [&](std::size_t m) { table.read(type, first, m, out); });
@@ -281,7 +324,7 @@ private:
                 t.values = h5::readTensor(file_, t.valuesPath);
             } catch (const h5::ExternalDataError&) {
                 throw;  // the file is whole; reading it is not allowed
-            } catch (const h5::H5Error& e) {
+            } catch (const FileError& e) {
                 throw TornReference{0, e.what()};  // values a kill kept from the disk
             }
         }
@@ -331,14 +374,14 @@ ExecutorTrace readOneExecutor(const h5::File& file, std::size_t index) {
     if (formatVersion(file) == 1) {
         const std::vector<std::string> groups = trace_v1::executorGroups(file);
         if (index >= groups.size())
-            throw h5::H5Error("trace '" + file.path() + "' has " + std::to_string(groups.size()) +
-                              " executors; there is no executor " + std::to_string(index));
+            throw ContentError("trace '" + file.path() + "' has " + std::to_string(groups.size()) +
+                               " executors; there is no executor " + std::to_string(index));
         return trace_v1::readExecutor(file, groups[index], TraceValues::Load);
     }
     const TablesReader tables(file, TraceValues::Load);
     if (index >= tables.executorCount())
-        throw h5::H5Error("trace '" + file.path() + "' has " + std::to_string(tables.executorCount()) +
-                          " executors; there is no executor " + std::to_string(index));
+        throw ContentError("trace '" + file.path() + "' has " + std::to_string(tables.executorCount()) +
+                           " executors; there is no executor " + std::to_string(index));
     return std::move(tables.read(index, 1).front());
 }
 

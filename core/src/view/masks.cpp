@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "opscope/error.h"
+
 namespace opscope::view {
 
 std::vector<int64_t> firstNonFinite(const TensorView& tensor) {
@@ -24,7 +26,7 @@ std::vector<int64_t> firstNonFinite(const TensorView& tensor) {
 
 ToleranceMask beyondTolerance(const Plane& absError, const Plane& relError, double absTolerance, double relTolerance) {
     if (absError.rows != relError.rows || absError.cols != relError.cols)
-        throw std::invalid_argument("beyondTolerance: the error planes differ in shape");
+        throw UsageError("beyondTolerance: the error planes differ in shape");
     ToleranceMask m;
     m.mask = Plane{absError.rows, absError.cols, std::vector<double>(absError.values.size(), 0.0)};
     for (std::size_t i = 0; i < m.mask.values.size(); ++i) {

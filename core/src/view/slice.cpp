@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "opscope/dispatch.h"
+#include "opscope/error.h"
 
 namespace opscope::view {
 namespace {
@@ -95,11 +96,10 @@ int64_t flatIndex(const std::vector<int64_t>& shape, const std::vector<int64_t>&
 }
 
 double elementValue(const TensorView& tensor, const std::vector<int64_t>& index) {
-    if (index.size() != tensor.shape.size())
-        throw std::out_of_range("elementValue: index rank differs from tensor rank");
+    if (index.size() != tensor.shape.size()) throw UsageError("elementValue: index rank differs from tensor rank");
     int64_t off = tensor.offset;
     for (std::size_t a = 0; a < index.size(); ++a) {
-        if (index[a] < 0 || index[a] >= tensor.shape[a]) throw std::out_of_range("elementValue: index out of range");
+        if (index[a] < 0 || index[a] >= tensor.shape[a]) throw UsageError("elementValue: index out of range");
         off += index[a] * tensor.strides[a];
     }
     return dispatchAll(tensor.dtype, [&](auto tag) {

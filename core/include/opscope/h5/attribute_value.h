@@ -2,6 +2,7 @@
 // listings, and written back the way h5py writes Python values.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "opscope/executor.h"
@@ -12,8 +13,15 @@ namespace opscope::h5 {
 // The attribute as a ParamValue: integers (any width) -> int64 or int64[], reals -> double or
 // double[], h5py bool (the int8 enum, numpy.bool_) -> bool or bool[], a string -> string.
 // A scalar dataspace gives a scalar, a simple one (even of one element) an array. Throws
-// H5Error with one sentence for what no parameter can hold (string arrays, compounds, ...).
+// ContentError with one sentence for what no parameter can hold (string arrays, compounds, ...).
 ParamValue readAttributeValue(const File& file, const std::string& objectPath, const std::string& name);
+// The same, or nothing when no parameter can hold the attribute (for readers to whom such an
+// attribute is someone else's data). HDF5 failures still throw IoError.
+std::optional<ParamValue> readAttributeValueIfParameter(const File& file, const std::string& objectPath,
+                                                        const std::string& name);
+// A string attribute's text, or nothing when the attribute is absent or holds no single string.
+std::optional<std::string> readStringAttributeIfPresent(const File& file, const std::string& objectPath,
+                                                        const std::string& name);
 
 // Writes a ParamValue as h5py would write the same Python value (bool[] as the enum array).
 void writeAttributeValue(File& file, const std::string& objectPath, const std::string& name, const ParamValue& value);

@@ -17,9 +17,9 @@ namespace opscope::h5 {
 class File;
 
 // A file points outside itself and reading through that pointer was not allowed.
-class ExternalDataError : public H5Error {
+class ExternalDataError : public ContentError {
 public:
-    using H5Error::H5Error;
+    using ContentError::ContentError;
 };
 
 // Process-wide: opscope-cli --allow-external. Off by default.
@@ -43,9 +43,9 @@ auto readingFile(const std::string& path, Fn&& fn) -> decltype(fn()) {
     try {
         return fn();
     } catch (const std::bad_alloc&) {
-        throw H5Error("cannot read '" + path + "': it declares more data than fits in memory, so it is damaged");
+        throw ContentError("cannot read '" + path + "': it declares more data than fits in memory, so it is damaged");
     } catch (const std::length_error&) {
-        throw H5Error("cannot read '" + path + "': it declares more data than fits in memory, so it is damaged");
+        throw ContentError("cannot read '" + path + "': it declares more data than fits in memory, so it is damaged");
     }
 }
 

@@ -92,7 +92,7 @@ public:
     }
 
     // T is one of the seven written types. Numbers convert (an int attribute reads as double,
-    // a scalar as a one-element vector); other mismatches throw H5Error naming both types.
+    // a scalar as a one-element vector); other mismatches throw FileError naming both types.
     template <class T>
     T readAttribute(const std::string& objectPath, const std::string& name) const;
 

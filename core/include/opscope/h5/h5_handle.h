@@ -3,18 +3,18 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 
+#include "opscope/error.h"
+
 namespace opscope::h5 {
 
-// Every HDF5 failure, as one sentence naming the file and the object.
-class H5Error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+// What a reader of an HDF5 file throws: ContentError (the file is wrong) or IoError (HDF5 cannot
+// open, read or write it), as one sentence naming the file and the object (opscope/error.h).
+// H5Error is FileError's old name, kept for callers other branches still change.
+using H5Error = FileError;
 
 // hid_t of HDF5 >= 1.10 (checked with a static_assert where hdf5.h is included).
 using Id = int64_t;
@@ -47,7 +47,7 @@ private:
 namespace detail {
 // HDF5 keeps its "print the error stack" switch per thread: turn it off on this one.
 void silenceErrorPrinting() noexcept;
-// Throws H5Error("<what>: <reason read from HDF5's error stack>").
+// Throws IoError("<what>: <reason read from HDF5's error stack>").
 [[noreturn]] void throwFromErrorStack(const std::string& what);
 
 template <class R>

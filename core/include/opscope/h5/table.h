@@ -83,7 +83,7 @@ private:
 };
 
 // How many of the first n rows can be read when reading all n failed (a tail a kill kept from
-// the disk): the largest count for which read(count) does not throw H5Error, found by halving.
+// the disk): the largest count for which read(count) does not throw FileError, found by halving.
 template <class Read>
 std::size_t readablePrefix(std::size_t n, Read read) {
     std::size_t good = 0, bad = n;  // read(good) succeeds, read(bad) fails
@@ -92,7 +92,7 @@ std::size_t readablePrefix(std::size_t n, Read read) {
         try {
             read(mid);
             good = mid;
-        } catch (const H5Error&) {
+        } catch (const FileError&) {
             bad = mid;
         }
     }

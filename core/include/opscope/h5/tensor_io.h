@@ -51,7 +51,7 @@ struct NodeInfo {
 
 // Reads any numeric dataset (float16/32/64, bfloat16 by the opscope_dtype convention, every
 // integer width, h5py bool; contiguous or chunked, compressed or not) into a new tensor.
-// A scalar dataset becomes a rank-0 tensor. Throws H5Error with one sentence otherwise.
+// A scalar dataset becomes a rank-0 tensor. Throws FileError with one sentence otherwise.
 HostTensor readTensor(const File& file, const std::string& datasetPath);
 
 // Writes the tensor with its dtype, creating parent groups. Rank 0 becomes a scalar dataset.

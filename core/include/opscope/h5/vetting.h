@@ -62,8 +62,8 @@ std::string vetHelperPath();
 // caught and the walk goes on (the command will report them); std::bad_alloc propagates.
 void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths = {});
 
-// Throws H5Error("cannot open '<path>': the file is corrupt (<reason>)") when reading the file
-// crashed, hung or exhausted memory in the child; H5Error too when the helper cannot be found.
+// Throws ContentError("cannot open '<path>': the file is corrupt (<reason>)") when reading the file
+// crashed, hung or exhausted memory in the child; IoError when the helper cannot be found or run.
 // Results are kept per (path, size, modification time) for the life of the process, so
 // vetting the same file again costs nothing. Thread-safe.
 void vetFile(const std::string& path, const std::vector<std::string>& dataPaths = {});

@@ -2,14 +2,15 @@
 // sentence that names the file and what is wrong with it.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "opscope/error.h"
 
 namespace opscope::import {
 
-class FormatError : public std::runtime_error {
+class FormatError : public ContentError {
 public:
-    using std::runtime_error::runtime_error;
+    using ContentError::ContentError;
 };
 
 }  // namespace opscope::import

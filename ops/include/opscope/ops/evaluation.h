@@ -18,8 +18,8 @@ namespace opscope::ops {
 inline constexpr const char* kGolden = "golden";
 
 // The standard that judges a call: the explicit choice (--standard, the debugger's picker), else
-// the case's `standard` attribute, else the operator's default. Throws std::invalid_argument
-// naming which of them is malformed.
+// the case's `standard` attribute, else the operator's default. A malformed choice throws
+// UsageError, a malformed attribute ContentError, each naming which of them it is.
 metrics::Standard resolveStandard(const std::string& explicitSpec, const std::string& caseSpec,
                                   const std::string& opName);
 

@@ -4,6 +4,7 @@
 // case files to operators through this one interface.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "opscope/error.h"
 #include "opscope/executor.h"
 #include "opscope/host_tensor.h"
 #include "opscope/objects.h"
@@ -73,10 +75,20 @@ struct OpArguments {
     bool hasAttr(const std::string& name) const { return attributes.count(name) > 0; }
 };
 
+// One float64 output of an operator's scalar reference (values outlive the call below).
+struct GoldenOutput {
+    std::string name;
+    std::vector<int64_t> shape;
+    const std::vector<double>& values;
+};
+// The outputs the output mask asks for, as float64 tensors: outputs[i] is kept when mask[i] is set.
+std::map<std::string, HostTensor> maskedGolden(const std::vector<bool>& mask,
+                                               std::initializer_list<GoldenOutput> outputs);
+
 // A binding problem (missing argument, wrong kind): not an aclnn status, a usage error.
-class ArgumentError : public std::runtime_error {
+class ArgumentError : public UsageError {
 public:
-    using std::runtime_error::runtime_error;
+    using UsageError::UsageError;
 };
 
 // One prepared executor over host-memory copies of the arguments. The executor writes the
