@@ -120,6 +120,9 @@ def torch_peers(torch):
     peers = {}
     for wl in CONV_WORKLOADS:
         for code, dtype in (("0", f32), ("27", bf16)):
+            # PyTorch 1.13's oneDNN refuses a bf16 transposed convolution here ("could not create a
+            # descriptor") and its fallback has no bf16 kernel: its fp32 is the peer, as for grid_sampler.
+            dtype = f32 if wl["transposed"] else dtype
             peers["BM_ConvolutionBackward/%s/%s" % (wl["name"], code)] = (lambda wl=wl, dtype=dtype: conv(wl, dtype))
     return dict(peers, **{
         "BM_GroupNormBackward/0": lambda: group_norm(f32),
@@ -300,7 +303,8 @@ def print_table(args, torch, rows, yard, run, load_before):
             r["name"], r["label"], r["ms"], tms, ratio, own, gbs, pct, "%.1f" % gflops if gflops else "-",
             "%.0f%%" % (100 * gflops / peak) if gflops and peak else "-", r["peak_mb"],
             "%.0f" % need if need else "-"))
-    print("ratio = OpScope / PyTorch (PyTorch has no fp16/bf16 CPU grid sampler: its fp32 is the peer); "
+    print("ratio = OpScope / PyTorch (PyTorch has no fp16/bf16 CPU grid sampler nor bf16 transposed convolution: "
+          "its fp32 is the peer); "
           "x fp32 = OpScope time / OpScope fp32 time; %peak = GFLOP/s over BM_PeakFma of the same dtype")
     print()
 
