@@ -24,13 +24,16 @@ void runWorkload(benchmark::State& state, const ConvWorkload& wl, aclDataType dt
     aclBoolArray* mask = aclCreateBoolArray(maskData, 3);
     aclrtStream stream = nullptr;
     aclrtCreateStream(&stream);
-    for (auto _ : state) {
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnConvolutionBackwardGetWorkspaceSize(
-            dy, x, w, biasSizes, stride, padding, dilation, wl.transposed, outputPadding, static_cast<int>(wl.groups),
-            mask, 0, dx, dw, db, &ws, &exe);
-        runAndSync(state, st, ws, exe, aclnnConvolutionBackward, stream);
+    {
+        CpuPerIteration cpu(state);
+        for (auto _ : state) {
+            uint64_t ws = 0;
+            aclOpExecutor* exe = nullptr;
+            const aclnnStatus st = aclnnConvolutionBackwardGetWorkspaceSize(
+                dy, x, w, biasSizes, stride, padding, dilation, wl.transposed, outputPadding,
+                static_cast<int>(wl.groups), mask, 0, dx, dw, db, &ws, &exe);
+            runAndSync(state, st, ws, exe, aclnnConvolutionBackward, stream);
+        }
     }
     state.counters["data_MB"] =
         static_cast<double>(dy.bytes() + x.bytes() + w.bytes() + dx.bytes() + dw.bytes() + db.bytes()) / 1e6;

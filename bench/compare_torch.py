@@ -142,15 +142,16 @@ def list_benchmarks(bench):
 
 
 def time_torch(fn, repeat):
+    """(median wall ms, median process CPU ms) of `repeat` calls after 3 warm-ups."""
     for _ in range(3):
         fn()
-    times = []
+    wall, cpu = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
-    times.sort()
-    return times[len(times) // 2] * 1e3  # median, ms
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    return median(wall) * 1e3, median(cpu) * 1e3
 
 
 def run_benchmark(args, name, extra_env=None):
@@ -260,8 +261,9 @@ def measure_once(args, names, peers):
             yard["per_executor"][b.get("label", "")] = b.get("cpu_us", 0.0)  # CPU us per executor
             continue
         check_flops(name, b)
-        torch_ms = time_torch(peers[name](), args.repeat) if name in peers else None
+        torch_ms, torch_cpu = time_torch(peers[name](), args.repeat) if name in peers else (None, None)
         rows.append(dict(name=name, label=b.get("label", ""), ms=ms, torch_ms=torch_ms, gbs=gbs, gflop=b.get("GFLOP"),
+                         cpu_ms=b.get("cpu_ms"), torch_cpu=torch_cpu,
                          peak_mb=b.get("peak_MB", usage.ru_maxrss / 1024.0), data_mb=b.get("data_MB", 0.0),
                          ws_mb=b.get("workspace_MB", 0.0)))
     return rows, yard
@@ -284,9 +286,9 @@ def print_table(args, torch, rows, yard, run, load_before):
           (run, args.threads, torch.__version__, load_before, load(), "%.1f GB/s" % copy_gbs if copy_gbs else "n/a",
            ", ".join("%s %.0f GFLOP/s" % kv for kv in sorted(yard["peak"].items())) or "n/a"))
     fp32_ms = {r["name"].rsplit("/", 1)[0]: r["ms"] for r in rows if r["label"] == "fp32"}
-    hdr = "%-42s %-5s %10s %10s %7s %8s %9s %7s %8s %6s %9s %12s" % (
-        "benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio", "x fp32", "GB/s", "%copy", "GFLOP/s", "%peak",
-        "peak MB", "in+out+ws MB")
+    hdr = "%-42s %-5s %10s %10s %7s %7s %8s %9s %7s %8s %6s %9s %12s" % (
+        "benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio", "CPU r.", "x fp32", "GB/s", "%copy", "GFLOP/s",
+        "%peak", "peak MB", "in+out+ws MB")
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
@@ -299,14 +301,19 @@ def print_table(args, torch, rows, yard, run, load_before):
         own = "%.2f" % (r["ms"] / base) if base and r["label"] != "fp32" else "-"
         gflops = r["gflop"] / r["ms"] * 1e3 if r["gflop"] else None
         peak = peak_of(r, yard)
-        print("%-42s %-5s %10.2f %10s %7s %8s %9s %7s %8s %6s %9.0f %12s" % (
-            r["name"], r["label"], r["ms"], tms, ratio, own, gbs, pct, "%.1f" % gflops if gflops else "-",
+        print("%-42s %-5s %10.2f %10s %7s %7s %8s %9s %7s %8s %6s %9.0f %12s" % (
+            r["name"], r["label"], r["ms"], tms, ratio, "%.2f" % cpu_ratio(r) if cpu_ratio(r) else "-", own, gbs, pct, "%.1f" % gflops if gflops else "-",
             "%.0f%%" % (100 * gflops / peak) if gflops and peak else "-", r["peak_mb"],
             "%.0f" % need if need else "-"))
     print("ratio = OpScope / PyTorch (PyTorch has no fp16/bf16 CPU grid sampler nor bf16 transposed convolution: "
           "its fp32 is the peer); "
+          "CPU r. = the same for process CPU time per call (every thread; steadier on a loaded machine); "
           "x fp32 = OpScope time / OpScope fp32 time; %peak = GFLOP/s over BM_PeakFma of the same dtype")
     print()
+
+
+def cpu_ratio(r):
+    return r["cpu_ms"] / r["torch_cpu"] if r.get("cpu_ms") and r.get("torch_cpu") else None
 
 
 def median(v):
@@ -317,16 +324,17 @@ def median(v):
 def print_summary(runs):
     """Median and range over the runs of each benchmark's times and ratio."""
     print("Summary over %d interleaved runs: median [min - max]" % len(runs))
-    hdr = "%-42s %-5s %22s %22s %20s" % ("benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio")
+    hdr = "%-42s %-5s %22s %22s %20s %20s" % ("benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio", "CPU ratio")
     print(hdr)
     print("-" * len(hdr))
     for r0 in runs[0]:
         same = [r for rows in runs for r in rows if r["name"] == r0["name"]]
         cols = []
         for values in ([r["ms"] for r in same], [r["torch_ms"] for r in same if r["torch_ms"]],
-                       [r["ms"] / r["torch_ms"] for r in same if r["torch_ms"]]):
+                       [r["ms"] / r["torch_ms"] for r in same if r["torch_ms"]],
+                       [cpu_ratio(r) for r in same if cpu_ratio(r)]):
             cols.append("%.2f [%.2f - %.2f]" % (median(values), min(values), max(values)) if values else "-")
-        print("%-42s %-5s %22s %22s %20s" % (r0["name"], r0["label"], cols[0], cols[1], cols[2]))
+        print("%-42s %-5s %22s %22s %20s %20s" % (r0["name"], r0["label"], cols[0], cols[1], cols[2], cols[3]))
     print()
 
 
