@@ -16,16 +16,6 @@
 // direct kernels of conv_depthwise.h (no buffers, parallel over planes or channels).
 #include "convolution_backward_kernel.h"
 
-// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 GEMM packing
-// (_mm512_undefined_ps in ptranspose); it is not about this file's code.
-#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (the fuzz build)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <Eigen/Core>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #include <algorithm>
 
 #include "conv_depthwise.h"
@@ -34,8 +24,6 @@
 
 namespace opscope::kernels {
 namespace {
-
-using Idx = Eigen::Index;
 
 constexpr int64_t kColsBudgetFloats = 128 * 1024;  // 512 KiB per im2col tile
 constexpr int64_t kMinTile = 64;
@@ -198,15 +186,30 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, 
     });
 }
 
+namespace {
+
+// Σ p[i] for i in [0, n) in 8 double lanes (lane i mod 8) added in lane order: vectorised
+// widening adds, exact enough that the order hardly matters, and fixed anyway.
+double sumAsDouble(const float* __restrict p, int64_t n) {
+    constexpr int kLanes = 8;
+    double lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] += static_cast<double>(p[i + l]);
+    for (int l = 0; i < n; ++i, ++l) lane[l] += static_cast<double>(p[i]);
+    double sum = 0;
+    for (double v : lane) sum += v;
+    return sum;
+}
+
+}  // namespace
+
 void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* db) {
     const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, N * positions));
     parallelFor(0, C, grain, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
             double sum = 0;
-            for (int64_t n = 0; n < N; ++n)
-                sum += Eigen::Map<const Eigen::ArrayXf>(dy + (n * C + c) * positions, static_cast<Idx>(positions))
-                           .cast<double>()
-                           .sum();
+            for (int64_t n = 0; n < N; ++n) sum += sumAsDouble(dy + (n * C + c) * positions, positions);
             db[c] = static_cast<float>(sum);
         }
     });
