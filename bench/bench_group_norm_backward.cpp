@@ -16,15 +16,17 @@ void BM_GroupNormBackward(benchmark::State& state) {
     aclBoolArray* mask = aclCreateBoolArray(maskData, 3);
     aclrtStream stream = nullptr;
     aclrtCreateStream(&stream);
+    auto call = [&] {
+        uint64_t ws = 0;
+        aclOpExecutor* exe = nullptr;
+        const aclnnStatus st =
+            aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, N, C, HxW, G, mask, dx, dg, db, &ws, &exe);
+        runAndSync(state, st, ws, exe, aclnnGroupNormBackward, stream);
+    };
+    call();  // warm-up: first-touch page faults of the workspace and outputs are not the kernel
     {
         CpuPerIteration cpu(state);
-        for (auto _ : state) {
-            uint64_t ws = 0;
-            aclOpExecutor* exe = nullptr;
-            const aclnnStatus st = aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, N, C, HxW, G, mask,
-                                                                          dx, dg, db, &ws, &exe);
-            runAndSync(state, st, ws, exe, aclnnGroupNormBackward, stream);
-        }
+        for (auto _ : state) call();
     }
     const double bytes = static_cast<double>(dy.bytes() + x.bytes() + dx.bytes());
     state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());

@@ -10,7 +10,7 @@ Needs Debian's python3-torch (run with /usr/bin/python3); exits cleanly without 
 Then it measures what OPSCOPE_TRACE at level metadata costs each workload.
 
 Usage: bench/compare_torch.py [--threads 2] [--bench PATH] [--repeat 20] [--filter REGEX]
-                              [--workload NAME]... [--runs 5]
+                              [--workload NAME]... [--runs 5] [--baseline PATH] [--skip-peer REGEX]
                               [--trace-rounds 7] [--trace-filter REGEX]
 """
 import argparse
@@ -154,12 +154,15 @@ def time_torch(fn, repeat):
     return median(wall) * 1e3, median(cpu) * 1e3
 
 
-def run_benchmark(args, name, extra_env=None):
-    """One benchmark in its own process; returns (Google Benchmark's JSON record, rusage)."""
+def run_benchmark(args, name, extra_env=None, bench=None):
+    """One benchmark in its own process (`bench`, else args.bench); returns (Google Benchmark's
+    JSON record, rusage). Another build's program finds its libraries beside it."""
     env = dict(os.environ, OPSCOPE_NUM_THREADS=str(args.threads))
     env.pop("OPSCOPE_TRACE", None)
     env.update(extra_env or {})
-    cmd = [args.bench, "--benchmark_filter=^" + re.escape(name) + "(/real_time)?$", "--benchmark_format=json",
+    if bench:
+        env["LD_LIBRARY_PATH"] = os.path.dirname(os.path.abspath(bench))
+    cmd = [bench or args.bench, "--benchmark_filter=^" + re.escape(name) + "(/real_time)?$", "--benchmark_format=json",
            "--benchmark_min_time=%g" % args.min_time]
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
@@ -261,9 +264,12 @@ def measure_once(args, names, peers):
             yard["per_executor"][b.get("label", "")] = b.get("cpu_us", 0.0)  # CPU us per executor
             continue
         check_flops(name, b)
-        torch_ms, torch_cpu = time_torch(peers[name](), args.repeat) if name in peers else (None, None)
+        base = run_benchmark(args, name, bench=args.baseline)[0] if args.baseline else None
+        with_peer = name in peers and not (args.skip_peer and re.search(args.skip_peer, name))
+        torch_ms, torch_cpu = time_torch(peers[name](), args.repeat) if with_peer else (None, None)
         rows.append(dict(name=name, label=b.get("label", ""), ms=ms, torch_ms=torch_ms, gbs=gbs, gflop=b.get("GFLOP"),
                          cpu_ms=b.get("cpu_ms"), torch_cpu=torch_cpu,
+                         base_ms=benchmark_ms(base) if base else None, base_cpu=base.get("cpu_ms") if base else None,
                          peak_mb=b.get("peak_MB", usage.ru_maxrss / 1024.0), data_mb=b.get("data_MB", 0.0),
                          ws_mb=b.get("workspace_MB", 0.0)))
     return rows, yard
@@ -305,6 +311,9 @@ def print_table(args, torch, rows, yard, run, load_before):
             r["name"], r["label"], r["ms"], tms, ratio, "%.2f" % cpu_ratio(r) if cpu_ratio(r) else "-", own, gbs, pct, "%.1f" % gflops if gflops else "-",
             "%.0f%%" % (100 * gflops / peak) if gflops and peak else "-", r["peak_mb"],
             "%.0f" % need if need else "-"))
+    for r in rows:
+        if r.get("base_ms"):
+            print("  baseline %-32s %8.2f ms  CPU %8.2f ms" % (r["name"], r["base_ms"], r["base_cpu"] or 0))
     print("ratio = OpScope / PyTorch (PyTorch has no fp16/bf16 CPU grid sampler nor bf16 transposed convolution: "
           "its fp32 is the peer); "
           "CPU r. = the same for process CPU time per call (every thread; steadier on a loaded machine); "
@@ -322,19 +331,24 @@ def median(v):
 
 
 def print_summary(runs):
-    """Median and range over the runs of each benchmark's times and ratio."""
+    """Median and range over the runs of each benchmark's times and ratios (and the baseline's)."""
     print("Summary over %d interleaved runs: median [min - max]" % len(runs))
-    hdr = "%-42s %-5s %22s %22s %20s %20s" % ("benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio", "CPU ratio")
+    hdr = "%-42s %-5s %20s %20s %18s %18s %18s %18s" % ("benchmark", "dtype", "OpScope ms", "PyTorch ms", "ratio",
+                                                       "CPU ratio", "baseline ratio", "baseline CPU r.")
     print(hdr)
     print("-" * len(hdr))
+
+    def spread(values):
+        return "%.2f [%.2f-%.2f]" % (median(values), min(values), max(values)) if values else "-"
+
     for r0 in runs[0]:
         same = [r for rows in runs for r in rows if r["name"] == r0["name"]]
-        cols = []
-        for values in ([r["ms"] for r in same], [r["torch_ms"] for r in same if r["torch_ms"]],
-                       [r["ms"] / r["torch_ms"] for r in same if r["torch_ms"]],
-                       [cpu_ratio(r) for r in same if cpu_ratio(r)]):
-            cols.append("%.2f [%.2f - %.2f]" % (median(values), min(values), max(values)) if values else "-")
-        print("%-42s %-5s %22s %22s %20s %20s" % (r0["name"], r0["label"], cols[0], cols[1], cols[2], cols[3]))
+        peer = [r for r in same if r["torch_ms"]]
+        print("%-42s %-5s %20s %20s %18s %18s %18s %18s" % (
+            r0["name"], r0["label"], spread([r["ms"] for r in same]), spread([r["torch_ms"] for r in peer]),
+            spread([r["ms"] / r["torch_ms"] for r in peer]), spread([cpu_ratio(r) for r in peer if cpu_ratio(r)]),
+            spread([r["base_ms"] / r["torch_ms"] for r in peer if r.get("base_ms")]),
+            spread([r["base_cpu"] / r["torch_cpu"] for r in peer if r.get("base_cpu") and r["torch_cpu"]])))
     print()
 
 
@@ -348,6 +362,8 @@ def main():
     ap.add_argument("--workload", action="append", default=[],
                     help="only this convolution workload (repeatable): %s; the yardsticks still run" %
                     ", ".join(wl["name"] for wl in CONV_WORKLOADS))
+    ap.add_argument("--baseline", help="another build's opscope_bench (e.g. before a change), run beside each workload")
+    ap.add_argument("--skip-peer", help="benchmarks (regex) whose PyTorch peer is not timed (RMSNorm autograd is slow)")
     ap.add_argument("--runs", type=int, default=1, help="interleaved OpScope/PyTorch runs (>= 5 for a table)")
     ap.add_argument("--trace-rounds", type=int, default=7,
                     help="alternating plain/traced runs per workload for the tracing-cost table (0: skip it)")
