@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Where a benchmark's time goes, step by step: runs one opscope_bench benchmark with an
 executor trace at level metadata, exports it with `opscope-cli trace export --chrome`, and
-prints each plan step's total and share of the traced time (median over the executors of
-each step's duration, times the executors' count is the total).
+prints each plan step's time and share of a typical call.
+
+The first executor (the benchmark's cold warm-up call, with first-touch page faults) is left
+out; each step name's time is averaged over the other executors.
 
 Usage: bench/step_profile.py REGEX [--threads 2] [--bench PATH] [--cli PATH]
 """
@@ -28,11 +30,14 @@ def profile(args, name, tmp):
     with open(out) as f:
         events = json.load(f)
     events = events["traceEvents"] if isinstance(events, dict) else events
-    steps = collections.defaultdict(list)
-    for e in events:
-        if e.get("ph") == "X" and e.get("cat", "") != "executor":
-            steps[e["name"]].append(e.get("dur", 0.0))
-    return steps
+    # Each step belongs to the executor that started last before it; the first (warm-up) is skipped.
+    steps, executors = collections.defaultdict(float), -1
+    for e in sorted((e for e in events if e.get("ph") == "X"), key=lambda e: e.get("ts", 0)):
+        if e.get("cat", "") == "executor":
+            executors += 1
+        elif executors > 0:
+            steps[e["name"]] += e.get("dur", 0.0) / 1e3
+    return steps, max(1, executors)
 
 
 def main():
@@ -44,13 +49,13 @@ def main():
     ap.add_argument("--cli", default=os.path.join(BUILD, "app", "opscope-cli"))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        steps = profile(args, args.filter, tmp)
-    total = sum(sum(d) for d in steps.values())
-    print("%-28s %6s %12s %12s %7s" % ("step", "calls", "median ms", "total ms", "share"))
-    for name, d in sorted(steps.items(), key=lambda kv: -sum(kv[1])):
-        d = sorted(d)
-        print("%-28s %6d %12.3f %12.1f %6.1f%%" % (name, len(d), d[len(d) // 2] / 1e3, sum(d) / 1e3,
-                                                   100 * sum(d) / total if total else 0))
+        steps, executors = profile(args, args.filter, tmp)
+    typical = {name: ms / executors for name, ms in steps.items()}
+    total = sum(typical.values())
+    print("%d executors after the warm-up; per call: %.1f ms in steps" % (executors, total))
+    print("%-28s %12s %7s" % ("step", "ms per call", "share"))
+    for name, ms in sorted(typical.items(), key=lambda kv: -kv[1]):
+        print("%-28s %12.2f %6.1f%%" % (name, ms, 100 * ms / total if total else 0))
     return 0
 
 

@@ -15,7 +15,7 @@ void depthwiseScatterInput(const ConvGeometry& g, const float* w, const float* y
 void depthwiseGatherOutput(const ConvGeometry& g, const float* w, const float* x, float* y);
 
 // dW[c, tap] = Σ_n Σ_positions Y[n, c, p] · X[n, c, p shifted by tap]; parallel over channels,
-// images summed in order: the same bits for any thread count.
+// images summed in order (16 lane sums per tap): the same bits for any thread count.
 void depthwiseFilterGrad(const ConvGeometry& g, const float* y, const float* x, float* dw);
 
 }  // namespace opscope::kernels
