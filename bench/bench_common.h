@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -112,6 +113,30 @@ inline double peakResidentMB() {
     std::fclose(f);
     return kb / 1024.0;
 }
+
+// CPU time of the whole process (every thread, the pool's too) in ms. On a shared machine the
+// wall time also measures the scheduler; the CPU a call consumes moves far less.
+inline double processCpuMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// Records cpu_ms (process CPU per iteration) for the benchmark loop it spans.
+class CpuPerIteration {
+public:
+    explicit CpuPerIteration(benchmark::State& state) : state_(state), start_(processCpuMs()) {}
+    ~CpuPerIteration() {
+        if (state_.iterations() > 0)
+            state_.counters["cpu_ms"] = (processCpuMs() - start_) / static_cast<double>(state_.iterations());
+    }
+    CpuPerIteration(const CpuPerIteration&) = delete;
+    CpuPerIteration& operator=(const CpuPerIteration&) = delete;
+
+private:
+    benchmark::State& state_;
+    double start_;
+};
 
 inline const char* dtypeLabel(aclDataType t) {
     switch (t) {

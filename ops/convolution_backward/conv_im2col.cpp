@@ -13,15 +13,6 @@
 namespace opscope::kernels {
 namespace {
 
-struct Piece {
-    int64_t row;     // kernel tap index (row within one channel's block of K rows)
-    int64_t t;       // offset of the segment in the tile
-    int64_t len;     // segment length
-    int64_t xOff;    // offset of the X row within one channel, -1 when the row lies in the padding
-    int64_t iw0;     // X column of the segment's first position (may be outside [0, W))
-    int64_t lo, hi;  // positions [lo, hi) of the segment read inside the row
-};
-
 // The j in [0, len) with 0 <= iw0 + j*s < W form [*lo, *hi).
 void validRange(int64_t iw0, int64_t s, int64_t W, int64_t len, int64_t* lo, int64_t* hi) {
     int64_t a = iw0 >= 0 ? 0 : (-iw0 + s - 1) / s;
@@ -32,7 +23,8 @@ void validRange(int64_t iw0, int64_t s, int64_t W, int64_t len, int64_t* lo, int
     *hi = std::max(a, b);
 }
 
-// Every (tap, segment) of the tile [p0, p0 + len), taps in row order.
+}  // namespace
+
 const std::vector<Piece>& piecesOf(const ConvGeometry& g, int64_t p0, int64_t len) {
     thread_local std::vector<Piece> pieces;
     pieces.clear();
@@ -63,8 +55,6 @@ const std::vector<Piece>& piecesOf(const ConvGeometry& g, int64_t p0, int64_t le
             }
     return pieces;
 }
-
-}  // namespace
 
 void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
                 int64_t ld) {

@@ -12,28 +12,18 @@
 // Weights are packed once per (group, channel block) and reused for every image and tile.
 // For the bf16 cube precision (tiling.gemm) the same call sites run AVX512-BF16 dot products.
 // Column tiles keep an im2col block near 512 KiB so it stays in L2 between im2col and GEMM.
-// A pointwise convolution skips im2col/col2im and maps X directly.
+// A pointwise convolution skips im2col/col2im and maps X directly; a depthwise one runs the
+// direct kernels of conv_depthwise.h (no buffers, parallel over planes or channels).
 #include "convolution_backward_kernel.h"
 
-// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 GEMM packing
-// (_mm512_undefined_ps in ptranspose); it is not about this file's code.
-#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (the fuzz build)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <Eigen/Core>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #include <algorithm>
 
+#include "conv_depthwise.h"
 #include "conv_im2col.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
 namespace {
-
-using Idx = Eigen::Index;
 
 constexpr int64_t kColsBudgetFloats = 128 * 1024;  // 512 KiB per im2col tile
 constexpr int64_t kMinTile = 64;
@@ -69,7 +59,7 @@ ConvTiling chooseTiling(const ConvGeometry& g, int threads) {
     t.cxBlocks = std::clamp<int64_t>(ceilDiv(kScatterItemsWanted, N * g.G), 1, std::max<int64_t>(1, g.CXg));
     const int64_t mostItems = std::max({N * tiles, N * g.G * t.cxBlocks, N * g.G * tiles});
     t.workers = std::clamp<int64_t>(threads, 1, mostItems);
-    t.filterByGroup = g.G > 1 && g.G >= t.workers;
+    t.filterByGroup = g.depthwise() || (g.G > 1 && g.G >= t.workers);
     if (!t.filterByGroup) {
         const int64_t dwFloats = std::max<int64_t>(1, g.CY * g.colRows());
         t.slices = std::clamp<int64_t>(std::min(t.workers, N * tiles), 1, 1 + kPartialBudgetFloats / dwFloats);
@@ -78,7 +68,7 @@ ConvTiling chooseTiling(const ConvGeometry& g, int threads) {
 }
 
 int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t) {
-    if (g.pointwise()) return 0;
+    if (g.pointwise() || g.depthwise()) return 0;
     return t.workers * g.colRows() * t.tile;
 }
 
@@ -86,6 +76,7 @@ int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) { return
 
 void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* y, float* x,
                       float* cols) {
+    if (g.depthwise()) return depthwiseScatterInput(g, w, y, x);
     const int64_t K = g.kernelSize(), CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
     const int64_t perBlock = ceilDiv(CXg, t.cxBlocks);
@@ -122,6 +113,7 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w
 
 void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* x, float* y,
                       float* cols) {
+    if (g.depthwise()) return depthwiseGatherOutput(g, w, x, y);
     const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
     const int64_t tiles = tilesPerImage(g, t);
@@ -148,6 +140,7 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w
 
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, const float* x, float* dw,
                     float* partials, float* cols) {
+    if (g.depthwise()) return depthwiseFilterGrad(g, y, x, dw);
     const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
     const int64_t dwSize = g.CY * rowsW;
@@ -193,15 +186,30 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, 
     });
 }
 
+namespace {
+
+// Σ p[i] for i in [0, n) in 8 double lanes (lane i mod 8) added in lane order: vectorised
+// widening adds, exact enough that the order hardly matters, and fixed anyway.
+double sumAsDouble(const float* __restrict p, int64_t n) {
+    constexpr int kLanes = 8;
+    double lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] += static_cast<double>(p[i + l]);
+    for (int l = 0; i < n; ++i, ++l) lane[l] += static_cast<double>(p[i]);
+    double sum = 0;
+    for (double v : lane) sum += v;
+    return sum;
+}
+
+}  // namespace
+
 void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* db) {
     const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, N * positions));
     parallelFor(0, C, grain, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
             double sum = 0;
-            for (int64_t n = 0; n < N; ++n)
-                sum += Eigen::Map<const Eigen::ArrayXf>(dy + (n * C + c) * positions, static_cast<Idx>(positions))
-                           .cast<double>()
-                           .sum();
+            for (int64_t n = 0; n < N; ++n) sum += sumAsDouble(dy + (n * C + c) * positions, positions);
             db[c] = static_cast<float>(sum);
         }
     });

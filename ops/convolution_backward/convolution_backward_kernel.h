@@ -27,6 +27,8 @@ struct ConvGeometry {
     int64_t colRows() const { return CXg * kernelSize(); }  // rows of one group's im2col matrix
     // 1x1x1 kernel, stride 1, no padding, equal sizes: im2col is the identity and is skipped.
     bool pointwise() const;
+    // One X and one Y channel per group: the direct kernels of conv_depthwise.h, no GEMM.
+    bool depthwise() const { return CXg == 1 && CY == G; }
 };
 
 // How the stages split the work. Chosen in phase 1 from the shapes and the thread count, so the
