@@ -1,5 +1,5 @@
 // opscope: the Qt debugger. Usage:
-//   opscope [FILE] [--case PATH]
+//   opscope [FILE | DUMP_DIR] [--case PATH]
 //   opscope --screenshot OUT.png FILE [--case PATH] [--tensor NAME[:golden|:abs|:rel]]
 //           [--side-by-side] [--chart histogram|axis|scatter|tolerance] [--size WxH] [--no-run]
 //           [--run-as fp16] [--pick I,J,..] [--raise history|log|steps|call|file]
@@ -7,6 +7,7 @@
 //           autofit|symmetric|percentile|manual]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QThreadPool>
 #include <QTimer>
 #include <cstdio>
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription("OpScope: step through aclnn operator executors and compare with the reference.");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("file", "An HDF5 case file or trace to open.", "[FILE]");
+    parser.addPositionalArgument("file", "An HDF5 case file or trace, or an msprobe dump folder, to open.",
+                                 "[FILE|DIR]");
     const QCommandLineOption caseOpt("case", "Load this case (group path) after opening.", "PATH");
     const QCommandLineOption shotOpt("screenshot", "Run the case, save a picture of the window, quit.", "OUT.png");
     const QCommandLineOption tensorOpt("tensor", "Tensor to show (slot name, or OUTPUT:golden|abs|rel).", "NAME");
@@ -86,6 +88,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "opscope: %s\n", qPrintable(error));
             return 1;
         }
+    } else if (!files.isEmpty() && QFileInfo(files.front()).isDir()) {
+        window.openDumpFolder(files.front());  // an msprobe dump folder
     } else if (!files.isEmpty()) {
         window.openFile(files.front());
     }
