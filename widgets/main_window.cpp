@@ -190,12 +190,7 @@ void MainWindow::createActions() {
                                                           tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
         if (!path.isEmpty()) openFile(path);
     }));
-    file->addAction(
-        make(tr("Open &Folder… (msprobe dump)"), "openFolder", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), [this] {
-            const QString dir = QFileDialog::getExistingDirectory(this, tr("Open an msprobe dump folder"),
-                                                                  QSettings().value("lastDir").toString());
-            if (!dir.isEmpty()) openDumpFolder(dir);
-        }));
+    addOpenFolderAction(file);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(make(tr("&Save Session…"), "saveSession", QKeySequence::Save, [this] { saveSession(); }));
@@ -300,6 +295,19 @@ bool MainWindow::openFile(const QString& path) {
     addRecent(context_->filePath());
     QSettings().setValue("lastDir", QFileInfo(path).absolutePath());
     return true;
+}
+
+void MainWindow::addOpenFolderAction(QMenu* file) {
+    auto* a = new QAction(tr("Open &Folder… (msprobe dump)"), this);
+    a->setObjectName("openFolder");
+    a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    a->setShortcutContext(Qt::ApplicationShortcut);
+    connect(a, &QAction::triggered, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open an msprobe dump folder"),
+                                                              QSettings().value("lastDir").toString());
+        if (!dir.isEmpty()) openDumpFolder(dir);
+    });
+    file->addAction(a);
 }
 
 void MainWindow::openDumpFolder(const QString& dir) {

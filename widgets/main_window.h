@@ -64,6 +64,7 @@ protected:
 private:
     void createDocks();
     void createActions();
+    void addOpenFolderAction(QMenu* file);
     void updateActions();
     void updateTitle();
     void updateRecentMenu();

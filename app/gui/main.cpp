@@ -34,6 +34,14 @@ public:
     }
 };
 
+// A case file or trace, or an msprobe dump folder (imported first).
+void openArgument(opscope::gui::MainWindow& window, const QString& path) {
+    if (QFileInfo(path).isDir())
+        window.openDumpFolder(path);
+    else
+        window.openFile(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,10 +96,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "opscope: %s\n", qPrintable(error));
             return 1;
         }
-    } else if (!files.isEmpty() && QFileInfo(files.front()).isDir()) {
-        window.openDumpFolder(files.front());  // an msprobe dump folder
     } else if (!files.isEmpty()) {
-        window.openFile(files.front());
+        openArgument(window, files.front());
     }
 
     int code = 0;
