@@ -40,7 +40,8 @@ int runReportMerge(const ParsedArgs& a) {
     checkOutputPath(out, a.positionals, "-o");
     std::vector<json> reports;
     for (const std::string& p : a.positionals) reports.push_back(readReportFile(p));
-    const json merged = mergeReports(reports, a.positionals);
+    const std::size_t count = reports.size();
+    const json merged = mergeReports(std::move(reports), a.positionals);
     const json& summary = merged["summary"];
     const int exitCode = summary["exit_code"].get<int>();
     try {
@@ -56,7 +57,7 @@ int runReportMerge(const ParsedArgs& a) {
     } catch (const std::runtime_error& e) {
         throw CliError(std::string("cannot write the merged report: ") + e.what());
     }
-    std::cout << "merged " << reports.size() << " report" << (reports.size() == 1 ? "" : "s") << ": "
+    std::cout << "merged " << count << " report" << (count == 1 ? "" : "s") << ": "
               << summary["cases"].get<std::size_t>() << " cases, " << summary["passed"].get<int>() << " passed, "
               << summary["failed"].get<int>() << " failed, " << summary["errors"].get<int>() << " errors -> " << out
               << "\n";

@@ -21,7 +21,7 @@ ReportJson readReportFile(const std::string& path);
 // index of the same N once) put back in the order of the unsharded run. Summary recounted,
 // skipped entries once each. `names` name the reports in errors; throws CliError when they
 // disagree on product, dtype or standard.
-ReportJson mergeReports(const std::vector<ReportJson>& reports, const std::vector<std::string>& names);
+ReportJson mergeReports(std::vector<ReportJson> reports, const std::vector<std::string>& names);
 
 // A report read back into the results it was written from (writeRunJson's schema), so a merged
 // report prints as the table, verdicts and CSV of one run. Non-finite metrics, which reports
