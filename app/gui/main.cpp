@@ -34,12 +34,16 @@ public:
     }
 };
 
-// A case file or trace, or an msprobe dump folder (imported first).
-void openArgument(opscope::gui::MainWindow& window, const QString& path) {
-    if (QFileInfo(path).isDir())
-        window.openDumpFolder(path);
-    else
+// A case file or trace, or an msprobe dump folder (imported first; then its case `casePath`).
+void openArgument(opscope::gui::MainWindow& window, const QString& path, const QString& casePath) {
+    if (!QFileInfo(path).isDir()) {
         window.openFile(path);
+        return;
+    }
+    if (!casePath.isEmpty())
+        QObject::connect(&window, &opscope::gui::MainWindow::dumpFolderOpened, &window,
+                         [&window, casePath] { window.context()->loadCase(casePath); });
+    window.openDumpFolder(path);
 }
 
 }  // namespace
@@ -97,7 +101,7 @@ int main(int argc, char** argv) {
             return 1;
         }
     } else if (!files.isEmpty()) {
-        openArgument(window, files.front());
+        openArgument(window, files.front(), parser.value(caseOpt));
     }
 
     int code = 0;
@@ -120,7 +124,8 @@ int main(int argc, char** argv) {
         QTimer::singleShot(0, driver, &opscope::gui::ScreenshotDriver::start);
         code = QApplication::exec();
     } else {
-        if (parser.isSet(caseOpt)) window.context()->loadCase(parser.value(caseOpt));
+        if (parser.isSet(caseOpt) && (files.isEmpty() || !QFileInfo(files.front()).isDir()))
+            window.context()->loadCase(parser.value(caseOpt));
         code = QApplication::exec();
     }
     QThreadPool::globalInstance()->waitForDone();
