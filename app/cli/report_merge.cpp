@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <set>
@@ -74,16 +75,21 @@ metrics::ComparisonMetrics metricsFromJson(const json& j) {
     return m;
 }
 
+// Each key's string, "" when it is absent.
+void readStrings(const json& j, std::initializer_list<std::pair<const char*, std::string*>> fields) {
+    for (const auto& [key, out] : fields) *out = j.value(key, "");
+}
+
 ops::Comparison comparisonFromJson(const json& j) {
     ops::Comparison c;
-    c.output = j.value("output", "");
-    c.actual = j.value("actual", "");
-    c.reference = j.value("reference", "");
+    readStrings(j, {{"output", &c.output},
+                    {"actual", &c.actual},
+                    {"reference", &c.reference},
+                    {"note", &c.note},
+                    {"standard", &c.judgement.standard},
+                    {"reason", &c.judgement.reason}});
     c.compared = j.value("compared", true);
     c.judged = j.value("judged", true);
-    c.note = j.value("note", "");
-    c.judgement.standard = j.value("standard", "");
-    c.judgement.reason = j.value("reason", "");
     const std::string verdict = j.value("verdict", "");
     for (metrics::Verdict v : {metrics::Verdict::Pass, metrics::Verdict::Warning, metrics::Verdict::Fail})
         if (verdict == metrics::verdictName(v)) c.judgement.verdict = v;
@@ -94,16 +100,16 @@ ops::Comparison comparisonFromJson(const json& j) {
 
 ops::CaseResult caseFromJson(const json& j) {
     ops::CaseResult r;
-    r.file = j.value("file", "");
-    r.path = j.value("path", "");
-    r.op = j.value("op", "");
-    r.origin = j.value("origin", "");
-    r.description = j.value("description", "");
-    r.error = j.value("error", "");
+    readStrings(j, {{"file", &r.file},
+                    {"path", &r.path},
+                    {"op", &r.op},
+                    {"origin", &r.origin},
+                    {"description", &r.description},
+                    {"error", &r.error},
+                    {"standard", &r.standard}});
     if (j.value("status", "") == "error" && r.error.empty()) r.error = "the case could not run";
     r.caseDtype = dtypeFromName(j.value("dtype", "undefined"));
     r.runDtype = dtypeFromName(j.value("run_dtype", "undefined"));
-    r.standard = j.value("standard", "");
     r.runMs = number(j.value("run_ms", json(0)));
     r.goldenMs = number(j.value("golden_ms", json(0)));
     for (const json& o : j.value("outputs", json::array()))
