@@ -34,10 +34,10 @@ public:
     }
 };
 
-// A case file or trace, or an msprobe dump folder (imported first; then its case `casePath`).
+// A case file or trace, or an msprobe dump folder (imported first), then its case `casePath`.
 void openArgument(opscope::gui::MainWindow& window, const QString& path, const QString& casePath) {
     if (!QFileInfo(path).isDir()) {
-        window.openFile(path);
+        if (window.openFile(path) && !casePath.isEmpty()) window.context()->loadCase(casePath);
         return;
     }
     if (!casePath.isEmpty())
@@ -58,8 +58,7 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription("OpScope: step through aclnn operator executors and compare with the reference.");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("file", "An HDF5 case file or trace, or an msprobe dump folder, to open.",
-                                 "[FILE|DIR]");
+    parser.addPositionalArgument("file", "A case file, trace or msprobe dump folder to open.", "[FILE|DIR]");
     const QCommandLineOption caseOpt("case", "Load this case (group path) after opening.", "PATH");
     const QCommandLineOption shotOpt("screenshot", "Run the case, save a picture of the window, quit.", "OUT.png");
     const QCommandLineOption tensorOpt("tensor", "Tensor to show (slot name, or OUTPUT:golden|abs|rel).", "NAME");
@@ -124,8 +123,6 @@ int main(int argc, char** argv) {
         QTimer::singleShot(0, driver, &opscope::gui::ScreenshotDriver::start);
         code = QApplication::exec();
     } else {
-        if (parser.isSet(caseOpt) && (files.isEmpty() || !QFileInfo(files.front()).isDir()))
-            window.context()->loadCase(parser.value(caseOpt));
         code = QApplication::exec();
     }
     QThreadPool::globalInstance()->waitForDone();
