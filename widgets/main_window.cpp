@@ -20,6 +20,8 @@
 
 #include "opscope/h5/atomic_write.h"
 #include "session/debug_context.h"
+#include "session/dump_import.h"
+#include "session/gui_invoke.h"
 #include "session/session_io.h"
 #include "views/argument_form.h"
 #include "views/charts_panel.h"
@@ -188,6 +190,7 @@ void MainWindow::createActions() {
                                                           tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
         if (!path.isEmpty()) openFile(path);
     }));
+    addOpenFolderAction(file);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(make(tr("&Save Session…"), "saveSession", QKeySequence::Save, [this] { saveSession(); }));
@@ -292,6 +295,36 @@ bool MainWindow::openFile(const QString& path) {
     addRecent(context_->filePath());
     QSettings().setValue("lastDir", QFileInfo(path).absolutePath());
     return true;
+}
+
+void MainWindow::addOpenFolderAction(QMenu* file) {
+    auto* a = new QAction(tr("Open &Folder… (msprobe dump)"), this);
+    a->setObjectName("openFolder");
+    a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    a->setShortcutContext(Qt::ApplicationShortcut);
+    connect(a, &QAction::triggered, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open an msprobe dump folder"),
+                                                              QSettings().value("lastDir").toString());
+        if (!dir.isEmpty()) openDumpFolder(dir);
+    });
+    file->addAction(a);
+}
+
+void MainWindow::openDumpFolder(const QString& dir) {
+    log_->addMessage(tr("Importing the msprobe dump %1…").arg(dir), false);
+    runInBackground<DumpImport>(
+        this, [dir] { return importDumpFolderOnWorker(dir); },
+        [this, dir](DumpImport r, QString error) {
+            if (!error.isEmpty()) {
+                log_->addMessage(tr("Cannot import %1: %2").arg(dir, error), true);
+                QMessageBox::warning(this, tr("Cannot import the dump"), error);
+                return;
+            }
+            log_->addMessage(r.summary, false);
+            for (const QString& why : r.notDone) log_->addMessage(tr("Not imported: %1").arg(why), true);
+            openFile(r.caseFile);
+            Q_EMIT dumpFolderOpened(r.caseFile);
+        });
 }
 
 void MainWindow::addRecent(const QString& path) {

@@ -34,7 +34,15 @@ public:
 
     DebugContext* context() const { return context_; }
     bool openFile(const QString& path);
+    // Imports an msprobe dump folder into a case file in the cache (session/dump_import.h) off
+    // the GUI thread, lists the calls not imported in the Log panel, then opens the file;
+    // dumpFolderOpened follows.
+    void openDumpFolder(const QString& dir);
 
+Q_SIGNALS:
+    void dumpFolderOpened(const QString& caseFile);
+
+public:
     TensorViewPanel* tensorView() const { return tensorView_; }
     StepListPanel* stepList() const { return steps_; }
     ArgumentForm* argumentForm() const { return form_; }
@@ -56,6 +64,7 @@ protected:
 private:
     void createDocks();
     void createActions();
+    void addOpenFolderAction(QMenu* file);
     void updateActions();
     void updateTitle();
     void updateRecentMenu();

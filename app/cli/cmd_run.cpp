@@ -16,12 +16,11 @@
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
 #include "opscope/import/tensor_file.h"
-#include "opscope/ops/device_verdict.h"
-#include "opscope/ordered_work.h"
 #include "opscope/parallel.h"
 #include "opscope/product.h"
 #include "opscope/trace.h"
 #include "report.h"
+#include "worker_processes.h"
 #include "results_table.h"
 
 namespace opscope::cli {
@@ -57,8 +56,9 @@ CommandSpec runSpec() {
         {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
         {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
         {"--product", "ID", false, "emulated product: a2 (default), a3, training, inference"},
-        {"--threads", "N", false, "CPU threads for the kernels (default: all cores; 1 with --jobs)"},
-        {"--jobs", "N", false, "run N cases at a time on N threads (default 1); output order stays the same"},
+        {"--threads", "N", false, "CPU threads for the kernels (default: all cores; 1 in --jobs workers)"},
+        {"--jobs", "N", false,
+         "N worker processes (default: the cores, with at least 16 cases each); output order stays the same"},
         {"--shard", "I/N", false, "only the cases whose position % N == I (see 'report merge', docs/SCALE.md)"},
         {"--trace", "OUT.h5", false, "record every executor to this trace file"},
         {"--trace-level", "LEVEL", false, "metadata, stats or full (default full: replayable)"},
@@ -333,40 +333,31 @@ std::vector<WorkItem> workItems(const std::vector<FilePlan>& plans, const cases:
     return kept;
 }
 
-// Runs the items and hands each result to `record` in item order, on this thread. With jobs > 1
-// this thread reads the next cases (HDF5 reads are serial) while `jobs` threads run the ones
-// already read.
+// Runs the items in order and hands each result to `record`; a case file stays open while its
+// cases run.
 template <class Record>
-void runItems(const std::vector<WorkItem>& items, int jobs, const ops::RunSettings& settings, Record record) {
+void runItems(const std::vector<WorkItem>& items, const ops::RunSettings& settings, Record record) {
     std::unique_ptr<h5::File> open;
     const FilePlan* openPlan = nullptr;
-    struct Read {
-        const WorkItem* item = nullptr;
-        cases::Case c;
-        std::optional<ops::CaseResult> failed;
-    };
-    auto read = [&](std::size_t i) {
-        Read r;
+    for (std::size_t i = 0; i < items.size(); ++i) {
         const WorkItem& it = items[i];
-        r.item = &it;
-        if (it.ready) return r;
+        if (it.ready) {
+            record(i, ops::runCase(*it.ready, it.plan ? it.plan->file : "", settings));
+            continue;
+        }
+        cases::Case c;
         try {
             if (openPlan != it.plan) {
                 open = std::make_unique<h5::File>(h5::File::openReadOnly(it.plan->file));
                 openPlan = it.plan;
             }
-            r.c = cases::readCase(*open, it.path);
+            c = cases::readCase(*open, it.path);
         } catch (const h5::H5Error& e) {
-            r.failed = errorResult(it.plan->file, it.path, e.what());
+            record(i, errorResult(it.plan->file, it.path, e.what()));
+            continue;
         }
-        return r;
-    };
-    auto run = [&settings](Read& r) {
-        if (r.failed) return std::move(*r.failed);
-        return ops::runCase(r.item->ready ? *r.item->ready : r.c, r.item->plan ? r.item->plan->file : "", settings);
-    };
-    runOrdered(items.size(), jobs, read, run,
-               [&](std::size_t i, ops::CaseResult& result) { record(i, std::move(result)); });
+        record(i, ops::runCase(c, it.plan->file, settings));
+    }
 }
 
 // One line per case that holds a device's outputs: the msprobe call (or the case path) and
@@ -374,7 +365,7 @@ void runItems(const std::vector<WorkItem>& items, int jobs, const ops::RunSettin
 void printDeviceVerdicts(std::ostream& os, const RunSummary& summary) {
     bool header = false;
     for (const ops::CaseResult& r : summary.results) {
-        const ops::DeviceVerdict v = ops::deviceVerdict(r);
+        const ops::DeviceVerdict v = r.deviceVerdict();
         if (v.kind == ops::DeviceVerdict::Kind::NoDevice) continue;
         if (!header) os << "\ndevice verdicts (each device output and OpScope's against the float64 golden):\n";
         header = true;
@@ -388,8 +379,21 @@ void printDeviceVerdicts(std::ostream& os, const RunSummary& summary) {
 
 }  // namespace
 
-int runRun(const ParsedArgs& a) {
-    // ---- check everything before any work ----
+namespace {
+
+// What the options say, checked before any work.
+struct RunOptions {
+    ops::RunSettings settings;
+    std::optional<metrics::Standard> standard;  // settings.standard points here
+    TraceLevel traceLevel = TraceLevel::Full;
+    int shardIndex = 0, shardCount = 1;
+    std::vector<std::string> inputFiles;  // refused as --report and --trace
+    std::optional<cases::Case> adHoc;     // the --op call
+    RunOptions() = default;
+    RunOptions(const RunOptions&) = delete;
+};
+
+void checkCommandShape(const ParsedArgs& a) {
     const bool adHoc = a.has("--op");
     if (adHoc && !a.positionals.empty())
         throw CliError("give either case files or --op with --bind, not both (got '" + a.positionals[0] +
@@ -402,22 +406,22 @@ int runRun(const ParsedArgs& a) {
         for (const char* o : {"--bind", "--attr", "--expect"})
             if (a.has(o)) throw CliError(std::string(o) + " needs --op NAME (the operator to call)");
     if (adHoc && a.has("--case")) throw CliError("--case selects cases in files; it does not apply to --op");
+}
 
-    ops::RunSettings settings;
-    RunSummary summary;
+// --dtype, --standard, --product, --threads, --trace-level, --shard.
+void readSettings(const ParsedArgs& a, RunOptions* o, RunSummary* summary) {
     if (a.has("--dtype")) {
-        settings.dtype = parseFloatDtype(a.value("--dtype"));
-        summary.dtype = dtypeName(settings.dtype);
+        o->settings.dtype = parseFloatDtype(a.value("--dtype"));
+        summary->dtype = dtypeName(o->settings.dtype);
     }
-    std::optional<metrics::Standard> standard;
     if (a.has("--standard")) {
         try {
-            standard = metrics::parseStandard(a.value("--standard"));
+            o->standard = metrics::parseStandard(a.value("--standard"));
         } catch (const std::invalid_argument& e) {
             throw CliError(e.what());
         }
-        settings.standard = &*standard;
-        summary.standardOverride = standard->name;
+        o->settings.standard = &*o->standard;
+        summary->standardOverride = o->standard->name;
     }
     if (a.has("--product")) {
         Product p;
@@ -433,28 +437,35 @@ int runRun(const ParsedArgs& a) {
             throw CliError("--threads must be a whole number from 1 to 1024, got '" + t + "'");
         setNumThreads(static_cast<int>(n));
     }
-    TraceLevel traceLevel = TraceLevel::Full;
-    if (a.has("--trace-level") && !parseTraceLevel(a.value("--trace-level"), &traceLevel))
+    if (a.has("--trace-level") && !parseTraceLevel(a.value("--trace-level"), &o->traceLevel))
         throw CliError("unknown --trace-level '" + a.value("--trace-level") + "': use metadata, stats or full");
     if (a.has("--trace-level") && !a.has("--trace")) throw CliError("--trace-level needs --trace OUT.h5");
-    if (a.has("--report")) checkReportPath(a.value("--report"));
+    if (a.has("--shard")) {
+        parseShard(a.value("--shard"), &o->shardIndex, &o->shardCount);
+        summary->shard = a.value("--shard");
+    }
+}
 
-    std::vector<std::string> inputFiles = a.positionals;
-    std::optional<cases::Case> adHocCase;
-    if (adHoc) adHocCase = caseFromOptions(a, &inputFiles);
-    if (a.has("--report")) checkOutputPath(a.value("--report"), inputFiles, "--report");
+// The --op call, then --report and --trace against every input.
+void readInputsAndOutputs(const ParsedArgs& a, RunOptions* o) {
+    if (a.has("--report")) checkReportPath(a.value("--report"));
+    o->inputFiles = a.positionals;
+    if (a.has("--op")) o->adHoc = caseFromOptions(a, &o->inputFiles);
+    if (a.has("--report")) checkOutputPath(a.value("--report"), o->inputFiles, "--report");
     if (a.has("--trace")) {
-        std::vector<std::string> taken = inputFiles;
+        std::vector<std::string> taken = o->inputFiles;
         if (a.has("--report")) taken.push_back(a.value("--report"));
         checkOutputPath(a.value("--trace"), taken, "--trace");
     }
+}
 
-    // ---- find the cases (metadata only) ----
+// Where the cases of every file are (metadata only); every --case must match somewhere.
+std::vector<FilePlan> planFiles(const ParsedArgs& a, RunSummary* summary) {
     std::vector<FilePlan> plans;
     std::vector<std::string> unmatched;
     for (const std::string& file : a.positionals) {
         std::vector<std::string> fileUnmatched;
-        plans.push_back(planFile(file, a.values("--case"), &summary.skipped, &fileUnmatched));
+        plans.push_back(planFile(file, a.values("--case"), &summary->skipped, &fileUnmatched));
         for (const std::string& u : fileUnmatched)
             if (a.positionals.size() == 1) throw CliError("no case or group '" + u + "' in '" + file + "'");
         unmatched.insert(unmatched.end(), fileUnmatched.begin(), fileUnmatched.end());
@@ -462,44 +473,82 @@ int runRun(const ParsedArgs& a) {
     for (const std::string& sel : a.values("--case"))
         if (std::count(unmatched.begin(), unmatched.end(), sel) == static_cast<long>(a.positionals.size()))
             throw CliError("no case or group '" + sel + "' in any of the files");
-    int shardIndex = 0, shardCount = 1;
-    if (a.has("--shard")) {
-        parseShard(a.value("--shard"), &shardIndex, &shardCount);
-        summary.shard = a.value("--shard");
-    }
-    const std::vector<WorkItem> items = workItems(plans, adHocCase ? &*adHocCase : nullptr, shardIndex, shardCount);
-    if (items.empty()) throw CliError(shardCount > 1 ? "no cases in shard " + a.value("--shard") : "no cases to run");
-    const int jobs = a.has("--jobs") ? parseJobs(a.value("--jobs")) : 1;
-    if (jobs > 1 && a.has("--trace")) throw CliError("--trace records one call at a time: use it without --jobs");
-    if (jobs > 1 && !a.has("--threads")) setNumThreads(1);  // the cases, not the kernels, share the cores
+    return plans;
+}
 
-    // ---- run ----
+constexpr std::size_t kCasesPerWorker = 16;  // fewer, and starting a process costs more than it saves
+
+// Worker processes: --jobs N, or by default one per core with at least kCasesPerWorker cases
+// each; 1 (this process) for the --op call and with --trace.
+int workerCount(const ParsedArgs& a, std::size_t cases) {
+    if (a.has("--jobs")) {
+        const int jobs = parseJobs(a.value("--jobs"));
+        if (jobs > 1 && a.has("--trace")) throw CliError("--trace records one call at a time: use it without --jobs");
+        return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(jobs), cases));
+    }
+    if (a.has("--trace") || a.has("--op")) return 1;
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<int>(std::max<std::size_t>(1, std::min(cores, cases / kCasesPerWorker)));
+}
+
+// The worker's command line: the files and every option that changes a result.
+std::vector<std::string> workerArguments(const ParsedArgs& a) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), a.positionals.begin(), a.positionals.end());
+    for (const std::string& c : a.values("--case")) args.insert(args.end(), {"--case", c});
+    for (const char* o : {"--dtype", "--standard", "--product"})
+        if (a.has(o)) args.insert(args.end(), {o, a.value(o)});
+    args.insert(args.end(), {"--threads", a.valueOr("--threads", "1")});  // the cases share the cores
+    return args;
+}
+
+// The items in this process, with --trace when asked.
+void runHere(const ParsedArgs& a, const RunOptions& o, const std::vector<WorkItem>& items, RunSummary* summary) {
     std::shared_ptr<TraceFileWriter> trace;
     if (a.has("--trace")) {
         try {
-            trace = startTrace(a.value("--trace"), traceLevel);
+            trace = startTrace(a.value("--trace"), o.traceLevel);
         } catch (const std::exception& e) {
             throw CliError("cannot start the trace: " + std::string(e.what()));
         }
     }
-    summary.product = productId(currentProduct());
-    summary.threads = numThreads();
+    summary->product = productId(currentProduct());
+    summary->threads = numThreads();
     Progress progress(a.has("--progress") || stderrIsTerminal(), items.size());
-    runItems(items, jobs, settings, [&](std::size_t i, ops::CaseResult r) {
+    runItems(items, o.settings, [&](std::size_t i, ops::CaseResult r) {
         progress.step(i + 1, r.path);
-        if (!r.ok())
-            ++summary.errors;
-        else if (r.passed())
-            ++summary.passed;
-        else
-            ++summary.failed;
-        summary.results.push_back(std::move(r));
-        summary.order.push_back(items[i].order);
+        (!r.ok() ? summary->errors : r.passed() ? summary->passed : summary->failed) += 1;
+        summary->results.push_back(std::move(r));
+        summary->order.push_back(items[i].order);
     });
     progress.done();
-    if (trace) stopTrace(trace);
+    if (!trace) return;
+    stopTrace(trace);
+    std::cerr << "trace: " << trace->executorsWritten() << " executor" << (trace->executorsWritten() == 1 ? "" : "s")
+              << " written to " << trace->path() << "\n";
+}
 
-    // ---- report ----
+// The items in `workers` processes of opscope-cli run --shard; their merged results.
+void runInWorkers(const ParsedArgs& a, const RunOptions& o, std::size_t cases, int workers, RunSummary* summary) {
+    WorkerPlan plan;
+    plan.args = workerArguments(a);
+    plan.workers = workers;
+    plan.shardIndex = o.shardIndex;
+    plan.shardCount = o.shardCount;
+    plan.cases = cases;
+    Progress progress(a.has("--progress") || stderrIsTerminal(), cases);
+    plan.progress = [&](std::size_t done, const std::string& path) { progress.step(done, path); };
+    RunSummary merged = runInWorkerProcesses(plan);
+    progress.done();
+    merged.dtype = summary->dtype;
+    merged.standardOverride = summary->standardOverride;
+    merged.shard = summary->shard;
+    merged.skipped = summary->skipped;
+    merged.workers = workers;
+    *summary = std::move(merged);
+}
+
+void printResults(const ParsedArgs& a, const RunSummary& summary, const std::vector<std::string>& inputFiles) {
     if (a.has("--json"))
         writeRunJson(std::cout, summary);
     else if (a.has("--brief"))
@@ -508,12 +557,28 @@ int runRun(const ParsedArgs& a) {
         printRunTable(std::cout, summary, a.has("--verbose"));
     if (!a.has("--json")) printDeviceVerdicts(std::cout, summary);
     if (a.has("--report")) writeReport(a.value("--report"), summary, inputFiles);
-    if (trace)
-        std::cerr << "trace: " << trace->executorsWritten() << " executor"
-                  << (trace->executorsWritten() == 1 ? "" : "s") << " written to " << trace->path() << "\n";
     for (const ops::CaseResult& r : summary.results)
         if (!r.ok())
             std::cerr << "opscope-cli: " << (r.file.empty() ? "" : r.file + ":") << r.path << ": " << r.error << "\n";
+}
+
+}  // namespace
+
+int runRun(const ParsedArgs& a) {
+    checkCommandShape(a);
+    RunOptions o;
+    RunSummary summary;
+    readSettings(a, &o, &summary);
+    readInputsAndOutputs(a, &o);
+    const std::vector<FilePlan> plans = planFiles(a, &summary);
+    const std::vector<WorkItem> items = workItems(plans, o.adHoc ? &*o.adHoc : nullptr, o.shardIndex, o.shardCount);
+    if (items.empty()) throw CliError(o.shardCount > 1 ? "no cases in shard " + a.value("--shard") : "no cases to run");
+    const int workers = workerCount(a, items.size());
+    if (workers > 1)
+        runInWorkers(a, o, items.size(), workers, &summary);
+    else
+        runHere(a, o, items, &summary);
+    printResults(a, summary, o.inputFiles);
     return summary.exitCode();
 }
 

@@ -8,7 +8,6 @@
 #include "opscope/h5/atomic_write.h"
 #include "opscope/metric_fields.h"
 #include "opscope/import/msprobe.h"
-#include "opscope/ops/device_verdict.h"
 
 namespace opscope::cli {
 namespace {
@@ -70,7 +69,7 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
         if (i < s.order.size()) w.field("order", static_cast<int64_t>(s.order[i]));
         const std::string call = import::msprobe::callOfCasePath(r.path);
         if (!call.empty()) w.field("msprobe_call", call);
-        const ops::DeviceVerdict verdict = ops::deviceVerdict(r);
+        const ops::DeviceVerdict verdict = r.deviceVerdict();
         if (verdict.kind != ops::DeviceVerdict::Kind::NoDevice)
             w.field("device_verdict", ops::deviceVerdictName(verdict.kind)).field("device_explanation", verdict.line);
         if (!r.ok()) w.field("error", r.error);

@@ -15,6 +15,7 @@ struct RunSummary {
     std::vector<ops::CaseResult> results;
     std::string product;
     int threads = 1;
+    int workers = 1;                   // run --jobs: the processes that ran the cases
     std::string dtype;                 // --dtype or ""
     std::string standardOverride;      // --standard or ""
     std::vector<std::string> skipped;  // trace executors that could not be replayed, and why

@@ -50,7 +50,8 @@ void printSummary(std::ostream& os, const RunSummary& s) {
        << (s.errors == 1 ? "" : "s") << ".";
     os << " Standard: "
        << (s.standardOverride.empty() ? "per operator (cann; dual-thousandth for convolution)" : s.standardOverride)
-       << "; product " << s.product << ", " << s.threads << " thread" << (s.threads == 1 ? "" : "s");
+       << "; product " << s.product << ", " << s.threads << " thread" << (s.threads == 1 ? "" : "s")
+       << (s.workers > 1 ? " in each of " + std::to_string(s.workers) + " worker processes" : "");
     if (!s.dtype.empty()) os << ", inputs cast to " << s.dtype;
     os << ".\n";
     for (const std::string& k : s.skipped) os << "skipped: " << k << "\n";

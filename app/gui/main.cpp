@@ -1,5 +1,5 @@
 // opscope: the Qt debugger. Usage:
-//   opscope [FILE] [--case PATH]
+//   opscope [FILE | DUMP_DIR] [--case PATH]
 //   opscope --screenshot OUT.png FILE [--case PATH] [--tensor NAME[:golden|:abs|:rel]]
 //           [--side-by-side] [--chart histogram|axis|scatter|tolerance] [--size WxH] [--no-run]
 //           [--run-as fp16] [--pick I,J,..] [--raise history|log|steps|call|file]
@@ -7,6 +7,7 @@
 //           autofit|symmetric|percentile|manual]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QThreadPool>
 #include <QTimer>
 #include <cstdio>
@@ -33,6 +34,18 @@ public:
     }
 };
 
+// A case file or trace, or an msprobe dump folder (imported first), then its case `casePath`.
+void openArgument(opscope::gui::MainWindow& window, const QString& path, const QString& casePath) {
+    if (!QFileInfo(path).isDir()) {
+        if (window.openFile(path) && !casePath.isEmpty()) window.context()->loadCase(casePath);
+        return;
+    }
+    if (!casePath.isEmpty())
+        QObject::connect(&window, &opscope::gui::MainWindow::dumpFolderOpened, &window,
+                         [&window, casePath] { window.context()->loadCase(casePath); });
+    window.openDumpFolder(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,7 +58,7 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription("OpScope: step through aclnn operator executors and compare with the reference.");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("file", "An HDF5 case file or trace to open.", "[FILE]");
+    parser.addPositionalArgument("file", "A case file, trace or msprobe dump folder to open.", "[FILE|DIR]");
     const QCommandLineOption caseOpt("case", "Load this case (group path) after opening.", "PATH");
     const QCommandLineOption shotOpt("screenshot", "Run the case, save a picture of the window, quit.", "OUT.png");
     const QCommandLineOption tensorOpt("tensor", "Tensor to show (slot name, or OUTPUT:golden|abs|rel).", "NAME");
@@ -87,7 +100,7 @@ int main(int argc, char** argv) {
             return 1;
         }
     } else if (!files.isEmpty()) {
-        window.openFile(files.front());
+        openArgument(window, files.front(), parser.value(caseOpt));
     }
 
     int code = 0;
@@ -110,7 +123,6 @@ int main(int argc, char** argv) {
         QTimer::singleShot(0, driver, &opscope::gui::ScreenshotDriver::start);
         code = QApplication::exec();
     } else {
-        if (parser.isSet(caseOpt)) window.context()->loadCase(parser.value(caseOpt));
         code = QApplication::exec();
     }
     QThreadPool::globalInstance()->waitForDone();

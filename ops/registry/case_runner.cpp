@@ -32,6 +32,8 @@ DType caseDtypeOf(const Operator& op, const OpArguments& args) {
 
 bool CaseResult::passed() const { return ok() && overallOf(comparisons) == Overall::Pass; }
 
+DeviceVerdict CaseResult::deviceVerdict() const { return ok() ? ops::deviceVerdict(comparisons) : DeviceVerdict{}; }
+
 std::string unknownOperatorMessage(const std::string& name) {
     std::string known;
     for (const Operator* op : allOperators())

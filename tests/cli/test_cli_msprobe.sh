@@ -79,6 +79,49 @@ expect_exit 1 "$CLI" run "$WORK/step0.h5" --json --jobs 3
 grep -v '"run_ms"\|"golden_ms"\|"threads"' "$WORK/out" > "$WORK/j3"
 checks=$((checks + 1))
 cmp -s "$WORK/j1" "$WORK/j3" || fail "--jobs 3 changed the results or their order"
+# The table, the device verdicts and a CSV report are the same from worker processes, and a
+# shard split further among workers is that shard.
+# (Only the summary's count of threads and processes differs.)
+expect_exit 1 "$CLI" run "$WORK/step0.h5" --jobs 1 --threads 1 --report "$WORK/r1.csv"
+cp "$WORK/out" "$WORK/t1"
+expect_exit 1 "$CLI" run "$WORK/step0.h5" --jobs 2 --report "$WORK/r2.csv" --progress
+expect_out "product a2, 1 thread in each of 2 worker processes"
+checks=$((checks + 1))
+diff <(sed 's/ in each of 2 worker processes//' "$WORK/out") "$WORK/t1" > /dev/null ||
+    fail "--jobs 2 changed the table or the device verdicts"
+checks=$((checks + 1))
+cmp -s "$WORK/r1.csv" "$WORK/r2.csv" || fail "--jobs 2 changed the CSV report"
+expect_err "\[16/16\] /msprobe/"
+expect_exit 1 "$CLI" run "$WORK/step0.h5" --shard 1/3 --jobs 1 --threads 1 --brief
+cp "$WORK/out" "$WORK/b1"
+expect_exit 1 "$CLI" run "$WORK/step0.h5" --shard 1/3 --jobs 2 --brief
+checks=$((checks + 1))
+diff <(sed 's/ in each of 2 worker processes//' "$WORK/out") "$WORK/b1" > /dev/null ||
+    fail "--shard 1/3 --jobs 2 is not shard 1/3"
+# Ctrl-C stops the worker processes, and nothing of them is left behind.
+many=()
+for i in $(seq 40); do many+=("$WORK/step0.h5"); done
+TMPDIR="$WORK/tmp" && mkdir -p "$TMPDIR" && export TMPDIR
+"$CLI" run "${many[@]}" --jobs 2 --brief > /dev/null 2>&1 &
+parent=$!
+for _ in $(seq 100); do [ "$(pgrep -P "$parent" | wc -l)" -ge 2 ] && break; sleep 0.1; done
+children=$(pgrep -P "$parent" | tr '\n' ' ')
+checks=$((checks + 1))
+[ -n "$children" ] || fail "no worker processes started"
+kill -INT "$parent"
+wait "$parent"
+status=$?
+checks=$((checks + 1))
+[ "$status" -eq 130 ] || fail "after SIGINT run exited with $status, not 130 (killed by SIGINT)"
+sleep 0.2
+for c in $children; do
+    checks=$((checks + 1))
+    kill -0 "$c" 2> /dev/null && fail "worker process $c outlived the interrupted run"
+done
+checks=$((checks + 1))
+[ -z "$(ls -A "$TMPDIR")" ] || fail "the interrupted run left $(ls "$TMPDIR") behind"
+unset TMPDIR
+
 for i in 0 1 2; do
     "$CLI" run "$WORK/step0.h5" --shard $i/3 --report "$WORK/s$i.json" > /dev/null
 done

@@ -12,7 +12,6 @@
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
 #include "opscope/ops/case_runner.h"
-#include "opscope/ops/device_verdict.h"
 #include "scratch_dir.h"
 
 namespace fs = std::filesystem;
@@ -172,7 +171,7 @@ TEST(MsprobeImport, OnlyTheWrongDeviceGradientFails) {
             const bool wrong = c.path.find("Functional.conv2d.4") != std::string::npos && cmp.output == "gradWeight";
             EXPECT_EQ(cmp.judgement.passed(), !wrong) << c.path << " " << cmp.output << ": " << cmp.judgement.reason;
         }
-        const ops::DeviceVerdict v = ops::deviceVerdict(r);
+        const ops::DeviceVerdict v = r.deviceVerdict();
         const bool wrong = c.path.find("Functional.conv2d.4") != std::string::npos;
         EXPECT_EQ(v.kind, wrong ? ops::DeviceVerdict::Kind::DeviceFails : ops::DeviceVerdict::Kind::Agree) << v.line;
         if (wrong) EXPECT_CONTAINS(v.line, "gradWeight");
@@ -196,6 +195,16 @@ TEST(MsprobeImport, L0ModulesInferWhatTheDumpDoesNotRecord) {
         ASSERT_TRUE(r.ok()) << name << ": " << r.error;
         EXPECT_TRUE(r.passed()) << name;
     }
+}
+
+// The in-memory import (the debugger's) keeps the call's name and stack as the file does.
+TEST(MsprobeImport, InMemoryCasesKeepTheCallAndItsStack) {
+    msprobe::ImportSummary s;
+    const auto cs = byCall(msprobe::importCases((dumps() / "dump_l1").string(), {}, &s));
+    const cases::Case& conv = cs.at("Functional.conv2d.0");
+    std::map<std::string, std::string> notes(conv.notes.begin(), conv.notes.end());
+    EXPECT_EQ(notes[msprobe::kCallAttribute], "Functional.conv2d.0");
+    EXPECT_NE(notes[msprobe::kStackAttribute].find("train.py"), std::string::npos) << notes[msprobe::kStackAttribute];
 }
 
 TEST(MsprobeImport, WritesAFileWithStacksAndTheSameCasesForAnyJobsOrShard) {

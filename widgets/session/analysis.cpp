@@ -58,4 +58,17 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
     return report;
 }
 
+void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>& devices, const TensorMap& golden,
+                  const metrics::Standard& standard) {
+    std::vector<ops::Comparison> all = report->comparisons;
+    for (ops::Comparison& c : all) c.reference = ops::kGolden;
+    for (const cases::OutputSource& d : devices) {
+        if (d.role != cases::SourceRole::Actual) continue;
+        const TensorMap tensors(d.tensors.begin(), d.tensors.end());
+        for (ops::Comparison& c : ops::compareOutputs(tensors, d.name, golden, ops::kGolden, standard))
+            all.push_back(std::move(c));
+    }
+    report->device = ops::deviceVerdict(all);
+}
+
 }  // namespace opscope::gui

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "opscope/case_file.h"
 #include "opscope/metrics.h"
 #include "session/session_types.h"
 
@@ -20,5 +21,11 @@ std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary)
 AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,
                               const std::vector<metrics::Standard>& standards, const std::string& baselineName,
                               int64_t maxSamples = 4000);
+
+// When the baseline is the golden: each device source (an actual source such as msprobe's npu/)
+// judged against it under the report's standard, and with OpScope's comparisons the device
+// verdict (ops::deviceVerdict, as opscope-cli run prints it) in report->device.
+void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>& devices, const TensorMap& golden,
+                  const metrics::Standard& standard);
 
 }  // namespace opscope::gui

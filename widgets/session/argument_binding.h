@@ -32,6 +32,13 @@ ArgumentState defaultArguments(const ops::OpSchema& schema);
 // `notes` (one sentence each) and skipped, as are inputs it does not know.
 ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& c, std::vector<std::string>* notes);
 
+// A tensor from a numpy or PyTorch file, named as on opscope-cli's command line ("x.npy",
+// "d.npz:key", "w.pt"), read by the CLI's readers (import/tensor_file.h); the spec is its origin.
+// Throws import::FormatError naming the file. Runs on a worker thread.
+TensorBinding bindingFromFileOnWorker(const std::string& spec);
+// The arrays of an .npz to choose from ("" for a file of one tensor). Throws FormatError.
+std::vector<std::string> npzArrayNames(const std::string& path);
+
 // The schema argument an error message is about: the earliest whole-word mention of a tensor
 // or attribute name after the "aclnnXxxGetWorkspaceSize: " prefix (an output name counts as
 // the output-mask argument when it is not itself an argument). "" when none is named.

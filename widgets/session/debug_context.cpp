@@ -237,6 +237,20 @@ void DebugContext::bindDataset(const std::string& argument, const QString& datas
         });
 }
 
+void DebugContext::bindFile(const std::string& argument, const QString& spec) {
+    beginBusy(QString("Reading %1").arg(spec));
+    runInBackground<TensorBinding>(
+        this, [s = spec.toStdString()] { return bindingFromFileOnWorker(s); },
+        [this, argument, spec](TensorBinding b, QString error) {
+            endBusy();
+            if (!error.isEmpty()) {
+                Q_EMIT statusMessage(QString("Cannot bind %1: %2").arg(spec, error), true);
+                return;
+            }
+            bindTensor(argument, std::move(b.tensor), b.origin);
+        });
+}
+
 void DebugContext::bindTensor(const std::string& argument, HostTensor tensor, const std::string& origin) {
     args_.tensors[argument] = {origin, std::move(tensor)};
     invalidatePlan();
@@ -566,11 +580,17 @@ void DebugContext::computeAnalysis() {
                                      : baselineSource_ == kStoredInputsBaseline
                                          ? "golden of the stored inputs (float64)"
                                          : baselineSource_.toStdString();
+            // The device verdict needs the golden of the inputs as run (the CLI's).
+            const std::shared_ptr<const cases::Case> devices =
+                baselineSource_ == kComputedBaseline ? case_ : std::shared_ptr<const cases::Case>();
             beginBackground("Analysing outputs");
             runInBackground<AnalysisPtr>(
                 this,
-                [outputs, baseline, standards, name] {
-                    return std::make_shared<const AnalysisReport>(analyzeOutputs(*outputs, *baseline, standards, name));
+                [outputs, baseline, standards, name, devices] {
+                    auto report =
+                        std::make_shared<AnalysisReport>(analyzeOutputs(*outputs, *baseline, standards, name));
+                    if (devices) judgeDevices(report.get(), devices->sources, *baseline, standards.front());
+                    return AnalysisPtr(std::move(report));
                 },
                 [this, gen, request](AnalysisPtr report, QString error) {
                     endBackground();

@@ -66,6 +66,8 @@ public:
     const ArgumentState& arguments() const { return args_; }
     // Reads a dataset of the open file in the background and binds it to a tensor argument.
     void bindDataset(const std::string& argument, const QString& datasetPath);
+    // A tensor from "x.npy", "d.npz:key" or "w.pt" (bindingFromFileOnWorker), read off the GUI thread.
+    void bindFile(const std::string& argument, const QString& spec);
     void bindTensor(const std::string& argument, HostTensor tensor, const std::string& origin);
     void unbindTensor(const std::string& argument);
     void setAttribute(const std::string& name, const ParamValue& value);

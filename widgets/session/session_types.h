@@ -139,6 +139,8 @@ struct AnalysisReport {
     // verdict is made of, as the CLI's.
     std::vector<ops::Comparison> comparisons;
     ops::Overall overall() const { return ops::overallOf(comparisons); }
+    // Set by judgeDevices when the case holds a device's outputs and the baseline is the golden.
+    ops::DeviceVerdict device;
     const OutputAnalysis* find(const std::string& output) const {
         for (const OutputAnalysis& o : outputs)
             if (o.output == output) return &o;

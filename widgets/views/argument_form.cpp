@@ -181,6 +181,8 @@ void ArgumentForm::rebuild() {
         const std::string name = a.name;
         connect(row.tensor, &TensorSlotWidget::datasetDropped, this,
                 [this, name](const QString& path) { context_->bindDataset(name, path); });
+        connect(row.tensor, &TensorSlotWidget::fileChosen, this,
+                [this, name](const QString& spec) { context_->bindFile(name, spec); });
         connect(row.tensor, &TensorSlotWidget::cleared, this, [this, name] { context_->unbindTensor(name); });
         auto* label = new QLabel(QString::fromStdString(a.name) + (a.optional ? tr(" (opt.)") : QString()), tensors);
         label->setToolTip(QString::fromStdString(a.help));

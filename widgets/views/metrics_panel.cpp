@@ -121,9 +121,10 @@ void MetricsPanel::refreshVerdict() {
     QString detail;
     if (!failing.isEmpty()) detail += tr(" — failing: %1").arg(failing.join(", "));
     if (!notJudged.isEmpty()) detail += tr(" — not judged: %1").arg(notJudged.join(", "));
-    verdict_->setText(
-        tr("%1 under %2 against %3%4")
-            .arg(head, QString::fromStdString(a->standard), QString::fromStdString(a->baselineName), detail));
+    QString text = tr("%1 under %2 against %3%4")
+                       .arg(head, QString::fromStdString(a->standard), QString::fromStdString(a->baselineName), detail);
+    if (a->device.kind != ops::DeviceVerdict::Kind::NoDevice) text += "\n" + QString::fromStdString(a->device.line);
+    verdict_->setText(text);
 }
 
 }  // namespace opscope::gui

@@ -1,12 +1,15 @@
 #include "views/tensor_slot_widget.h"
 
 #include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QInputDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMimeData>
 #include <QToolButton>
 
 #include "models/h5_tree_model.h"
+#include "session/argument_binding.h"
 
 namespace opscope::gui {
 
@@ -21,6 +24,13 @@ TensorSlotWidget::TensorSlotWidget(bool optional, QWidget* parent) : QFrame(pare
     text_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     text_->setMinimumWidth(80);
     l->addWidget(text_, 1);
+    fromFile_ = new QToolButton(this);
+    fromFile_->setObjectName("bindFromFile");
+    fromFile_->setText(QStringLiteral("…"));
+    fromFile_->setToolTip(tr("Bind from file… (.npy, .npz, .pt)"));
+    fromFile_->setAutoRaise(true);
+    l->addWidget(fromFile_);
+    connect(fromFile_, &QToolButton::clicked, this, &TensorSlotWidget::chooseFile);
     clear_ = new QToolButton(this);
     clear_->setText(QStringLiteral("✕"));
     clear_->setToolTip(tr("Unbind this tensor"));
@@ -32,15 +42,40 @@ TensorSlotWidget::TensorSlotWidget(bool optional, QWidget* parent) : QFrame(pare
 
 void TensorSlotWidget::setBinding(const QString& origin, const QString& description) {
     if (origin.isEmpty()) {
-        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset here</i>")
-                                 : tr("<i>drop a dataset here</i>"));
-        setToolTip(tr("Drag a dataset from the file tree onto this argument"));
+        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset here or bind a file (…)</i>")
+                                 : tr("<i>drop a dataset here or bind a file (…)</i>"));
+        setToolTip(tr("Drag a dataset from the file tree onto this argument, or bind a .npy/.npz/.pt file (…)"));
     } else {
         text_->setText(QStringLiteral("<b>%1</b>  <span style='color:gray'>%2</span>")
                            .arg(description.toHtmlEscaped(), origin.toHtmlEscaped()));
         setToolTip(origin);
     }
     clear_->setVisible(!origin.isEmpty());
+}
+
+void TensorSlotWidget::chooseFile() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Bind a tensor from a file"), QString(),
+                                                      tr("Tensor files (*.npy *.npz *.pt *.pth);;All files (*)"));
+    if (path.isEmpty()) return;
+    if (!path.endsWith(".npz", Qt::CaseInsensitive)) {
+        Q_EMIT fileChosen(path);
+        return;
+    }
+    QStringList keys;
+    try {
+        for (const std::string& k : npzArrayNames(path.toStdString())) keys << QString::fromStdString(k);
+    } catch (const std::exception&) {
+        Q_EMIT fileChosen(path);  // reading it says what is wrong
+        return;
+    }
+    if (keys.size() <= 1) {
+        Q_EMIT fileChosen(path);
+        return;
+    }
+    bool ok = false;
+    const QString key =
+        QInputDialog::getItem(this, tr("Which array?"), tr("Arrays of %1:").arg(path), keys, 0, false, &ok);
+    if (ok) Q_EMIT fileChosen(path + ":" + key);
 }
 
 void TensorSlotWidget::setHighlight(bool on) {

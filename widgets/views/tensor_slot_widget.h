@@ -1,5 +1,6 @@
 // One tensor argument of the form: shows the bound tensor's origin, dtype and shape, accepts a
-// dataset dragged from the file tree, and can be cleared.
+// dataset dragged from the file tree or a .npy/.npz/.pt file ("…": Bind from file), and can be
+// cleared.
 #pragma once
 
 #include <QFrame>
@@ -18,6 +19,8 @@ public:
 
 Q_SIGNALS:
     void datasetDropped(const QString& datasetPath);
+    // "x.npy", "d.npz:key" or "w.pt", as opscope-cli run --bind takes them.
+    void fileChosen(const QString& spec);
     void cleared();
 
 protected:
@@ -27,8 +30,10 @@ protected:
 
 private:
     void setHighlight(bool on);
+    void chooseFile();
     bool optional_;
     QLabel* text_;
+    QToolButton* fromFile_;
     QToolButton* clear_;
 };
 

@@ -82,6 +82,9 @@ struct Case {
     std::vector<Param> params;
     std::vector<std::pair<std::string, HostTensor>> inputs;
     std::vector<OutputSource> sources;
+    // Extra string attributes of the case group, each named opscope_* (kept for people and
+    // tools, never read as parameters): an msprobe call's name and stack, ...
+    std::vector<std::pair<std::string, std::string>> notes;
     const HostTensor* input(const std::string& name) const;
     const OutputSource* source(const std::string& name) const;
 };
@@ -110,9 +113,7 @@ class CaseFileWriter {
 public:
     CaseFileWriter(const std::string& destination, const std::vector<std::string>& inputs = {});
     ~CaseFileWriter();
-    // `notes` are extra string attributes of the case group, each named opscope_* (kept for
-    // people and tools, never read as parameters): an msprobe call's stack, ...
-    void add(const Case& c, const std::vector<std::pair<std::string, std::string>>& notes = {});
+    void add(const Case& c);
     void commit();
 
 private:

@@ -25,6 +25,9 @@ struct MetricField {
     // non-floating output, tolerance violations when no tolerance was checked): written as null,
     // an empty CSV cell, "—".
     std::optional<double> (*value)(const ComparisonMetrics&);
+    // Sets it back from a report (a value that applies: ULP and tolerance fields mark themselves
+    // applicable).
+    void (*set)(ComparisonMetrics&, double);
 };
 
 // In report order: count, finite_count, cosine, abs/rel errors, rmse, error_balance, the
@@ -38,6 +41,7 @@ struct ElementField {
     const char* key;
     const char* label;
     const ElementRef& (*element)(const ComparisonMetrics&);
+    ElementRef& (*elementToSet)(ComparisonMetrics&);  // for reading a report back
 };
 const std::vector<ElementField>& elementFields();
 

@@ -246,6 +246,11 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
             throw IoError("cannot write case " + where(file, path) + ": parameter name '" + p.name + "' is reserved");
         h5::writeAttributeValue(file, path, p.name, p.value);
     }
+    for (const auto& [name, text] : c.notes) {
+        if (name.rfind("opscope_", 0) != 0)
+            throw IoError("cannot write case " + where(file, path) + ": note '" + name + "' must be named opscope_*");
+        file.writeAttribute(path, name, text);
+    }
     auto options = [](const HostTensor& t) {
         h5::WriteOptions o;
         o.compress = t.nbytes() > kCompressAbove;
@@ -280,15 +285,7 @@ CaseFileWriter::CaseFileWriter(const std::string& destination, const std::vector
 
 CaseFileWriter::~CaseFileWriter() = default;
 
-void CaseFileWriter::add(const Case& c, const std::vector<std::pair<std::string, std::string>>& notes) {
-    writeCase(impl_->file, c.path, c);
-    for (const auto& [name, text] : notes) {
-        if (name.rfind("opscope_", 0) != 0)
-            throw IoError("cannot write case " + where(impl_->file, c.path) + ": note '" + name +
-                          "' must be named opscope_*");
-        impl_->file.writeAttribute(h5::normalizePath(c.path), name, text);
-    }
-}
+void CaseFileWriter::add(const Case& c) { writeCase(impl_->file, c.path, c); }
 
 void CaseFileWriter::commit() {
     impl_->file.close();

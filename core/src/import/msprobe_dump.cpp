@@ -260,6 +260,9 @@ cases::Case Dump::makeCase(const std::string& name, uint64_t* bytesRead) const {
     else
         c = detail::gridSampleCase(call);
     c.path = casePath(name);
+    c.notes = {{kCallAttribute, name}};
+    const std::string frames = stack(name);
+    if (!frames.empty()) c.notes.emplace_back(kStackAttribute, frames);
     return c;
 }
 
@@ -316,7 +319,7 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink si
             summary.tensorBytes += b.bytes;
             if (b.ok) {
                 summary.imported.push_back(b.c.path);
-                sink(*job.dump, job.call, std::move(b.c));
+                sink(std::move(b.c));
             } else {
                 summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
             }
@@ -339,12 +342,7 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
         if (out.parent_path() == fs::path(f.path) / "dump_tensor_data")
             throw FormatError("the output '" + output + "' would be written among the dump's tensor files");
     cases::CaseFileWriter writer(output, inputs);
-    ImportSummary summary = importWith(dir, options, [&](const Dump& d, const std::string& call, cases::Case c) {
-        std::vector<std::pair<std::string, std::string>> notes = {{"opscope_msprobe_call", call}};
-        const std::string stack = d.stack(call);
-        if (!stack.empty()) notes.emplace_back(kStackAttribute, stack);
-        writer.add(c, notes);
-    });
+    ImportSummary summary = importWith(dir, options, [&](cases::Case c) { writer.add(c); });
     if (!summary.imported.empty()) {
         writer.commit();
         summary.written = true;
@@ -360,8 +358,7 @@ std::string callOfCasePath(const std::string& casePath) {
 
 std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary) {
     std::vector<cases::Case> out;
-    ImportSummary s =
-        importWith(dir, options, [&](const Dump&, const std::string&, cases::Case c) { out.push_back(std::move(c)); });
+    ImportSummary s = importWith(dir, options, [&](cases::Case c) { out.push_back(std::move(c)); });
     if (summary) *summary = std::move(s);
     return out;
 }

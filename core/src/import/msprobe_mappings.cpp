@@ -86,6 +86,99 @@ std::vector<AxisGuess> guessAxes(const std::vector<int64_t>& in, const std::vect
     return axes;
 }
 
+// Stride, padding, dilation, output padding and groups of one convolution call.
+struct ConvGeometry {
+    std::vector<int64_t> stride, padding, dilation, outputPadding;
+    int64_t groups = 1;
+};
+
+// padding='same' as PyTorch pads: total = dilation*(k-1) per axis, the odd one on the far side.
+std::vector<int64_t> samePadding(const std::vector<int64_t>& kernel, const std::vector<int64_t>& dilation) {
+    const std::size_t spatial = kernel.size();
+    std::vector<int64_t> total(spatial), padding;
+    bool even = true;
+    for (std::size_t i = 0; i < spatial; ++i) {
+        total[i] = dilation[i] * (kernel[i] - 1);
+        even = even && total[i] % 2 == 0;
+    }
+    if (even) {
+        for (int64_t t : total) padding.push_back(t / 2);
+        return padding;
+    }
+    if (spatial == 2) return {total[0] / 2, total[0] - total[0] / 2, total[1] / 2, total[1] - total[1] / 2};
+    throw Unsupported(
+        "padding='same' with an even kernel pads one side more, which aclnn takes only for 2-D convolution");
+}
+
+// An L0 module records no arguments: groups from the channels, stride and padding from the shapes.
+ConvGeometry moduleGeometry(const Call& call, const std::vector<int64_t>& xShape, const std::vector<int64_t>& wShape,
+                            bool transposed) {
+    const std::size_t spatial = wShape.size() - 2;
+    const std::vector<int64_t> kernel(wShape.begin() + 2, wShape.end());
+    const json* out = call.forwardOutput(0);
+    if (!isTensor(out)) throw Unsupported("the module's forward output is not in the dump");
+    const std::vector<int64_t> oShape = declaredShape(*out);
+    const std::vector<int64_t> in(xShape.begin() + 2, xShape.end()), o(oShape.begin() + 2, oShape.end());
+    const int64_t channels = transposed ? oShape[1] : xShape[1], perGroup = wShape[1];
+    ConvGeometry g;
+    g.outputPadding.assign(spatial, 0);
+    g.groups = perGroup > 0 ? channels / perGroup : 0;
+    if (g.groups < 1 || g.groups * perGroup != channels)
+        throw Unsupported("cannot tell the groups from input " + shapeToString(xShape) + " and weight " +
+                          shapeToString(wShape));
+    for (const AxisGuess& a : guessAxes(in, o, kernel, transposed, call.name)) {
+        g.stride.push_back(a.stride);
+        g.padding.push_back(a.padding);
+        if (transposed) g.outputPadding[g.stride.size() - 1] = a.outputPadding;
+    }
+    g.dilation.assign(spatial, 1);
+    return g;
+}
+
+// conv:           (input, weight, bias, stride, padding, dilation, groups)
+// conv_transpose: (input, weight, bias, stride, padding, output_padding, groups, dilation)
+ConvGeometry functionalGeometry(const Call& call, const std::vector<int64_t>& wShape, bool transposed) {
+    const std::size_t spatial = wShape.size() - 2;
+    ConvGeometry g;
+    g.stride = intsOr(call.arg(3, "stride"), 1, spatial, "stride");
+    g.dilation = intsOr(call.arg(transposed ? 7 : 5, "dilation"), 1, spatial, "dilation");
+    const json* groups = call.arg(6, "groups");  // the same position in both signatures
+    g.groups = groups ? intValue(*groups, "groups") : 1;
+    g.outputPadding = transposed ? intsOr(call.arg(5, "output_padding"), 0, spatial, "output_padding")
+                                 : std::vector<int64_t>(spatial, 0);
+    const json* pad = call.arg(4, "padding");
+    if (!pad || !isString(*pad)) {
+        g.padding = intsOr(pad, 0, spatial, "padding");
+        return g;
+    }
+    const std::string mode = stringValue(*pad, "padding");
+    if (mode == "valid")
+        g.padding.assign(spatial, 0);
+    else if (mode == "same")
+        g.padding = samePadding(std::vector<int64_t>(wShape.begin() + 2, wShape.end()), g.dilation);
+    else
+        throw Unsupported("padding='" + mode + "' is neither 'same' nor 'valid'");
+    return g;
+}
+
+// The tensors of the case and the device's gradients (source npu); returns the output mask.
+std::vector<bool> convolutionTensors(cases::Case& c, const Call& call, const json* input, const json* weight,
+                                     const json* bias) {
+    const json* gradOut = call.backwardInput(0);
+    if (!isTensor(gradOut)) throw Unsupported("the backward call has no incoming gradient (backward input 0)");
+    c.inputs.emplace_back("gradOutput", call.tensor(gradOut, "the output gradient"));
+    c.inputs.emplace_back("input", call.tensor(input, "the input"));
+    c.inputs.emplace_back("weight", call.tensor(weight, "the weight"));
+    for (const auto& [name, t] : c.inputs) requireFloating(t, name, "aclnnConvolutionBackward");
+    const bool gi = addGradient(c, call, call.gradientOfArg(0), "gradInput", "the input's gradient");
+    const bool gw = addGradient(c, call, call.module ? call.gradientOfParameter("weight") : call.gradientOfArg(1),
+                                "gradWeight", "the weight's gradient");
+    const bool gb = bias && addGradient(c, call, call.module ? call.gradientOfParameter("bias") : call.gradientOfArg(2),
+                                        "gradBias", "the bias's gradient");
+    if (!gi && !gw && !gb) throw Unsupported("the backward call has no gradient of input, weight or bias");
+    return {gi, gw, gb};
+}
+
 }  // namespace
 
 cases::Case convolutionCase(const Call& call) {
@@ -100,92 +193,18 @@ cases::Case convolutionCase(const Call& call) {
     if (wShape.size() < 3 || wShape.size() > 5 || xShape.size() != wShape.size())
         throw Unsupported("input " + shapeToString(xShape) + " and weight " + shapeToString(wShape) +
                           " are not a batched 1-D, 2-D or 3-D convolution");
-    const std::size_t spatial = wShape.size() - 2;
-    std::vector<int64_t> kernel(wShape.begin() + 2, wShape.end());
-
-    std::vector<int64_t> stride, padding, dilation, outputPadding(spatial, 0);
-    int64_t groups = 1;
-    if (call.module) {
-        const json* out = call.forwardOutput(0);
-        if (!isTensor(out)) throw Unsupported("the module's forward output is not in the dump");
-        const std::vector<int64_t> oShape = declaredShape(*out);
-        const std::vector<int64_t> in(xShape.begin() + 2, xShape.end()), o(oShape.begin() + 2, oShape.end());
-        const int64_t cIn = xShape[1], cOut = oShape[1];
-        const int64_t perGroup = wShape[1];
-        groups = perGroup > 0 ? (transposed ? cOut : cIn) / perGroup : 0;
-        if (groups < 1 || groups * perGroup != (transposed ? cOut : cIn))
-            throw Unsupported("cannot tell the groups from input " + shapeToString(xShape) + " and weight " +
-                              shapeToString(wShape));
-        for (const AxisGuess& g : guessAxes(in, o, kernel, transposed, call.name)) {
-            stride.push_back(g.stride);
-            padding.push_back(g.padding);
-            if (transposed) outputPadding[stride.size() - 1] = g.outputPadding;
-        }
-        dilation.assign(spatial, 1);
-        c.description += "; stride and padding inferred from the shapes (L0 dumps do not record them)";
-    } else {
-        // conv:           (input, weight, bias, stride, padding, dilation, groups)
-        // conv_transpose: (input, weight, bias, stride, padding, output_padding, groups, dilation)
-        stride = intsOr(call.arg(3, "stride"), 1, spatial, "stride");
-        dilation = intsOr(call.arg(transposed ? 7 : 5, "dilation"), 1, spatial, "dilation");
-        const json* g = call.arg(6, "groups");  // the same position in both signatures
-        groups = g ? intValue(*g, "groups") : 1;
-        if (transposed) outputPadding = intsOr(call.arg(5, "output_padding"), 0, spatial, "output_padding");
-        const json* pad = call.arg(4, "padding");
-        if (pad && isString(*pad)) {
-            const std::string mode = stringValue(*pad, "padding");
-            if (mode == "valid")
-                padding.assign(spatial, 0);
-            else if (mode == "same") {
-                // PyTorch pads total = dilation*(k-1) per axis, the odd one on the far side.
-                std::vector<int64_t> total(spatial);
-                bool even = true;
-                for (std::size_t i = 0; i < spatial; ++i) {
-                    total[i] = dilation[i] * (kernel[i] - 1);
-                    even = even && total[i] % 2 == 0;
-                }
-                if (even) {
-                    for (int64_t t : total) padding.push_back(t / 2);
-                } else if (spatial == 2) {
-                    padding = {total[0] / 2, total[0] - total[0] / 2, total[1] / 2, total[1] - total[1] / 2};
-                } else {
-                    throw Unsupported(
-                        "padding='same' with an even kernel pads one side more, which aclnn takes only "
-                        "for 2-D convolution");
-                }
-            } else {
-                throw Unsupported("padding='" + mode + "' is neither 'same' nor 'valid'");
-            }
-        } else {
-            padding = intsOr(pad, 0, spatial, "padding");
-        }
-    }
-
-    const json* gradOut = call.backwardInput(0);
-    if (!isTensor(gradOut)) throw Unsupported("the backward call has no incoming gradient (backward input 0)");
-    c.inputs.emplace_back("gradOutput", call.tensor(gradOut, "the output gradient"));
-    c.inputs.emplace_back("input", call.tensor(input, "the input"));
-    c.inputs.emplace_back("weight", call.tensor(weight, "the weight"));
-    for (const auto& [name, t] : c.inputs) requireFloating(t, name, "aclnnConvolutionBackward");
-
-    const bool gi = addGradient(c, call, call.gradientOfArg(0), "gradInput", "the input's gradient");
-    const bool gw = addGradient(c, call, call.module ? call.gradientOfParameter("weight") : call.gradientOfArg(1),
-                                "gradWeight", "the weight's gradient");
-    const bool gb = bias && addGradient(c, call, call.module ? call.gradientOfParameter("bias") : call.gradientOfArg(2),
-                                        "gradBias", "the bias's gradient");
-    if (!gi && !gw && !gb) throw Unsupported("the backward call has no gradient of input, weight or bias");
-
-    c.params.push_back({"stride", stride});
-    c.params.push_back({"padding", padding});
-    c.params.push_back({"dilation", dilation});
+    const ConvGeometry g =
+        call.module ? moduleGeometry(call, xShape, wShape, transposed) : functionalGeometry(call, wShape, transposed);
+    if (call.module) c.description += "; stride and padding inferred from the shapes (L0 dumps do not record them)";
+    const std::vector<bool> mask = convolutionTensors(c, call, input, weight, bias);
+    c.params.push_back({"stride", g.stride});
+    c.params.push_back({"padding", g.padding});
+    c.params.push_back({"dilation", g.dilation});
     c.params.push_back({"transposed", transposed});
-    c.params.push_back({"outputPadding", outputPadding});
-    c.params.push_back({"groups", groups});
-    c.params.push_back({"outputMask", std::vector<bool>{gi, gw, gb}});
-    if (bias) {
-        const std::vector<int64_t> b = declaredShape(*bias);
-        c.params.push_back({"biasSizes", b});
-    }
+    c.params.push_back({"outputPadding", g.outputPadding});
+    c.params.push_back({"groups", g.groups});
+    c.params.push_back({"outputMask", mask});
+    if (bias) c.params.push_back({"biasSizes", declaredShape(*bias)});
     return c;
 }
 

@@ -26,135 +26,162 @@ public:
     PyRef run() {
         while (true) {
             const unsigned char op = byte();
-            switch (op) {
-                case 0x80: byte(); break;   // PROTO
-                case 0x95: take(8); break;  // FRAME (protocol 4)
-                case '.':                   // STOP
-                    if (stack_.size() != 1 || !marks_.empty()) fail("the pickle stops with a malformed stack");
-                    return stack_.back();
-                case '(': marks_.push_back(stack_.size()); break;  // MARK
-                case 'N': push(makeValue(PyValue::Kind::None)); break;
-                case 0x88:
-                case 0x89: {  // NEWTRUE, NEWFALSE
-                    auto v = makeValue(PyValue::Kind::Bool);
-                    v->b = op == 0x88;
-                    push(v);
-                    break;
-                }
-                case 'K': pushInt(byte()); break;                         // BININT1
-                case 'M': pushInt(static_cast<int64_t>(uint(2))); break;  // BININT2
-                case 'J': pushInt(static_cast<int32_t>(uint(4))); break;  // BININT
-                case 0x8a: {                                              // LONG1
-                    const std::size_t n = byte();
-                    if (n > 8) fail("an integer wider than 64 bits");
-                    const std::string d = take(n);
-                    uint64_t u = 0;
-                    for (std::size_t k = 0; k < n; ++k)
-                        u |= static_cast<uint64_t>(static_cast<unsigned char>(d[k])) << (8 * k);
-                    if (n > 0 && n < 8 && (static_cast<unsigned char>(d[n - 1]) & 0x80)) u |= ~uint64_t{0} << (8 * n);
-                    pushInt(static_cast<int64_t>(u));
-                    break;
-                }
-                case 'G': {  // BINFLOAT (big-endian double)
-                    const std::string d = take(8);
-                    uint64_t u = 0;
-                    for (int k = 0; k < 8; ++k)
-                        u = (u << 8) | static_cast<unsigned char>(d[static_cast<std::size_t>(k)]);
-                    auto v = makeValue(PyValue::Kind::Float);
-                    std::memcpy(&v->f, &u, 8);
-                    push(v);
-                    break;
-                }
-                case 'X': pushString(PyValue::Kind::String, uint(4)); break;  // BINUNICODE
-                case 0x8c: pushString(PyValue::Kind::String, byte()); break;  // SHORT_BINUNICODE
-                case 'T': pushString(PyValue::Kind::String, uint(4)); break;  // BINSTRING
-                case 'U': pushString(PyValue::Kind::String, byte()); break;   // SHORT_BINSTRING
-                case 'B': pushString(PyValue::Kind::Bytes, uint(4)); break;   // BINBYTES
-                case 'C': pushString(PyValue::Kind::Bytes, byte()); break;    // SHORT_BINBYTES
-                case ')': push(makeValue(PyValue::Kind::Tuple)); break;       // EMPTY_TUPLE
-                case ']': push(makeValue(PyValue::Kind::List)); break;        // EMPTY_LIST
-                case '}': push(makeValue(PyValue::Kind::Dict)); break;        // EMPTY_DICT
-                case 't': {                                                   // TUPLE
-                    auto v = makeValue(PyValue::Kind::Tuple);
-                    v->items = popMark();
-                    push(v);
-                    break;
-                }
-                case 0x85:
-                case 0x86:
-                case 0x87: {  // TUPLE1, TUPLE2, TUPLE3
-                    const std::size_t n = static_cast<std::size_t>(op - 0x84);
-                    if (stack_.size() < n) fail("a tuple of more items than the stack holds");
-                    auto v = makeValue(PyValue::Kind::Tuple);
-                    v->items.assign(stack_.end() - static_cast<long>(n), stack_.end());
-                    stack_.resize(stack_.size() - n);
-                    push(v);
-                    break;
-                }
-                case 'a': {  // APPEND
-                    PyRef item = pop();
-                    PyRef list = top();
-                    if (list->kind != PyValue::Kind::List) fail("APPEND to something that is not a list");
-                    list->items.push_back(item);
-                    break;
-                }
-                case 'e': {  // APPENDS
-                    std::vector<PyRef> items = popMark();
-                    PyRef list = top();
-                    if (list->kind != PyValue::Kind::List) fail("APPENDS to something that is not a list");
-                    list->items.insert(list->items.end(), items.begin(), items.end());
-                    break;
-                }
-                case 's': {  // SETITEM
-                    PyRef value = pop(), key = pop();
-                    setItems(top(), {key, value});
-                    break;
-                }
-                case 'u': setItems(nullptr, popMark()); break;  // SETITEMS
-                case 'c': {                                     // GLOBAL "module\nname\n"
-                    const std::string module = line(), name = line();
-                    auto v = makeValue(PyValue::Kind::Global);
-                    v->s = module + "." + name;
-                    push(v);
-                    break;
-                }
-                case 0x93: {  // STACK_GLOBAL
-                    PyRef name = pop(), module = pop();
-                    if (name->kind != PyValue::Kind::String || module->kind != PyValue::Kind::String)
-                        fail("STACK_GLOBAL of non-strings");
-                    auto v = makeValue(PyValue::Kind::Global);
-                    v->s = module->s + "." + name->s;
-                    push(v);
-                    break;
-                }
-                case 'R':
-                case 0x81: {  // REDUCE, NEWOBJ
-                    PyRef args = pop(), callable = pop();
-                    if (callable->kind != PyValue::Kind::Global) fail("a call of something that is not a global");
-                    if (args->kind != PyValue::Kind::Tuple) fail("a call whose arguments are not a tuple");
-                    push(hooks_.call(callable->s, args));
-                    break;
-                }
-                case 'b': pop(); break;  // BUILD: the state of an OrderedDict or tensor; not needed
-                case 'Q': {              // BINPERSID
-                    PyRef pid = pop();
-                    push(hooks_.persistentLoad(pid));
-                    break;
-                }
-                case 'q': memoPut(byte()); break;         // BINPUT
-                case 'r': memoPut(uint(4)); break;        // LONG_BINPUT
-                case 0x94: memoPut(memo_.size()); break;  // MEMOIZE
-                case 'h': memoGet(byte()); break;         // BINGET
-                case 'j': memoGet(uint(4)); break;        // LONG_BINGET
-                case '0': pop(); break;                   // POP
-                default:
-                    fail("pickle opcode 0x" + hex(op) + " at byte " + std::to_string(pos_ - 1) +
-                         ", which torch.save does not write for tensors");
+            if (op == '.') {  // STOP
+                if (stack_.size() != 1 || !marks_.empty()) fail("the pickle stops with a malformed stack");
+                return stack_.back();
             }
+            if (!framing(op) && !literal(op) && !container(op) && !object(op))
+                fail("pickle opcode 0x" + hex(op) + " at byte " + std::to_string(pos_ - 1) +
+                     ", which torch.save does not write for tensors");
         }
     }
 
 private:
+    // PROTO, FRAME, MARK, the memo and POP: what shapes the stream, not the values.
+    bool framing(unsigned char op) {
+        switch (op) {
+            case 0x80: byte(); return true;                          // PROTO
+            case 0x95: take(8); return true;                         // FRAME (protocol 4)
+            case '(': marks_.push_back(stack_.size()); return true;  // MARK
+            case 'q': memoPut(byte()); return true;                  // BINPUT
+            case 'r': memoPut(uint(4)); return true;                 // LONG_BINPUT
+            case 0x94: memoPut(memo_.size()); return true;           // MEMOIZE
+            case 'h': memoGet(byte()); return true;                  // BINGET
+            case 'j': memoGet(uint(4)); return true;                 // LONG_BINGET
+            case '0': pop(); return true;                            // POP
+            default: return false;
+        }
+    }
+
+    // None, booleans, integers, floats, strings and bytes.
+    bool literal(unsigned char op) {
+        switch (op) {
+            case 'N': push(makeValue(PyValue::Kind::None)); return true;
+            case 0x88:
+            case 0x89: {  // NEWTRUE, NEWFALSE
+                auto v = makeValue(PyValue::Kind::Bool);
+                v->b = op == 0x88;
+                push(v);
+                return true;
+            }
+            case 'K': pushInt(byte()); return true;                             // BININT1
+            case 'M': pushInt(static_cast<int64_t>(uint(2))); return true;      // BININT2
+            case 'J': pushInt(static_cast<int32_t>(uint(4))); return true;      // BININT
+            case 0x8a: pushInt(long1()); return true;                           // LONG1
+            case 'G': pushFloat(); return true;                                 // BINFLOAT
+            case 'X': pushString(PyValue::Kind::String, uint(4)); return true;  // BINUNICODE
+            case 0x8c: pushString(PyValue::Kind::String, byte()); return true;  // SHORT_BINUNICODE
+            case 'T': pushString(PyValue::Kind::String, uint(4)); return true;  // BINSTRING
+            case 'U': pushString(PyValue::Kind::String, byte()); return true;   // SHORT_BINSTRING
+            case 'B': pushString(PyValue::Kind::Bytes, uint(4)); return true;   // BINBYTES
+            case 'C': pushString(PyValue::Kind::Bytes, byte()); return true;    // SHORT_BINBYTES
+            default: return false;
+        }
+    }
+
+    // Tuples, lists and dicts, and what fills them.
+    bool container(unsigned char op) {
+        switch (op) {
+            case ')': push(makeValue(PyValue::Kind::Tuple)); return true;  // EMPTY_TUPLE
+            case ']': push(makeValue(PyValue::Kind::List)); return true;   // EMPTY_LIST
+            case '}': push(makeValue(PyValue::Kind::Dict)); return true;   // EMPTY_DICT
+            case 't': {                                                    // TUPLE
+                auto v = makeValue(PyValue::Kind::Tuple);
+                v->items = popMark();
+                push(v);
+                return true;
+            }
+            case 0x85:
+            case 0x86:
+            case 0x87: pushTuple(static_cast<std::size_t>(op - 0x84)); return true;  // TUPLE1, TUPLE2, TUPLE3
+            case 'a': {                                                              // APPEND
+                PyRef item = pop();
+                list("APPEND")->items.push_back(item);
+                return true;
+            }
+            case 'e': {  // APPENDS
+                std::vector<PyRef> items = popMark();
+                PyRef l = list("APPENDS");
+                l->items.insert(l->items.end(), items.begin(), items.end());
+                return true;
+            }
+            case 's': {  // SETITEM
+                PyRef value = pop(), key = pop();
+                setItems(top(), {key, value});
+                return true;
+            }
+            case 'u': setItems(nullptr, popMark()); return true;  // SETITEMS
+            default: return false;
+        }
+    }
+
+    // Globals, the calls that rebuild objects (through the hooks) and persistent ids.
+    bool object(unsigned char op) {
+        switch (op) {
+            case 'c': {  // GLOBAL "module\nname\n"
+                const std::string module = line(), name = line();
+                pushGlobal(module + "." + name);
+                return true;
+            }
+            case 0x93: {  // STACK_GLOBAL
+                PyRef name = pop(), module = pop();
+                if (name->kind != PyValue::Kind::String || module->kind != PyValue::Kind::String)
+                    fail("STACK_GLOBAL of non-strings");
+                pushGlobal(module->s + "." + name->s);
+                return true;
+            }
+            case 'R':
+            case 0x81: {  // REDUCE, NEWOBJ
+                PyRef args = pop(), callable = pop();
+                if (callable->kind != PyValue::Kind::Global) fail("a call of something that is not a global");
+                if (args->kind != PyValue::Kind::Tuple) fail("a call whose arguments are not a tuple");
+                push(hooks_.call(callable->s, args));
+                return true;
+            }
+            case 'b': pop(); return true;  // BUILD: the state of an OrderedDict or tensor; not needed
+            case 'Q': {                    // BINPERSID
+                PyRef pid = pop();
+                push(hooks_.persistentLoad(pid));
+                return true;
+            }
+            default: return false;
+        }
+    }
+
+    int64_t long1() {
+        const std::size_t n = byte();
+        if (n > 8) fail("an integer wider than 64 bits");
+        const std::string d = take(n);
+        uint64_t u = 0;
+        for (std::size_t k = 0; k < n; ++k) u |= static_cast<uint64_t>(static_cast<unsigned char>(d[k])) << (8 * k);
+        if (n > 0 && n < 8 && (static_cast<unsigned char>(d[n - 1]) & 0x80)) u |= ~uint64_t{0} << (8 * n);
+        return static_cast<int64_t>(u);
+    }
+    void pushFloat() {  // big-endian double
+        const std::string d = take(8);
+        uint64_t u = 0;
+        for (int k = 0; k < 8; ++k) u = (u << 8) | static_cast<unsigned char>(d[static_cast<std::size_t>(k)]);
+        auto v = makeValue(PyValue::Kind::Float);
+        std::memcpy(&v->f, &u, 8);
+        push(v);
+    }
+    void pushTuple(std::size_t n) {
+        if (stack_.size() < n) fail("a tuple of more items than the stack holds");
+        auto v = makeValue(PyValue::Kind::Tuple);
+        v->items.assign(stack_.end() - static_cast<long>(n), stack_.end());
+        stack_.resize(stack_.size() - n);
+        push(v);
+    }
+    void pushGlobal(const std::string& name) {
+        auto v = makeValue(PyValue::Kind::Global);
+        v->s = name;
+        push(v);
+    }
+    PyRef list(const char* opcode) {
+        PyRef l = top();
+        if (l->kind != PyValue::Kind::List) fail(std::string(opcode) + " to something that is not a list");
+        return l;
+    }
     [[noreturn]] void fail(const std::string& why) const {
         throw FormatError("'" + what_ + "' is not a tensor file torch.save wrote: " + why);
     }

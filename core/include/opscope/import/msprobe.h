@@ -6,7 +6,9 @@
 //
 //   /msprobe/<step>/<rank>/<call>     e.g. /msprobe/step0/rank0/Functional.conv2d.1
 //       @op, parameters               from the forward call's arguments and PyTorch's defaults
+//       @opscope_msprobe_call         the call's name in dump.json
 //       @opscope_stack                the call's stack from stack.json, when present
+//                                     (both also in Case::notes when imported in memory)
 //       inputs/                       forward tensors and the incoming gradient
 //       npu/  (role actual)           the gradients the device computed
 //
@@ -26,6 +28,7 @@ namespace opscope::import::msprobe {
 inline constexpr const char* kCaseRoot = "/msprobe";
 inline constexpr const char* kDeviceSource = "npu";
 inline constexpr const char* kStackAttribute = "opscope_stack";
+inline constexpr const char* kCallAttribute = "opscope_msprobe_call";
 
 // A folder holding a dump.json: its path and where it sits in the dump ("step0", "rank0";
 // "" when the folder is not named so).

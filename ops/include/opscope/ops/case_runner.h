@@ -41,6 +41,8 @@ struct CaseResult {
     bool ok() const { return error.empty(); }
     // Ran, every output was compared, and every judged comparison passed its standard.
     bool passed() const;
+    // The device verdict of its comparisons (ops::deviceVerdict); NoDevice when it did not run.
+    DeviceVerdict deviceVerdict() const;
 };
 
 // The case's inputs and parameters as operator arguments. Parameters of a replayed trace that

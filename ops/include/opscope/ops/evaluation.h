@@ -57,6 +57,26 @@ enum class Overall { Pass, Fail, NotJudged };
 Overall overallOf(const std::vector<Comparison>& comparisons);
 const char* overallName(Overall o);  // "pass", "fail", "not judged"
 
+// Which side is wrong when a device's outputs (an "actual" source such as msprobe's npu/) and
+// OpScope's are both judged against the same float64 golden: the device fails, the two agree,
+// or both fail (then the inputs are the problem: non-finite values, cancellation, a damaged
+// dump). From the comparisons alone, so the CLI and the debugger say the same.
+struct DeviceVerdict {
+    enum class Kind {
+        NoDevice,        // no actual source was judged against the golden
+        DeviceFails,     // a device output fails its standard; the emulation passes
+        Agree,           // the device and the emulation both pass
+        BothFail,        // both fail: the inputs are the problem
+        EmulationFails,  // the device passes but OpScope does not (an OpScope problem)
+    };
+    Kind kind = Kind::NoDevice;
+    std::string line;  // "device fails: npu/gradWeight (...); the emulation passes on the same inputs"
+};
+const char* deviceVerdictName(DeviceVerdict::Kind k);  // "device fails", "emulation and device agree", ...
+// Looks at the judged comparisons against kGolden: actual "opscope" is the emulation, any other
+// actual a device.
+DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons);
+
 // A comparison as a JSON object, the one schema reports and session files share: output, actual,
 // reference, compared, judged, note (when there is one), standard, verdict ("not judged" when it
 // was not compared), reason, metrics (metrics::writeMetricsJson; null when not compared).

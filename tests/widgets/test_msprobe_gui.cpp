@@ -1,0 +1,103 @@
+// The debugger with real device data: an msprobe dump folder opens through the CLI's importer
+// (its calls listed as cases, the calls not imported in the Log panel, the device verdict in the
+// metrics panel), and a tensor argument binds from a .npy file.
+#include <QSignalSpy>
+#include <QToolButton>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "main_window.h"
+#include "session/debug_context.h"
+#include "session/dump_import.h"
+#include "views/argument_form.h"
+#include "views/log_panel.h"
+#include "views/metrics_panel.h"
+#include "views/tensor_slot_widget.h"
+#include "widget_test_support.h"
+
+using namespace opscope;
+using namespace opscope::gui;
+
+namespace {
+const QString kDumps = QStringLiteral(OPSCOPE_SOURCE_DIR "/datasets/msprobe/");
+}
+
+class TestMsprobeGui : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("OpScopeTest");  // keep the user's settings alone
+        qputenv("XDG_CACHE_HOME", cache_.path().toUtf8());     // the imported case files go here
+        file_ = test::writeCaseFile(dir_.path());
+    }
+
+    void openingADumpFolderListsItsCallsAndTheCallsNotImported() {
+        MainWindow w(nullptr, false);
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
+        w.openDumpFolder(kDumps + "dump_l1");
+        QVERIFY(opened.wait(60000));
+        const QString caseFile = opened.last().at(0).toString();
+        QVERIFY2(caseFile.startsWith(cache_.path()), qPrintable(caseFile));
+        QCOMPARE(caseFile, dumpCaseFilePath(kDumps + "dump_l1"));
+        DebugContext* ctx = w.context();
+        QCOMPARE(ctx->filePath(), QFileInfo(caseFile).absoluteFilePath());
+        std::vector<std::string> paths;
+        for (const CaseEntry& e : ctx->cases()) paths.push_back(e.path);
+        QCOMPARE(paths.size(), std::size_t{16});
+        QVERIFY(std::count(paths.begin(), paths.end(), "/msprobe/step0/rank0/Functional.conv2d.4") == 1);
+        const QString log = w.logPanel()->toPlainText();
+        QVERIFY2(log.contains("Imported 16 of 20 supported calls"), qPrintable(log));
+        QVERIFY2(log.contains("step0/rank0/Functional.conv2d.3: statistics only"), qPrintable(log));
+        QVERIFY2(log.contains("step0/rank0/Functional.group_norm.2: missing file"), qPrintable(log));
+
+        // The wrong device gradient: the metrics panel says the device fails (ops::deviceVerdict).
+        ctx->loadCase("/msprobe/step0/rank0/Functional.conv2d.4");
+        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 60000));
+        QVERIFY(test::waitIdle(*ctx));
+        w.action("continue")->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000));
+        QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::DeviceFails);
+        QVERIFY(ctx->analysis()->device.line.find("npu/gradWeight") != std::string::npos);
+        QVERIFY(test::waitIdle(*ctx));
+    }
+
+    void aFolderWithoutADumpCannotBeImported() {
+        QVERIFY_THROWS_EXCEPTION(std::exception, importDumpFolderOnWorker(kDumps + "readers"));
+    }
+
+    void aTensorArgumentBindsFromANpyFile() {
+        DebugContext ctx;
+        ArgumentForm form(&ctx);
+        form.show();
+        QVERIFY(ctx.openFile(file_));
+        ctx.loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(ctx));
+        auto* slot = qobject_cast<TensorSlotWidget*>(form.editorFor("gamma"));
+        QVERIFY(slot);
+        QVERIFY(slot->findChild<QToolButton*>("bindFromFile"));
+        const QString npy = kDumps + "readers/float32_c.npy";
+        QSignalSpy args(&ctx, &DebugContext::argumentsChanged);
+        Q_EMIT slot->fileChosen(npy);  // what "…" emits once a file is picked
+        QVERIFY(args.wait(10000));
+        const TensorBinding& b = ctx.arguments().tensors.at("gamma");
+        QCOMPARE(b.origin, npy.toStdString());
+        QCOMPARE(b.tensor.dtype(), DType::Float32);
+        QVERIFY(!ctx.isPrepared());  // the plan no longer matches the form
+        // A file that is not a tensor file is a message, and the binding stays.
+        QSignalSpy messages(&ctx, &DebugContext::statusMessage);
+        Q_EMIT slot->fileChosen(kDumps + "readers/bad_header.npy");
+        QVERIFY(messages.wait(10000));
+        QVERIFY(QTest::qWaitFor([&] { return messages.last().at(1).toBool(); }, 10000));
+        QCOMPARE(ctx.arguments().tensors.at("gamma").origin, npy.toStdString());
+        QVERIFY(test::waitIdle(ctx));
+    }
+
+private:
+    QTemporaryDir dir_, cache_;
+    QString file_;
+};
+
+QTEST_MAIN(TestMsprobeGui)
+#include "test_msprobe_gui.moc"

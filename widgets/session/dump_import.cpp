@@ -1,0 +1,41 @@
+#include "session/dump_import.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <stdexcept>
+
+#include "opscope/import/msprobe.h"
+
+namespace opscope::gui {
+
+QString dumpCaseFilePath(const QString& dir) {
+    QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+    if (cache.isEmpty()) cache = QDir::tempPath();
+    const QString folder = QDir(cache).filePath("msprobe");
+    QDir().mkpath(folder);
+    const QFileInfo info(dir);
+    const QByteArray hash =
+        QCryptographicHash::hash(info.absoluteFilePath().toUtf8(), QCryptographicHash::Sha1).toHex().left(12);
+    return QDir(folder).filePath(QString("%1-%2.h5").arg(info.fileName(), QString::fromLatin1(hash)));
+}
+
+DumpImport importDumpFolderOnWorker(const QString& dir) {
+    DumpImport r;
+    r.caseFile = dumpCaseFilePath(dir);
+    const import::msprobe::ImportSummary s = import::msprobe::importDump(dir.toStdString(), r.caseFile.toStdString());
+    for (const import::msprobe::Skipped& k : s.skipped) r.notDone << QString::fromStdString(k.call + ": " + k.reason);
+    if (!s.written)
+        throw std::runtime_error("none of the " + std::to_string(s.supported) + " supported calls of '" +
+                                 dir.toStdString() + "' could be imported");
+    QStringList folders;
+    for (const import::msprobe::DumpFolder& f : s.folders) folders << QString::fromStdString(f.label());
+    r.summary = QString("Imported %1 of %2 supported calls from %3 into %4")
+                    .arg(s.imported.size())
+                    .arg(s.supported)
+                    .arg(folders.join(", "), r.caseFile);
+    return r;
+}
+
+}  // namespace opscope::gui

@@ -1,0 +1,26 @@
+// Opening an msprobe dump folder in the debugger: the CLI's importer (import/msprobe.h) writes
+// its supported calls as a case file in the user's cache folder (atomically; one file per dump
+// folder, replaced when the folder is opened again), which the debugger then opens like any
+// case file. Runs on a pool thread (importDumpFolderOnWorker); no widgets.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace opscope::gui {
+
+struct DumpImport {
+    QString caseFile;     // the case file written, to open
+    QString summary;      // "Imported 7 of 10 supported calls from step0/rank0 into ..."
+    QStringList notDone;  // "step0/rank0/Functional.conv2d.5: <reason>", one per call not imported
+};
+
+// Where the case file of the dump folder `dir` goes: <cache>/msprobe/<folder name>-<hash of its
+// absolute path>.h5, the cache being QStandardPaths::CacheLocation (else the temporary folder).
+QString dumpCaseFilePath(const QString& dir);
+
+// Throws std::runtime_error (the importer's sentence) when `dir` holds no dump or no call of it
+// could be imported.
+DumpImport importDumpFolderOnWorker(const QString& dir);
+
+}  // namespace opscope::gui
