@@ -171,7 +171,7 @@ HostTensor readBoundTensor(const DatasetRef& ref, const std::string& what) {
                                                                   h5::kindName(kind) + ", not a dataset"));
         }
         return h5::readTensor(f, ref.path);
-    } catch (const h5::H5Error& e) {
+    } catch (const FileError& e) {
         throw CliError(what + ": " + e.what());
     }
 }
@@ -246,7 +246,7 @@ FilePlan planFile(const std::string& file, const std::vector<std::string>& selec
         } else {
             plan.casePaths = cases::findCases(f);
         }
-    } catch (const h5::H5Error& e) {
+    } catch (const FileError& e) {
         throw CliError(e.what());
     }
     if (!plan.trace && plan.casePaths.empty())
@@ -352,7 +352,7 @@ void runItems(const std::vector<WorkItem>& items, const ops::RunSettings& settin
                 openPlan = it.plan;
             }
             c = cases::readCase(*open, it.path);
-        } catch (const h5::H5Error& e) {
+        } catch (const FileError& e) {
             record(i, errorResult(it.plan->file, it.path, e.what()));
             continue;
         }
@@ -415,11 +415,7 @@ void readSettings(const ParsedArgs& a, RunOptions* o, RunSummary* summary) {
         summary->dtype = dtypeName(o->settings.dtype);
     }
     if (a.has("--standard")) {
-        try {
-            o->standard = metrics::parseStandard(a.value("--standard"));
-        } catch (const std::invalid_argument& e) {
-            throw CliError(e.what());
-        }
+        o->standard = metrics::parseStandard(a.value("--standard"));  // a UsageError names the spec
         o->settings.standard = &*o->standard;
         summary->standardOverride = o->standard->name;
     }

@@ -13,8 +13,6 @@ namespace opscope::h5 {
 
 // What a reader of an HDF5 file throws: ContentError (the file is wrong) or IoError (HDF5 cannot
 // open, read or write it), as one sentence naming the file and the object (opscope/error.h).
-// H5Error is FileError's old name, kept for callers other branches still change.
-using H5Error = FileError;
 
 // hid_t of HDF5 >= 1.10 (checked with a static_assert where hdf5.h is included).
 using Id = int64_t;
@@ -63,7 +61,7 @@ bool failed(R result) {
 }
 }  // namespace detail
 
-// Runs one HDF5 C call; on failure throws H5Error("<what>: <reason>"). `what` reads like
+// Runs one HDF5 C call; on failure throws FileError("<what>: <reason>"). `what` reads like
 // "cannot open dataset '/a' in 'f.h5'".
 template <class Fn>
 auto call(const std::string& what, Fn&& fn) -> decltype(fn()) {
