@@ -11,13 +11,16 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QTabWidget;
 class QToolButton;
 
 namespace opscope::gui {
 
 class ArgumentForm;
 class ChartsPanel;
+class DatasetViewPanel;
 class DebugContext;
+struct DatasetRef;
 class ElementHistoryPanel;
 class FileBrowserPanel;
 class LogPanel;
@@ -43,6 +46,15 @@ public:
     FileBrowserPanel* fileBrowser() const { return files_; }
     ElementHistoryPanel* historyPanel() const { return history_; }
     LogPanel* logPanel() const { return log_; }
+    DatasetViewPanel* datasetView() const { return datasetView_; }
+
+    // ---- datasets without an operator (main_window_datasets.cpp) ----------------------------
+    // Shows a dataset of the open file in the Dataset tab.
+    void viewDataset(const QString& path);
+    // Compares the dataset shown (A) with `reference` (B).
+    void compareDataset(const DatasetRef& reference);
+    // --case PATH: a dataset's view for a dataset, else loads the case.
+    void showPath(const QString& path);
     // The dock that holds `panel` (one of the accessors above), raised to the front.
     void raisePanel(QWidget* panel);
     QAction* action(const QString& objectName) const;
@@ -68,9 +80,14 @@ private:
     void applyDefaultDockSizes();
     QDockWidget* dock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area);
     QDockWidget* dockOf(QWidget* panel) const;
+    void createDatasetView();     // the central tabs: the call's tensors and the Dataset view
+    void createDatasetActions();  // File > Compare With File…, the tree's View / Compare entries
+    void compareWithFile();
 
     DebugContext* context_;
     TensorViewPanel* tensorView_;
+    QTabWidget* centre_ = nullptr;
+    DatasetViewPanel* datasetView_ = nullptr;
     StepListPanel* steps_;
     ArgumentForm* form_;
     MetricsPanel* metrics_;

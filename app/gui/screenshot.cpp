@@ -12,7 +12,9 @@
 
 #include "main_window.h"
 #include "session/debug_context.h"
+#include "opscope/h5/h5_file.h"
 #include "views/charts_panel.h"
+#include "views/dataset_view_panel.h"
 #include "views/element_history_panel.h"
 #include "views/file_browser_panel.h"
 #include "views/log_panel.h"
@@ -60,6 +62,7 @@ void ScreenshotDriver::start() {
         failure_ = error;
         state_ = State::Settling;
     });
+    if (startDataset(path)) return;
     if (!options_.runAs.isEmpty() || !options_.set.isEmpty()) {
         // Applied once the case has filled the form; the new prepare supersedes the case's.
         connect(c, &DebugContext::caseLoaded, this, [this, c] {
@@ -74,7 +77,32 @@ void ScreenshotDriver::start() {
     timer_.start();
 }
 
-bool ScreenshotDriver::idle() const { return window_->context()->isIdle(); }
+bool ScreenshotDriver::idle() const { return window_->context()->isIdle() && !window_->datasetView()->isLoading(); }
+
+bool ScreenshotDriver::startDataset(const QString& path) {
+    const h5::File* f = window_->context()->file();
+    if (path.isEmpty() || !f || f->info(path.toStdString()).kind != h5::ObjectKind::Dataset) return false;
+    window_->viewDataset(path);
+    state_ = State::Dataset;
+    timer_.start();
+    return true;
+}
+
+// Once A is on screen: the comparison, if asked for ("PATH" in this file, or "FILE.h5:PATH").
+void ScreenshotDriver::pollDataset() {
+    DatasetViewPanel* v = window_->datasetView();
+    if (!idle()) return;
+    if (!v->message().isEmpty()) failure_ = v->message();
+    if (options_.compare.isEmpty() || compared_ || !failure_.isEmpty()) {
+        v->setSideBySide(options_.sideBySide || !options_.compare.isEmpty());
+        state_ = State::Settling;
+        return;
+    }
+    compared_ = true;
+    const int colon = options_.compare.lastIndexOf(QStringLiteral(":/"));
+    const QString file = colon > 0 ? options_.compare.left(colon) : window_->context()->filePath();
+    window_->compareDataset({file, colon > 0 ? options_.compare.mid(colon + 1) : options_.compare});
+}
 
 void ScreenshotDriver::poll() {
     if (QDateTime::currentMSecsSinceEpoch() - started_ > options_.timeoutMs) {
@@ -86,6 +114,7 @@ void ScreenshotDriver::poll() {
         case State::Running: return pollRunning();
         case State::Picking: return pollPicking();
         case State::Settling: return pollSettling();
+        case State::Dataset: return pollDataset();
     }
 }
 

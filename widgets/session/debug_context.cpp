@@ -13,6 +13,7 @@
 #include "opscope/h5/vetting.h"
 #include "opscope/trace.h"
 #include "session/analysis.h"
+#include "session/dataset_read.h"
 #include "session/gui_invoke.h"
 
 namespace opscope::gui {
@@ -222,11 +223,7 @@ void DebugContext::bindDataset(const std::string& argument, const QString& datas
     const std::string path = datasetPath.toStdString();
     beginBusy(QString("Reading %1").arg(datasetPath));
     runInBackground<HostTensor>(
-        this,
-        [file, path] {
-            h5::vetFile(file, {path});
-            return h5::readTensor(h5::File::openReadOnly(file), path);
-        },
+        this, [file, path] { return readDatasetVetted(file, path); },
         [this, argument, path, datasetPath](HostTensor t, QString error) {
             endBusy();
             if (!error.isEmpty()) {
