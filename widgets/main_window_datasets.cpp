@@ -9,8 +9,10 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QTabWidget>
+#include <QTreeView>
 
 #include "main_window.h"
+#include "models/h5_tree_model.h"
 #include "opscope/h5/h5_file.h"
 #include "session/debug_context.h"
 #include "views/dataset_view_panel.h"
@@ -66,6 +68,11 @@ void MainWindow::viewDataset(const QString& path) {
     if (context_->filePath().isEmpty()) return;
     datasetView_->view({context_->filePath(), path});
     centre_->setCurrentWidget(datasetView_);
+    const QModelIndex item = files_->treeModel()->indexForPath(path.toStdString());
+    if (item.isValid()) {
+        files_->treeView()->setCurrentIndex(item);
+        files_->treeView()->scrollTo(item);
+    }
 }
 
 void MainWindow::compareDataset(const DatasetRef& reference) {

@@ -46,11 +46,12 @@ DatasetViewPanel::DatasetViewPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void DatasetViewPanel::buildTop(QVBoxLayout* layout) {
-    auto* top = new QHBoxLayout();
     title_ = new QLabel(this);
     title_->setTextFormat(Qt::PlainText);
+    title_->setWordWrap(true);
     title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long path never widens the window
-    top->addWidget(title_, 1);
+    layout->addWidget(title_);
+    auto* top = new QHBoxLayout();
     ab_ = new QToolButton(this);
     ab_->setText(tr("A/B"));
     ab_->setCheckable(true);
@@ -66,6 +67,7 @@ void DatasetViewPanel::buildTop(QVBoxLayout* layout) {
         standard_->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
     standard_->setToolTip(tr("The standard of the comparison (opscope-cli compare --standard)"));
     top->addWidget(standard_);
+    top->addStretch(1);
     layout->addLayout(top);
     slice_ = new SliceControls(this);
     layout->addWidget(slice_);
@@ -228,12 +230,12 @@ void DatasetViewPanel::analyze() {
     analyzing_ = true;
     const TensorPtr a = a_.tensor, b = b_.tensor;
     const std::string name = a_.ref ? a_.ref->path.toStdString() : a_.label.toStdString();
-    const std::string reference = b_.label.toStdString();
+    const std::string actual = a_.label.toStdString(), reference = b_.label.toStdString();
     runInBackground<AnalysisPtr>(
         this,
-        [a, b, name, reference, standard] {
+        [a, b, name, actual, reference, standard] {
             return std::make_shared<const AnalysisReport>(
-                analyzeOutputs({{name, *a}}, {{name, *b}}, standardsToShow(standard), reference));
+                analyzeOutputs({{name, *a}}, {{name, *b}}, standardsToShow(standard), reference, 4000, actual));
         },
         [this, gen](AnalysisPtr report, QString error) {
             if (gen != analysisGeneration_) return;
