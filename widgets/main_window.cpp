@@ -44,6 +44,7 @@ MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent
     tensorView_ = new TensorViewPanel(context_, this);
     createDatasetView();
     createDocks();
+    createTimelineDock();
     createActions();
     createDatasetActions();
 

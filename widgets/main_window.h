@@ -27,6 +27,7 @@ class LogPanel;
 class MetricsPanel;
 class StepListPanel;
 class TensorViewPanel;
+class TimelinePanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -47,6 +48,7 @@ public:
     ElementHistoryPanel* historyPanel() const { return history_; }
     LogPanel* logPanel() const { return log_; }
     DatasetViewPanel* datasetView() const { return datasetView_; }
+    TimelinePanel* timeline() const { return timeline_; }
 
     // ---- datasets without an operator (main_window_datasets.cpp) ----------------------------
     // Shows a dataset of the open file in the Dataset tab.
@@ -83,11 +85,13 @@ private:
     void createDatasetView();     // the central tabs: the call's tensors and the Dataset view
     void createDatasetActions();  // File > Compare With File…, the tree's View / Compare entries
     void compareWithFile();
+    void createTimelineDock();  // the trace's executors on a time axis, beside Steps
 
     DebugContext* context_;
     TensorViewPanel* tensorView_;
     QTabWidget* centre_ = nullptr;
     DatasetViewPanel* datasetView_ = nullptr;
+    TimelinePanel* timeline_ = nullptr;
     StepListPanel* steps_;
     ArgumentForm* form_;
     MetricsPanel* metrics_;

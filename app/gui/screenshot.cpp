@@ -21,6 +21,7 @@
 #include "views/step_list_panel.h"
 #include "views/argument_form.h"
 #include "views/tensor_view_panel.h"
+#include "views/timeline_panel.h"
 
 namespace opscope::gui {
 
@@ -141,6 +142,7 @@ void ScreenshotDriver::pollRunning() {
 }
 
 void ScreenshotDriver::applyViewOptions() {
+    optionsApplied_ = true;
     DebugContext* c = window_->context();
     if (!options_.tensor.isEmpty()) {
         const QString t = options_.tensor;
@@ -164,11 +166,10 @@ void ScreenshotDriver::applyViewOptions() {
     }
     if (!options_.raise.isEmpty()) {
         auto w = [](QWidget* panel) { return panel; };
-        const QMap<QString, QWidget*> panels{{"history", w(window_->historyPanel())},
-                                             {"log", w(window_->logPanel())},
-                                             {"steps", w(window_->stepList())},
-                                             {"call", w(window_->argumentForm())},
-                                             {"file", w(window_->fileBrowser())}};
+        const QMap<QString, QWidget*> panels{
+            {"history", w(window_->historyPanel())}, {"log", w(window_->logPanel())},
+            {"steps", w(window_->stepList())},       {"call", w(window_->argumentForm())},
+            {"file", w(window_->fileBrowser())},     {"timeline", w(window_->timeline())}};
         if (QWidget* panel = panels.value(options_.raise)) window_->raisePanel(panel);
     }
     if (!options_.tab.isEmpty()) {
@@ -210,6 +211,8 @@ void ScreenshotDriver::pollPicking() {
 void ScreenshotDriver::pollSettling() {
     DebugContext* c = window_->context();
     stableTicks_ = idle() ? stableTicks_ + 1 : 0;
+    // A case that failed to load (a trace without values) or a dataset: the options apply now.
+    if (stableTicks_ == 1 && !optionsApplied_) applyViewOptions();
     if (stableTicks_ < 8) return;
     if (!window_->grab().save(options_.output, "PNG"))
         return finish(1, QStringLiteral("cannot write ") + options_.output);

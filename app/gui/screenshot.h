@@ -61,6 +61,7 @@ private:
     qint64 started_ = 0;
     QString failure_;  // the case could not be loaded
     bool compared_ = false;
+    bool optionsApplied_ = false;
 };
 
 }  // namespace opscope::gui
