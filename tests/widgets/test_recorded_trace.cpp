@@ -68,10 +68,7 @@ private Q_SLOTS:
     // Clicking an executor that cannot be replayed lists its steps in the Steps panel.
     void stepsPanelShowsARecordedRunWithoutValues() {
         MainWindow w(nullptr, false);
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(w.openFile(trace_));
+        QVERIFY(showWithTrace(w));
         DebugContext* ctx = w.context();
         QSignalSpy failed(ctx, &DebugContext::caseLoadFailed);
         ctx->loadCase(QString::fromStdString(traceExecutorPath(1)));
@@ -103,10 +100,7 @@ private Q_SLOTS:
     // The Timeline: one row per executor, one bar per step; a click lists that executor's steps.
     void timelineDrawsEveryExecutorAndOpensOne() {
         MainWindow w(nullptr, false);
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QVERIFY(w.openFile(trace_));
+        QVERIFY(showWithTrace(w));
         TimelinePanel* timeline = w.timeline();
         QVERIFY(QTest::qWaitFor([&] { return timeline->rows().size() == recorded_.size(); }, 20000));
         for (std::size_t i = 0; i < recorded_.size(); ++i) {
@@ -126,6 +120,12 @@ private Q_SLOTS:
     }
 
 private:
+    bool showWithTrace(MainWindow& w) {
+        w.resize(1400, 900);
+        w.show();
+        return QTest::qWaitForWindowExposed(&w) && w.openFile(trace_);
+    }
+
     QTemporaryDir dir_;
     QString trace_;
     std::vector<ExecutorTrace> recorded_;
