@@ -29,6 +29,7 @@
 #include "views/dataset_view_panel.h"
 #include "views/file_browser_panel.h"
 #include "views/heatmap_widget.h"
+#include "views/tensor_view_panel.h"
 #include "widget_test_support.h"
 
 using namespace opscope;
@@ -226,6 +227,18 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
         QVERIFY(v->title().startsWith("A: gradInput"));
         QVERIFY(v->analysis()->outputs.front().compared);  // same shape [2, 4, 2, 3]
+
+        // The call's tensor view has the same menu: what it shows, named with the case.
+        QVERIFY(
+            QTest::qWaitFor([&] { return !w.tensorView()->isLoading() && w.tensorView()->frame().valid(); }, 20000));
+        const HeatmapContent shown = w.tensorView()->heatmapContent(false);
+        QVERIFY(shown.tensor);
+        QCOMPARE(shown.tensorName, QString::fromStdString(w.tensorView()->currentKey().name));
+        QCOMPARE(shown.caseName, QString("/gn/basic"));
+        QVERIFY(contentTitle(shown).contains("[0, 0, :, :]"));
+        const QString npy = dir_.filePath("call_slice.npy");
+        QCOMPARE(exportSliceNpy(shown, npy), QString());
+        QCOMPARE(import::readNpy(npy.toStdString()).shape(), (std::vector<int64_t>{2, 3}));
     }
 
     // The heatmap's menu: copy at full precision; CSV, .npy (round-trips), labelled PNG;
