@@ -44,9 +44,11 @@ MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
     tensorView_ = new TensorViewPanel(context_, this);
-    setCentralWidget(tensorView_);
+    createDatasetView();
     createDocks();
+    createTimelineDock();
     createActions();
+    createDatasetActions();
 
     busyLabel_ = new QLabel(this);
     progress_ = new QProgressBar(this);

@@ -11,19 +11,23 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QTabWidget;
 class QToolButton;
 
 namespace opscope::gui {
 
 class ArgumentForm;
 class ChartsPanel;
+class DatasetViewPanel;
 class DebugContext;
+struct DatasetRef;
 class ElementHistoryPanel;
 class FileBrowserPanel;
 class LogPanel;
 class MetricsPanel;
 class StepListPanel;
 class TensorViewPanel;
+class TimelinePanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -51,6 +55,16 @@ public:
     FileBrowserPanel* fileBrowser() const { return files_; }
     ElementHistoryPanel* historyPanel() const { return history_; }
     LogPanel* logPanel() const { return log_; }
+    DatasetViewPanel* datasetView() const { return datasetView_; }
+    TimelinePanel* timeline() const { return timeline_; }
+
+    // ---- datasets without an operator (main_window_datasets.cpp) ----------------------------
+    // Shows a dataset of the open file in the Dataset tab.
+    void viewDataset(const QString& path);
+    // Compares the dataset shown (A) with `reference` (B).
+    void compareDataset(const DatasetRef& reference);
+    // --case PATH: a dataset's view for a dataset, else loads the case.
+    void showPath(const QString& path);
     // The dock that holds `panel` (one of the accessors above), raised to the front.
     void raisePanel(QWidget* panel);
     QAction* action(const QString& objectName) const;
@@ -77,9 +91,16 @@ private:
     void applyDefaultDockSizes();
     QDockWidget* dock(const QString& title, const QString& name, QWidget* w, Qt::DockWidgetArea area);
     QDockWidget* dockOf(QWidget* panel) const;
+    void createDatasetView();     // the central tabs: the call's tensors and the Dataset view
+    void createDatasetActions();  // File > Compare With File…, the tree's View / Compare entries
+    void compareWithFile();
+    void createTimelineDock();  // the trace's executors on a time axis, beside Steps
 
     DebugContext* context_;
     TensorViewPanel* tensorView_;
+    QTabWidget* centre_ = nullptr;
+    DatasetViewPanel* datasetView_ = nullptr;
+    TimelinePanel* timeline_ = nullptr;
     StepListPanel* steps_;
     ArgumentForm* form_;
     MetricsPanel* metrics_;

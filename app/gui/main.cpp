@@ -1,10 +1,11 @@
 // opscope: the Qt debugger. Usage:
-//   opscope [FILE | DUMP_DIR] [--case PATH]
+//   opscope [FILE|DUMP_DIR] [--case PATH]
 //   opscope --screenshot OUT.png FILE [--case PATH] [--tensor NAME[:golden|:abs|:rel]]
 //           [--side-by-side] [--chart histogram|axis|scatter|tolerance] [--size WxH] [--no-run]
 //           [--run-as fp16] [--pick I,J,..] [--raise history|log|steps|call|file]
 //           [--set NAME=VALUE]... [--colormap NAME] [--scale linear|log|symlog] [--range
-//           autofit|symmetric|percentile|manual]
+//           autofit|symmetric|percentile|manual] [--compare [FILE:]PATH]
+//   --case may name a dataset instead of a case: the Dataset view shows it (and --compare B).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -34,17 +35,63 @@ public:
     }
 };
 
-// A case file or trace, or an msprobe dump folder (imported first), then its case `casePath`.
-void openArgument(opscope::gui::MainWindow& window, const QString& path, const QString& casePath) {
-    if (!QFileInfo(path).isDir()) {
-        if (window.openFile(path) && !casePath.isEmpty()) window.context()->loadCase(casePath);
+// A case file or trace, or an msprobe dump folder (imported first), then its case or dataset `path`.
+void openArgument(opscope::gui::MainWindow& window, const QString& file, const QString& path) {
+    if (!QFileInfo(file).isDir()) {
+        if (window.openFile(file) && !path.isEmpty()) window.showPath(path);
         return;
     }
-    if (!casePath.isEmpty())
+    if (!path.isEmpty())
         QObject::connect(&window, &opscope::gui::MainWindow::dumpFolderOpened, &window,
-                         [&window, casePath] { window.context()->loadCase(casePath); });
-    window.openDumpFolder(path);
+                         [&window, path] { window.showPath(path); });
+    window.openDumpFolder(file);
 }
+
+// The command line's options, declared once.
+struct Options {
+    QCommandLineOption caseOpt{"case", "Load this case (group path), or view this dataset, after opening.", "PATH"};
+    QCommandLineOption shotOpt{"screenshot", "Run the case, save a picture of the window, quit.", "OUT.png"};
+    QCommandLineOption tensorOpt{"tensor", "Tensor to show (slot name, or OUTPUT:golden|abs|rel).", "NAME"};
+    QCommandLineOption sideOpt{"side-by-side", "Show the reference next to the output."};
+    QCommandLineOption chartOpt{"chart", "Chart tab to show: histogram, axis, scatter, tolerance.", "TAB"};
+    QCommandLineOption sizeOpt{"size", "Window size for the screenshot (default 1600x1000).", "WxH", "1600x1000"};
+    QCommandLineOption noRunOpt{"no-run", "Screenshot after prepare, without running."};
+    QCommandLineOption runAsOpt{"run-as", "Run the case as fp32, fp16 or bf16.", "DTYPE"};
+    QCommandLineOption pickOpt{"pick", "Pick this element of the shown tensor (element history), or 'worst'.",
+                               "I,J,...|worst"};
+    QCommandLineOption raiseOpt{"raise", "Raise a dock: history, log, steps, call, file.", "DOCK"};
+    QCommandLineOption cmapOpt{"colormap", "Tensor view colormap: coolwarm, viridis, magma, gray.", "NAME"};
+    QCommandLineOption scaleOpt{"scale", "Tensor view scale: linear, log, symlog.", "NAME"};
+    QCommandLineOption rangeOpt{"range", "Tensor view range: autofit, symmetric, percentile, manual.", "NAME"};
+    QCommandLineOption setOpt{"set", "Override an attribute after loading (repeatable): N=4, mask=true,false.",
+                              "NAME=VALUE"};
+    QCommandLineOption compareOpt{"compare", "With --case DATASET: compare it with PATH (this file) or FILE.h5:PATH.",
+                                  "[FILE:]PATH"};
+
+    void addTo(QCommandLineParser& p) const {
+        p.addOptions({caseOpt, shotOpt, tensorOpt, sideOpt, chartOpt, sizeOpt, noRunOpt, runAsOpt, pickOpt, raiseOpt,
+                      cmapOpt, scaleOpt, rangeOpt, setOpt, compareOpt});
+    }
+
+    opscope::gui::ScreenshotOptions screenshot(const QCommandLineParser& p) const {
+        opscope::gui::ScreenshotOptions o;
+        o.output = p.value(shotOpt);
+        o.casePath = p.value(caseOpt);
+        o.tensor = p.value(tensorOpt);
+        o.sideBySide = p.isSet(sideOpt);
+        o.tab = p.value(chartOpt);
+        o.run = !p.isSet(noRunOpt);
+        o.runAs = p.value(runAsOpt);
+        o.pick = p.value(pickOpt);
+        o.raise = p.value(raiseOpt);
+        o.colormap = p.value(cmapOpt);
+        o.scale = p.value(scaleOpt);
+        o.range = p.value(rangeOpt);
+        o.set = p.values(setOpt);
+        o.compare = p.value(compareOpt);
+        return o;
+    }
+};
 
 }  // namespace
 
@@ -59,28 +106,12 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("file", "A case file, trace or msprobe dump folder to open.", "[FILE|DIR]");
-    const QCommandLineOption caseOpt("case", "Load this case (group path) after opening.", "PATH");
-    const QCommandLineOption shotOpt("screenshot", "Run the case, save a picture of the window, quit.", "OUT.png");
-    const QCommandLineOption tensorOpt("tensor", "Tensor to show (slot name, or OUTPUT:golden|abs|rel).", "NAME");
-    const QCommandLineOption sideOpt("side-by-side", "Show the reference next to the output.");
-    const QCommandLineOption chartOpt("chart", "Chart tab to show: histogram, axis, scatter, tolerance.", "TAB");
-    const QCommandLineOption sizeOpt("size", "Window size for the screenshot (default 1600x1000).", "WxH", "1600x1000");
-    const QCommandLineOption noRunOpt("no-run", "Screenshot after prepare, without running.");
-    const QCommandLineOption runAsOpt("run-as", "Run the case as fp32, fp16 or bf16.", "DTYPE");
-    const QCommandLineOption pickOpt("pick", "Pick this element of the shown tensor (element history), or 'worst'.",
-                                     "I,J,...|worst");
-    const QCommandLineOption raiseOpt("raise", "Raise a dock: history, log, steps, call, file.", "DOCK");
-    const QCommandLineOption cmapOpt("colormap", "Tensor view colormap: coolwarm, viridis, magma, gray.", "NAME");
-    const QCommandLineOption scaleOpt("scale", "Tensor view scale: linear, log, symlog.", "NAME");
-    const QCommandLineOption rangeOpt("range", "Tensor view range: autofit, symmetric, percentile, manual.", "NAME");
-    const QCommandLineOption setOpt("set", "Override an attribute after loading (repeatable): N=4, mask=true,false.",
-                                    "NAME=VALUE");
-    parser.addOptions({caseOpt, shotOpt, tensorOpt, sideOpt, chartOpt, sizeOpt, noRunOpt, runAsOpt, pickOpt, raiseOpt,
-                       cmapOpt, scaleOpt, rangeOpt, setOpt});
+    const Options options;
+    options.addTo(parser);
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
-    const bool screenshot = parser.isSet(shotOpt);
+    const bool screenshot = parser.isSet(options.shotOpt);
     if (screenshot && files.isEmpty()) {
         std::fprintf(stderr, "opscope: --screenshot needs a FILE\n");
         return 2;
@@ -88,10 +119,11 @@ int main(int argc, char** argv) {
 
     opscope::gui::MainWindow window(nullptr, !screenshot);
     if (screenshot) {
-        const QStringList wh = parser.value(sizeOpt).split('x');
+        const QStringList wh = parser.value(options.sizeOpt).split('x');
         if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
     }
     window.show();
+    int code = 0;
     if (screenshot) {
         // No dialogs without a user: report and quit.
         QString error;
@@ -99,30 +131,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "opscope: %s\n", qPrintable(error));
             return 1;
         }
-    } else if (!files.isEmpty()) {
-        openArgument(window, files.front(), parser.value(caseOpt));
-    }
-
-    int code = 0;
-    if (screenshot) {
-        opscope::gui::ScreenshotOptions o;
-        o.output = parser.value(shotOpt);
-        o.casePath = parser.value(caseOpt);
-        o.tensor = parser.value(tensorOpt);
-        o.sideBySide = parser.isSet(sideOpt);
-        o.tab = parser.value(chartOpt);
-        o.run = !parser.isSet(noRunOpt);
-        o.runAs = parser.value(runAsOpt);
-        o.pick = parser.value(pickOpt);
-        o.raise = parser.value(raiseOpt);
-        o.colormap = parser.value(cmapOpt);
-        o.scale = parser.value(scaleOpt);
-        o.range = parser.value(rangeOpt);
-        o.set = parser.values(setOpt);
-        auto* driver = new opscope::gui::ScreenshotDriver(&window, o);
+        auto* driver = new opscope::gui::ScreenshotDriver(&window, options.screenshot(parser));
         QTimer::singleShot(0, driver, &opscope::gui::ScreenshotDriver::start);
         code = QApplication::exec();
     } else {
+        if (!files.isEmpty()) openArgument(window, files.front(), parser.value(options.caseOpt));
         code = QApplication::exec();
     }
     QThreadPool::globalInstance()->waitForDone();

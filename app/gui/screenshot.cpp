@@ -12,13 +12,16 @@
 
 #include "main_window.h"
 #include "session/debug_context.h"
+#include "opscope/h5/h5_file.h"
 #include "views/charts_panel.h"
+#include "views/dataset_view_panel.h"
 #include "views/element_history_panel.h"
 #include "views/file_browser_panel.h"
 #include "views/log_panel.h"
 #include "views/step_list_panel.h"
 #include "views/argument_form.h"
 #include "views/tensor_view_panel.h"
+#include "views/timeline_panel.h"
 
 namespace opscope::gui {
 
@@ -60,6 +63,7 @@ void ScreenshotDriver::start() {
         failure_ = error;
         state_ = State::Settling;
     });
+    if (startDataset(path)) return;
     if (!options_.runAs.isEmpty() || !options_.set.isEmpty()) {
         // Applied once the case has filled the form; the new prepare supersedes the case's.
         connect(c, &DebugContext::caseLoaded, this, [this, c] {
@@ -74,7 +78,32 @@ void ScreenshotDriver::start() {
     timer_.start();
 }
 
-bool ScreenshotDriver::idle() const { return window_->context()->isIdle(); }
+bool ScreenshotDriver::idle() const { return window_->context()->isIdle() && !window_->datasetView()->isLoading(); }
+
+bool ScreenshotDriver::startDataset(const QString& path) {
+    const h5::File* f = window_->context()->file();
+    if (path.isEmpty() || !f || f->info(path.toStdString()).kind != h5::ObjectKind::Dataset) return false;
+    window_->viewDataset(path);
+    state_ = State::Dataset;
+    timer_.start();
+    return true;
+}
+
+// Once A is on screen: the comparison, if asked for ("PATH" in this file, or "FILE.h5:PATH").
+void ScreenshotDriver::pollDataset() {
+    DatasetViewPanel* v = window_->datasetView();
+    if (!idle()) return;
+    if (!v->message().isEmpty()) failure_ = v->message();
+    if (options_.compare.isEmpty() || compared_ || !failure_.isEmpty()) {
+        v->setSideBySide(options_.sideBySide || !options_.compare.isEmpty());
+        state_ = State::Settling;
+        return;
+    }
+    compared_ = true;
+    const int colon = options_.compare.lastIndexOf(QStringLiteral(":/"));
+    const QString file = colon > 0 ? options_.compare.left(colon) : window_->context()->filePath();
+    window_->compareDataset({file, colon > 0 ? options_.compare.mid(colon + 1) : options_.compare});
+}
 
 void ScreenshotDriver::poll() {
     if (QDateTime::currentMSecsSinceEpoch() - started_ > options_.timeoutMs) {
@@ -86,6 +115,7 @@ void ScreenshotDriver::poll() {
         case State::Running: return pollRunning();
         case State::Picking: return pollPicking();
         case State::Settling: return pollSettling();
+        case State::Dataset: return pollDataset();
     }
 }
 
@@ -112,6 +142,7 @@ void ScreenshotDriver::pollRunning() {
 }
 
 void ScreenshotDriver::applyViewOptions() {
+    optionsApplied_ = true;
     DebugContext* c = window_->context();
     if (!options_.tensor.isEmpty()) {
         const QString t = options_.tensor;
@@ -135,11 +166,10 @@ void ScreenshotDriver::applyViewOptions() {
     }
     if (!options_.raise.isEmpty()) {
         auto w = [](QWidget* panel) { return panel; };
-        const QMap<QString, QWidget*> panels{{"history", w(window_->historyPanel())},
-                                             {"log", w(window_->logPanel())},
-                                             {"steps", w(window_->stepList())},
-                                             {"call", w(window_->argumentForm())},
-                                             {"file", w(window_->fileBrowser())}};
+        const QMap<QString, QWidget*> panels{
+            {"history", w(window_->historyPanel())}, {"log", w(window_->logPanel())},
+            {"steps", w(window_->stepList())},       {"call", w(window_->argumentForm())},
+            {"file", w(window_->fileBrowser())},     {"timeline", w(window_->timeline())}};
         if (QWidget* panel = panels.value(options_.raise)) window_->raisePanel(panel);
     }
     if (!options_.tab.isEmpty()) {
@@ -181,6 +211,8 @@ void ScreenshotDriver::pollPicking() {
 void ScreenshotDriver::pollSettling() {
     DebugContext* c = window_->context();
     stableTicks_ = idle() ? stableTicks_ + 1 : 0;
+    // A case that failed to load (a trace without values) or a dataset: the options apply now.
+    if (stableTicks_ == 1 && !optionsApplied_) applyViewOptions();
     if (stableTicks_ < 8) return;
     if (!window_->grab().save(options_.output, "PNG"))
         return finish(1, QStringLiteral("cannot write ") + options_.output);

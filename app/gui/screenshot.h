@@ -23,6 +23,7 @@ struct ScreenshotOptions {
     QString raise;                   // a dock to raise: "history", "log", "steps", "call", "file"
     QString colormap, scale, range;  // display settings by name
     QStringList set;                 // "name=value" attribute overrides after loading (ints, bools, lists)
+    QString compare;                 // with a dataset as casePath: compare it with "PATH" or "FILE.h5:PATH"
     int timeoutMs = 180000;
 };
 
@@ -39,12 +40,15 @@ private:
         Running,    // the run, then the analysis; then the view options are applied
         Picking,    // picking an element once the tensor view shows its tensor
         Settling,   // idle for a while so every view has drawn; then the picture
+        Dataset,    // casePath is a dataset: its view (and the comparison) on screen
     };
     void poll();
     void pollPreparing();
     void pollRunning();
     void pollPicking();
     void pollSettling();
+    void pollDataset();
+    bool startDataset(const QString& path);
     void applyViewOptions();
     bool idle() const;
     void finish(int code, const QString& message);
@@ -56,6 +60,8 @@ private:
     int stableTicks_ = 0;
     qint64 started_ = 0;
     QString failure_;  // the case could not be loaded
+    bool compared_ = false;
+    bool optionsApplied_ = false;
 };
 
 }  // namespace opscope::gui

@@ -1,5 +1,6 @@
 #include "opscope/stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,7 +14,8 @@ template <class T>
 TensorStats statsContiguous(const T* p, int64_t n) {
     TensorStats s;
     s.count = n;
-    double sum = 0, sumAbs = 0;
+    // Sums of v - shift (the first finite value): the variance does not cancel for a large mean.
+    double sum = 0, sumAbs = 0, shifted = 0, shiftedSq = 0, shift = std::numeric_limits<double>::quiet_NaN();
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (int64_t i = 0; i < n; ++i) {
         const double v = convertValue<double>(p[i]);
@@ -26,7 +28,11 @@ TensorStats statsContiguous(const T* p, int64_t n) {
             continue;
         }
         ++s.finiteCount;
+        if (std::isnan(shift)) shift = v;
+        s.zeroCount += v == 0;
         sum += v;
+        shifted += v - shift;
+        shiftedSq += (v - shift) * (v - shift);
         sumAbs += std::fabs(v);
         lo = std::min(lo, v);
         hi = std::max(hi, v);
@@ -34,8 +40,10 @@ TensorStats statsContiguous(const T* p, int64_t n) {
     if (s.finiteCount > 0) {
         s.min = lo;
         s.max = hi;
-        s.mean = sum / static_cast<double>(s.finiteCount);
-        s.meanAbs = sumAbs / static_cast<double>(s.finiteCount);
+        const double finite = static_cast<double>(s.finiteCount), shiftedMean = shifted / finite;
+        s.mean = sum / finite;
+        s.meanAbs = sumAbs / finite;
+        s.stddev = std::sqrt(std::max(0.0, shiftedSq / finite - shiftedMean * shiftedMean));
     }
     return s;
 }

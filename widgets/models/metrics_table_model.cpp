@@ -14,11 +14,27 @@ namespace opscope::gui {
 
 MetricsTableModel::MetricsTableModel(DebugContext* context, QObject* parent)
     : QAbstractTableModel(parent), context_(context) {
-    connect(context, &DebugContext::analysisChanged, this, [this] {
-        beginResetModel();
-        analysis_ = context_->analysis();
-        endResetModel();
-    });
+    if (context) connect(context, &DebugContext::analysisChanged, this, [this] { setAnalysis(context_->analysis()); });
+}
+
+void MetricsTableModel::setAnalysis(AnalysisPtr analysis) {
+    beginResetModel();
+    analysis_ = std::move(analysis);
+    endResetModel();
+}
+
+QString MetricsTableModel::tabSeparated() const {
+    auto cell = [](QVariant v) { return v.toString().replace(QLatin1Char('\n'), QLatin1Char(' ')); };
+    QStringList lines;
+    QStringList header{tr("metric")};
+    for (int c = 0; c < columnCount(); ++c) header << cell(headerData(c, Qt::Horizontal, Qt::DisplayRole));
+    lines << header.join(QLatin1Char('\t'));
+    for (int r = 0; r < rowCount(); ++r) {
+        QStringList row{cell(headerData(r, Qt::Vertical, Qt::DisplayRole))};
+        for (int c = 0; c < columnCount(); ++c) row << cell(data(index(r, c), Qt::DisplayRole));
+        lines << row.join(QLatin1Char('\t'));
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
 QStringList MetricsTableModel::metricNames() {

@@ -13,7 +13,12 @@ class DebugContext;
 class MetricsTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    // Follows the context's analysis; with a null context, shows what setAnalysis() gives.
     explicit MetricsTableModel(DebugContext* context, QObject* parent = nullptr);
+    void setAnalysis(AnalysisPtr analysis);
+    // The whole table as tab-separated text (header row, then one row per standard and metric):
+    // what "Copy table" puts on the clipboard.
+    QString tabSeparated() const;
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;

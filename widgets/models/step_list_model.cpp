@@ -76,33 +76,37 @@ bool StepListModel::setData(const QModelIndex& index, const QVariant& value, int
 QVariant StepListModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const std::size_t row = static_cast<std::size_t>(index.row());
-    const PlanInfo& plan = context_->plan();
-    const StepInfo& step = plan.steps[row];
-    const StepState& st = context_->stepStates()[row];
-    const bool isNext = row == context_->nextStep();
-    const TensorStats* stats = st.outputs.empty() ? nullptr : &st.outputs.front().stats;
-    const std::optional<metrics::Verdict> verdict = st.verdict();
-
     if (role == Qt::CheckStateRole && index.column() == Break)
         return context_->hasBreakpoint(row) ? Qt::Checked : Qt::Unchecked;
+    if (role == Qt::DisplayRole) return displayText(row, index.column());
+    return styleData(row, index.column(), role);
+}
+
+// Fonts, colours, tooltips and alignment of a cell.
+QVariant StepListModel::styleData(std::size_t row, int column, int role) const {
+    const PlanInfo& plan = context_->plan();
+    const StepState& st = context_->stepStates()[row];
+    const bool isNext = row == context_->nextStep();
+    const std::optional<metrics::Verdict> verdict = st.verdict();
     if (role == Qt::FontRole && isNext) {
         QFont f;
         f.setBold(true);
         return f;
     }
     if (role == Qt::BackgroundRole) {
-        if (index.column() == Verdict && verdict) return QBrush(verdictBackground(*verdict));
-        if (index.column() == NonFinite && st.nonFinite) return QBrush(verdictBackground(metrics::Verdict::Fail));
-        if (index.column() == Status && st.status == StepStatus::Failed)
+        if (column == Verdict && verdict) return QBrush(verdictBackground(*verdict));
+        if (column == NonFinite && st.nonFinite) return QBrush(verdictBackground(metrics::Verdict::Fail));
+        if (column == Status && st.status == StepStatus::Failed)
             return QBrush(verdictBackground(metrics::Verdict::Fail));
         return {};
     }
     if (role == Qt::ForegroundRole) {
-        if (index.column() == Verdict && verdict) return QBrush(verdictForeground(*verdict));
+        if (column == Verdict && verdict) return QBrush(verdictForeground(*verdict));
         if (st.status == StepStatus::Pending && !isNext) return QBrush(QColor(0x80, 0x80, 0x80));
         return {};
     }
     if (role == Qt::ToolTipRole) {
+        const StepInfo& step = plan.steps[row];
         QString tip = QString::fromStdString(step.name) + "\n" + QString::fromStdString(step.detail);
         for (const SlotResult& r : st.outputs)
             if (r.judgement)
@@ -110,12 +114,20 @@ QVariant StepListModel::data(const QModelIndex& index, int role) const {
                        QString::fromStdString(r.judgement->reason);
         return tip;
     }
-    if (role == Qt::TextAlignmentRole && index.column() == Verdict) return int(Qt::AlignCenter);
-    if (role == Qt::TextAlignmentRole && index.column() >= Duration && index.column() != Writes)
+    if (role == Qt::TextAlignmentRole && column == Verdict) return int(Qt::AlignCenter);
+    if (role == Qt::TextAlignmentRole && column >= Duration && column != Writes)
         return int(Qt::AlignRight | Qt::AlignVCenter);
-    if (role != Qt::DisplayRole) return {};
+    return {};
+}
 
-    switch (index.column()) {
+QVariant StepListModel::displayText(std::size_t row, int column) const {
+    const PlanInfo& plan = context_->plan();
+    const StepInfo& step = plan.steps[row];
+    const StepState& st = context_->stepStates()[row];
+    const bool isNext = row == context_->nextStep();
+    const TensorStats* stats = st.outputs.empty() ? nullptr : &st.outputs.front().stats;
+    const std::optional<metrics::Verdict> verdict = st.verdict();
+    switch (column) {
         case Break: return {};
         case Index: return isNext ? QStringLiteral("▶ %1").arg(row) : QString::number(row);
         case Name: return QString::fromStdString(step.name);
@@ -136,15 +148,7 @@ QVariant StepListModel::data(const QModelIndex& index, int role) const {
         case Min: return stats && stats->finiteCount ? formatNumber(stats->min, 4) : QString();
         case Max: return stats && stats->finiteCount ? formatNumber(stats->max, 4) : QString();
         case MeanAbs: return stats && stats->finiteCount ? formatNumber(stats->meanAbs, 4) : QString();
-        case NonFinite: {
-            if (st.status != StepStatus::Done) return {};
-            int64_t nan = 0, inf = 0;
-            for (const SlotResult& r : st.outputs) {
-                nan += r.stats.nanCount;
-                inf += r.stats.infCount;
-            }
-            return nan || inf ? QStringLiteral("%1 / %2").arg(nan).arg(inf) : QStringLiteral("0");
-        }
+        case NonFinite: return nonFiniteText(st);
         case MaxRel: {
             if (!verdict) return {};
             double rel = 0;
@@ -155,6 +159,16 @@ QVariant StepListModel::data(const QModelIndex& index, int role) const {
         case Verdict: return verdict ? verdictText(*verdict) : QString();
     }
     return {};
+}
+
+QString StepListModel::nonFiniteText(const StepState& st) {
+    if (st.status != StepStatus::Done) return {};
+    int64_t nan = 0, inf = 0;
+    for (const SlotResult& r : st.outputs) {
+        nan += r.stats.nanCount;
+        inf += r.stats.infCount;
+    }
+    return nan || inf ? QStringLiteral("%1 / %2").arg(nan).arg(inf) : QStringLiteral("0");
 }
 
 }  // namespace opscope::gui

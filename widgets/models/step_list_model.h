@@ -4,6 +4,8 @@
 
 #include <QAbstractTableModel>
 
+#include "session/session_types.h"
+
 namespace opscope::gui {
 
 class DebugContext;
@@ -40,6 +42,9 @@ public:
 private:
     void onStepChanged(std::size_t step);
     void onPositionChanged(std::size_t next);
+    QVariant styleData(std::size_t row, int column, int role) const;
+    QVariant displayText(std::size_t row, int column) const;
+    static QString nonFiniteText(const StepState& state);
     DebugContext* context_;
     std::size_t shownPosition_ = 0;
 };

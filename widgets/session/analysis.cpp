@@ -15,12 +15,12 @@ std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary)
 
 AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,
                               const std::vector<metrics::Standard>& standards, const std::string& baselineName,
-                              int64_t maxSamples) {
+                              int64_t maxSamples, const std::string& actualName) {
     AnalysisReport report;
     report.baselineName = baselineName;
     if (standards.empty()) return report;
     report.standard = standards.front().name;
-    report.comparisons = ops::compareOutputs(outputs, "opscope", baseline, baselineName, standards.front());
+    report.comparisons = ops::compareOutputs(outputs, actualName, baseline, baselineName, standards.front());
     for (const ops::Comparison& c : report.comparisons) {
         const HostTensor& actual = outputs.at(c.output);
         OutputAnalysis a;
@@ -38,7 +38,7 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
         const HostTensor& ref = baseline.at(c.output);
         for (std::size_t i = 1; i < standards.size(); ++i)
             a.judgements.push_back(
-                ops::compareOutput(c.output, "opscope", actual, baselineName, ref, a.dtype, standards[i]).judgement);
+                ops::compareOutput(c.output, actualName, actual, baselineName, ref, a.dtype, standards[i]).judgement);
         a.maps = metrics::errorMaps(actual, ref, a.dtype);
         a.absHistogram = metrics::logHistogram(a.maps.absError);
         a.relHistogram = metrics::logHistogram(a.maps.relError);

@@ -16,11 +16,11 @@ std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary)
 
 // Every output is judged through ops::compareOutputs (the CLI's evaluation); one the baseline
 // lacks, or whose element count differs, is listed as not judged with the reason (and the
-// overall verdict is then never a pass). Dtypes come from `outputs`. Scatter samples hold at
-// most maxSamples points.
+// overall verdict is then never a pass). Dtypes come from `outputs`, named `actualName` in the
+// comparisons ("opscope" for a run's outputs). Scatter samples hold at most maxSamples points.
 AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,
                               const std::vector<metrics::Standard>& standards, const std::string& baselineName,
-                              int64_t maxSamples = 4000);
+                              int64_t maxSamples = 4000, const std::string& actualName = "opscope");
 
 // When the baseline is the golden: each device source (an actual source such as msprobe's npu/)
 // judged against it under the report's standard, and with OpScope's comparisons the device

@@ -13,6 +13,7 @@
 #include "opscope/h5/vetting.h"
 #include "opscope/trace.h"
 #include "session/analysis.h"
+#include "session/dataset_read.h"
 #include "session/gui_invoke.h"
 
 namespace opscope::gui {
@@ -167,13 +168,14 @@ void DebugContext::loadCase(const QString& casePath) {
             if (trace) return std::make_shared<const cases::Case>(cases::caseFromTrace(f, path));
             return std::make_shared<const cases::Case>(cases::readCase(f, path));
         },
-        [this, casePath](std::shared_ptr<const cases::Case> c, QString error) {
+        [this, casePath, trace](std::shared_ptr<const cases::Case> c, QString error) {
             endBusy();
             if (!error.isEmpty() || !c) {
                 const QString text = QString("Cannot read case %1: %2").arg(casePath, error);
                 forgetCall();  // the previous case's form and results do not belong to this one
                 Q_EMIT statusMessage(text, true);
                 Q_EMIT caseLoadFailed(casePath, text);
+                if (trace) showRecordedRun(casePath);  // not replayable, still browsable
                 return;
             }
             const ops::Operator* op = ops::findOperator(c->op);
@@ -222,11 +224,7 @@ void DebugContext::bindDataset(const std::string& argument, const QString& datas
     const std::string path = datasetPath.toStdString();
     beginBusy(QString("Reading %1").arg(datasetPath));
     runInBackground<HostTensor>(
-        this,
-        [file, path] {
-            h5::vetFile(file, {path});
-            return h5::readTensor(h5::File::openReadOnly(file), path);
-        },
+        this, [file, path] { return readDatasetVetted(file, path); },
         [this, argument, path, datasetPath](HostTensor t, QString error) {
             endBusy();
             if (!error.isEmpty()) {
@@ -342,6 +340,7 @@ void DebugContext::clearPlan() {
     ++generation_;
     const bool had = prepared_ || !steps_.empty() || prepareError_;
     prepared_ = false;
+    recordedOnly_ = false;
     runFinished_ = false;
     plan_ = PlanInfo{};
     steps_.clear();
@@ -622,7 +621,7 @@ void DebugContext::fetchTensor(const TensorKey& key, QObject* receiver, std::fun
         }
         return deliver(nullptr, QString("no reference for %1 yet").arg(QString::fromStdString(key.name)));
     }
-    if (!prepared_) return deliver(nullptr, "not prepared");
+    if (!prepared_) return deliver(nullptr, recordedOnly_ ? "no values recorded (see Steps)" : "not prepared");
     const uint64_t gen = generation_;
     ExecutionWorker* w = worker_.get();
     if (key.source == TensorKey::Source::Slot) {

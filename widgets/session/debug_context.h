@@ -56,8 +56,14 @@ public:
     bool isTraceFile() const { return isTrace_; }
     const std::vector<CaseEntry>& cases() const { return cases_; }
 
-    // Reads the case in the background, binds it and prepares it.
+    // Reads the case in the background, binds it and prepares it. An executor of a trace that
+    // cannot be replayed (recorded at level stats or metadata) is still shown: its steps,
+    // timings and statistics (showRecordedRun).
     void loadCase(const QString& casePath);
+    // The recorded executor's steps as the plan, every step done, nothing to run or fetch
+    // (debug_context_recorded.cpp).
+    void showRecordedRun(const QString& executorPath);
+    bool isRecordedOnly() const { return recordedOnly_; }
     const cases::Case* currentCase() const { return case_.get(); }
 
     // ---- operator and arguments --------------------------------------------------------
@@ -215,6 +221,7 @@ private:
 
     uint64_t generation_ = 0;
     bool prepared_ = false;
+    bool recordedOnly_ = false;  // the plan is a recorded run's, shown without an executor
     bool runFinished_ = false;
     int busy_ = 0;
     int background_ = 0;

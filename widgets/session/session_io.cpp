@@ -157,14 +157,8 @@ QByteArray reportJson(const SessionSnapshot& s) {
 }
 
 void writeFileAtomically(const std::string& path, const QByteArray& bytes, const std::vector<std::string>& inputs) {
-    std::vector<std::filesystem::path> in(inputs.begin(), inputs.end());
-    h5::AtomicFileWriter w(path, in);
-    {
-        std::ofstream f(w.tempPath(), std::ios::binary);
-        f.write(bytes.constData(), bytes.size());
-        if (!f) throw std::runtime_error("cannot write " + w.tempPath().string());
-    }
-    w.commit();
+    h5::writeFileAtomically(path, bytes.toStdString(),
+                            std::vector<std::filesystem::path>(inputs.begin(), inputs.end()));
 }
 
 }  // namespace opscope::gui

@@ -110,33 +110,36 @@ ChartsPanel::ChartsPanel(DebugContext* context, QWidget* parent) : QWidget(paren
     tabs_->addTab(cumulative_, tr("Within tolerance"));
     l->addWidget(tabs_, 1);
 
-    connect(context_, &DebugContext::analysisChanged, this, [this] {
-        analysis_ = context_->analysis();
-        const QString keep = output_->currentText();
-        output_->clear();
-        if (analysis_)
-            for (const OutputAnalysis& o : analysis_->outputs) output_->addItem(QString::fromStdString(o.output));
-        int i = output_->findText(keep);
-        if (i < 0 && analysis_) {
-            // Start with the worst output (verdict, then max relative error), else the largest.
-            auto rank = [](const OutputAnalysis& o) {
-                const int v = !o.compared || o.judgements.empty() ? 0 : static_cast<int>(o.judgements.front().verdict);
-                return std::make_tuple(v, o.metrics.maxRelError > 0 ? 1 : 0, o.metrics.count);
-            };
-            const auto& outs = analysis_->outputs;
-            auto worst =
-                std::max_element(outs.begin(), outs.end(),
-                                 [&](const OutputAnalysis& a, const OutputAnalysis& b) { return rank(a) < rank(b); });
-            if (worst != outs.end()) i = static_cast<int>(worst - outs.begin());
-        }
-        if (i >= 0) output_->setCurrentIndex(i);
-        refresh();
-    });
+    if (context_)
+        connect(context_, &DebugContext::analysisChanged, this, [this] { setAnalysis(context_->analysis()); });
     connect(output_, &QComboBox::activated, this, &ChartsPanel::refresh);
     connect(errorKind_, &QComboBox::activated, this, &ChartsPanel::refresh);
     connect(axis_, &QComboBox::activated, this, [this] {
         if (const OutputAnalysis* a = current()) drawPerAxis(*a);
     });
+    refresh();
+}
+
+void ChartsPanel::setAnalysis(AnalysisPtr analysis) {
+    analysis_ = std::move(analysis);
+    const QString keep = output_->currentText();
+    output_->clear();
+    if (analysis_)
+        for (const OutputAnalysis& o : analysis_->outputs) output_->addItem(QString::fromStdString(o.output));
+    int i = output_->findText(keep);
+    if (i < 0 && analysis_) {
+        // Start with the worst output (verdict, then max relative error), else the largest.
+        auto rank = [](const OutputAnalysis& o) {
+            const int v = !o.compared || o.judgements.empty() ? 0 : static_cast<int>(o.judgements.front().verdict);
+            return std::make_tuple(v, o.metrics.maxRelError > 0 ? 1 : 0, o.metrics.count);
+        };
+        const auto& outs = analysis_->outputs;
+        auto worst = std::max_element(outs.begin(), outs.end(), [&](const OutputAnalysis& a, const OutputAnalysis& b) {
+            return rank(a) < rank(b);
+        });
+        if (worst != outs.end()) i = static_cast<int>(worst - outs.begin());
+    }
+    if (i >= 0) output_->setCurrentIndex(i);
     refresh();
 }
 

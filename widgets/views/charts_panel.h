@@ -21,7 +21,9 @@ class DebugContext;
 class ChartsPanel : public QWidget {
     Q_OBJECT
 public:
+    // Follows the context's analysis; with a null context, draws what setAnalysis() gives.
     explicit ChartsPanel(DebugContext* context, QWidget* parent = nullptr);
+    void setAnalysis(AnalysisPtr analysis);
     QTabWidget* tabs() const { return tabs_; }
     // Series counts per chart, for tests: histogram, per axis, scatter, cumulative.
     std::vector<int> seriesCounts() const;

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
@@ -65,6 +66,19 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
         if (tree_->data(i, H5TreeModel::IsCaseRole).toBool())
             context_->loadCase(tree_->data(i, H5TreeModel::PathRole).toString());
     });
+    // Enter and double-click on a dataset (activated is both).
+    connect(treeView_, &QTreeView::activated, this, [this](const QModelIndex& i) {
+        if (tree_->data(i, H5TreeModel::IsDatasetRole).toBool())
+            Q_EMIT datasetActivated(tree_->data(i, H5TreeModel::PathRole).toString());
+    });
+    treeView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(treeView_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex i = treeView_->indexAt(pos);
+        if (!i.isValid()) return;
+        QMenu menu(this);
+        fillTreeMenu(&menu, i);
+        if (!menu.isEmpty()) menu.exec(treeView_->viewport()->mapToGlobal(pos));
+    });
     connect(treeView_->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& i) { showAttributes(tree_->data(i, H5TreeModel::PathRole).toString()); });
     connect(context_, &DebugContext::fileChanged, this, &FileBrowserPanel::onFileChanged);
@@ -76,6 +90,16 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
         }
     });
     onFileChanged();
+}
+
+void FileBrowserPanel::addTreeMenuEntries(TreeMenuAdder adder) { menuAdders_.push_back(std::move(adder)); }
+
+void FileBrowserPanel::fillTreeMenu(QMenu* menu, const QModelIndex& index) const {
+    TreeItem item;
+    item.path = tree_->data(index, H5TreeModel::PathRole).toString();
+    item.isDataset = tree_->data(index, H5TreeModel::IsDatasetRole).toBool();
+    item.isCase = tree_->data(index, H5TreeModel::IsCaseRole).toBool();
+    for (const TreeMenuAdder& add : menuAdders_) add(menu, item);
 }
 
 void FileBrowserPanel::onFileChanged() {

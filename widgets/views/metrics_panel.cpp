@@ -11,6 +11,7 @@
 #include "models/metrics_table_model.h"
 #include "session/debug_context.h"
 #include "palette.h"
+#include "views/metrics_table_menu.h"
 
 namespace opscope::gui {
 
@@ -46,6 +47,7 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setWordWrap(false);
+    addCopyTableMenu(table_, model_);
     l->addWidget(table_, 1);
     standardInfo_ = new QLabel(this);
     standardInfo_->setWordWrap(true);

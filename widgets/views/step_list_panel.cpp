@@ -79,6 +79,16 @@ std::optional<std::size_t> StepListPanel::selectedStep() const {
 }
 
 void StepListPanel::updateSummary() {
+    if (context_->isRecordedOnly()) {
+        const PlanInfo& p = context_->plan();
+        summary_->setText(
+            tr("<b>%1</b> on %2 · %3 recorded steps · workspace %4 · <i>a recorded run without values "
+               "(trace level stats or metadata): steps, timings and statistics only</i>")
+                .arg(QString::fromStdString(p.op).toHtmlEscaped(), QString::fromStdString(p.product).toHtmlEscaped())
+                .arg(p.steps.size())
+                .arg(formatBytes(double(p.workspaceBytes))));
+        return;
+    }
     if (!context_->isPrepared()) {
         if (const auto& err = context_->prepareError()) {
             summary_->setText(

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
@@ -123,6 +124,8 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
     connect(sideHeatmap_, &HeatmapWidget::hovered, this, &TensorViewPanel::onHover);
     connect(heatmap_, &HeatmapWidget::clicked, this, &TensorViewPanel::onClick);
     connect(sideHeatmap_, &HeatmapWidget::clicked, this, &TensorViewPanel::onClick);
+    attachHeatmapMenu(heatmap_, [this] { return heatmapContent(false); });
+    attachHeatmapMenu(sideHeatmap_, [this] { return heatmapContent(true); });
     // Side-by-side maps zoom and pan together.
     connect(heatmap_, &HeatmapWidget::viewChanged, sideHeatmap_, &HeatmapWidget::setView);
     connect(sideHeatmap_, &HeatmapWidget::viewChanged, heatmap_, &HeatmapWidget::setView);
@@ -533,6 +536,25 @@ void TensorViewPanel::onClick(qint64 row, qint64 col) {
 }
 
 QString TensorViewPanel::readout() const { return readout_->text(); }
+
+HeatmapContent TensorViewPanel::heatmapContent(bool side) const {
+    HeatmapContent c;
+    const Entry* e = entry();
+    if (!e) return c;
+    const std::optional<TensorKey> partner = partnerKey();
+    // Under A/B the main map shows the partner; the side map shows the other one.
+    const bool showsPartner = side != (ab_->isChecked() && fetched(partner));
+    c.tensor = fetched(showsPartner ? partner : std::optional<TensorKey>(e->key));
+    c.slice = slice_->slice();
+    c.tensorName = e->label.section(QStringLiteral(" — "), 0, 0);
+    if (showsPartner && partner)
+        c.tensorName = partner->source == TensorKey::Source::Baseline ? tr("%1 reference").arg(c.tensorName)
+                                                                      : QString::fromStdString(partner->name);
+    const cases::Case* current = context_->currentCase();
+    c.caseName = current ? QString::fromStdString(current->path) : QFileInfo(context_->filePath()).fileName();
+    c.sourceFile = context_->filePath();
+    return c;
+}
 
 bool TensorViewPanel::exportPng(const QString& path) {
     if (!frame_.valid()) return false;

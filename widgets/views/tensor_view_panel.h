@@ -10,6 +10,7 @@
 #include <set>
 
 #include "session/session_types.h"
+#include "views/heatmap_menu.h"
 #include "views/tensor_display.h"
 
 class QCheckBox;
@@ -53,6 +54,8 @@ public:
     HeatmapWidget* heatmap() const { return heatmap_; }
     const DisplayFrame& frame() const { return frame_; }
     QString readout() const;
+    // What the main (or side) heatmap shows, for its right-click menu.
+    HeatmapContent heatmapContent(bool side) const;
 
 Q_SIGNALS:
     // A new frame is on screen (tests and --screenshot wait for it).

@@ -12,9 +12,11 @@ struct TensorStats {
     int64_t finiteCount = 0;
     int64_t nanCount = 0;
     int64_t infCount = 0;
+    int64_t zeroCount = 0;    // elements equal to zero (either sign)
     double min = 0, max = 0;  // over finite values (0 when there are none)
     double mean = 0;          // mean of finite values
     double meanAbs = 0;       // mean |x| of finite values
+    double stddev = 0;        // population standard deviation of finite values
 };
 
 // Any dtype, any strides; accumulates in double.

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
@@ -115,6 +116,17 @@ void AtomicFileWriter::commit() {
     committed_ = true;
     // Durability of the rename itself; the file is in place either way, so a failure is not fatal.
     fsyncPath(directoryOf(destination_), O_RDONLY | O_DIRECTORY);
+}
+
+void writeFileAtomically(const fs::path& destination, const std::string& bytes, const std::vector<fs::path>& inputs) {
+    AtomicFileWriter writer(destination, inputs);
+    {
+        std::ofstream out(writer.tempPath(), std::ios::binary | std::ios::trunc);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        out.close();
+        if (!out) throw std::runtime_error("writing '" + writer.tempPath().string() + "' failed");
+    }
+    writer.commit();
 }
 
 }  // namespace opscope::h5

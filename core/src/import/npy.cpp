@@ -7,8 +7,10 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
 
 #include "byte_order.h"
+#include "opscope/h5/atomic_write.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
 
@@ -104,17 +106,19 @@ private:
 };
 
 // '<f4' -> Float32, little-endian. Throws for what OpScope cannot hold.
+// The descr names and their dtypes, both ways (numpy's byte order prefix aside).
+constexpr std::pair<const char*, DType> kDescrTable[] = {
+    {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64}, {"i1", DType::Int8},
+    {"i2", DType::Int16},   {"i4", DType::Int32},   {"i8", DType::Int64},   {"u1", DType::UInt8},
+    {"u2", DType::UInt16},  {"u4", DType::UInt32},  {"u8", DType::UInt64},  {"b1", DType::Bool}};
+
 DType dtypeOfDescr(const std::string& descr, bool* bigEndian, const std::string& what, const NpyOptions& o) {
     if (descr.size() < 2) throw FormatError("'" + what + "' has an unknown dtype '" + descr + "'");
     const char order = descr[0];
     std::string kind = descr;
     if (order == '<' || order == '>' || order == '|' || order == '=') kind = descr.substr(1);
     *bigEndian = order == '>';
-    static const std::pair<const char*, DType> table[] = {
-        {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64}, {"i1", DType::Int8},
-        {"i2", DType::Int16},   {"i4", DType::Int32},   {"i8", DType::Int64},   {"u1", DType::UInt8},
-        {"u2", DType::UInt16},  {"u4", DType::UInt32},  {"u8", DType::UInt64},  {"b1", DType::Bool}};
-    for (const auto& [name, dtype] : table)
+    for (const auto& [name, dtype] : kDescrTable)
         if (kind == name) return dtype == DType::UInt16 && o.uint16AsBFloat16 ? DType::BFloat16 : dtype;
     throw FormatError("'" + what + "' holds dtype '" + descr +
                       "', which is not a tensor dtype OpScope reads (float16/32/64, int8-64, uint8-64, bool)");
@@ -209,6 +213,34 @@ HostTensor readNpz(const std::string& path, const std::string& key, const NpyOpt
                           ")");
     }
     return parseNpy(zip.read(*e), path + ":" + key, options);
+}
+
+std::string npyBytes(const TensorView& tensor) {
+    const DType stored = tensor.dtype == DType::BFloat16 ? DType::UInt16 : tensor.dtype;
+    const char* kind = nullptr;
+    for (const auto& [name, dtype] : kDescrTable)
+        if (dtype == stored) kind = name;
+    if (!kind) throw std::invalid_argument(std::string("cannot write dtype ") + dtypeName(tensor.dtype) + " as .npy");
+    std::string shape;  // Python tuple syntax: "()", "(5,)", "(2, 3)"
+    for (std::size_t i = 0; i < tensor.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(tensor.shape[i]);
+    if (tensor.shape.size() == 1) shape += ",";
+    const std::string order = dtypeSize(stored) == 1 ? "|" : "<";
+    std::string header = "{'descr': '" + order + kind + "', 'fortran_order': False, 'shape': (" + shape + "), }";
+    // Magic (6) + version (2) + length (2) + header + '\n', padded with spaces to 64 bytes.
+    const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
+    header.append(total - 10 - header.size() - 1, ' ');
+    header += '\n';
+    const HostTensor data = HostTensor::copyOf(tensor);  // contiguous, row-major (x86: little-endian)
+    std::string out("\x93NUMPY\x01\x00", 8);
+    out += static_cast<char>(header.size() & 0xff);
+    out += static_cast<char>(header.size() >> 8);
+    out += header;
+    out.append(static_cast<const char*>(data.data()), static_cast<std::size_t>(data.numel()) * dtypeSize(stored));
+    return out;
+}
+
+void writeNpy(const std::string& path, const TensorView& tensor, const std::vector<std::string>& inputs) {
+    h5::writeFileAtomically(path, npyBytes(tensor), std::vector<std::filesystem::path>(inputs.begin(), inputs.end()));
 }
 
 }  // namespace opscope::import

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace opscope::h5 {
@@ -34,5 +35,10 @@ private:
     std::filesystem::path temp_;
     bool committed_ = false;
 };
+
+// The bytes as the whole new content of `destination`, through an AtomicFileWriter. Throws
+// std::runtime_error with one sentence (an input as destination, a write that failed).
+void writeFileAtomically(const std::filesystem::path& destination, const std::string& bytes,
+                         const std::vector<std::filesystem::path>& inputs = {});
 
 }  // namespace opscope::h5

@@ -24,4 +24,11 @@ HostTensor readNpy(const std::string& path, const NpyOptions& options = {});
 std::vector<std::string> npzKeys(const std::string& path);
 HostTensor readNpz(const std::string& path, const std::string& key, const NpyOptions& options = {});
 
+// The tensor as .npy bytes (format 1.0, little-endian, C order); what parseNpy reads back. numpy
+// has no bfloat16: bfloat16 is written as its uint16 bits (read back with uint16AsBFloat16), as
+// OpScope's HDF5 files store it. Any strides; throws std::invalid_argument for an undefined dtype.
+std::string npyBytes(const TensorView& tensor);
+// Writes npyBytes atomically (h5/atomic_write.h); refuses to replace any of `inputs`.
+void writeNpy(const std::string& path, const TensorView& tensor, const std::vector<std::string>& inputs = {});
+
 }  // namespace opscope::import

@@ -1,0 +1,338 @@
+// Checkpoint workflows in the main window: look at any dataset of the tree without an operator
+// (double-click, Enter, the tree's "View", --case on a dataset) with its statistics and first
+// NaN/Inf; compare any two (two datasets, the same path in two files, a run's output with a
+// dataset) with the metrics `opscope-cli compare` computes; the heatmap's and the metrics
+// table's right-click menus (copy at full precision, CSV/.npy/PNG exports, copy table).
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenu>
+#include <QProcess>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+#include <cmath>
+#include <limits>
+
+#include "main_window.h"
+#include "models/h5_tree_model.h"
+#include "models/metrics_table_model.h"
+#include "opscope/h5/tensor_io.h"
+#include "opscope/import/npy.h"
+#include "opscope/metric_fields.h"
+#include "opscope/ops/evaluation.h"
+#include "opscope/view/slice_export.h"
+#include "views/dataset_view_panel.h"
+#include "views/file_browser_panel.h"
+#include "views/heatmap_widget.h"
+#include "views/tensor_view_panel.h"
+#include "widget_test_support.h"
+
+using namespace opscope;
+using namespace opscope::gui;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A checkpoint-like weight [3, 4, 5]: a NaN at [1, 2, 3], an Inf at [2, 0, 0], zeros.
+HostTensor weight(double noise) {
+    HostTensor t = test::ramp(DType::Float32, {3, 4, 5}, 1.0, 0.0);
+    for (int64_t i = 0; i < t.numel(); ++i) t.setFromDouble(i, t.getAsDouble(i) * (1 + noise * std::cos(double(i))));
+    t.setFromDouble(1 * 20 + 2 * 5 + 3, kNaN);
+    t.setFromDouble(2 * 20, HUGE_VAL);
+    t.setFromDouble(7, 0.0);
+    t.setFromDouble(8, 0.0);
+    return t;
+}
+
+QString addDatasets(const QString& file, double noise) {
+    h5::File f = h5::File::openReadWrite(file.toStdString());
+    h5::writeTensor(f, "/ckpt/layer0/weight", weight(noise));
+    h5::writeTensor(f, "/ckpt/layer0/bias", test::ramp(DType::Float64, {16}, 0.25, 0.0));
+    h5::writeTensor(f, "/ckpt/layer0/bias_fp16", test::ramp(DType::Float16, {16}, 0.25, 0.01));
+    return file;
+}
+
+bool waitShown(DatasetViewPanel* v) {
+    return QTest::qWaitFor(
+        [&] { return v->hasTensor() && !v->isLoading() && v->frame(DatasetViewPanel::MapA).valid(); }, 20000);
+}
+
+QModelIndex treeIndex(MainWindow& w, const char* path) { return w.fileBrowser()->treeModel()->indexForPath(path); }
+
+QAction* findAction(QMenu& menu, const QString& name) {
+    for (QAction* a : menu.findChildren<QAction*>())
+        if (a->objectName() == name) return a;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestDatasetView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        QCoreApplication::setOrganizationName("OpScopeTest");
+        file_ = addDatasets(test::writeCaseFile(dir_.path()), 0.0);
+        QDir(dir_.path()).mkdir("other");
+        other_ = addDatasets(test::writeCaseFile(dir_.filePath("other")), 1e-3);  // the same paths, perturbed
+    }
+
+    void init() {
+        window_ = std::make_unique<MainWindow>(nullptr, false);
+        window_->resize(1400, 900);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->openFile(file_));
+    }
+    void cleanup() { window_.reset(); }
+
+    // Double-click shows the dataset with its statistics; Enter on another shows that one.
+    void doubleClickAndEnterViewADataset() {
+        MainWindow& w = *window_;
+        QTreeView* tree = w.fileBrowser()->treeView();
+        const QModelIndex weightIndex = treeIndex(w, "/ckpt/layer0/weight");
+        QVERIFY(weightIndex.isValid());
+        tree->scrollTo(weightIndex);
+        const QPoint at = tree->visualRect(weightIndex).center();
+        QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, at);
+        QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, at);
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(waitShown(v));
+        QCOMPARE(w.findChild<QTabWidget*>("CentreTabs")->currentWidget(), v);
+        QCOMPARE(v->viewedDataset()->path, QString("/ckpt/layer0/weight"));
+        const DisplayFrame& f = v->frame(DatasetViewPanel::MapA);
+        const TensorStats expected = computeStats(weight(0).view());
+        QCOMPARE(f.tensorStats.nanCount, 1);
+        QCOMPARE(f.tensorStats.infCount, 1);
+        QCOMPARE(f.tensorStats.zeroCount, expected.zeroCount);
+        QVERIFY(expected.zeroCount >= 2);
+        QCOMPARE(f.tensorStats.stddev, expected.stddev);
+        QCOMPARE(f.firstNonFinite, (std::vector<int64_t>{1, 2, 3}));
+        QVERIFY(v->statsText().contains("std"));
+        QVERIFY(v->statsText().contains("[1, 2, 3]"));
+        QCOMPARE(f.planeRows, 4);  // the last two axes of [3, 4, 5]
+        QCOMPARE(f.planeCols, 5);
+        QVERIFY(!v->isComparing());
+
+        const QModelIndex bias = treeIndex(w, "/ckpt/layer0/bias");
+        tree->setCurrentIndex(bias);
+        tree->setFocus();
+        QTest::keyClick(tree, Qt::Key_Return);
+        QVERIFY(QTest::qWaitFor([&] { return v->viewedDataset()->path == "/ckpt/layer0/bias"; }, 20000));
+        QVERIFY(waitShown(v));
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).planeCols, 16);
+    }
+
+    // --case on a dataset opens its view; on a case it loads the case.
+    void showPathViewsADatasetOrLoadsACase() {
+        MainWindow& w = *window_;
+        w.showPath("/ckpt/layer0/weight");
+        QVERIFY(waitShown(w.datasetView()));
+        w.showPath("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return w.context()->isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(*w.context()));
+    }
+
+    // The tree's menu: View, then "Compare with this" on another dataset; the metrics are the
+    // CLI's (ops::compareOutput as runCompare calls it), field by field.
+    void compareTwoDatasetsAgreesWithTheCli() {
+        MainWindow& w = *window_;
+        QMenu menu;
+        w.fileBrowser()->fillTreeMenu(&menu, treeIndex(w, "/ckpt/layer0/bias"));
+        QAction* view = findAction(menu, "viewDataset");
+        QVERIFY(view);
+        QVERIFY(!findAction(menu, "compareDataset")->isEnabled());  // nothing viewed yet
+        view->trigger();
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(waitShown(v));
+        QMenu second;
+        w.fileBrowser()->fillTreeMenu(&second, treeIndex(w, "/ckpt/layer0/bias_fp16"));
+        QAction* cmp = findAction(second, "compareDataset");
+        QVERIFY(cmp && cmp->isEnabled());
+        cmp->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(v->isComparing());
+
+        const HostTensor a = h5::readTensor(h5::File::openReadOnly(file_.toStdString()), "/ckpt/layer0/bias");
+        const HostTensor b = h5::readTensor(h5::File::openReadOnly(file_.toStdString()), "/ckpt/layer0/bias_fp16");
+        const ops::Comparison cli = ops::compareOutput("/ckpt/layer0/bias", "actual", a, "reference", b,
+                                                       ops::judgedDtype(a), metrics::parseStandard("cann"));
+        const ops::Comparison& gui = v->analysis()->comparisons.front();
+        QVERIFY(gui.compared && cli.compared);
+        for (const metrics::MetricField& f : metrics::metricFields()) {
+            const auto g = f.value(gui.metrics), c = f.value(cli.metrics);
+            QCOMPARE(g.has_value(), c.has_value());
+            if (g) QVERIFY2(*g == *c || (std::isnan(*g) && std::isnan(*c)), f.key);
+        }
+        QCOMPARE(gui.judgement.verdict, cli.judgement.verdict);
+        QCOMPARE(gui.judgement.reason, cli.judgement.reason);
+        compareWithCliJson(gui, "/ckpt/layer0/bias", "/ckpt/layer0/bias_fp16");
+    }
+
+    // File > Compare With File: the same path in another file; A | B | error side by side, A/B.
+    void sameDatasetInTwoFilesSideBySideAndAb() {
+        MainWindow& w = *window_;
+        QVERIFY(w.action("compareWithFile"));
+        w.viewDataset("/ckpt/layer0/weight");
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(waitShown(v));
+        w.compareDataset({other_, "/ckpt/layer0/weight"});
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(v->title().contains("other") || v->title().contains(QFileInfo(other_).fileName()));
+        const OutputAnalysis& o = v->analysis()->outputs.front();
+        QVERIFY(o.compared);
+        QVERIFY(o.metrics.maxRelError > 0);  // perturbed by 1e-3
+        QVERIFY(o.judgements.size() >= 3);   // every standard, cann first
+        QCOMPARE(QString::fromStdString(o.judgements.front().standard), QString("cann"));
+        QVERIFY(v->frame(DatasetViewPanel::MapB).valid());
+        QVERIFY(v->frame(DatasetViewPanel::MapError).valid());
+        QVERIFY(v->heatmap(DatasetViewPanel::MapError)->isVisible());
+        QVERIFY(v->metricsModel()->rowCount() > int(metrics::metricFields().size()));
+
+        const TensorStats bStats = v->frame(DatasetViewPanel::MapB).tensorStats;
+        QSignalSpy shown(v, &DatasetViewPanel::shown);
+        v->setShowReference(true);  // A/B: B in the main map
+        QVERIFY(shown.wait(10000));
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading(); }, 10000));
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.mean, bStats.mean);
+        v->setSideBySide(false);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading(); }, 10000));
+        QVERIFY(!v->heatmap(DatasetViewPanel::MapB)->isVisible());
+    }
+
+    // An output of the run against any dataset, from the tree's menu.
+    void runOutputAgainstADataset() {
+        MainWindow& w = *window_;
+        DebugContext* ctx = w.context();
+        ctx->loadCase("/gn/basic");
+        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 20000));
+        QVERIFY(test::waitIdle(*ctx));
+        ctx->continueRun();
+        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(QTest::qWaitFor([&] { return ctx->finalOutputs() != nullptr; }, 20000));
+        QMenu menu;
+        w.fileBrowser()->fillTreeMenu(&menu, treeIndex(w, "/gn/basic/inputs/gradOut"));
+        QAction* gradInput = nullptr;
+        for (QAction* a : menu.findChildren<QAction*>())
+            if (a->text().startsWith("gradInput")) gradInput = a;
+        QVERIFY(gradInput);
+        gradInput->trigger();
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(v->title().startsWith("A: gradInput"));
+        QVERIFY(v->analysis()->outputs.front().compared);  // same shape [2, 4, 2, 3]
+
+        // The call's tensor view has the same menu: what it shows, named with the case.
+        QVERIFY(
+            QTest::qWaitFor([&] { return !w.tensorView()->isLoading() && w.tensorView()->frame().valid(); }, 20000));
+        const HeatmapContent shown = w.tensorView()->heatmapContent(false);
+        QVERIFY(shown.tensor);
+        QCOMPARE(shown.tensorName, QString::fromStdString(w.tensorView()->currentKey().name));
+        QCOMPARE(shown.caseName, QString("/gn/basic"));
+        QVERIFY(contentTitle(shown).contains("[0, 0, :, :]"));
+        const QString npy = dir_.filePath("call_slice.npy");
+        QCOMPARE(exportSliceNpy(shown, npy), QString());
+        QCOMPARE(import::readNpy(npy.toStdString()).shape(), (std::vector<int64_t>{2, 3}));
+    }
+
+    // The heatmap's menu: copy at full precision; CSV, .npy (round-trips), labelled PNG;
+    // never over the file the tensor came from.
+    void heatmapMenuCopiesAndExports() {
+        MainWindow& w = *window_;
+        w.viewDataset("/ckpt/layer0/weight");
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(waitShown(v));
+        HeatmapWidget* h = v->heatmap(DatasetViewPanel::MapA);
+        h->fitToWindow();
+        int64_t row = -1, col = -1;
+        QVERIFY(h->elementAt(h->rect().center(), &row, &col));
+        QMenu menu;
+        const HeatmapContent content = v->content(DatasetViewPanel::MapA);
+        fillHeatmapMenu(&menu, h, h->rect().center(), content);
+        QAction* copy = findAction(menu, "copyValue");
+        QVERIFY(copy && copy->isEnabled());
+        copy->trigger();
+        const double exact = weight(0).getAsDouble(row * 5 + col);
+        QCOMPARE(QApplication::clipboard()->text(),
+                 QString::fromStdString(view::fullPrecisionText(exact, DType::Float32)));
+        QCOMPARE(QApplication::clipboard()->text().toFloat(), static_cast<float>(exact));
+
+        const QString csv = dir_.filePath("slice.csv"), npy = dir_.filePath("slice.npy"), png = dir_.filePath("s.png");
+        QCOMPARE(exportSliceCsv(content, csv), QString());
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        QCOMPARE(csvFile.readAll().count('\n'), 4);  // the [0, :, :] slice: 4 rows of 5
+        QCOMPARE(exportSliceNpy(content, npy), QString());
+        const HostTensor slice = import::readNpy(npy.toStdString());
+        QCOMPARE(slice.shape(), (std::vector<int64_t>{4, 5}));
+        for (int64_t i = 0; i < 20; ++i) QCOMPARE(slice.getAsDouble(i), weight(0).getAsDouble(i));
+        QCOMPARE(exportLabelledPng(content, h, png), QString());
+        const QImage image(png);
+        QVERIFY(image.height() > h->height());
+        QCOMPARE(contentTitle(content), QString("cases.h5:/ckpt/layer0/weight [0, :, :] · cases.h5"));
+        // The source file is an input: refused, and left as it was.
+        const qint64 size = QFileInfo(file_).size();
+        QVERIFY(!exportSliceNpy(content, file_).isEmpty());
+        QCOMPARE(QFileInfo(file_).size(), size);
+    }
+
+    // "Copy table" on the metrics table: tab-separated, one row per standard and metric.
+    void metricsTableCopiesAsTabSeparated() {
+        MainWindow& w = *window_;
+        w.viewDataset("/ckpt/layer0/bias");
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(waitShown(v));
+        w.compareDataset({file_, "/ckpt/layer0/bias_fp16"});
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QTableView* table = nullptr;
+        for (QTableView* t : v->findChildren<QTableView*>())
+            if (t->model() == v->metricsModel()) table = t;
+        QVERIFY(table);
+        QAction* copy = nullptr;
+        for (QAction* a : table->actions())
+            if (a->objectName() == "copyTable") copy = a;
+        QVERIFY(copy);
+        copy->trigger();
+        const QStringList lines = QApplication::clipboard()->text().trimmed().split('\n');
+        QCOMPARE(lines.size(), v->metricsModel()->rowCount() + 1);
+        QVERIFY(lines.front().startsWith("metric\t/ckpt/layer0/bias"));
+        const QString cosine = QString::fromUtf8(metrics::metricField("cosine").label);
+        QVERIFY(!lines.filter(QRegularExpression("^" + cosine + "\t")).isEmpty());
+        for (const QString& l : lines) QCOMPARE(l.count('\t'), 1);
+    }
+
+private:
+    // The CLI itself, when it was built beside the tests: the same values in its JSON.
+    void compareWithCliJson(const ops::Comparison& gui, const QString& a, const QString& b) {
+        const QString cli = QCoreApplication::applicationDirPath() + "/../app/opscope-cli";
+        if (!QFileInfo::exists(cli)) return;  // the in-process comparison above still holds
+        QProcess p;
+        p.start(cli, {"compare", file_ + ":" + a, file_ + ":" + b, "--json"});
+        QVERIFY(p.waitForFinished(60000));
+        const QJsonObject metricsJson =
+            QJsonDocument::fromJson(p.readAllStandardOutput()).object()["comparison"].toObject()["metrics"].toObject();
+        QVERIFY(!metricsJson.isEmpty());
+        for (const metrics::MetricField& f : metrics::metricFields()) {
+            const auto g = f.value(gui.metrics);
+            const QJsonValue c = metricsJson[f.key];
+            if (!g || std::isnan(*g)) {
+                QVERIFY2(c.isNull(), f.key);
+                continue;
+            }
+            QVERIFY2(std::fabs(c.toDouble() - *g) <= 1e-12 * std::max(1.0, std::fabs(*g)), f.key);
+        }
+    }
+
+    QTemporaryDir dir_;
+    QString file_, other_;
+    std::unique_ptr<MainWindow> window_;
+};
+
+QTEST_MAIN(TestDatasetView)
+#include "test_dataset_view.moc"

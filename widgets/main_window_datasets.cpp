@@ -1,0 +1,111 @@
+// The main window's dataset workflows: look at any dataset of the tree without an operator
+// (double-click, Enter, "View", `--case /path/to/dataset`), and compare any two (a dataset with
+// another, the same path in another file, a call's output with a dataset).
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTreeView>
+
+#include "main_window.h"
+#include "models/h5_tree_model.h"
+#include "opscope/h5/h5_file.h"
+#include "session/debug_context.h"
+#include "views/dataset_view_panel.h"
+#include "views/file_browser_panel.h"
+#include "views/tensor_view_panel.h"
+
+namespace opscope::gui {
+
+void MainWindow::createDatasetView() {
+    datasetView_ = new DatasetViewPanel(this);
+    centre_ = new QTabWidget(this);
+    centre_->setObjectName("CentreTabs");
+    centre_->addTab(tensorView_, tr("Call tensors"));
+    centre_->addTab(datasetView_, tr("Dataset"));
+    setCentralWidget(centre_);
+    connect(context_, &DebugContext::caseLoaded, this, [this] { centre_->setCurrentWidget(tensorView_); });
+}
+
+void MainWindow::createDatasetActions() {
+    auto* compare = new QAction(tr("Compare With &File…"), this);
+    compare->setObjectName("compareWithFile");
+    compare->setToolTip(tr("Compare the dataset shown with the same path in another file (two checkpoints)"));
+    connect(compare, &QAction::triggered, this, [this] { compareWithFile(); });
+    for (QAction* top : menuBar()->actions())
+        if (top->menu() && top->menu()->actions().contains(action("saveSession")))
+            top->menu()->insertAction(action("saveSession"), compare);
+    connect(files_, &FileBrowserPanel::datasetActivated, this, &MainWindow::viewDataset);
+    files_->addTreeMenuEntries([this](QMenu* menu, const FileBrowserPanel::TreeItem& item) {
+        if (!item.isDataset) return;
+        QAction* view = menu->addAction(tr("View"), this, [this, path = item.path] { viewDataset(path); });
+        view->setObjectName("viewDataset");
+        const std::optional<DatasetRef> a = datasetView_->viewedDataset();
+        const DatasetRef b{context_->filePath(), item.path};
+        QAction* cmp = menu->addAction(a ? tr("Compare %1 with this").arg(a->path) : tr("Compare with… (view A first)"),
+                                       this, [this, b] { compareDataset(b); });
+        cmp->setObjectName("compareDataset");
+        cmp->setEnabled(datasetView_->hasTensor() && !(a && a->file == b.file && a->path == b.path));
+        const auto outputs = context_->finalOutputs();
+        if (!outputs || outputs->empty()) return;
+        QMenu* sub = menu->addMenu(tr("Compare output with this"));
+        for (const auto& [name, tensor] : *outputs) {
+            const QString label = QString::fromStdString(name) + tr(" (this run)");
+            auto t = std::make_shared<const HostTensor>(tensor);
+            sub->addAction(label, this, [this, label, t, b] {
+                datasetView_->showTensor(label, t);
+                compareDataset(b);
+            });
+        }
+    });
+}
+
+void MainWindow::viewDataset(const QString& path) {
+    if (context_->filePath().isEmpty()) return;
+    datasetView_->view({context_->filePath(), path});
+    centre_->setCurrentWidget(datasetView_);
+    const QModelIndex item = files_->treeModel()->indexForPath(path.toStdString());
+    if (item.isValid()) {
+        files_->treeView()->setCurrentIndex(item);
+        files_->treeView()->scrollTo(item);
+    }
+}
+
+void MainWindow::compareDataset(const DatasetRef& reference) {
+    datasetView_->compareWith(reference);
+    centre_->setCurrentWidget(datasetView_);
+}
+
+void MainWindow::showPath(const QString& path) {
+    const h5::File* f = context_->file();
+    bool dataset = false;
+    try {
+        dataset = f && f->info(path.toStdString()).kind == h5::ObjectKind::Dataset;
+    } catch (const std::exception&) {
+        // Not an object of the file: loading it as a case says so.
+    }
+    if (dataset)
+        viewDataset(path);
+    else
+        context_->loadCase(path);
+}
+
+void MainWindow::compareWithFile() {
+    const std::optional<DatasetRef> a = datasetView_->viewedDataset();
+    if (!a) {
+        QMessageBox::information(this, tr("Compare With File"),
+                                 tr("First view a dataset (double-click it in the file tree): it is then compared "
+                                    "with the same path in the file you choose."));
+        return;
+    }
+    const QString other = QFileDialog::getOpenFileName(this, tr("Compare %1 with the same path in…").arg(a->path),
+                                                       QSettings().value("lastDir").toString(),
+                                                       tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
+    if (!other.isEmpty()) compareDataset({other, a->path});
+}
+
+}  // namespace opscope::gui

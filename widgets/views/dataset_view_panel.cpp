@@ -1,0 +1,398 @@
+#include "views/dataset_view_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <array>
+#include <cmath>
+
+#include "models/metrics_table_model.h"
+#include "palette.h"
+#include "session/analysis.h"
+#include "session/dataset_read.h"
+#include "session/gui_invoke.h"
+#include "views/charts_panel.h"
+#include "views/display_controls.h"
+#include "views/heatmap_widget.h"
+#include "views/metrics_table_menu.h"
+#include "views/range_histogram_widget.h"
+#include "views/slice_controls.h"
+
+namespace opscope::gui {
+
+QString DatasetRef::label() const { return QFileInfo(file).fileName() + QLatin1Char(':') + path; }
+
+DatasetViewPanel::DatasetViewPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(4);
+    buildTop(layout);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(buildMaps());
+    split->addWidget(buildComparison());
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+    comparison_->hide();
+    for (HeatmapWidget* m : maps_) m->clear(tr("Double-click a dataset in the file tree (or Enter) to look at it"));
+}
+
+void DatasetViewPanel::buildTop(QVBoxLayout* layout) {
+    title_ = new QLabel(this);
+    title_->setTextFormat(Qt::PlainText);
+    title_->setWordWrap(true);
+    title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // a long path never widens the window
+    layout->addWidget(title_);
+    auto* top = new QHBoxLayout();
+    ab_ = new QToolButton(this);
+    ab_->setText(tr("A/B"));
+    ab_->setCheckable(true);
+    ab_->setToolTip(tr("Show A or the reference B in the main map, with the same colours"));
+    top->addWidget(ab_);
+    sideBySide_ = new QCheckBox(tr("Side by side"), this);
+    sideBySide_->setToolTip(tr("A | B | relative error, zoomed and panned together"));
+    sideBySide_->setChecked(true);
+    top->addWidget(sideBySide_);
+    top->addWidget(new QLabel(tr("Standard:"), this));
+    standard_ = new QComboBox(this);
+    for (const metrics::Standard& s : metrics::builtinStandards())
+        standard_->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
+    standard_->setToolTip(tr("The standard of the comparison (opscope-cli compare --standard)"));
+    top->addWidget(standard_);
+    top->addStretch(1);
+    layout->addLayout(top);
+    slice_ = new SliceControls(this);
+    layout->addWidget(slice_);
+    controls_ = new DisplayControls(this);
+    controls_->setFrom(DisplayControls::defaultsFor(false));
+    layout->addWidget(controls_);
+    connect(ab_, &QToolButton::toggled, this, [this] { recompute(); });
+    connect(sideBySide_, &QCheckBox::toggled, this, [this] { recompute(); });
+    connect(standard_, &QComboBox::activated, this, [this] { analyze(); });
+    connect(slice_, &SliceControls::sliceChanged, this, [this] { recompute(); });
+    connect(controls_, &DisplayControls::changed, this, [this] { recompute(); });
+}
+
+QWidget* DatasetViewPanel::buildMaps() {
+    auto* area = new QWidget(this);
+    auto* va = new QVBoxLayout(area);
+    va->setContentsMargins(0, 0, 0, 0);
+    auto* row = new QSplitter(Qt::Horizontal, area);
+    for (Map m : {MapA, MapB, MapError}) {
+        maps_[m] = new HeatmapWidget(row);
+        row->addWidget(maps_[m]);
+        connect(maps_[m], &HeatmapWidget::hovered, this, &DatasetViewPanel::onHover);
+        attachHeatmapMenu(maps_[m], [this, m] { return content(m); });
+    }
+    // The three maps zoom and pan together.
+    for (HeatmapWidget* from : maps_)
+        for (HeatmapWidget* to : maps_)
+            if (from != to) connect(from, &HeatmapWidget::viewChanged, to, &HeatmapWidget::setView);
+    va->addWidget(row, 1);
+    histogram_ = new RangeHistogramWidget(area);
+    va->addWidget(histogram_);
+    connect(histogram_, &RangeHistogramWidget::rangeEdited, controls_, &DisplayControls::setManualRange);
+    stats_ = new QLabel(area);
+    stats_->setWordWrap(true);
+    stats_->setTextFormat(Qt::RichText);
+    stats_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+    connect(stats_, &QLabel::linkActivated, this, [this](const QString&) {
+        const std::vector<int64_t>& at = frames_[MapA].firstNonFinite;
+        if (!at.empty()) slice_->showElement(at);
+    });
+    va->addWidget(stats_);
+    readout_ = new QLabel(area);
+    readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    va->addWidget(readout_);
+    return area;
+}
+
+QWidget* DatasetViewPanel::buildComparison() {
+    comparison_ = new QWidget(this);
+    auto* l = new QVBoxLayout(comparison_);
+    l->setContentsMargins(0, 0, 0, 0);
+    verdict_ = new QLabel(comparison_);
+    verdict_->setTextFormat(Qt::PlainText);
+    verdict_->setAlignment(Qt::AlignCenter);
+    verdict_->setWordWrap(true);
+    l->addWidget(verdict_);
+    auto* tabs = new QTabWidget(comparison_);
+    table_ = new QTableView(tabs);
+    metrics_ = new MetricsTableModel(nullptr, this);
+    table_->setModel(metrics_);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->setWordWrap(false);
+    addCopyTableMenu(table_, metrics_);
+    charts_ = new ChartsPanel(nullptr, tabs);
+    tabs->addTab(table_, tr("Metrics"));
+    tabs->addTab(charts_, tr("Charts"));
+    l->addWidget(tabs, 1);
+    return comparison_;
+}
+
+void DatasetViewPanel::view(const DatasetRef& ref) { read(ref, false); }
+
+void DatasetViewPanel::compareWith(const DatasetRef& ref) {
+    if (!hasTensor()) return fail(tr("View a dataset first (double-click it in the file tree), then compare it"));
+    read(ref, true);
+}
+
+void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
+    const uint64_t gen = ++readGeneration_;
+    ++pendingReads_;
+    message_.clear();
+    title_->setText(tr("Reading %1…").arg(ref.label()));
+    const std::string file = ref.file.toStdString(), path = ref.path.toStdString();
+    runInBackground<TensorPtr>(
+        this, [file, path] { return std::make_shared<const HostTensor>(readDatasetVetted(file, path)); },
+        [this, gen, ref, asReference](TensorPtr t, QString error) {
+            --pendingReads_;
+            if (gen != readGeneration_) return;
+            if (!error.isEmpty()) return fail(tr("Cannot read %1: %2").arg(ref.label(), error));
+            setOperand(asReference, {ref.label(), std::move(t), ref.file, ref});
+        });
+}
+
+void DatasetViewPanel::showTensor(const QString& label, TensorPtr tensor, const QString& sourceFile) {
+    ++readGeneration_;  // a read still in flight no longer applies
+    message_.clear();
+    setOperand(false, {label, std::move(tensor), sourceFile, std::nullopt});
+}
+
+void DatasetViewPanel::setOperand(bool asReference, Operand operand) {
+    (asReference ? b_ : a_) = std::move(operand);
+    if (!asReference) b_ = {};
+    ++analysisGeneration_;
+    analysis_.reset();
+    relError_.reset();
+    metrics_->setAnalysis(nullptr);
+    charts_->setAnalysis(nullptr);
+    comparison_->setVisible(isComparing());
+    title_->setText(title());
+    title_->setToolTip(title());
+    if (isComparing()) analyze();
+    recompute();
+}
+
+QString DatasetViewPanel::title() const {
+    if (!hasTensor()) return {};
+    const auto desc = [](const Operand& o) {
+        return QStringLiteral("%1  %2%3")
+            .arg(o.label, QString::fromUtf8(dtypeName(o.tensor->dtype())), formatShape(o.tensor->shape()));
+    };
+    return isComparing() ? tr("A: %1   vs   B (reference): %2").arg(desc(a_), desc(b_)) : desc(a_);
+}
+
+void DatasetViewPanel::setStandard(const QString& spec) {
+    int i = standard_->findData(spec);
+    if (i < 0) {
+        standard_->addItem(spec, spec);
+        i = standard_->count() - 1;
+    }
+    standard_->setCurrentIndex(i);
+    analyze();
+}
+
+void DatasetViewPanel::setSideBySide(bool on) { sideBySide_->setChecked(on); }
+void DatasetViewPanel::setShowReference(bool on) { ab_->setChecked(on); }
+
+bool DatasetViewPanel::isLoading() const {
+    return pendingReads_ > 0 || analyzing_ || shownGeneration_ != computeGeneration_;
+}
+
+QString DatasetViewPanel::message() const { return message_; }
+
+void DatasetViewPanel::fail(const QString& message) {
+    message_ = message;
+    title_->setText(message);
+    Q_EMIT shown();
+}
+
+// The evaluation of `opscope-cli compare A B`: one output named after A, B as the reference,
+// judged in A's dtype, under the chosen standard first and every other for comparison.
+void DatasetViewPanel::analyze() {
+    if (!isComparing()) return;
+    metrics::Standard standard;
+    try {
+        standard = metrics::parseStandard(standard_->currentData().toString().toStdString());
+    } catch (const std::exception& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+    const uint64_t gen = ++analysisGeneration_;
+    analyzing_ = true;
+    const TensorPtr a = a_.tensor, b = b_.tensor;
+    const std::string name = a_.ref ? a_.ref->path.toStdString() : a_.label.toStdString();
+    const std::string actual = a_.label.toStdString(), reference = b_.label.toStdString();
+    runInBackground<AnalysisPtr>(
+        this,
+        [a, b, name, actual, reference, standard] {
+            return std::make_shared<const AnalysisReport>(
+                analyzeOutputs({{name, *a}}, {{name, *b}}, standardsToShow(standard), reference, 4000, actual));
+        },
+        [this, gen](AnalysisPtr report, QString error) {
+            if (gen != analysisGeneration_) return;
+            analyzing_ = false;
+            if (!error.isEmpty()) return fail(error);
+            analysis_ = report;
+            const OutputAnalysis& o = report->outputs.front();
+            relError_ = o.compared ? std::make_shared<const HostTensor>(o.maps.relError) : nullptr;
+            metrics_->setAnalysis(report);
+            charts_->setAnalysis(report);
+            showVerdict();
+            recompute();
+        });
+}
+
+void DatasetViewPanel::showVerdict() {
+    if (!analysis_ || analysis_->comparisons.empty()) return verdict_->clear();
+    const ops::Comparison& c = analysis_->comparisons.front();
+    const metrics::Verdict v = c.compared ? c.judgement.verdict : metrics::Verdict::Warning;
+    verdict_->setStyleSheet(QStringLiteral("QLabel { background: %1; color: %2; font-weight: bold; padding: 3px; }")
+                                .arg(verdictBackground(v).name(), verdictForeground(v).name()));
+    verdict_->setText(c.compared ? tr("%1 under %2: %3")
+                                       .arg(verdictText(v).toUpper(), QString::fromStdString(c.judgement.standard),
+                                            QString::fromStdString(c.judgement.reason))
+                                 : tr("NOT JUDGED: %1").arg(QString::fromStdString(c.note)));
+}
+
+TensorPtr DatasetViewPanel::mapTensor(Map map) const {
+    switch (map) {
+        case MapA: return ab_->isChecked() && b_.tensor ? b_.tensor : a_.tensor;
+        case MapB: return b_.tensor;
+        case MapError: return relError_;
+    }
+    return nullptr;
+}
+
+void DatasetViewPanel::recompute() {
+    if (!hasTensor()) return;
+    slice_->setShape(a_.tensor->shape());
+    DisplaySettings values;
+    controls_->apply(&values);
+    values.slice = slice_->slice();
+    values.showBeyond = false;
+    DisplaySettings errors = DisplayControls::defaultsFor(true);
+    errors.slice = values.slice;
+    errors.showBeyond = false;
+    const bool side = sideBySide_->isChecked();
+    std::array<DisplayRequest, 3> req;
+    for (Map m : {MapA, MapB, MapError}) {
+        req[m].tensor = m == MapA || side ? mapTensor(m) : nullptr;
+        req[m].settings = m == MapError ? errors : values;
+    }
+    const uint64_t gen = ++computeGeneration_;
+    runInBackground<std::array<DisplayFrame, 3>>(
+        this,
+        [req]() mutable {
+            std::array<DisplayFrame, 3> f;
+            f[MapA] = computeDisplay(req[MapA]);
+            if (req[MapB].tensor && req[MapB].tensor->shape() == req[MapA].tensor->shape())
+                req[MapB].fixedRange = f[MapA].scale.range();  // the same colours mean the same values
+            f[MapB] = computeDisplay(req[MapB]);
+            f[MapError] = computeDisplay(req[MapError]);
+            return f;
+        },
+        [this, gen](std::array<DisplayFrame, 3> frames, QString error) {
+            if (gen != computeGeneration_) return;
+            shownGeneration_ = gen;
+            if (!error.isEmpty()) return fail(error);
+            showFrames(std::move(frames));
+        });
+}
+
+void DatasetViewPanel::showFrames(std::array<DisplayFrame, 3> frames) {
+    frames_ = std::move(frames);
+    const bool side = sideBySide_->isChecked();
+    const QString captions[3] = {ab_->isChecked() && isComparing() ? tr("B: reference") : tr("A"), tr("B: reference"),
+                                 tr("relative error")};
+    for (Map m : {MapA, MapB, MapError}) {
+        const DisplayFrame& f = frames_[m];
+        maps_[m]->setVisible(m == MapA || (side && mapTensor(m)));
+        if (f.valid())
+            maps_[m]->setImage(f.image, f.planeRows, f.planeCols);
+        else
+            maps_[m]->clear(f.tensorStats.count == 0 ? tr("Empty tensor") : QString());
+        maps_[m]->setCaption(isComparing() ? captions[m] : QString());
+    }
+    const DisplayFrame& main = frames_[MapA];
+    if (main.valid()) {
+        DisplaySettings shown;
+        controls_->apply(&shown);
+        histogram_->setHistogram(main.histogram, main.histogramScale, main.scale, shown.colormap);
+    } else
+        histogram_->clear();
+    if (main.valid()) controls_->showRange(main.scale.range().lo, main.scale.range().hi);
+    showStats();
+    Q_EMIT shown();
+}
+
+namespace {
+
+QString statsLine(const QString& name, const TensorStats& s, const std::vector<int64_t>& firstNonFinite) {
+    QString t = QObject::tr("<b>%1</b>: min %2 · max %3 · mean %4 · std %5 · %6 elements, %7 zero")
+                    .arg(name.toHtmlEscaped(), formatNumber(s.min, 7), formatNumber(s.max, 7), formatNumber(s.mean, 7),
+                         formatNumber(s.stddev, 7))
+                    .arg(s.count)
+                    .arg(s.zeroCount);
+    if (s.nanCount || s.infCount)
+        t += QObject::tr(" · <b style='color:#b71c1c'>%1 NaN, %2 Inf</b>, the first at <a href='nonfinite'>%3</a>")
+                 .arg(s.nanCount)
+                 .arg(s.infCount)
+                 .arg(formatShape(firstNonFinite));
+    else
+        t += QObject::tr(" · no NaN or Inf");
+    return t;
+}
+
+}  // namespace
+
+void DatasetViewPanel::showStats() {
+    QStringList lines;
+    const DisplayFrame& a = frames_[MapA];
+    const bool aShowsB = ab_->isChecked() && isComparing();
+    lines << statsLine(aShowsB ? tr("B") : tr("A"), a.tensorStats, a.firstNonFinite);
+    if (frames_[MapB].tensorStats.count > 0)
+        lines << statsLine(tr("B"), frames_[MapB].tensorStats, frames_[MapB].firstNonFinite);
+    if (a.valid() && (a.blockRows > 1 || a.blockCols > 1))
+        lines << tr("slice %1 × %2, downsampled %3×%4 (extremes kept)")
+                     .arg(a.planeRows)
+                     .arg(a.planeCols)
+                     .arg(a.blockRows)
+                     .arg(a.blockCols);
+    stats_->setText(lines.join(QStringLiteral("<br>")));
+}
+
+QString DatasetViewPanel::statsText() const { return stats_->text(); }
+
+void DatasetViewPanel::onHover(qint64 row, qint64 col) {
+    if (row < 0 || !hasTensor()) return readout_->clear();
+    const view::SliceSpec s = view::normalizeSlice(a_.tensor->shape(), slice_->slice());
+    const std::vector<int64_t> index = view::elementIndex(s, row, col);
+    QString text = tr("%1  A = %2").arg(formatShape(index), fullPrecisionValue(content(MapA), row, col));
+    if (b_.tensor && b_.tensor->shape() == a_.tensor->shape())
+        text += tr("  ·  B = %1").arg(fullPrecisionValue(content(MapB), row, col));
+    if (relError_ && relError_->shape() == a_.tensor->shape())
+        text += tr("  ·  rel. error %1").arg(formatNumber(view::elementValue(relError_->view(), index), 4));
+    readout_->setText(text);
+}
+
+HeatmapContent DatasetViewPanel::content(Map map) const {
+    HeatmapContent c;
+    c.tensor = mapTensor(map);
+    c.slice = slice_->slice();
+    const Operand& o = map == MapB || (map == MapA && ab_->isChecked() && b_.tensor) ? b_ : a_;
+    c.tensorName = map == MapError ? tr("relative error of %1").arg(a_.label) : o.label;
+    c.caseName = map == MapError ? tr("against %1").arg(b_.label) : QFileInfo(o.file).fileName();
+    c.sourceFile = o.file;
+    return c;
+}
+
+}  // namespace opscope::gui

@@ -1,0 +1,123 @@
+// Any dataset of any file, without an operator (the first thing a user does with a
+// checkpoint): its heatmap (any 2-D slice), histogram, statistics and first NaN/Inf. And any
+// two compared, A against the reference B (two datasets, the same path in two files, a call's
+// output and a dataset), judged by the CLI's evaluation (analyzeOutputs -> ops::compareOutputs,
+// as `opscope-cli compare`): A | B | relative error side by side or A/B, the metrics table and
+// the error charts.
+#pragma once
+
+#include <QWidget>
+#include <array>
+#include <optional>
+
+#include "session/session_types.h"
+#include "views/heatmap_menu.h"
+#include "views/tensor_display.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+class QVBoxLayout;
+
+namespace opscope::gui {
+
+class ChartsPanel;
+class DisplayControls;
+class HeatmapWidget;
+class MetricsTableModel;
+class RangeHistogramWidget;
+class SliceControls;
+
+// A dataset of an HDF5 file.
+struct DatasetRef {
+    QString file;
+    QString path;
+    QString label() const;  // "ckpt.h5:/model/embed"
+};
+
+class DatasetViewPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum Map { MapA, MapB, MapError };
+
+    explicit DatasetViewPanel(QWidget* parent = nullptr);
+
+    // Reads the dataset in the background and shows it as A; a comparison ends.
+    void view(const DatasetRef& ref);
+    // Shows a tensor the caller holds (a call's output) as A.
+    void showTensor(const QString& label, TensorPtr tensor, const QString& sourceFile = {});
+    // Reads B and compares A with it (B is the reference, as in `opscope-cli compare A B`).
+    void compareWith(const DatasetRef& ref);
+    // A metrics::parseStandard spec ("cann", "rtol=1e-3,atol=1e-5"); the CLI's default: cann.
+    void setStandard(const QString& spec);
+    void setSideBySide(bool on);
+    void setShowReference(bool on);  // A/B: B in the main map
+
+    bool hasTensor() const { return a_.tensor != nullptr; }
+    bool isComparing() const { return b_.tensor != nullptr; }
+    bool isLoading() const;
+    std::optional<DatasetRef> viewedDataset() const { return a_.ref; }
+    AnalysisPtr analysis() const { return analysis_; }
+    QString title() const;
+    QString statsText() const;
+    QString message() const;  // the last error, "" if none
+    const DisplayFrame& frame(Map map) const { return frames_[map]; }
+    HeatmapWidget* heatmap(Map map) const { return maps_[map]; }
+    HeatmapContent content(Map map) const;
+    MetricsTableModel* metricsModel() const { return metrics_; }
+    ChartsPanel* charts() const { return charts_; }
+
+Q_SIGNALS:
+    void shown();  // new frames on screen (tests and --screenshot wait for it)
+
+private:
+    struct Operand {
+        QString label;
+        TensorPtr tensor;
+        QString file;  // the file it was read from, "" for a call's output
+        std::optional<DatasetRef> ref;
+    };
+    void buildTop(QVBoxLayout* layout);
+    QWidget* buildMaps();
+    QWidget* buildComparison();
+    void read(const DatasetRef& ref, bool asReference);
+    void setOperand(bool asReference, Operand operand);
+    void analyze();
+    void recompute();
+    void showFrames(std::array<DisplayFrame, 3> frames);
+    void showStats();
+    void showVerdict();
+    void onHover(qint64 row, qint64 col);
+    void fail(const QString& message);
+    TensorPtr mapTensor(Map map) const;
+
+    QLabel* title_;
+    QToolButton* ab_;
+    QCheckBox* sideBySide_;
+    QComboBox* standard_;
+    SliceControls* slice_;
+    DisplayControls* controls_;
+    HeatmapWidget* maps_[3];
+    RangeHistogramWidget* histogram_;
+    QLabel* stats_;
+    QLabel* readout_;
+    QWidget* comparison_;
+    QLabel* verdict_;
+    QTableView* table_;
+    MetricsTableModel* metrics_;
+    ChartsPanel* charts_;
+
+    Operand a_, b_;
+    AnalysisPtr analysis_;
+    TensorPtr relError_;
+    QString message_;
+    std::array<DisplayFrame, 3> frames_;
+    int pendingReads_ = 0;
+    bool analyzing_ = false;
+    uint64_t readGeneration_ = 0, analysisGeneration_ = 0, computeGeneration_ = 0, shownGeneration_ = 0;
+};
+
+}  // namespace opscope::gui
