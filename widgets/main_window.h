@@ -7,6 +7,7 @@
 #include <QMainWindow>
 
 class QAction;
+class QKeySequence;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -56,6 +57,14 @@ protected:
 private:
     void createDocks();
     void createActions();
+    void createFileMenu();
+    void createDebugMenu();
+    void addBreakConditionActions(QMenu* debug);
+    void createDebugToolBar();
+    void createViewMenu();
+    void createHelpMenu();
+    template <typename Slot>
+    QAction* makeAction(const QString& text, const QString& name, const QKeySequence& key, Slot slot);
     void updateActions();
     void updateTitle();
     void updateRecentMenu();
