@@ -11,7 +11,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -29,6 +28,7 @@
 #include "views/metrics_panel.h"
 #include "views/step_list_panel.h"
 #include "views/tensor_view_panel.h"
+#include "views/vertical_scroll_area.h"
 
 namespace opscope::gui {
 
@@ -138,10 +138,7 @@ void MainWindow::raisePanel(QWidget* panel) {
 void MainWindow::createDocks() {
     files_ = new FileBrowserPanel(context_, this);
     form_ = new ArgumentForm(context_, this);
-    auto* formScroll = new QScrollArea(this);
-    formScroll->setWidget(form_);
-    formScroll->setWidgetResizable(true);
-    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the form wraps to the dock's width
+    auto* formScroll = new VerticalScrollArea(form_, this);  // the form wraps to the dock's width
     steps_ = new StepListPanel(context_, this);
     metrics_ = new MetricsPanel(context_, this);
     charts_ = new ChartsPanel(context_, this);

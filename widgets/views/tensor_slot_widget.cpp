@@ -32,15 +32,23 @@ TensorSlotWidget::TensorSlotWidget(bool optional, QWidget* parent) : QFrame(pare
 
 void TensorSlotWidget::setBinding(const QString& origin, const QString& description) {
     if (origin.isEmpty()) {
-        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset here</i>")
-                                 : tr("<i>drop a dataset here</i>"));
-        setToolTip(tr("Drag a dataset from the file tree onto this argument"));
+        text_->setText(optional_ ? tr("<i>absent (optional) — drop or double-click</i>")
+                                 : tr("<i>drop a dataset, or double-click</i>"));
+        setToolTip(
+            tr("Drag a dataset from the file tree onto this argument, or select it in the tree and "
+               "double-click here"));
     } else {
         text_->setText(QStringLiteral("<b>%1</b>  <span style='color:gray'>%2</span>")
                            .arg(description.toHtmlEscaped(), origin.toHtmlEscaped()));
         setToolTip(origin);
     }
     clear_->setVisible(!origin.isEmpty());
+    bound_ = !origin.isEmpty();
+}
+
+void TensorSlotWidget::mouseDoubleClickEvent(QMouseEvent* e) {
+    QFrame::mouseDoubleClickEvent(e);
+    if (!bound_) Q_EMIT emptySlotDoubleClicked();
 }
 
 void TensorSlotWidget::setHighlight(bool on) {
