@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
 #include <QtTest>
 
 #include "models/h5_tree_filter_model.h"
@@ -22,6 +24,7 @@
 #include "models/metrics_table_model.h"
 #include "opscope/h5/tensor_io.h"
 #include "views/argument_form.h"
+#include "views/chart_axes.h"
 #include "views/charts_panel.h"
 #include "views/file_browser_panel.h"
 #include "views/metrics_panel.h"
@@ -75,6 +78,21 @@ QModelIndex treeIndex(FileBrowserPanel& panel, const QString& path) {
         return {};
     };
     return find({});
+}
+
+// Every visible text of a chart: axis labels and titles, the chart's title, the legend.
+QStringList chartTexts(QChartView* view) {
+    QStringList labels;
+    for (QGraphicsItem* item : view->scene()->items()) {
+        if (!item->isVisible()) continue;
+        if (auto* t = dynamic_cast<QGraphicsTextItem*>(item)) labels << t->toPlainText();
+        if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(item)) labels << t->text();
+    }
+    return labels;
+}
+
+bool elided(const QString& label) {
+    return label.trimmed() == ":" || label.contains(QChar(0x2026)) || label.contains("...");
 }
 
 QAction* menuAction(QMenu& menu, const QString& name) {
@@ -284,8 +302,10 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowActive(&area));
         QVERIFY(ctx.openFile(file_));
         QVERIFY(ctx.setOperator("aclnnConvolutionBackward"));
-        QCoreApplication::processEvents();
+        QTest::qWait(50);  // the new fields' layout, then the area fits it
         QCOMPARE(area.horizontalScrollBar()->maximum(), 0);
+        QCOMPARE(form->width(), area.viewport()->width());
+        QVERIFY(form->height() >= form->minimumSizeHint().height());  // nothing cut off at the bottom
         form->editorFor("stride")->setFocus();
         int scrolledDown = 0;
         for (int i = 0; i < 20; ++i) {
@@ -319,17 +339,38 @@ private Q_SLOTS:
             auto* view = qobject_cast<QChartView*>(charts.tabs()->widget(tab));
             QVERIFY(view);
             QTest::qWait(50);
-            QStringList labels;  // axis labels and titles, the chart's title and the legend
-            for (QGraphicsItem* item : view->scene()->items()) {
-                if (!item->isVisible()) continue;
-                if (auto* t = dynamic_cast<QGraphicsTextItem*>(item)) labels << t->toPlainText();
-                if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(item)) labels << t->text();
-            }
+            const QStringList labels = chartTexts(view);
             QVERIFY(!labels.isEmpty());
             for (const QString& l : labels)
-                QVERIFY2(l.trimmed() != ":" && !l.contains(QChar(0x2026)) && !l.contains("..."),
-                         qPrintable(QString("tab %1 label '%2'").arg(tab).arg(l)));
+                QVERIFY2(!elided(l), qPrintable(QString("tab %1 label '%2'").arg(tab).arg(l)));
         }
+    }
+
+    // Errors from 1e-30 to 10 (a tensor with exact zeros and overflows): a label per decade
+    // would be elided; one every few decades stays whole and numeric.
+    void logAxesOverManyDecadesKeepWholeLabels() {
+        QChartView view(new QChart());
+        view.resize(420, 300);
+        auto* series = new QLineSeries();
+        series->append(1e-30, 1e-20);
+        series->append(10, 1e5);
+        view.chart()->addSeries(series);
+        QLogValueAxis* x = logAxis("error", 1e-30, 10);
+        QLogValueAxis* y = logAxis("rel. error", 1e-20, 1e5);
+        view.chart()->addAxis(x, Qt::AlignBottom);
+        view.chart()->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(50);
+        const QStringList labels = chartTexts(&view);
+        int numeric = 0;
+        for (const QString& l : labels) {
+            QVERIFY2(!elided(l), qPrintable(l));
+            numeric += QRegularExpression("^1e[-+]\\d+$").match(l).hasMatch() ? 1 : 0;
+        }
+        QVERIFY2(numeric >= 4 && numeric <= 2 * (kMaxLogLabels + 1), qPrintable(labels.join(" | ")));
     }
 
 private:

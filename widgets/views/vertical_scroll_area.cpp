@@ -1,5 +1,6 @@
 #include "views/vertical_scroll_area.h"
 
+#include <QEvent>
 #include <QScrollBar>
 
 namespace opscope::gui {
@@ -8,15 +9,36 @@ namespace {
 constexpr int kFocusMargin = 20;  // as QScrollArea::ensureWidgetVisible's default
 }  // namespace
 
+// The area sizes the content itself: QScrollArea's resizable mode keeps the content's minimum
+// width (a sideways range) or, once that is ignored, trusts a height-for-width that word-wrapped
+// labels make too small (fields cut off at the bottom).
 VerticalScrollArea::VerticalScrollArea(QWidget* content, QWidget* parent) : QScrollArea(parent) {
-    // An ignored horizontal size policy lets the area size the content to the viewport's width
-    // instead of the content's minimum width (which would bring a sideways range back).
-    QSizePolicy p = content->sizePolicy();
-    p.setHorizontalPolicy(QSizePolicy::Ignored);
-    content->setSizePolicy(p);
     setWidget(content);
-    setWidgetResizable(true);
+    setWidgetResizable(false);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    content->installEventFilter(this);
+    fitContent();
+}
+
+void VerticalScrollArea::fitContent() {
+    QWidget* content = widget();
+    if (!content) return;
+    const int width = viewport()->width();
+    int height = std::max(content->minimumSizeHint().height(), content->sizeHint().height());
+    if (content->hasHeightForWidth()) height = std::max(height, content->heightForWidth(width));
+    content->resize(width, std::max(height, viewport()->height()));
+}
+
+void VerticalScrollArea::resizeEvent(QResizeEvent* e) {
+    QScrollArea::resizeEvent(e);
+    fitContent();
+}
+
+// The content's layout changed (a new operator's fields): fit it once the layout has run.
+bool VerticalScrollArea::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == widget() && e->type() == QEvent::LayoutRequest)
+        QMetaObject::invokeMethod(this, &VerticalScrollArea::fitContent, Qt::QueuedConnection);
+    return QScrollArea::eventFilter(watched, e);
 }
 
 void VerticalScrollArea::ensureVisibleVertically(QWidget* w) {

@@ -16,6 +16,11 @@ public:
 
 protected:
     bool focusNextPrevChild(bool next) override;
+    void resizeEvent(QResizeEvent*) override;
+    bool eventFilter(QObject* watched, QEvent* e) override;
+
+private:
+    void fitContent();  // the viewport's width, the height the content needs at that width
 };
 
 }  // namespace opscope::gui
