@@ -278,12 +278,7 @@ private Q_SLOTS:
         QVERIFY(longRow.data(Qt::ToolTipRole)
                     .toString()
                     .startsWith("/cases/c_with_a_long_name_that_does_not_fit_in_the_column"));
-        ctx.loadCase("/cases/a");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
-        ctx.continueRun();
-        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(runToAnalysis(ctx, "/cases/a"));
         const QAbstractItemModel* m = metrics.model();
         for (int c = 0; c < m->columnCount(); ++c)
             QVERIFY(m->headerData(c, Qt::Horizontal, Qt::ToolTipRole)
@@ -327,12 +322,7 @@ private Q_SLOTS:
         charts.show();
         QVERIFY(QTest::qWaitForWindowExposed(&charts));
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/cases/a");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
-        ctx.continueRun();
-        QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(runToAnalysis(ctx, "/cases/a"));
         QVERIFY(QTest::qWaitFor([&] { return charts.seriesCounts()[1] == 2; }, 10000));
         for (int tab = 0; tab < charts.tabs()->count(); ++tab) {
             charts.tabs()->setCurrentIndex(tab);
@@ -374,6 +364,13 @@ private Q_SLOTS:
     }
 
 private:
+    static bool runToAnalysis(DebugContext& ctx, const QString& casePath) {
+        ctx.loadCase(casePath);
+        if (!QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000) || !test::waitIdle(ctx)) return false;
+        ctx.continueRun();
+        return QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000) && test::waitIdle(ctx);
+    }
+
     QTemporaryDir dir_;
     QString file_;
 };

@@ -5,6 +5,7 @@
 #include <QGuiApplication>
 #include <QLineEdit>
 #include <QMenu>
+#include <QShortcut>
 #include <QTimer>
 #include <QHeaderView>
 #include <QLabel>
@@ -110,9 +111,14 @@ void FileBrowserPanel::loadCaseAt(const QModelIndex& index) {
 }
 
 void FileBrowserPanel::buildTree() {
-    filter_->setPlaceholderText(tr("Filter: name, path, dtype (f32), shape ([32768, 4096]) or a dimension"));
+    filter_->setPlaceholderText(tr("Filter (Ctrl+F): name, path, dtype (f32), shape ([32768, 4096]) or a dimension"));
     filter_->setToolTip(tr(H5TreeFilterModel::kSyntax));
     filter_->setClearButtonEnabled(true);
+    auto* find = new QShortcut(QKeySequence::Find, this);  // Ctrl+F anywhere in the window
+    connect(find, &QShortcut::activated, this, [this] {
+        filter_->setFocus(Qt::ShortcutFocusReason);
+        filter_->selectAll();
+    });
     tree_ = new H5TreeModel(this);
     treeFilter_ = new H5TreeFilterModel(tree_, this);
     treeView_->setModel(treeFilter_);
