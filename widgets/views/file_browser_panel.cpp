@@ -154,8 +154,9 @@ void FileBrowserPanel::fillTreeMenu(QMenu* menu, const QModelIndex& viewIndex) {
     addCopyEntries(menu, *node);
 }
 
-// "Bind to ▸ argument": every tensor argument of the chosen operator, those the dataset cannot
-// be disabled with the reason (ops::argumentMismatch).
+// "Bind to ▸ argument": every tensor argument of the chosen operator. One the dataset can never
+// be (dtype, rank) is disabled with the reason; one whose shape disagrees with another bound
+// tensor stays enabled with a warning, since replacing a case's tensors goes one at a time.
 void FileBrowserPanel::addBindEntries(QMenu* menu, const h5::NodeInfo& node) {
     if (node.kind != h5::ObjectKind::Dataset) return;
     QMenu* bind = menu->addMenu(tr("Bind to"));
@@ -169,14 +170,19 @@ void FileBrowserPanel::addBindEntries(QMenu* menu, const h5::NodeInfo& node) {
     for (const auto& [name, b] : context_->arguments().tensors) bound[name] = b.tensor.shape();
     const QString path = QString::fromStdString(node.path);
     for (const ops::ArgSpec& a : op->schema().tensors) {
-        const std::string why = node.dataset.nullSpace ? std::string("holds no values")
-                                                       : ops::argumentMismatch(op->schema(), a.name, node.dataset.dtype,
-                                                                               node.dataset.shape, bound);
+        const auto mismatch = [&](const ops::TensorShapes& others) {
+            return QString::fromStdString(
+                node.dataset.nullSpace
+                    ? std::string("holds no values")
+                    : ops::argumentMismatch(op->schema(), a.name, node.dataset.dtype, node.dataset.shape, others));
+        };
+        const QString never = mismatch({}), disagrees = never.isEmpty() ? mismatch(bound) : QString();
         const QString name = QString::fromStdString(a.name);
-        QAction* act = bind->addAction(why.empty() ? name : tr("%1 — %2").arg(name, QString::fromStdString(why)));
+        QAction* act = bind->addAction(!never.isEmpty()       ? tr("%1 — %2").arg(name, never)
+                                       : !disagrees.isEmpty() ? tr("%1 — ⚠ %2").arg(name, disagrees)
+                                                              : name);
         act->setObjectName(QStringLiteral("bindTo_") + name);
-        act->setEnabled(why.empty());
-        act->setToolTip(QString::fromStdString(a.help));
+        act->setEnabled(never.isEmpty());
         const std::string argument = a.name;
         connect(act, &QAction::triggered, this, [this, argument, path] { context_->bindDataset(argument, path); });
     }
