@@ -123,12 +123,7 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
             [this](int i) { context_->setRunAs(static_cast<DType>(runAs_->itemData(i).toInt())); });
     connect(prepare_, &QPushButton::clicked, context_, &DebugContext::prepare);
     connect(context_, &DebugContext::operatorChanged, this, &ArgumentForm::rebuild);
-    connect(context_, &DebugContext::argumentsChanged, this, [this] {
-        refreshValues();
-        if (context_->prepareError()) return;  // the operator's own message stays
-        clearErrors();
-        showShapeNotes();
-    });
+    connect(context_, &DebugContext::argumentsChanged, this, &ArgumentForm::onArgumentsChanged);
     connect(context_, &DebugContext::prepareFailed, this, &ArgumentForm::showError);
     connect(context_, &DebugContext::planChanged, this, [this] {
         if (!context_->prepareError()) clearErrors();
@@ -424,6 +419,13 @@ void ArgumentForm::bindSelected(const std::string& argument) {
         return;
     }
     context_->bindDataset(argument, path);
+}
+
+void ArgumentForm::onArgumentsChanged() {
+    refreshValues();
+    if (context_->prepareError()) return;  // the operator's own message stays
+    clearErrors();
+    showShapeNotes();
 }
 
 // What the bound shapes contradict ("group (3) does not divide C (4)") beside the argument it

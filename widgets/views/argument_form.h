@@ -43,6 +43,7 @@ private:
     void clearErrors();
     void bindSelected(const std::string& argument);
     void showShapeNotes();
+    void onArgumentsChanged();
     void commitAttribute(const std::string& name);
     QWidget* makeAttributeEditor(std::size_t index);
 
