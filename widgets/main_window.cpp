@@ -11,7 +11,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -31,6 +30,7 @@
 #include "views/metrics_panel.h"
 #include "views/step_list_panel.h"
 #include "views/tensor_view_panel.h"
+#include "views/vertical_scroll_area.h"
 
 namespace opscope::gui {
 
@@ -142,10 +142,7 @@ void MainWindow::raisePanel(QWidget* panel) {
 void MainWindow::createDocks() {
     files_ = new FileBrowserPanel(context_, this);
     form_ = new ArgumentForm(context_, this);
-    auto* formScroll = new QScrollArea(this);
-    formScroll->setWidget(form_);
-    formScroll->setWidgetResizable(true);
-    formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // the form wraps to the dock's width
+    auto* formScroll = new VerticalScrollArea(form_, this);  // the form wraps to the dock's width
     steps_ = new StepListPanel(context_, this);
     metrics_ = new MetricsPanel(context_, this);
     charts_ = new ChartsPanel(context_, this);
@@ -176,17 +173,26 @@ void MainWindow::createDocks() {
 
 QAction* MainWindow::action(const QString& objectName) const { return findChild<QAction*>(objectName); }
 
+template <typename Slot>
+QAction* MainWindow::makeAction(const QString& text, const QString& name, const QKeySequence& key, Slot slot) {
+    auto* a = new QAction(text, this);
+    a->setObjectName(name);
+    if (!key.isEmpty()) a->setShortcut(key);
+    a->setShortcutContext(Qt::ApplicationShortcut);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+}
+
 void MainWindow::createActions() {
-    auto make = [this](const QString& text, const QString& name, const QKeySequence& key, auto slot) {
-        auto* a = new QAction(text, this);
-        a->setObjectName(name);
-        if (!key.isEmpty()) a->setShortcut(key);
-        a->setShortcutContext(Qt::ApplicationShortcut);
-        connect(a, &QAction::triggered, this, slot);
-        return a;
-    };
+    createFileMenu();
+    createDebugMenu();
+    createViewMenu();
+    createHelpMenu();
+}
+
+void MainWindow::createFileMenu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(make(tr("&Open…"), "open", QKeySequence::Open, [this] {
+    file->addAction(makeAction(tr("&Open…"), "open", QKeySequence::Open, [this] {
         const QString dir = QSettings().value("lastDir").toString();
         const QString path = QFileDialog::getOpenFileName(this, tr("Open an HDF5 case or trace"), dir,
                                                           tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
@@ -195,67 +201,83 @@ void MainWindow::createActions() {
     addOpenFolderAction(file);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
-    file->addAction(make(tr("&Save Session…"), "saveSession", QKeySequence::Save, [this] { saveSession(); }));
-    file->addAction(make(tr("&Export Report (CSV/JSON)…"), "exportReport", QKeySequence(Qt::CTRL | Qt::Key_E),
-                         [this] { exportReport(); }));
-    file->addAction(make(tr("Export Tensor View as &PNG…"), "exportPng", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
-                         [this] { exportTensorPng(); }));
+    file->addAction(makeAction(tr("&Save Session…"), "saveSession", QKeySequence::Save, [this] { saveSession(); }));
+    file->addAction(makeAction(tr("&Export Report (CSV/JSON)…"), "exportReport", QKeySequence(Qt::CTRL | Qt::Key_E),
+                               [this] { exportReport(); }));
+    file->addAction(makeAction(tr("Export Tensor View as &PNG…"), "exportPng",
+                               QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), [this] { exportTensorPng(); }));
     file->addSeparator();
-    file->addAction(make(tr("&Quit"), "quit", QKeySequence::Quit, [this] { close(); }));
+    file->addAction(makeAction(tr("&Quit"), "quit", QKeySequence::Quit, [this] { close(); }));
+}
 
+void MainWindow::createDebugMenu() {
     QMenu* debug = menuBar()->addMenu(tr("&Debug"));
     QAction* prepare =
-        make(tr("&Prepare"), "prepare", QKeySequence(Qt::CTRL | Qt::Key_P), [this] { context_->prepare(); });
+        makeAction(tr("&Prepare"), "prepare", QKeySequence(Qt::CTRL | Qt::Key_P), [this] { context_->prepare(); });
     prepare->setToolTip(tr("Phase 1: validate and plan (Ctrl+P)"));
-    QAction* cont = make(tr("&Continue"), "continue", QKeySequence(Qt::Key_F5), [this] { context_->continueRun(); });
+    QAction* cont =
+        makeAction(tr("&Continue"), "continue", QKeySequence(Qt::Key_F5), [this] { context_->continueRun(); });
     cont->setToolTip(tr("Run to the next breakpoint or the end (F5)"));
-    QAction* step = make(tr("&Step"), "step", QKeySequence(Qt::Key_F10), [this] { context_->step(); });
+    QAction* step = makeAction(tr("&Step"), "step", QKeySequence(Qt::Key_F10), [this] { context_->step(); });
     step->setToolTip(tr("Run the next step (F10)"));
-    QAction* runTo = make(tr("Run to &Cursor"), "runToCursor", QKeySequence(Qt::CTRL | Qt::Key_F10), [this] {
+    QAction* runTo = makeAction(tr("Run to &Cursor"), "runToCursor", QKeySequence(Qt::CTRL | Qt::Key_F10), [this] {
         if (auto s = steps_->selectedStep()) context_->runTo(*s);
     });
     runTo->setToolTip(tr("Run until the selected step is next, replaying from the start if needed (Ctrl+F10)"));
-    QAction* restart = make(tr("&Restart"), "restart", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
-                            [this] { context_->restart(); });
+    QAction* restart = makeAction(tr("&Restart"), "restart", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
+                                  [this] { context_->restart(); });
     restart->setToolTip(tr("Rewind to step 0 (Ctrl+Shift+F5)"));
     QAction* cancel =
-        make(tr("Ca&ncel"), "cancel", QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { context_->cancel(); });
+        makeAction(tr("Ca&ncel"), "cancel", QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { context_->cancel(); });
     cancel->setToolTip(tr("Stop a run before its next step (Shift+F5)"));
-    QAction* bp = make(tr("Toggle &Breakpoint"), "toggleBreakpoint", QKeySequence(Qt::Key_F9), [this] {
+    QAction* bp = makeAction(tr("Toggle &Breakpoint"), "toggleBreakpoint", QKeySequence(Qt::Key_F9), [this] {
         if (auto s = steps_->selectedStep()) context_->toggleBreakpoint(*s);
     });
-    QAction* nan =
-        make(tr("Break on &NaN/Inf"), "breakOnNonFinite", {}, [this](bool on) { context_->setBreakOnNonFinite(on); });
-    nan->setCheckable(true);
-    nan->setToolTip(tr("Stop after a step that writes NaN or Inf"));
-    QAction* err = make(tr("Break when error &exceeds the standard"), "breakOnError", {},
-                        [this](bool on) { context_->setBreakOnError(on); });
-    err->setCheckable(true);
-    err->setToolTip(tr("Stop after a step whose output fails the standard against the reference"));
     for (QAction* a : {prepare, step, cont, runTo, restart, cancel}) debug->addAction(a);
     debug->addSeparator();
-    for (QAction* a : {bp, nan, err}) debug->addAction(a);
+    debug->addAction(bp);
+    addBreakConditionActions(debug);
     debugActions_ = {prepare, step, cont, runTo, restart, cancel, bp};
+    createDebugToolBar();
+}
 
+void MainWindow::addBreakConditionActions(QMenu* debug) {
+    QAction* nan = makeAction(tr("Break on &NaN/Inf"), "breakOnNonFinite", {},
+                              [this](bool on) { context_->setBreakOnNonFinite(on); });
+    nan->setCheckable(true);
+    nan->setToolTip(tr("Stop after a step that writes NaN or Inf"));
+    QAction* err = makeAction(tr("Break when error &exceeds the standard"), "breakOnError", {},
+                              [this](bool on) { context_->setBreakOnError(on); });
+    err->setCheckable(true);
+    err->setToolTip(tr("Stop after a step whose output fails the standard against the reference"));
+    debug->addAction(nan);
+    debug->addAction(err);
+}
+
+void MainWindow::createDebugToolBar() {
     auto* bar = addToolBar(tr("Debug"));
     bar->setObjectName("DebugToolBar");
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     bar->addAction(action("open"));
     bar->addSeparator();
-    for (QAction* a : {prepare, step, cont, restart, cancel}) bar->addAction(a);
+    for (const char* name : {"prepare", "step", "continue", "restart", "cancel"}) bar->addAction(action(name));
     bar->addSeparator();
-    bar->addAction(nan);
-    bar->addAction(err);
+    bar->addAction(action("breakOnNonFinite"));
+    bar->addAction(action("breakOnError"));
+}
 
+void MainWindow::createViewMenu() {
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* d : findChildren<QDockWidget*>()) viewMenu->addAction(d->toggleViewAction());
     viewMenu->addSeparator();
-    viewMenu->addAction(make(tr("&Reset Layout"), "resetLayout", {}, [this] { resetLayout(); }));
+    viewMenu->addAction(makeAction(tr("&Reset Layout"), "resetLayout", {}, [this] { resetLayout(); }));
+}
 
+void MainWindow::createHelpMenu() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(
-        make(tr("&Keyboard Shortcuts"), "shortcuts", QKeySequence::HelpContents, [this] { showShortcuts(); }));
-    help->addAction(make(tr("&About OpScope"), "about", {}, [this] {
+        makeAction(tr("&Keyboard Shortcuts"), "shortcuts", QKeySequence::HelpContents, [this] { showShortcuts(); }));
+    help->addAction(makeAction(tr("&About OpScope"), "about", {}, [this] {
         QMessageBox::about(this, tr("About OpScope"),
                            tr("<b>OpScope</b> — a debugger for aclnn operator executors on the CPU.<br>"
                               "Open a case, step through the plan, compare with the float64 reference."));

@@ -7,6 +7,7 @@
 #include <QMainWindow>
 
 class QAction;
+class QKeySequence;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -79,6 +80,14 @@ private:
     void createDocks();
     void createActions();
     void addOpenFolderAction(QMenu* file);
+    void createFileMenu();
+    void createDebugMenu();
+    void addBreakConditionActions(QMenu* debug);
+    void createDebugToolBar();
+    void createViewMenu();
+    void createHelpMenu();
+    template <typename Slot>
+    QAction* makeAction(const QString& text, const QString& name, const QKeySequence& key, Slot slot);
     void updateActions();
     void updateTitle();
     void updateRecentMenu();

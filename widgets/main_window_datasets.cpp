@@ -68,7 +68,7 @@ void MainWindow::viewDataset(const QString& path) {
     if (context_->filePath().isEmpty()) return;
     datasetView_->view({context_->filePath(), path});
     centre_->setCurrentWidget(datasetView_);
-    const QModelIndex item = files_->treeModel()->indexForPath(path.toStdString());
+    const QModelIndex item = files_->viewIndexForPath(path);
     if (item.isValid()) {
         files_->treeView()->setCurrentIndex(item);
         files_->treeView()->scrollTo(item);

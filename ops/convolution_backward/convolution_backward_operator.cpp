@@ -2,6 +2,7 @@
 #include "../registry/builtin_operators.h"
 #include "dtype_promotion.h"
 #include "aclnnop/aclnn_convolution_backward.h"
+#include "opscope/ops/attribute_defaults.h"
 #include "opscope/reference/convolution.h"
 
 #include <algorithm>
@@ -44,14 +45,13 @@ public:
     }
 
     // Schema defaults are one value; an argument the caller left out gets one per spatial
-    // dimension, as the device requires (weight rank - 2 values).
+    // dimension, as the device requires (the rule the debugger's form prefills with).
     void completeDefaults(OpArguments& a, const OpArguments& given) const override {
-        if (!a.hasTensor("weight")) return;
-        const int64_t spatial = std::max<int64_t>(a.tensor("weight").rank() - 2, 1);
-        for (const char* name : {"stride", "padding", "dilation", "outputPadding"})
-            if (!given.hasAttr(name))
-                a.attributes[name] =
-                    std::vector<int64_t>(static_cast<std::size_t>(spatial), a.intArrayAttr(name).at(0));
+        TensorShapes shapes;
+        for (const auto& [name, t] : a.tensors) shapes[name] = t.shape();
+        const ImpliedAttributes implied = impliedAttributes(schema(), shapes, a.attributes);
+        for (const auto& [name, value] : implied.values)
+            if (!given.hasAttr(name)) a.attributes[name] = value;
     }
 
     std::unique_ptr<PreparedCall> prepare(const OpArguments& given) const override {

@@ -63,7 +63,7 @@ bool waitShown(DatasetViewPanel* v) {
         [&] { return v->hasTensor() && !v->isLoading() && v->frame(DatasetViewPanel::MapA).valid(); }, 20000);
 }
 
-QModelIndex treeIndex(MainWindow& w, const char* path) { return w.fileBrowser()->treeModel()->indexForPath(path); }
+QModelIndex treeIndex(MainWindow& w, const char* path) { return w.fileBrowser()->viewIndexForPath(path); }
 
 QAction* findAction(QMenu& menu, const QString& name) {
     for (QAction* a : menu.findChildren<QAction*>())

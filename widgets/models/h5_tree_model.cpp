@@ -23,6 +23,7 @@ void H5TreeModel::setFile(const h5::File* file, std::set<std::string> casePaths)
     file_ = file;
     casePaths_ = std::move(casePaths);
     root_.reset();
+    nodeCount_ = 0;
     if (file_) {
         root_ = std::make_unique<Node>();
         root_->info.path = "/";
@@ -86,7 +87,23 @@ void H5TreeModel::fetchMore(const QModelIndex& parent) {
         child->row = static_cast<int>(n->children.size());
         n->children.push_back(std::move(child));
     }
+    nodeCount_ += static_cast<int>(list.size());
     endInsertRows();
+}
+
+void H5TreeModel::fetchAll(int maxNodes) {
+    std::vector<QModelIndex> pending{QModelIndex()};
+    while (!pending.empty() && nodeCount_ < maxNodes) {
+        const QModelIndex parent = pending.back();
+        pending.pop_back();
+        if (canFetchMore(parent)) fetchMore(parent);
+        for (int r = 0; r < rowCount(parent); ++r)
+            if (hasChildren(index(r, 0, parent))) pending.push_back(index(r, 0, parent));
+    }
+}
+
+const h5::NodeInfo* H5TreeModel::nodeInfo(const QModelIndex& index) const {
+    return index.isValid() ? &node(index)->info : nullptr;
 }
 
 QVariant H5TreeModel::data(const QModelIndex& index, int role) const {

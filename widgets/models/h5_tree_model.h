@@ -41,6 +41,11 @@ public:
 
     // The index of an object path, fetching the groups on the way (invalid if missing).
     QModelIndex indexForPath(const std::string& path);
+    // Lists every group not listed yet, until `maxNodes` nodes are in the tree (a filter
+    // over the whole file needs them all).
+    void fetchAll(int maxNodes);
+    // The object behind an index (null for the invalid index).
+    const h5::NodeInfo* nodeInfo(const QModelIndex& index) const;
 
 private:
     struct Node;
@@ -48,6 +53,7 @@ private:
     const h5::File* file_ = nullptr;
     std::unique_ptr<Node> root_;
     std::set<std::string> casePaths_;
+    int nodeCount_ = 0;
 };
 
 }  // namespace opscope::gui

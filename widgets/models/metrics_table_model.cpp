@@ -106,7 +106,9 @@ int MetricsTableModel::columnCount(const QModelIndex& parent) const {
 QVariant MetricsTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (!analysis_) return {};
     if (o == Qt::Horizontal) {
-        if (role != Qt::DisplayRole || section >= static_cast<int>(analysis_->outputs.size())) return {};
+        if ((role != Qt::DisplayRole && role != Qt::ToolTipRole) ||
+            section >= static_cast<int>(analysis_->outputs.size()))
+            return {};
         const OutputAnalysis& a = analysis_->outputs[static_cast<std::size_t>(section)];
         return QString::fromStdString(a.output) + "\n" + QString::fromUtf8(dtypeName(a.dtype)) + formatShape(a.shape);
     }
@@ -123,7 +125,7 @@ QVariant MetricsTableModel::headerData(int section, Qt::Orientation o, int role)
             return section == 0 ? tr("The standard steps are judged by") : tr("Another standard, for comparison");
         return {};
     }
-    if (role == Qt::DisplayRole) return metricNames().value(section - sr);
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole) return metricNames().value(section - sr);
     return {};
 }
 

@@ -11,6 +11,7 @@
 #include "opscope/h5/file_safety.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
+#include "opscope/ops/attribute_defaults.h"
 #include "opscope/trace.h"
 #include "session/analysis.h"
 #include "session/dataset_read.h"
@@ -109,6 +110,7 @@ void DebugContext::forgetCall() {
     if (isBusy()) cancel();
     case_.reset();
     if (op_) args_ = defaultArguments(op_->schema());  // the operator stays chosen; nothing is bound
+    editedAttributes_.clear();
     runAs_ = DType::Undefined;
     standardSpec_.clear();
     baselineSource_ = kComputedBaseline;
@@ -159,6 +161,7 @@ void DebugContext::loadCase(const QString& casePath) {
     const std::string path = casePath.toStdString();
     const std::string file = filePath_.toStdString();
     const bool trace = isTrace_;
+    const uint64_t request = ++caseRequest_;
     beginBusy(QString("Reading %1").arg(casePath));
     runInBackground<std::shared_ptr<const cases::Case>>(
         this,
@@ -168,8 +171,9 @@ void DebugContext::loadCase(const QString& casePath) {
             if (trace) return std::make_shared<const cases::Case>(cases::caseFromTrace(f, path));
             return std::make_shared<const cases::Case>(cases::readCase(f, path));
         },
-        [this, casePath, trace](std::shared_ptr<const cases::Case> c, QString error) {
+        [this, casePath, trace, request](std::shared_ptr<const cases::Case> c, QString error) {
             endBusy();
+            if (request != caseRequest_) return;  // the user moved on to another case
             if (!error.isEmpty() || !c) {
                 const QString text = QString("Cannot read case %1: %2").arg(casePath, error);
                 forgetCall();  // the previous case's form and results do not belong to this one
@@ -191,6 +195,7 @@ void DebugContext::loadCase(const QString& casePath) {
             op_ = op;
             std::vector<std::string> notes;
             args_ = argumentsFromCase(op->schema(), *c, &notes);
+            editedAttributes_.clear();
             standardSpec_ = QString::fromStdString(c->standard);
             runAs_ = DType::Undefined;  // "run as" is a choice per case: each starts as stored
             baselineSource_ = kComputedBaseline;
@@ -203,6 +208,11 @@ void DebugContext::loadCase(const QString& casePath) {
         });
 }
 
+void DebugContext::leaveCase() {
+    ++caseRequest_;
+    if (case_ || prepared_ || prepareError_) forgetCall();
+}
+
 // ---- operator and arguments --------------------------------------------------------------
 
 bool DebugContext::setOperator(const QString& name) {
@@ -211,6 +221,7 @@ bool DebugContext::setOperator(const QString& name) {
     if (op == op_) return true;
     op_ = op;
     args_ = defaultArguments(op->schema());
+    editedAttributes_.clear();
     case_.reset();
     clearPlan();
     Q_EMIT operatorChanged();
@@ -251,8 +262,35 @@ void DebugContext::bindFile(const std::string& argument, const QString& spec) {
 
 void DebugContext::bindTensor(const std::string& argument, HostTensor tensor, const std::string& origin) {
     args_.tensors[argument] = {origin, std::move(tensor)};
+    prefillFromShapes();
     invalidatePlan();
     Q_EMIT argumentsChanged();
+}
+
+namespace {
+ops::TensorShapes boundShapes(const ArgumentState& args) {
+    ops::TensorShapes shapes;
+    for (const auto& [name, b] : args.tensors) shapes[name] = b.tensor.shape();
+    return shapes;
+}
+}  // namespace
+
+void DebugContext::prefillFromShapes() {
+    if (!op_) return;
+    const ops::ImpliedAttributes implied = ops::impliedAttributes(op_->schema(), boundShapes(args_), args_.attributes);
+    QStringList filled;
+    for (const auto& [name, value] : implied.values) {
+        auto it = args_.attributes.find(name);
+        if (editedAttributes_.count(name) || (it != args_.attributes.end() && it->second == value)) continue;
+        args_.attributes[name] = value;
+        filled << QString::fromStdString(name + " = " + paramToString(value));
+    }
+    if (!filled.isEmpty()) Q_EMIT statusMessage(QString("From the bound shapes: %1").arg(filled.join(", ")), false);
+}
+
+std::vector<std::string> DebugContext::shapeNotes() const {
+    if (!op_) return {};
+    return ops::impliedAttributes(op_->schema(), boundShapes(args_), args_.attributes).notes;
 }
 
 void DebugContext::unbindTensor(const std::string& argument) {
@@ -265,12 +303,14 @@ void DebugContext::setAttribute(const std::string& name, const ParamValue& value
     auto it = args_.attributes.find(name);
     if (it != args_.attributes.end() && it->second == value) return;
     args_.attributes[name] = value;
+    editedAttributes_.insert(name);
     invalidatePlan();
     Q_EMIT argumentsChanged();
 }
 
 void DebugContext::clearAttribute(const std::string& name) {
     if (args_.attributes.erase(name) == 0) return;
+    editedAttributes_.insert(name);
     invalidatePlan();
     Q_EMIT argumentsChanged();
 }

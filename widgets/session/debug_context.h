@@ -56,14 +56,18 @@ public:
     bool isTraceFile() const { return isTrace_; }
     const std::vector<CaseEntry>& cases() const { return cases_; }
 
-    // Reads the case in the background, binds it and prepares it. An executor of a trace that
-    // cannot be replayed (recorded at level stats or metadata) is still shown: its steps,
+    // Reads the case in the background, binds it and prepares it. Only the latest request
+    // lands: a read that finishes after a newer one began is dropped. An executor of a trace
+    // that cannot be replayed (recorded at level stats or metadata) is still shown: its steps,
     // timings and statistics (showRecordedRun).
     void loadCase(const QString& casePath);
     // The recorded executor's steps as the plan, every step done, nothing to run or fetch
     // (debug_context_recorded.cpp).
     void showRecordedRun(const QString& executorPath);
     bool isRecordedOnly() const { return recordedOnly_; }
+    // Another case is about to load (the case list's selection moved): the shown one's form,
+    // steps and verdict go now, so none of them stays beside a case it does not belong to.
+    void leaveCase();
     const cases::Case* currentCase() const { return case_.get(); }
 
     // ---- operator and arguments --------------------------------------------------------
@@ -74,7 +78,14 @@ public:
     void bindDataset(const std::string& argument, const QString& datasetPath);
     // A tensor from "x.npy", "d.npz:key" or "w.pt" (bindingFromFileOnWorker), read off the GUI thread.
     void bindFile(const std::string& argument, const QString& spec);
+    // Binding prefills the attributes that follow from the bound shapes (ops/attribute_defaults.h),
+    // except those the user set with setAttribute/clearAttribute since the case or operator.
     void bindTensor(const std::string& argument, HostTensor tensor, const std::string& origin);
+    // The file tree's current dataset ("" when none), which a double-click on a slot binds.
+    void setSelectedDataset(const QString& path) { selectedDataset_ = path; }
+    QString selectedDataset() const { return selectedDataset_; }
+    // What the bound shapes contradict among the kept attributes ("group (3) does not divide C (4)").
+    std::vector<std::string> shapeNotes() const;
     void unbindTensor(const std::string& argument);
     void setAttribute(const std::string& name, const ParamValue& value);
     void clearAttribute(const std::string& name);  // back to "absent" (the schema default)
@@ -198,6 +209,7 @@ private:
     // Drops the loaded case, bound tensors, plan, results and "run as" (a new file, a case that
     // failed to load): nothing of an old call stays on screen as if it were current.
     void forgetCall();
+    void prefillFromShapes();
     void computeBaseline();
     void applyBaseline(TensorMapPtr baseline);
     void computeAnalysis();
@@ -210,9 +222,12 @@ private:
     bool isTrace_ = false;
     std::vector<CaseEntry> cases_;
     std::shared_ptr<const cases::Case> case_;
+    uint64_t caseRequest_ = 0;
+    QString selectedDataset_;
 
     const ops::Operator* op_ = nullptr;
     ArgumentState args_;
+    std::set<std::string> editedAttributes_;  // set by the user: binding never overwrites them
     DType runAs_ = DType::Undefined;
     Product product_ = Product::AtlasA2;
     QString baselineSource_ = kComputedBaseline;

@@ -123,7 +123,7 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
             [this](int i) { context_->setRunAs(static_cast<DType>(runAs_->itemData(i).toInt())); });
     connect(prepare_, &QPushButton::clicked, context_, &DebugContext::prepare);
     connect(context_, &DebugContext::operatorChanged, this, &ArgumentForm::rebuild);
-    connect(context_, &DebugContext::argumentsChanged, this, &ArgumentForm::refreshValues);
+    connect(context_, &DebugContext::argumentsChanged, this, &ArgumentForm::onArgumentsChanged);
     connect(context_, &DebugContext::prepareFailed, this, &ArgumentForm::showError);
     connect(context_, &DebugContext::planChanged, this, [this] {
         if (!context_->prepareError()) clearErrors();
@@ -183,6 +183,7 @@ void ArgumentForm::rebuild() {
                 [this, name](const QString& path) { context_->bindDataset(name, path); });
         connect(row.tensor, &TensorSlotWidget::fileChosen, this,
                 [this, name](const QString& spec) { context_->bindFile(name, spec); });
+        connect(row.tensor, &TensorSlotWidget::emptySlotDoubleClicked, this, [this, name] { bindSelected(name); });
         connect(row.tensor, &TensorSlotWidget::cleared, this, [this, name] { context_->unbindTensor(name); });
         auto* label = new QLabel(QString::fromStdString(a.name) + (a.optional ? tr(" (opt.)") : QString()), tensors);
         label->setToolTip(QString::fromStdString(a.help));
@@ -409,6 +410,37 @@ void ArgumentForm::refreshValues() {
         }
     }
     updating_ = false;
+}
+
+void ArgumentForm::bindSelected(const std::string& argument) {
+    const QString path = context_->selectedDataset();
+    if (path.isEmpty()) {
+        Q_EMIT context_->statusMessage(
+            tr("Select a dataset in the file tree first, then double-click %1").arg(QString::fromStdString(argument)),
+            true);
+        return;
+    }
+    context_->bindDataset(argument, path);
+}
+
+void ArgumentForm::onArgumentsChanged() {
+    refreshValues();
+    if (context_->prepareError()) return;  // the operator's own message stays
+    clearErrors();
+    showShapeNotes();
+}
+
+// What the bound shapes contradict ("group (3) does not divide C (4)") beside the argument it
+// names, until the next prepare says more.
+void ArgumentForm::showShapeNotes() {
+    if (!context_->op()) return;
+    for (const std::string& note : context_->shapeNotes()) {
+        auto it = rows_.find(faultyArgument(context_->op()->schema(), note));
+        QLabel* label = it != rows_.end() && it->second.error ? it->second.error : generalError_;
+        label->setText(QStringLiteral("⚠ ") + QString::fromStdString(note));
+        label->setToolTip(QString::fromStdString(note));
+        label->show();
+    }
 }
 
 void ArgumentForm::clearErrors() {

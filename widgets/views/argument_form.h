@@ -41,6 +41,9 @@ private:
     void refreshValues();
     void showError(const QString& argument, int code, const QString& message);
     void clearErrors();
+    void bindSelected(const std::string& argument);
+    void showShapeNotes();
+    void onArgumentsChanged();
     void commitAttribute(const std::string& name);
     QWidget* makeAttributeEditor(std::size_t index);
 

@@ -19,6 +19,7 @@
 #include "session/debug_context.h"
 #include "session/gui_invoke.h"
 #include "palette.h"
+#include "views/chart_axes.h"
 
 namespace opscope::gui {
 
@@ -44,28 +45,13 @@ void resetChart(QChart* c, const QString& title) {
     c->setTitle(title);
 }
 
-QLogValueAxis* logAxis(const QString& title, double lo, double hi) {
-    auto* a = new QLogValueAxis();
-    a->setTitleText(title);
-    a->setBase(10);
-    a->setLabelFormat("%.0e");
-    a->setRange(lo, hi);
-    a->setMinorTickCount(-1);
-    // One label per decade: tilt them when there are many, so they never overlap.
-    const double decades = std::log10(hi / lo);
-    if (decades > 6) a->setLabelsAngle(-60);
-    QFont f = a->labelsFont();
-    f.setPointSizeF(f.pointSizeF() * 0.85);
-    a->setLabelsFont(f);
-    return a;
-}
-
-QValueAxis* valueAxis(const QString& title, double lo, double hi) {
-    auto* a = new QValueAxis();
-    a->setTitleText(title);
-    a->setRange(lo, hi);
-    a->applyNiceNumbers();
-    return a;
+// "relative (21 zero)": the counts only when there are any, so the legend of a narrow dock
+// does not elide the name.
+QString histogramSeriesName(const QString& name, const metrics::LogHistogram& h) {
+    QStringList extra;
+    if (h.zeros > 0) extra << ChartsPanel::tr("%1 zero").arg(h.zeros);
+    if (h.nonFinite > 0) extra << ChartsPanel::tr("%1 NaN/Inf").arg(h.nonFinite);
+    return extra.isEmpty() ? name : QStringLiteral("%1 (%2)").arg(name, extra.join(QStringLiteral(", ")));
 }
 
 void attach(QChart* c, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y) {
@@ -204,7 +190,7 @@ void ChartsPanel::drawHistogram(const OutputAnalysis& a) {
     c->addAxis(y, Qt::AlignLeft);
     auto stepSeries = [&](const metrics::LogHistogram& h, const QString& name, const QColor& color) {
         auto* s = new QLineSeries();
-        s->setName(tr("%1 (%2 zero, %3 NaN/Inf)").arg(name).arg(h.zeros).arg(h.nonFinite));
+        s->setName(histogramSeriesName(name, h));
         s->setPen(QPen(color, 2));
         for (std::size_t i = 0; i < h.counts.size(); ++i) {
             const double x0 = std::max(h.edge(i), lo), x1 = std::min(h.edge(i + 1), hi);
@@ -257,9 +243,9 @@ void ChartsPanel::drawAxisStats(const std::vector<metrics::AxisErrorStats>& stat
         meanS->append(double(s.index), mn);
         if (std::isfinite(mx)) top = std::max(top, mx);
     }
-    auto* x = valueAxis(tr("index along axis %1").arg(axis), 0, std::max<double>(1, double(stats.size()) - 1));
+    auto* x = valueAxis(tr("index (axis %1)").arg(axis), 0, std::max<double>(1, double(stats.size()) - 1));
     x->setLabelFormat("%d");
-    auto* y = valueAxis(rel ? tr("relative error") : tr("absolute error"), 0, top > 0 ? top * 1.1 : 1);
+    auto* y = valueAxis(rel ? tr("rel. error") : tr("abs. error"), 0, top > 0 ? top * 1.1 : 1);
     y->setLabelFormat("%.2g");
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
@@ -297,7 +283,7 @@ void ChartsPanel::drawScatter(const OutputAnalysis& a) {
         xlo = 1e-6, xhi = 1, ylo = 1e-9, yhi = 1;
     }
     auto* x = logAxis(tr("|reference|"), xlo / 2, xhi * 2);
-    auto* y = logAxis(rel ? tr("relative error") : tr("absolute error"), ylo / 2, yhi * 2);
+    auto* y = logAxis(rel ? tr("rel. error") : tr("abs. error"), ylo / 2, yhi * 2);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     attach(c, s, x, y);
@@ -308,7 +294,7 @@ void ChartsPanel::drawCumulative(const OutputAnalysis& a) {
     resetChart(c, tr("%1: share of elements within tolerance").arg(QString::fromStdString(a.output)));
     auto* x = logAxis(tr("tolerance"), a.relShares.empty() ? 1e-8 : a.relShares.front().tolerance,
                       a.relShares.empty() ? 1 : a.relShares.back().tolerance);
-    auto* y = valueAxis(tr("share of elements"), 0, 1);
+    auto* y = valueAxis(tr("share"), 0, 1);
     y->setLabelFormat("%.2f");
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);

@@ -1,9 +1,14 @@
 #include "views/file_browser_panel.h"
 
+#include <QClipboard>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QLineEdit>
+#include <QMenu>
+#include <QShortcut>
+#include <QTimer>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMenu>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
@@ -13,11 +18,17 @@
 #include <set>
 
 #include "models/case_list_model.h"
+#include "models/h5_tree_filter_model.h"
 #include "models/h5_tree_model.h"
+#include "opscope/ops/argument_fit.h"
 #include "opscope/h5/attribute_value.h"
 #include "session/debug_context.h"
 
 namespace opscope::gui {
+
+namespace {
+constexpr int kMaxCaseColumnWidth = 320;
+}  // namespace
 
 FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
     auto* l = new QVBoxLayout(this);
@@ -27,30 +38,23 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
     l->addWidget(title_);
     auto* split = new QSplitter(Qt::Vertical, this);
     caseView_ = new QTableView(split);
-    cases_ = new CaseListModel(context, this);
-    caseView_->setModel(cases_);
-    caseView_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    caseView_->setSelectionMode(QAbstractItemView::SingleSelection);
-    caseView_->verticalHeader()->hide();
-    caseView_->horizontalHeader()->setStretchLastSection(true);
-    caseView_->verticalHeader()->setDefaultSectionSize(caseView_->fontMetrics().height() + 4);
-    caseView_->setTextElideMode(Qt::ElideLeft);
-    caseView_->setWordWrap(false);
-    caseView_->setToolTip(tr("Click a case to load and prepare it"));
-    treeView_ = new QTreeView(split);
-    tree_ = new H5TreeModel(this);
-    treeView_->setModel(tree_);
-    treeView_->setDragEnabled(true);
-    treeView_->setDragDropMode(QAbstractItemView::DragOnly);
-    treeView_->setUniformRowHeights(true);
-    treeView_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    buildCaseView();
+    auto* treeBox = new QWidget(split);
+    auto* treeLayout = new QVBoxLayout(treeBox);
+    treeLayout->setContentsMargins(0, 0, 0, 0);
+    treeLayout->setSpacing(2);
+    filter_ = new QLineEdit(treeBox);
+    treeView_ = new QTreeView(treeBox);
+    treeLayout->addWidget(filter_);
+    treeLayout->addWidget(treeView_, 1);
+    buildTree();
     attributes_ = new QTableWidget(0, 3, split);
     attributes_->setHorizontalHeaderLabels({tr("Attribute"), tr("Type"), tr("Value")});
     attributes_->verticalHeader()->hide();
     attributes_->horizontalHeader()->setStretchLastSection(true);
     attributes_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     split->addWidget(caseView_);
-    split->addWidget(treeView_);
+    split->addWidget(treeBox);
     split->addWidget(attributes_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 3);
@@ -58,32 +62,11 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
     split->setSizes({240, 240, 90});
     l->addWidget(split, 1);
 
-    connect(caseView_, &QTableView::clicked, this,
-            [this](const QModelIndex& i) { context_->loadCase(cases_->data(i, CaseListModel::PathRole).toString()); });
-    connect(caseView_, &QTableView::activated, this,
-            [this](const QModelIndex& i) { context_->loadCase(cases_->data(i, CaseListModel::PathRole).toString()); });
-    connect(treeView_, &QTreeView::doubleClicked, this, [this](const QModelIndex& i) {
-        if (tree_->data(i, H5TreeModel::IsCaseRole).toBool())
-            context_->loadCase(tree_->data(i, H5TreeModel::PathRole).toString());
-    });
-    // Enter and double-click on a dataset (activated is both).
-    connect(treeView_, &QTreeView::activated, this, [this](const QModelIndex& i) {
-        if (tree_->data(i, H5TreeModel::IsDatasetRole).toBool())
-            Q_EMIT datasetActivated(tree_->data(i, H5TreeModel::PathRole).toString());
-    });
-    treeView_->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(treeView_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& pos) {
-        const QModelIndex i = treeView_->indexAt(pos);
-        if (!i.isValid()) return;
-        QMenu menu(this);
-        fillTreeMenu(&menu, i);
-        if (!menu.isEmpty()) menu.exec(treeView_->viewport()->mapToGlobal(pos));
-    });
-    connect(treeView_->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            [this](const QModelIndex& i) { showAttributes(tree_->data(i, H5TreeModel::PathRole).toString()); });
+    addTreeMenuEntries([this](QMenu* menu, const TreeItem& item) { addBindEntries(menu, *item.node); });
+    addTreeMenuEntries([this](QMenu* menu, const TreeItem& item) { addCopyEntries(menu, *item.node); });
     connect(context_, &DebugContext::fileChanged, this, &FileBrowserPanel::onFileChanged);
     connect(context_, &DebugContext::caseLoaded, this, [this](const QString& path) {
-        const QModelIndex i = tree_->indexForPath(path.toStdString());
+        const QModelIndex i = treeFilter_->mapFromSource(tree_->indexForPath(path.toStdString()));
         if (i.isValid()) {
             treeView_->expand(i);
             treeView_->scrollTo(i);
@@ -92,14 +75,141 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
     onFileChanged();
 }
 
+// Cases load on a click or Enter at once, and on arrow keys once the selection rests: holding
+// a key down loads only the case it stops on. The shown case goes as soon as the selection
+// leaves it, so no verdict stands beside a case it does not belong to.
+void FileBrowserPanel::buildCaseView() {
+    cases_ = new CaseListModel(context_, this);
+    caseView_->setModel(cases_);
+    caseView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    caseView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    caseView_->verticalHeader()->hide();
+    caseView_->horizontalHeader()->setStretchLastSection(true);
+    caseView_->verticalHeader()->setDefaultSectionSize(caseView_->fontMetrics().height() + 4);
+    caseView_->setTextElideMode(Qt::ElideRight);
+    caseView_->setWordWrap(false);
+    caseView_->setToolTip(tr("Click a case, or move to it with the arrow keys, to load and prepare it"));
+    caseSettle_ = new QTimer(this);
+    caseSettle_->setSingleShot(true);
+    caseSettle_->setInterval(kCaseSettleMs);
+    connect(caseSettle_, &QTimer::timeout, this, [this] { loadCaseAt(caseView_->currentIndex()); });
+    connect(caseView_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &FileBrowserPanel::onCaseCurrentChanged);
+    connect(caseView_, &QTableView::clicked, this, &FileBrowserPanel::loadCaseAt);
+    connect(caseView_, &QTableView::activated, this, &FileBrowserPanel::loadCaseAt);
+}
+
+void FileBrowserPanel::onCaseCurrentChanged(const QModelIndex& index) {
+    const cases::Case* shown = context_->currentCase();
+    const QString path = cases_->data(index, CaseListModel::PathRole).toString();
+    if (!index.isValid() || (shown && QString::fromStdString(shown->path) == path)) return;
+    context_->leaveCase();
+    caseSettle_->start();
+}
+
+void FileBrowserPanel::loadCaseAt(const QModelIndex& index) {
+    caseSettle_->stop();
+    if (index.isValid()) context_->loadCase(cases_->data(index, CaseListModel::PathRole).toString());
+}
+
+void FileBrowserPanel::buildTree() {
+    filter_->setPlaceholderText(tr("Filter (Ctrl+F): name, path, dtype (f32), shape ([32768, 4096]) or a dimension"));
+    filter_->setToolTip(tr(H5TreeFilterModel::kSyntax));
+    filter_->setClearButtonEnabled(true);
+    auto* find = new QShortcut(QKeySequence::Find, this);  // Ctrl+F anywhere in the window
+    connect(find, &QShortcut::activated, this, [this] {
+        filter_->setFocus(Qt::ShortcutFocusReason);
+        filter_->selectAll();
+    });
+    tree_ = new H5TreeModel(this);
+    treeFilter_ = new H5TreeFilterModel(tree_, this);
+    treeView_->setModel(treeFilter_);
+    treeView_->setDragEnabled(true);
+    treeView_->setDragDropMode(QAbstractItemView::DragOnly);
+    treeView_->setUniformRowHeights(true);
+    treeView_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    treeView_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        treeFilter_->setQuery(text);
+        if (!text.trimmed().isEmpty()) treeView_->expandAll();
+    });
+    connect(treeView_, &QTreeView::doubleClicked, this, [this](const QModelIndex& i) {
+        if (treeFilter_->data(i, H5TreeModel::IsCaseRole).toBool())
+            context_->loadCase(treeFilter_->data(i, H5TreeModel::PathRole).toString());
+    });
+    // Enter and double-click on a dataset (activated is both): look at it.
+    connect(treeView_, &QTreeView::activated, this, [this](const QModelIndex& i) {
+        if (treeFilter_->data(i, H5TreeModel::IsDatasetRole).toBool())
+            Q_EMIT datasetActivated(treeFilter_->data(i, H5TreeModel::PathRole).toString());
+    });
+    connect(treeView_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
+        const QString path = treeFilter_->data(i, H5TreeModel::PathRole).toString();
+        context_->setSelectedDataset(treeFilter_->data(i, H5TreeModel::IsDatasetRole).toBool() ? path : QString());
+        showAttributes(path);
+    });
+    connect(treeView_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        fillTreeMenu(&menu, treeView_->indexAt(pos));
+        if (!menu.isEmpty()) menu.exec(treeView_->viewport()->mapToGlobal(pos));
+    });
+}
+
 void FileBrowserPanel::addTreeMenuEntries(TreeMenuAdder adder) { menuAdders_.push_back(std::move(adder)); }
 
-void FileBrowserPanel::fillTreeMenu(QMenu* menu, const QModelIndex& index) const {
+QModelIndex FileBrowserPanel::viewIndexForPath(const QString& path) const {
+    return treeFilter_->mapFromSource(tree_->indexForPath(path.toStdString()));
+}
+
+void FileBrowserPanel::fillTreeMenu(QMenu* menu, const QModelIndex& viewIndex) const {
+    const h5::NodeInfo* node = tree_->nodeInfo(treeFilter_->mapToSource(viewIndex));
+    if (!node) return;
     TreeItem item;
-    item.path = tree_->data(index, H5TreeModel::PathRole).toString();
-    item.isDataset = tree_->data(index, H5TreeModel::IsDatasetRole).toBool();
-    item.isCase = tree_->data(index, H5TreeModel::IsCaseRole).toBool();
+    item.node = node;
+    item.path = QString::fromStdString(node->path);
+    item.isDataset = node->kind == h5::ObjectKind::Dataset;
+    item.isCase = treeFilter_->data(viewIndex, H5TreeModel::IsCaseRole).toBool();
     for (const TreeMenuAdder& add : menuAdders_) add(menu, item);
+}
+
+// "Bind to ▸ argument": every tensor argument of the chosen operator. One the dataset can never
+// be (dtype, rank) is disabled with the reason; one whose shape disagrees with another bound
+// tensor stays enabled with a warning, since replacing a case's tensors goes one at a time.
+void FileBrowserPanel::addBindEntries(QMenu* menu, const h5::NodeInfo& node) {
+    if (node.kind != h5::ObjectKind::Dataset) return;
+    QMenu* bind = menu->addMenu(tr("Bind to"));
+    const ops::Operator* op = context_->op();
+    if (!op) {
+        bind->setTitle(tr("Bind to (choose an operator or load a case first)"));
+        bind->setEnabled(false);
+        return;
+    }
+    ops::TensorShapes bound;
+    for (const auto& [name, b] : context_->arguments().tensors) bound[name] = b.tensor.shape();
+    const QString path = QString::fromStdString(node.path);
+    for (const ops::ArgSpec& a : op->schema().tensors) {
+        const auto mismatch = [&](const ops::TensorShapes& others) {
+            return QString::fromStdString(
+                node.dataset.nullSpace
+                    ? std::string("holds no values")
+                    : ops::argumentMismatch(op->schema(), a.name, node.dataset.dtype, node.dataset.shape, others));
+        };
+        const QString never = mismatch({}), disagrees = never.isEmpty() ? mismatch(bound) : QString();
+        const QString name = QString::fromStdString(a.name);
+        QAction* act = bind->addAction(!never.isEmpty()       ? tr("%1 — %2").arg(name, never)
+                                       : !disagrees.isEmpty() ? tr("%1 — ⚠ %2").arg(name, disagrees)
+                                                              : name);
+        act->setObjectName(QStringLiteral("bindTo_") + name);
+        act->setEnabled(never.isEmpty());
+        const std::string argument = a.name;
+        connect(act, &QAction::triggered, this, [this, argument, path] { context_->bindDataset(argument, path); });
+    }
+}
+
+void FileBrowserPanel::addCopyEntries(QMenu* menu, const h5::NodeInfo& node) {
+    const QString path = QString::fromStdString(node.path);
+    QAction* copy = menu->addAction(tr("Copy path"));
+    copy->setObjectName("copyPath");
+    connect(copy, &QAction::triggered, this, [path] { QGuiApplication::clipboard()->setText(path); });
 }
 
 void FileBrowserPanel::onFileChanged() {
@@ -119,8 +229,10 @@ void FileBrowserPanel::onFileChanged() {
             .arg(context_->cases().size())
             .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)")));
     title_->setToolTip(context_->filePath());
+    // Full names where they fit, elided at the end (tooltip: the whole text) where they do not.
     caseView_->resizeColumnsToContents();
-    caseView_->setColumnWidth(CaseListModel::Path, std::min(caseView_->columnWidth(CaseListModel::Path), 230));
+    for (int c : {int(CaseListModel::Path), int(CaseListModel::Operator)})
+        caseView_->setColumnWidth(c, std::min(caseView_->columnWidth(c), kMaxCaseColumnWidth));
     showAttributes("/");
 }
 

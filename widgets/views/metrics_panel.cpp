@@ -15,6 +15,10 @@
 
 namespace opscope::gui {
 
+namespace {
+constexpr int kMaxColumnWidth = 260;
+}  // namespace
+
 MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(4, 4, 4, 4);
@@ -44,7 +48,13 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     table_ = new QTableView(this);
     model_ = new MetricsTableModel(context, this);
     table_->setModel(model_);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // One column per output, as wide as its numbers and name up to a limit; longer names are
+    // elided at the end with the whole text in the tooltip.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setMaximumSectionSize(kMaxColumnWidth);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->horizontalHeader()->setTextElideMode(Qt::ElideRight);
+    table_->setTextElideMode(Qt::ElideRight);
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setWordWrap(false);
     addCopyTableMenu(table_, model_);

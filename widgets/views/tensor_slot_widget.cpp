@@ -42,15 +42,23 @@ TensorSlotWidget::TensorSlotWidget(bool optional, QWidget* parent) : QFrame(pare
 
 void TensorSlotWidget::setBinding(const QString& origin, const QString& description) {
     if (origin.isEmpty()) {
-        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset here or bind a file (…)</i>")
-                                 : tr("<i>drop a dataset here or bind a file (…)</i>"));
-        setToolTip(tr("Drag a dataset from the file tree onto this argument, or bind a .npy/.npz/.pt file (…)"));
+        text_->setText(optional_ ? tr("<i>absent (optional) — drop a dataset, double-click, or bind a file (…)</i>")
+                                 : tr("<i>drop a dataset, double-click, or bind a file (…)</i>"));
+        setToolTip(
+            tr("Drag a dataset from the file tree onto this argument, select it in the tree and double-click "
+               "here, or bind a .npy/.npz/.pt file (…)"));
     } else {
         text_->setText(QStringLiteral("<b>%1</b>  <span style='color:gray'>%2</span>")
                            .arg(description.toHtmlEscaped(), origin.toHtmlEscaped()));
         setToolTip(origin);
     }
     clear_->setVisible(!origin.isEmpty());
+    bound_ = !origin.isEmpty();
+}
+
+void TensorSlotWidget::mouseDoubleClickEvent(QMouseEvent* e) {
+    QFrame::mouseDoubleClickEvent(e);
+    if (!bound_) Q_EMIT emptySlotDoubleClicked();
 }
 
 void TensorSlotWidget::chooseFile() {

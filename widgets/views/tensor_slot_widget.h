@@ -1,6 +1,6 @@
 // One tensor argument of the form: shows the bound tensor's origin, dtype and shape, accepts a
-// dataset dragged from the file tree or a .npy/.npz/.pt file ("…": Bind from file), and can be
-// cleared.
+// dataset dragged from the file tree, asks for the tree's selected dataset on a double-click
+// when empty, binds a .npy/.npz/.pt file ("…": Bind from file), and can be cleared.
 #pragma once
 
 #include <QFrame>
@@ -21,17 +21,20 @@ Q_SIGNALS:
     void datasetDropped(const QString& datasetPath);
     // "x.npy", "d.npz:key" or "w.pt", as opscope-cli run --bind takes them.
     void fileChosen(const QString& spec);
+    void emptySlotDoubleClicked();
     void cleared();
 
 protected:
     void dragEnterEvent(QDragEnterEvent*) override;
     void dragLeaveEvent(QDragLeaveEvent*) override;
     void dropEvent(QDropEvent*) override;
+    void mouseDoubleClickEvent(QMouseEvent*) override;
 
 private:
     void setHighlight(bool on);
     void chooseFile();
     bool optional_;
+    bool bound_ = false;
     QLabel* text_;
     QToolButton* fromFile_;
     QToolButton* clear_;
