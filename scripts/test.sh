@@ -16,7 +16,7 @@ big_dir=$(mktemp -d)
 trap 'rm -rf "$big_dir"' EXIT
 /usr/bin/python3 scripts/make_big_checkpoint.py "$big_dir/checkpoint.h5"
 big_status=0
-OPSCOPE_BIG_CHECKPOINT="$big_dir/checkpoint.h5" QT_QPA_PLATFORM=offscreen \
+OPSCOPE_BIG_CHECKPOINT="$big_dir/checkpoint.h5" QT_QPA_PLATFORM=offscreen QTEST_FUNCTION_TIMEOUT=1800000 \
   build/release/tests/test_big_tensor || big_status=$?
 rm -f "$big_dir/checkpoint.h5"
 # Qt widget tests run offscreen; nothing here needs a display.

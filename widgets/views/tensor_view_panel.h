@@ -15,6 +15,7 @@
 class QCheckBox;
 class QSettings;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QToolButton;
 
@@ -65,6 +66,10 @@ private:
         bool errors = false;  // an error map (sequential colours)
         QString label;
     };
+    QHBoxLayout* buildTopBar();
+    QWidget* buildViewArea();
+    void connectControls();
+    void connectContext();
     void rebuildEntries();
     void onEntryChosen(int index);
     void refetch();
@@ -74,12 +79,15 @@ private:
     void onClick(qint64 row, qint64 col);
     const Entry* entry() const;
     std::optional<TensorKey> partnerKey() const;
+    TensorKey dataKey() const;  // the tensor the entry is drawn from (the output for an error map)
+    DisplayRequest displayRequest(const TensorPtr& primary, const DisplaySettings& s, bool unwritten) const;
     TensorPtr fetched(const std::optional<TensorKey>& key) const;
     QString describeElement(const std::vector<int64_t>& index) const;
 
     DebugContext* context_;
     QComboBox* tensor_;
     QToolButton* ab_;
+    QToolButton* fit_;
     QCheckBox* sideBySide_;
     QLabel* info_;
     SliceControls* slice_;
