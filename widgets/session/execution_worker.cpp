@@ -287,6 +287,18 @@ TensorPtr ExecutionWorker::snapshotOnWorker(uint64_t gen, const std::string& slo
     const int id = call_->executor().plan().findSlot(slot);
     if (id < 0) return nullptr;
     if (TensorPtr kept = snapshots_[id].lock()) return kept;
+    // Kernels only read their inputs: an input slot holds the argument's values, so its
+    // snapshot shares the argument's storage instead of copying it.
+    const Slot& info = call_->executor().plan().slot(id);
+    const ops::OpArguments& args = call_->arguments();
+    if (info.kind == SlotKind::Input && args.hasTensor(slot)) {
+        const HostTensor& arg = args.tensor(slot);
+        if (arg.dtype() == info.view.dtype && arg.shape() == info.view.shape) {
+            auto shared = std::make_shared<const HostTensor>(arg);
+            snapshots_[id] = shared;
+            return shared;
+        }
+    }
     auto copy = std::make_shared<const HostTensor>(HostTensor::copyOf(call_->executor().slotView(id)));
     snapshots_[id] = copy;
     return copy;

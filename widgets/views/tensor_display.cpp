@@ -42,11 +42,12 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     DisplayFrame f;
     if (!req.tensor) return f;
     const TensorView whole = req.tensor->view();
+    const view::SliceSummary slice = summarize(req);
     if (req.content == view::SliceContent::Values) {
-        f.tensorStats = computeStats(whole);
+        // A slice that is the whole tensor (any 2-D one) needs no second pass for its statistics.
+        f.tensorStats = slice.rows * slice.cols == whole.numel() ? slice.stats : computeStats(whole);
         if (f.tensorStats.nanCount + f.tensorStats.infCount > 0) f.firstNonFinite = view::firstNonFinite(whole);
     }
-    const view::SliceSummary slice = summarize(req);
     if (slice.rows * slice.cols == 0) return f;
     f.planeRows = slice.rows;
     f.planeCols = slice.cols;

@@ -25,19 +25,24 @@ Downsampler::Downsampler(int64_t rows, int64_t cols, int64_t maxRows, int64_t ma
 }
 
 void Downsampler::addRow(int64_t r, const double* v) {
-    Cell* row = &d_.cells[static_cast<std::size_t>((r / d_.blockRows) * d_.cols)];
-    for (int64_t c = 0; c < cols_; ++c) {
-        Cell& cell = row[c / d_.blockCols];
-        const double x = v[c];
-        if (std::isnan(x)) {
-            cell.flags |= kCellNaN;
-        } else if (std::isinf(x)) {
-            cell.flags |= x > 0 ? kCellPosInf : kCellNegInf;
-        } else {
-            cell.flags &= static_cast<uint8_t>(~kCellEmpty);
-            cell.min = std::min(cell.min, x);
-            cell.max = std::max(cell.max, x);
+    Cell* cell = &d_.cells[static_cast<std::size_t>((r / d_.blockRows) * d_.cols)];
+    for (int64_t c0 = 0; c0 < cols_; c0 += d_.blockCols, ++cell) {
+        const int64_t c1 = std::min(cols_, c0 + d_.blockCols);
+        double lo = cell->min, hi = cell->max;
+        uint8_t flags = cell->flags;
+        for (int64_t c = c0; c < c1; ++c) {
+            const double x = v[c];
+            if (x - x == 0) {  // finite: the one branch the common case takes
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+                flags &= static_cast<uint8_t>(~kCellEmpty);
+            } else {
+                flags |= std::isnan(x) ? kCellNaN : x > 0 ? kCellPosInf : kCellNegInf;
+            }
         }
+        cell->min = lo;
+        cell->max = hi;
+        cell->flags = flags;
     }
 }
 

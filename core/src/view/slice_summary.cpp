@@ -46,26 +46,60 @@ void SliceRows::read(int64_t row, double* out) {
 
 namespace {
 
+// The slice's statistics gathered row by row in the pass that feeds the cells (min and max
+// come from the cells), and the smallest positive value a log scale's autofit needs.
+struct RowAccumulator {
+    double sum = 0, sumAbs = 0;
+    int64_t finite = 0, nan = 0, inf = 0;
+    double minPositive = std::numeric_limits<double>::infinity();
+
+    void add(const double* v, int64_t n) {
+        for (int64_t c = 0; c < n; ++c) {
+            const double x = v[c];
+            if (x - x == 0) {
+                sum += x;
+                sumAbs += std::fabs(x);
+                ++finite;
+                if (x > 0) minPositive = std::min(minPositive, x);
+            } else {
+                ++(std::isnan(x) ? nan : inf);
+            }
+        }
+    }
+    TensorStats stats(const Downsampled& cells) const {
+        TensorStats s;
+        s.count = finite + nan + inf;
+        s.finiteCount = finite;
+        s.nanCount = nan;
+        s.infCount = inf;
+        if (finite == 0) return s;
+        s.min = std::numeric_limits<double>::infinity();
+        s.max = -s.min;
+        for (const Cell& c : cells.cells)
+            if (!(c.flags & kCellEmpty)) s.min = std::min(s.min, c.min), s.max = std::max(s.max, c.max);
+        s.mean = sum / static_cast<double>(finite);
+        s.meanAbs = sumAbs / static_cast<double>(finite);
+        return s;
+    }
+};
+
 // Every k-th value of the slice (k = 1 when it fits), and the extremes an autofit needs.
 class Sampler {
 public:
     Sampler(int64_t total, int64_t maxSamples)
         : step_(maxSamples > 0 && total > maxSamples ? (total + maxSamples - 1) / maxSamples : 1) {}
-    void add(int64_t first, const double* v, int64_t n, std::vector<double>& out) {
+    void add(int64_t first, const double* v, int64_t n, std::vector<double>& out) const {
         for (int64_t c = (step_ - first % step_) % step_; c < n; c += step_) out.push_back(v[c]);
-        for (int64_t c = 0; c < n && step_ > 1; ++c)
-            if (std::isfinite(v[c]) && v[c] > 0) minPositive_ = std::min(minPositive_, v[c]);
     }
     bool sampled() const { return step_ > 1; }
-    void finish(const TensorStats& stats, std::vector<double>& out) const {
+    void finish(const TensorStats& stats, double minPositive, std::vector<double>& out) const {
         if (!sampled() || stats.finiteCount == 0) return;
         out.insert(out.end(), {stats.min, stats.max});
-        if (std::isfinite(minPositive_)) out.push_back(minPositive_);
+        if (std::isfinite(minPositive)) out.push_back(minPositive);
     }
 
 private:
     int64_t step_;
-    double minPositive_ = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace
@@ -81,13 +115,14 @@ SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& req) 
     std::optional<Downsampler> beyond;
     if (req.tolerance) beyond.emplace(s.rows, s.cols, req.maxCells, req.maxCells);
     Sampler sampler(s.rows * s.cols, req.maxSamples);
+    RowAccumulator acc;
     const auto n = static_cast<std::size_t>(s.cols);
     std::vector<double> row(n), abs(n), rel(n), mask(n);
     s.beyondCount = req.tolerance ? 0 : -1;
     for (int64_t r = 0; r < s.rows; ++r) {
         rows.read(r, row.data());
         cells.addRow(r, row.data());
-        s.stats = mergeStats(s.stats, computeStats(TensorView::contiguous(DType::Float64, {s.cols}, row.data())));
+        acc.add(row.data(), s.cols);
         sampler.add(r * s.cols, row.data(), s.cols, s.sample);
         if (!beyond) continue;
         rows.readErrors(r, abs.data(), rel.data());
@@ -97,9 +132,10 @@ SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& req) 
         }
         beyond->addRow(r, mask.data());
     }
-    s.sampled = sampler.sampled();
-    sampler.finish(s.stats, s.sample);
     s.cells = cells.take();
+    s.stats = acc.stats(s.cells);
+    s.sampled = sampler.sampled();
+    sampler.finish(s.stats, acc.minPositive, s.sample);
     if (beyond) s.beyond = beyond->take();
     return s;
 }
