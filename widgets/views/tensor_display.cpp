@@ -24,6 +24,7 @@ view::SliceSummary summarize(const DisplayRequest& req) {
     sr.tolerance = req.reference && req.settings.showBeyond && req.reference->shape() == req.tensor->shape();
     sr.absTolerance = req.settings.absTolerance;
     sr.relTolerance = req.settings.relTolerance;
+    sr.cancelled = req.cancelled;
     return view::summarizeSlice(source, sr);
 }
 
@@ -43,6 +44,7 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     if (!req.tensor) return f;
     const TensorView whole = req.tensor->view();
     const view::SliceSummary slice = summarize(req);
+    if (req.cancelled && req.cancelled()) return f;
     if (req.content == view::SliceContent::Values) {
         // A slice that is the whole tensor (any 2-D one) needs no second pass for its statistics.
         f.tensorStats = slice.rows * slice.cols == whole.numel() ? slice.stats : computeStats(whole);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QImage>
+#include <functional>
 #include <optional>
 
 #include "opscope/stats.h"
@@ -40,6 +41,7 @@ struct DisplayRequest {
     std::optional<view::ValueRange> fixedRange;  // share a range (A/B, side by side)
     int64_t maxCells = 2048;                     // per axis, before downsampling
     int histogramBins = 64;
+    std::function<bool()> cancelled;  // a newer request replaced this one: stop early
 };
 
 struct DisplayFrame {

@@ -400,6 +400,9 @@ void TensorViewPanel::recompute() {
     second.tensor = other;
     second.reference = nullptr;  // the reference beside the output: its values, no overlay
     const uint64_t gen = ++computeGeneration_;
+    latestCompute_->store(gen);
+    // A frame the user has moved on from stops between rows instead of holding the pool.
+    main.cancelled = second.cancelled = [latest = latestCompute_, gen] { return latest->load() != gen; };
     info_->setText(tr("rendering…"));
     runInBackground<std::pair<DisplayFrame, DisplayFrame>>(
         this,

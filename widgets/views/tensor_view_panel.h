@@ -6,6 +6,8 @@
 #pragma once
 
 #include <QWidget>
+#include <atomic>
+#include <memory>
 #include <map>
 #include <set>
 
@@ -107,6 +109,7 @@ private:
     std::set<TensorKey> pending_;
     uint64_t fetchGeneration_ = 0;
     uint64_t computeGeneration_ = 0;
+    std::shared_ptr<std::atomic<uint64_t>> latestCompute_ = std::make_shared<std::atomic<uint64_t>>(0);
     uint64_t shownGeneration_ = 0;
     DisplayFrame frame_;
     std::vector<int64_t> marked_;  // picked element index, empty if none

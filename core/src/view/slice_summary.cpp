@@ -120,6 +120,7 @@ SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& req) 
     std::vector<double> row(n), abs(n), rel(n), mask(n);
     s.beyondCount = req.tolerance ? 0 : -1;
     for (int64_t r = 0; r < s.rows; ++r) {
+        if (req.cancelled && r % 64 == 0 && req.cancelled()) return SliceSummary{};
         rows.read(r, row.data());
         cells.addRow(r, row.data());
         acc.add(row.data(), s.cols);

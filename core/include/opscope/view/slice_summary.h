@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct SliceRequest {
     int64_t maxSamples = int64_t{1} << 20;  // values kept for the range and the histogram
     bool tolerance = false;                 // also the beyond-tolerance mask (needs the reference)
     double absTolerance = 0, relTolerance = 0;
+    // Asked between rows; true abandons the pass (a newer request made this one stale).
+    std::function<bool()> cancelled;
 };
 
 struct SliceSummary {
@@ -48,7 +51,7 @@ struct SliceSummary {
 };
 
 // Throws std::invalid_argument when an error map or the mask lacks a reference of the
-// tensor's shape.
+// tensor's shape. A cancelled pass returns an empty summary (rows = cols = 0).
 SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& request);
 
 // The rows of a slice's content as doubles, one at a time.
