@@ -3,7 +3,8 @@
 
 Mirrors the file of issue 15: nested groups, thousands of small optimizer groups, a float32
 [rows, cols] embedding (512 MiB at the default 32768 x 4096), fp16 data, strings, a compound
-dataset, soft links, and the [cols] gamma and [rows] rstd RmsNormGrad needs beside the embedding.
+dataset, soft links, the [cols] gamma and [rows] rstd RmsNormGrad needs beside the embedding,
+and a case binding them (soft links) for `opscope --case`.
 
     /usr/bin/python3 scripts/make_big_checkpoint.py OUT.h5 [--rows 32768] [--cols 4096] [--groups 3000]
 
@@ -60,6 +61,14 @@ def main():
         pair = np.dtype([("lr", "f8"), ("epoch", "i4")])
         f["meta/schedule"] = np.array([(1e-3, 0), (5e-4, 1)], dtype=pair)
         f["links/embedding"] = h5py.SoftLink("/model/embed_tokens/weight")
+        # A case binding the embedding as dy and x of RmsNormGrad through soft links (nothing
+        # copied), so `opscope --screenshot FILE --case /cases/embedding_rms_norm_grad` shows it.
+        case = f.create_group("cases/embedding_rms_norm_grad")
+        case.attrs["op"] = "aclnnRmsNormGrad"
+        case.attrs["description"] = "the [%d, %d] embedding as dy and x" % (a.rows, a.cols)
+        for name, target in (("dy", "model/embed_tokens/weight"), ("x", "model/embed_tokens/weight"),
+                             ("rstd", "model/norm/rstd"), ("gamma", "model/norm/weight")):
+            case["inputs/" + name] = h5py.SoftLink("/" + target)
     return 0
 
 

@@ -92,7 +92,6 @@ int main(int argc, char** argv) {
         window.openFile(files.front());
     }
 
-    int code = 0;
     if (screenshot) {
         opscope::gui::ScreenshotOptions o;
         o.output = parser.value(shotOpt);
@@ -110,11 +109,10 @@ int main(int argc, char** argv) {
         o.set = parser.values(setOpt);
         auto* driver = new opscope::gui::ScreenshotDriver(&window, o);
         QTimer::singleShot(0, driver, &opscope::gui::ScreenshotDriver::start);
-        code = QApplication::exec();
-    } else {
-        if (parser.isSet(caseOpt)) window.context()->loadCase(parser.value(caseOpt));
-        code = QApplication::exec();
+    } else if (parser.isSet(caseOpt)) {
+        window.context()->loadCase(parser.value(caseOpt));
     }
+    const int code = QApplication::exec();
     QThreadPool::globalInstance()->waitForDone();
     return code;
 }

@@ -180,7 +180,8 @@ void ScreenshotDriver::pollPicking() {
 
 void ScreenshotDriver::pollSettling() {
     DebugContext* c = window_->context();
-    stableTicks_ = idle() ? stableTicks_ + 1 : 0;
+    // The tensor view settles too: a big slice's frame takes a moment after the run is idle.
+    stableTicks_ = idle() && !window_->tensorView()->isLoading() ? stableTicks_ + 1 : 0;
     if (stableTicks_ < 8) return;
     if (!window_->grab().save(options_.output, "PNG"))
         return finish(1, QStringLiteral("cannot write ") + options_.output);

@@ -66,9 +66,9 @@ public:
         for (int64_t r0 = 0; r0 < rows; r0 += block) {
             const int64_t n = std::min(block, rows - r0);
             const auto at = [&](int64_t r) { return rstd.begin() + static_cast<std::ptrdiff_t>(r); };
-            const auto r = reference::rmsNormBackward(rowsOf(a.tensor("dy"), r0 * cols, n * cols),
-                                                      rowsOf(x, r0 * cols, n * cols),
-                                                      std::vector<double>(at(r0), at(r0 + n)), g, n, cols);
+            const auto r =
+                reference::rmsNormBackward(rowsOf(a.tensor("dy"), r0 * cols, n * cols), rowsOf(x, r0 * cols, n * cols),
+                                           std::vector<double>(at(r0), at(r0 + n)), g, n, cols);
             std::copy(r.dx.begin(), r.dx.end(), dx.dataAs<double>() + r0 * cols);
             for (int64_t j = 0; j < cols; ++j) dgamma.dataAs<double>()[j] += r.dgamma[static_cast<std::size_t>(j)];
         }

@@ -109,10 +109,10 @@ private Q_SLOTS:
         QCOMPARE(f.tensorStats.nanCount, 1);
         // Beyond tolerance needs both errors above their tolerances: computed from the output
         // and its reference slice by slice (errors 0 | 2, 0.5 | 1, 1e-6 | 1e-9, 2.5e-10).
-        auto small = std::make_shared<const HostTensor>(
-            HostTensor::fromDoubles(DType::Float64, {2, 2}, {1, 2, 1e6 + 1, 4}));
-        auto ref = std::make_shared<const HostTensor>(
-            HostTensor::fromDoubles(DType::Float64, {2, 2}, {1, 4, 1e6, 4 + 1e-9}));
+        auto small =
+            std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {1, 2, 1e6 + 1, 4}));
+        auto ref =
+            std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {1, 4, 1e6, 4 + 1e-9}));
         DisplayRequest r2;
         r2.tensor = small;
         r2.reference = ref;

@@ -14,8 +14,8 @@ class TestWindowGeometry : public QObject {
 private Q_SLOTS:
     void restoredGeometryIsClampedToTheScreen() {
         const QRect screen(0, 0, 1600, 1000);
-        QCOMPARE(clampedToScreen(QRect(100, 50, 800, 600), screen), QRect(100, 50, 800, 600));  // fits: kept
-        QCOMPARE(clampedToScreen(QRect(0, 0, 3840, 2160), screen), QRect(0, 0, 1600, 1000));   // shrunk
+        QCOMPARE(clampedToScreen(QRect(100, 50, 800, 600), screen), QRect(100, 50, 800, 600));     // fits: kept
+        QCOMPARE(clampedToScreen(QRect(0, 0, 3840, 2160), screen), QRect(0, 0, 1600, 1000));       // shrunk
         QCOMPARE(clampedToScreen(QRect(1500, 900, 800, 600), screen), QRect(800, 400, 800, 600));  // moved in
         QCOMPARE(clampedToScreen(QRect(-3000, -50, 500, 400), screen), QRect(0, 0, 500, 400));
         const QRect second(1600, 0, 1280, 1024);  // a screen right of the first

@@ -1,6 +1,5 @@
 #include "session/analysis.h"
 
-
 namespace opscope::gui {
 
 std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary) {

@@ -51,10 +51,10 @@ struct DisplayFrame {
     view::ValueScale scale;                // the colour scale (display range)
     view::ValueScale histogramScale;       // spans the data and the display range
     view::ValueHistogram histogram;        // binned on histogramScale
-    TensorStats sliceStats, tensorStats;  // tensorStats: values only (count 0 for an error map)
+    TensorStats sliceStats, tensorStats;   // tensorStats: values only (count 0 for an error map)
     bool sampled = false;                  // range and histogram from an even sample of the slice
-    int64_t beyondCount = 0;              // in the slice; -1 without error maps
-    std::vector<int64_t> firstNonFinite;  // index of the first NaN/Inf in the tensor, empty if none
+    int64_t beyondCount = 0;               // in the slice; -1 without error maps
+    std::vector<int64_t> firstNonFinite;   // index of the first NaN/Inf in the tensor, empty if none
     bool valid() const { return !image.isNull(); }
 };
 

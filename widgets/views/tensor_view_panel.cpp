@@ -480,9 +480,10 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
     }
     info_->setText(info);
     info_->setToolTip(info);
-    QString stats = (whole ? tr("Tensor: ") : tr("Slice: ")) + tr("min %1 · max %2 · mean %3 · mean|x| %4")
-                        .arg(formatNumber(ts.min, 5), formatNumber(ts.max, 5), formatNumber(ts.mean, 5),
-                             formatNumber(ts.meanAbs, 5));
+    QString stats =
+        (whole ? tr("Tensor: ") : tr("Slice: ")) + tr("min %1 · max %2 · mean %3 · mean|x| %4")
+                                                       .arg(formatNumber(ts.min, 5), formatNumber(ts.max, 5),
+                                                            formatNumber(ts.mean, 5), formatNumber(ts.meanAbs, 5));
     if (ts.nanCount || ts.infCount)
         stats += QStringLiteral(" · <b style='color:#b71c1c'>%1 NaN, %2 Inf</b>").arg(ts.nanCount).arg(ts.infCount);
     if (!main.firstNonFinite.empty())
@@ -511,8 +512,8 @@ QString TensorViewPanel::describeElement(const std::vector<int64_t>& index) cons
         if (index[a] < 0 || index[a] >= primary->shape()[a]) return {};
     const TensorPtr actual = fetched(TensorKey{TensorKey::Source::Slot, e->output});
     const TensorPtr ref = fetched(TensorKey{TensorKey::Source::Baseline, e->output});
-    const bool paired = !e->output.empty() && actual && ref && actual->shape() == primary->shape() &&
-                        ref->numel() == primary->numel();
+    const bool paired =
+        !e->output.empty() && actual && ref && actual->shape() == primary->shape() && ref->numel() == primary->numel();
     std::optional<metrics::ElementErrors> errors;
     double a = 0, r = 0;
     if (paired) {
@@ -527,8 +528,9 @@ QString TensorViewPanel::describeElement(const std::vector<int64_t>& index) cons
     QString text = QStringLiteral("<b>%1</b> %2 = <b>%3</b>")
                        .arg(e->label.section(QStringLiteral(" — "), 0, 0), indexText(index), formatNumber(shown, 9));
     if (!errors) return text;
-    text += tr("<br>output %1 · reference %2 · |error| %3 · rel. error %4")
-                .arg(formatNumber(a, 9), formatNumber(r, 9), formatNumber(errors->abs, 4), formatNumber(errors->rel, 4));
+    text +=
+        tr("<br>output %1 · reference %2 · |error| %3 · rel. error %4")
+            .arg(formatNumber(a, 9), formatNumber(r, 9), formatNumber(errors->abs, 4), formatNumber(errors->rel, 4));
     return text;
 }
 
