@@ -1,6 +1,5 @@
 #include "opscope/stats.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -50,27 +49,6 @@ TensorStats computeStats(const TensorView& v) {
         using T = typename decltype(tag)::type;
         return statsContiguous(static_cast<const T*>(v.first()), v.numel());
     });
-}
-
-TensorStats mergeStats(const TensorStats& a, const TensorStats& b) {
-    if (a.finiteCount == 0 || b.finiteCount == 0) {
-        TensorStats m = a.finiteCount ? a : b;
-        m.count = a.count + b.count;
-        m.nanCount = a.nanCount + b.nanCount;
-        m.infCount = a.infCount + b.infCount;
-        return m;
-    }
-    TensorStats m;
-    m.count = a.count + b.count;
-    m.finiteCount = a.finiteCount + b.finiteCount;
-    m.nanCount = a.nanCount + b.nanCount;
-    m.infCount = a.infCount + b.infCount;
-    m.min = std::min(a.min, b.min);
-    m.max = std::max(a.max, b.max);
-    const double wa = static_cast<double>(a.finiteCount), wb = static_cast<double>(b.finiteCount);
-    m.mean = (a.mean * wa + b.mean * wb) / (wa + wb);
-    m.meanAbs = (a.meanAbs * wa + b.meanAbs * wb) / (wa + wb);
-    return m;
 }
 
 }  // namespace opscope

@@ -204,23 +204,6 @@ TEST(SliceSummary, FirstNonFiniteOfAStridedView) {
     EXPECT_EQ(firstNonFinite(tr), (std::vector<int64_t>{1, 4}));
 }
 
-TEST(MergeStats, EqualsTheStatsOfTheWhole) {
-    const HostTensor t = randomTensor(DType::Float64, {10, 7}, 4);
-    const TensorView v = t.view();
-    TensorStats merged;
-    for (int64_t r = 0; r < 10; ++r) {
-        TensorView row = TensorView::contiguous(DType::Float64, {7}, const_cast<double*>(t.dataAs<double>() + r * 7));
-        merged = mergeStats(merged, computeStats(row));
-    }
-    const TensorStats whole = computeStats(v);
-    EXPECT_EQ(merged.count, whole.count);
-    EXPECT_EQ(merged.finiteCount, whole.finiteCount);
-    EXPECT_EQ(merged.min, whole.min);
-    EXPECT_EQ(merged.max, whole.max);
-    EXPECT_NEAR(merged.mean, whole.mean, 1e-12);
-    EXPECT_NEAR(merged.meanAbs, whole.meanAbs, 1e-12);
-}
-
 }  // namespace
 }  // namespace opscope::view
 

@@ -19,7 +19,5 @@ struct TensorStats {
 
 // Any dtype, any strides; accumulates in double.
 TensorStats computeStats(const TensorView& v);
-// The statistics of two disjoint parts as one (a slice summarised row by row).
-TensorStats mergeStats(const TensorStats& a, const TensorStats& b);
 
 }  // namespace opscope
