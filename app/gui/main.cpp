@@ -16,6 +16,7 @@
 #include "main_window.h"
 #include "screenshot.h"
 #include "session/debug_context.h"
+#include "window_geometry.h"
 
 namespace {
 
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
         const QStringList wh = parser.value(options.sizeOpt).split('x');
         if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
     }
+    opscope::gui::clampToScreen(&window);  // a geometry saved on a larger screen
     window.show();
     int code = 0;
     if (screenshot) {

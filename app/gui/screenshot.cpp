@@ -210,7 +210,8 @@ void ScreenshotDriver::pollPicking() {
 
 void ScreenshotDriver::pollSettling() {
     DebugContext* c = window_->context();
-    stableTicks_ = idle() ? stableTicks_ + 1 : 0;
+    // The tensor view settles too: a big slice's frame takes a moment after the run is idle.
+    stableTicks_ = idle() && !window_->tensorView()->isLoading() ? stableTicks_ + 1 : 0;
     // A case that failed to load (a trace without values) or a dataset: the options apply now.
     if (stableTicks_ == 1 && !optionsApplied_) applyViewOptions();
     if (stableTicks_ < 8) return;

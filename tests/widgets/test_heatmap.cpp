@@ -107,18 +107,26 @@ private Q_SLOTS:
             for (int x = 0; x < f.image.width(); ++x) magenta += f.image.pixel(x, y) == view::kNaNColor.argb() ? 1 : 0;
         QCOMPARE(magenta, 1);
         QCOMPARE(f.tensorStats.nanCount, 1);
-        // Beyond tolerance needs both errors above their tolerances.
-        auto small = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float32, {2, 2}, {1, 2, 3, 4}));
-        auto abs = std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {0, 1, 1, 1e-9}));
-        auto rel =
-            std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {0, 0.5, 1e-6, 0.5}));
+        // Beyond tolerance needs both errors above their tolerances: computed from the output
+        // and its reference slice by slice (errors 0 | 2, 0.5 | 1, 1e-6 | 1e-9, 2.5e-10).
+        auto small =
+            std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {1, 2, 1e6 + 1, 4}));
+        auto ref =
+            std::make_shared<const HostTensor>(HostTensor::fromDoubles(DType::Float64, {2, 2}, {1, 4, 1e6, 4 + 1e-9}));
         DisplayRequest r2;
         r2.tensor = small;
-        r2.absError = abs;
-        r2.relError = rel;
+        r2.reference = ref;
+        r2.outputDtype = DType::Float64;
         r2.settings.relTolerance = 1e-3;
         r2.settings.absTolerance = 1e-6;
         QCOMPARE(computeDisplay(r2).beyondCount, 1);
+        DisplayRequest relMap = r2;  // the relative-error map of the pair
+        relMap.content = view::SliceContent::RelError;
+        relMap.settings.showBeyond = false;
+        const DisplayFrame rf = computeDisplay(relMap);
+        QVERIFY(std::fabs(rf.sliceStats.max - 2 / (4 + metrics::kRelativeErrorGuard)) < 1e-12);
+        QCOMPARE(rf.tensorStats.count, int64_t{0});  // error maps have no whole-tensor pass
+        QCOMPARE(rf.beyondCount, int64_t{-1});
         r2.fixedRange = view::ValueRange{0, 100};
         QCOMPARE(computeDisplay(r2).scale.range().hi, 100.0);
     }

@@ -1,9 +1,5 @@
 #include "session/analysis.h"
 
-#include <cmath>
-
-#include "opscope/view/slice.h"
-
 namespace opscope::gui {
 
 std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary) {
@@ -39,20 +35,16 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
         for (std::size_t i = 1; i < standards.size(); ++i)
             a.judgements.push_back(
                 ops::compareOutput(c.output, actualName, actual, baselineName, ref, a.dtype, standards[i]).judgement);
-        a.maps = metrics::errorMaps(actual, ref, a.dtype);
-        a.absHistogram = metrics::logHistogram(a.maps.absError);
-        a.relHistogram = metrics::logHistogram(a.maps.relError);
-        const std::vector<double> tol = metrics::logTolerances(-8, 0, 4);
-        a.relShares = metrics::cumulativeShare(a.maps.relError, tol);
-        a.absShares = metrics::cumulativeShare(a.maps.absError, tol);
-        const HostTensor rounded = metrics::roundedTo(ref, a.dtype);
-        for (int64_t i : view::sampleIndices(actual.numel(), maxSamples)) {
-            const double e = a.maps.absError.getAsDouble(i);
-            if (!std::isfinite(e)) continue;
-            a.sampleRef.push_back(std::fabs(rounded.getAsDouble(i)));
-            a.sampleAbs.push_back(e);
-            a.sampleRel.push_back(a.maps.relError.getAsDouble(i));
-        }
+        metrics::ErrorSummary e =
+            metrics::summarizeErrors(actual, ref, a.dtype, metrics::logTolerances(-8, 0, 4), maxSamples);
+        a.perAxis = std::move(e.perAxis);
+        a.absHistogram = std::move(e.absHistogram);
+        a.relHistogram = std::move(e.relHistogram);
+        a.relShares = std::move(e.relShares);
+        a.absShares = std::move(e.absShares);
+        a.sampleRef = std::move(e.sampleRef);
+        a.sampleAbs = std::move(e.sampleAbs);
+        a.sampleRel = std::move(e.sampleRel);
         report.outputs.push_back(std::move(a));
     }
     return report;

@@ -233,6 +233,9 @@ void DebugContext::bindDataset(const std::string& argument, const QString& datas
     if (filePath_.isEmpty()) return;
     const std::string file = filePath_.toStdString();
     const std::string path = datasetPath.toStdString();
+    // A dataset bound twice (one embedding as dy and as x) is read once: tensors share storage.
+    for (const auto& [name, bound] : args_.tensors)
+        if (bound.origin == path) return bindTensor(argument, bound.tensor, path);
     beginBusy(QString("Reading %1").arg(datasetPath));
     runInBackground<HostTensor>(
         this, [file, path] { return readDatasetVetted(file, path); },

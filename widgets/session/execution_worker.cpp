@@ -112,6 +112,7 @@ void ExecutionWorker::shutdown() {
 }
 
 void ExecutionWorker::prepareOnWorker(PrepareRequest req) {
+    forgetSnapshots();
     call_.reset();
     baseline_.reset();
     standard_.reset();
@@ -184,6 +185,7 @@ void ExecutionWorker::runOnWorker(uint64_t gen, RunOptions opt) {
     };
     if (!current(gen)) return stopped(StopKind::Failed, "nothing is prepared");
     Executor& e = call_->executor();
+    forgetSnapshots();
     if (opt.restart || (e.atEnd() && e.stepCount() > 0)) {  // finished (or asked): start over
         call_->bindWorkspace();
         recorder_->take();
@@ -232,6 +234,7 @@ void ExecutionWorker::runOnWorker(uint64_t gen, RunOptions opt) {
 
 void ExecutionWorker::restartOnWorker(uint64_t gen) {
     if (!current(gen)) return;
+    forgetSnapshots();
     call_->bindWorkspace();
     recorder_->take();
     const std::size_t next = call_->executor().nextStep();
@@ -267,6 +270,7 @@ void ExecutionWorker::pickOnWorker(uint64_t gen, ElementPick pick) {
     const std::size_t target = e.nextStep();
     std::vector<HistoryEntry> history;
     if (pick.valid() && target > 0) {
+        forgetSnapshots();
         try {
             call_->bindWorkspace();  // deterministic replay to where we were
             e.runUntil(target);
@@ -282,18 +286,34 @@ TensorPtr ExecutionWorker::snapshotOnWorker(uint64_t gen, const std::string& slo
     if (!current(gen)) return nullptr;
     const int id = call_->executor().plan().findSlot(slot);
     if (id < 0) return nullptr;
-    return std::make_shared<const HostTensor>(HostTensor::copyOf(call_->executor().slotView(id)));
+    if (TensorPtr kept = snapshots_[id].lock()) return kept;
+    // Kernels only read their inputs: an input slot holds the argument's values, so its
+    // snapshot shares the argument's storage instead of copying it.
+    const Slot& info = call_->executor().plan().slot(id);
+    const ops::OpArguments& args = call_->arguments();
+    if (info.kind == SlotKind::Input && args.hasTensor(slot)) {
+        const HostTensor& arg = args.tensor(slot);
+        if (arg.dtype() == info.view.dtype && arg.shape() == info.view.shape) {
+            auto shared = std::make_shared<const HostTensor>(arg);
+            snapshots_[id] = shared;
+            return shared;
+        }
+    }
+    auto copy = std::make_shared<const HostTensor>(HostTensor::copyOf(call_->executor().slotView(id)));
+    snapshots_[id] = copy;
+    return copy;
 }
 
 TensorMap ExecutionWorker::outputsOnWorker(uint64_t gen) {
     TensorMap out;
     if (!current(gen)) return out;
     for (const SlotInfo& s : plan_.slots)
-        if (s.kind == SlotKind::Output) out[s.name] = HostTensor::copyOf(call_->executor().slotView(s.id));
+        if (s.kind == SlotKind::Output) out[s.name] = *snapshotOnWorker(gen, s.name);  // shares the storage
     return out;
 }
 
 void ExecutionWorker::withExecutorOnWorker(uint64_t gen, const std::function<void(ops::PreparedCall&)>& fn) {
+    forgetSnapshots();  // fn may replay the call
     if (current(gen)) fn(*call_);
 }
 

@@ -9,6 +9,7 @@
 #include <QThread>
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -84,7 +85,9 @@ public:
     void rejudgeOnWorker(uint64_t generation);
     // Replays the run up to the current position to collect the element's history.
     void pickOnWorker(uint64_t generation, ElementPick pick);
-    // A copy of the slot's current contents (null when not prepared or unknown).
+    // A copy of the slot's current contents (null when not prepared or unknown). Asked again
+    // before the executor moves, it is the same copy while anyone holds it (the tensor view and
+    // the analysis share one copy of a 512 MiB output instead of making two).
     TensorPtr snapshotOnWorker(uint64_t generation, const std::string& slot);
     // Copies of every operator output (user output slots) at the current position.
     TensorMap outputsOnWorker(uint64_t generation);
@@ -95,6 +98,8 @@ private:
     class HistoryRecorder;
     StepState evaluateStepOnWorker(std::size_t step);
     bool current(uint64_t generation) const { return call_ && generation == generation_; }
+    // The executor's memory is about to change: earlier snapshots no longer describe it.
+    void forgetSnapshots() { snapshots_.clear(); }
 
     WorkerSink* sink_;
     QObject* guard_;
@@ -109,6 +114,7 @@ private:
     TensorMapPtr baseline_;
     std::optional<metrics::Standard> standard_;
     std::unique_ptr<HistoryRecorder> recorder_;
+    std::map<int, std::weak_ptr<const HostTensor>> snapshots_;  // by slot id, at the current position
 };
 
 }  // namespace opscope::gui

@@ -124,7 +124,8 @@ struct OutputAnalysis {
     std::string note;      // why not
     metrics::ComparisonMetrics metrics;
     std::vector<metrics::Judgement> judgements;  // one per standard, the case's standard first
-    metrics::ErrorMaps maps;
+    // Streamed from the pair (metrics::summarizeErrors): no element-sized error maps are kept.
+    std::vector<std::vector<metrics::AxisErrorStats>> perAxis;  // [axis][index]: the per-axis chart
     metrics::LogHistogram absHistogram, relHistogram;
     std::vector<metrics::ToleranceShare> relShares, absShares;
     // Sampled (|reference|, abs error, rel error) for the scatter chart.

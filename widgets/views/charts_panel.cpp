@@ -210,19 +210,12 @@ void ChartsPanel::drawPerAxis(const OutputAnalysis& a) {
         resetChart(perAxis_->chart(), tr("A scalar has no axes"));
         return;
     }
-    // perAxisErrors walks every element: off the GUI thread.
-    const uint64_t request = ++axisRequest_;
-    const metrics::ErrorMaps maps = a.maps;
-    runInBackground<std::vector<metrics::AxisErrorStats>>(
-        this, [maps, axis] { return metrics::perAxisErrors(maps, axis); },
-        [this, request, axis](std::vector<metrics::AxisErrorStats> stats, QString error) {
-            if (request != axisRequest_) return;
-            if (!error.isEmpty()) {
-                resetChart(perAxis_->chart(), error);
-                return;
-            }
-            drawAxisStats(stats, axis);
-        });
+    // Computed with the analysis, in its streaming pass (no error maps are kept).
+    if (axis < 0 || axis >= static_cast<int>(a.perAxis.size())) {
+        resetChart(perAxis_->chart(), tr("No error data for axis %1").arg(axis));
+        return;
+    }
+    drawAxisStats(a.perAxis[static_cast<std::size_t>(axis)], axis);
 }
 
 void ChartsPanel::drawAxisStats(const std::vector<metrics::AxisErrorStats>& stats, int axis) {

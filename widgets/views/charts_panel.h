@@ -48,7 +48,6 @@ private:
     QChartView* scatter_;
     QChartView* cumulative_;
     AnalysisPtr analysis_;
-    uint64_t axisRequest_ = 0;
 };
 
 }  // namespace opscope::gui

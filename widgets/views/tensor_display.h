@@ -1,9 +1,11 @@
 // What the heatmap shows, computed off the GUI thread from the core's view functions: the
 // slice, its range, the downsampled and coloured image, the value histogram and the
-// beyond-tolerance mask. The widgets receive the finished frame and only paint it.
+// beyond-tolerance mask. The widgets receive the finished frame and only paint it. The slice
+// is read in one streaming pass (view::summarizeSlice): nothing tensor-sized is allocated.
 #pragma once
 
 #include <QImage>
+#include <functional>
 #include <optional>
 
 #include "opscope/stats.h"
@@ -11,6 +13,7 @@
 #include "opscope/view/histogram.h"
 #include "opscope/view/scale.h"
 #include "opscope/view/slice.h"
+#include "opscope/view/slice_summary.h"
 #include "session/session_types.h"
 
 namespace opscope::gui {
@@ -28,12 +31,17 @@ struct DisplaySettings {
 };
 
 struct DisplayRequest {
-    TensorPtr tensor;
-    TensorPtr absError, relError;  // optional, same shape: the tolerance overlay
+    TensorPtr tensor;  // the values; for an error map, the output
+    // The output's reference (same shape): an error map is computed from the pair slice by
+    // slice, and with it the beyond-tolerance overlay; optional for values.
+    TensorPtr reference;
+    view::SliceContent content = view::SliceContent::Values;
+    DType outputDtype = DType::Float32;  // what the reference is rounded to before comparing
     DisplaySettings settings;
     std::optional<view::ValueRange> fixedRange;  // share a range (A/B, side by side)
     int64_t maxCells = 2048;                     // per axis, before downsampling
     int histogramBins = 64;
+    std::function<bool()> cancelled;  // a newer request replaced this one: stop early
 };
 
 struct DisplayFrame {
@@ -43,9 +51,10 @@ struct DisplayFrame {
     view::ValueScale scale;                // the colour scale (display range)
     view::ValueScale histogramScale;       // spans the data and the display range
     view::ValueHistogram histogram;        // binned on histogramScale
-    TensorStats sliceStats, tensorStats;
-    int64_t beyondCount = 0;              // in the slice; -1 without error maps
-    std::vector<int64_t> firstNonFinite;  // index of the first NaN/Inf in the tensor, empty if none
+    TensorStats sliceStats, tensorStats;   // tensorStats: values only (count 0 for an error map)
+    bool sampled = false;                  // range and histogram from an even sample of the slice
+    int64_t beyondCount = 0;               // in the slice; -1 without error maps
+    std::vector<int64_t> firstNonFinite;   // index of the first NaN/Inf in the tensor, empty if none
     bool valid() const { return !image.isNull(); }
 };
 

@@ -35,50 +35,13 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
 
-    auto* top = new QHBoxLayout();
-    top->addWidget(new QLabel(tr("Tensor:"), this));
-    tensor_ = new QComboBox(this);
-    tensor_->setMinimumContentsLength(28);
-    tensor_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    tensor_->setToolTip(tr("Any tensor of the plan at the current step, the reference and the error maps"));
-    top->addWidget(tensor_, 1);
-    ab_ = new QToolButton(this);
-    ab_->setText(tr("A/B"));
-    ab_->setCheckable(true);
-    ab_->setShortcut(QKeySequence(Qt::Key_B));
-    ab_->setToolTip(tr("Toggle between the output (A) and its reference (B) with the same range (B)"));
-    top->addWidget(ab_);
-    sideBySide_ = new QCheckBox(tr("Side by side"), this);
-    sideBySide_->setToolTip(tr("Show the reference next to the output, zoomed and panned together"));
-    top->addWidget(sideBySide_);
-    auto* fit = new QToolButton(this);
-    fit->setText(tr("Fit"));
-    fit->setToolTip(tr("Fit the slice to the window (F or double-click)"));
-    top->addWidget(fit);
-    info_ = new QLabel(this);
-    top->addWidget(info_);
-    layout->addLayout(top);
-
+    layout->addLayout(buildTopBar());
     slice_ = new SliceControls(this);
     layout->addWidget(slice_);
     controls_ = new DisplayControls(this);
     layout->addWidget(controls_);
 
-    viewArea_ = new QWidget(this);
-    auto* va = new QVBoxLayout(viewArea_);
-    va->setContentsMargins(0, 0, 0, 0);
-    va->setSpacing(2);
-    auto* maps = new QSplitter(Qt::Horizontal, viewArea_);
-    heatmap_ = new HeatmapWidget(maps);
-    sideHeatmap_ = new HeatmapWidget(maps);
-    sideHeatmap_->hide();
-    maps->addWidget(heatmap_);
-    maps->addWidget(sideHeatmap_);
-    va->addWidget(maps, 1);
-    histogram_ = new RangeHistogramWidget(viewArea_);
-    va->addWidget(histogram_);
-    layout->addWidget(viewArea_, 1);
-
+    layout->addWidget(buildViewArea(), 1);
     readout_ = new QLabel(this);
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     readout_->setMinimumHeight(readout_->fontMetrics().height() * 2 + 4);
@@ -98,27 +61,73 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
     });
     layout->addWidget(stats_);
 
+    connectControls();
+    connectContext();
+    kindSettings_[0] = DisplayControls::defaultsFor(false);
+    kindSettings_[1] = DisplayControls::defaultsFor(true);
+    controls_->setFrom(kindSettings_[0]);
+    rebuildEntries();
+}
+
+QHBoxLayout* TensorViewPanel::buildTopBar() {
+    auto* top = new QHBoxLayout();
+    top->addWidget(new QLabel(tr("Tensor:"), this));
+    tensor_ = new QComboBox(this);
+    tensor_->setMinimumContentsLength(28);
+    tensor_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    tensor_->setToolTip(tr("Any tensor of the plan at the current step, the reference and the error maps"));
+    top->addWidget(tensor_, 1);
+    ab_ = new QToolButton(this);
+    ab_->setText(tr("A/B"));
+    ab_->setCheckable(true);
+    ab_->setShortcut(QKeySequence(Qt::Key_B));
+    ab_->setToolTip(tr("Toggle between the output (A) and its reference (B) with the same range (B)"));
+    top->addWidget(ab_);
+    sideBySide_ = new QCheckBox(tr("Side by side"), this);
+    sideBySide_->setToolTip(tr("Show the reference next to the output, zoomed and panned together"));
+    top->addWidget(sideBySide_);
+    fit_ = new QToolButton(this);
+    fit_->setText(tr("Fit"));
+    fit_->setToolTip(tr("Fit the slice to the window (F or double-click)"));
+    top->addWidget(fit_);
+    info_ = new QLabel(this);
+    // Long slice notes are clipped, never widen the window (the full text is the tooltip).
+    info_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    info_->setMinimumWidth(info_->fontMetrics().averageCharWidth() * 12);
+    top->addWidget(info_, 1);
+    return top;
+}
+
+QWidget* TensorViewPanel::buildViewArea() {
+    viewArea_ = new QWidget(this);
+    auto* va = new QVBoxLayout(viewArea_);
+    va->setContentsMargins(0, 0, 0, 0);
+    va->setSpacing(2);
+    auto* maps = new QSplitter(Qt::Horizontal, viewArea_);
+    heatmap_ = new HeatmapWidget(maps);
+    sideHeatmap_ = new HeatmapWidget(maps);
+    sideHeatmap_->hide();
+    maps->addWidget(heatmap_);
+    maps->addWidget(sideHeatmap_);
+    va->addWidget(maps, 1);
+    histogram_ = new RangeHistogramWidget(viewArea_);
+    va->addWidget(histogram_);
+    return viewArea_;
+}
+
+void TensorViewPanel::connectControls() {
     connect(tensor_, &QComboBox::activated, this, &TensorViewPanel::onEntryChosen);
     connect(ab_, &QToolButton::toggled, this, [this] { recompute(); });
     connect(sideBySide_, &QCheckBox::toggled, this, [this](bool on) {
         sideHeatmap_->setVisible(on);
         recompute();
     });
-    connect(fit, &QToolButton::clicked, this, [this] {
+    connect(fit_, &QToolButton::clicked, this, [this] {
         heatmap_->fitToWindow();
         sideHeatmap_->fitToWindow();
     });
     connect(slice_, &SliceControls::sliceChanged, this, [this] { recompute(); });
-    connect(controls_, &DisplayControls::changed, this, [this] {
-        // The overlay needs the error maps: fetch them if they are missing.
-        DisplaySettings s;
-        controls_->apply(&s);
-        const Entry* e = entry();
-        if (s.showBeyond && e && !e->output.empty() && !fetched_.count({TensorKey::Source::AbsError, e->output}))
-            refetch();
-        else
-            recompute();
-    });
+    connect(controls_, &DisplayControls::changed, this, [this] { recompute(); });
     connect(histogram_, &RangeHistogramWidget::rangeEdited, controls_, &DisplayControls::setManualRange);
     connect(heatmap_, &HeatmapWidget::hovered, this, &TensorViewPanel::onHover);
     connect(sideHeatmap_, &HeatmapWidget::hovered, this, &TensorViewPanel::onHover);
@@ -129,7 +138,9 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
     // Side-by-side maps zoom and pan together.
     connect(heatmap_, &HeatmapWidget::viewChanged, sideHeatmap_, &HeatmapWidget::setView);
     connect(sideHeatmap_, &HeatmapWidget::viewChanged, heatmap_, &HeatmapWidget::setView);
+}
 
+void TensorViewPanel::connectContext() {
     connect(context_, &DebugContext::planChanged, this, &TensorViewPanel::rebuildEntries);
     connect(context_, &DebugContext::baselineChanged, this, &TensorViewPanel::rebuildEntries);
     connect(context_, &DebugContext::runStopped, this, [this] { refetch(); });
@@ -147,10 +158,6 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
             }
         if (pick) showTensor({TensorKey::Source::Slot, pick->name});
     });
-    kindSettings_[0] = DisplayControls::defaultsFor(false);
-    kindSettings_[1] = DisplayControls::defaultsFor(true);
-    controls_->setFrom(kindSettings_[0]);
-    rebuildEntries();
 }
 
 const TensorViewPanel::Entry* TensorViewPanel::entry() const {
@@ -252,6 +259,28 @@ std::optional<TensorKey> TensorViewPanel::partnerKey() const {
     return std::nullopt;
 }
 
+TensorKey TensorViewPanel::dataKey() const {
+    const Entry* e = entry();
+    if (!e) return {};
+    // An error map is drawn from the output and its reference.
+    return e->errors ? TensorKey{TensorKey::Source::Slot, e->output} : e->key;
+}
+
+DisplayRequest TensorViewPanel::displayRequest(const TensorPtr& primary, const DisplaySettings& s,
+                                               bool unwritten) const {
+    const Entry* e = entry();
+    DisplayRequest r;
+    r.tensor = primary;
+    r.settings = s;
+    if (e->output.empty() || e->key.source == TensorKey::Source::Baseline || unwritten) return r;
+    r.reference = fetched(TensorKey{TensorKey::Source::Baseline, e->output});
+    if (const SlotInfo* out = context_->plan().findSlot(e->output))
+        r.outputDtype = isFloatingType(out->dtype) ? out->dtype : DType::Float32;
+    if (e->key.source == TensorKey::Source::AbsError) r.content = view::SliceContent::AbsError;
+    if (e->key.source == TensorKey::Source::RelError) r.content = view::SliceContent::RelError;
+    return r;
+}
+
 TensorPtr TensorViewPanel::fetched(const std::optional<TensorKey>& key) const {
     if (!key) return nullptr;
     auto it = fetched_.find(*key);
@@ -264,18 +293,13 @@ void TensorViewPanel::refetch() {
     const uint64_t gen = ++fetchGeneration_;
     fetched_.clear();
     pending_.clear();
-    std::set<TensorKey> keys{e->key};
+    std::set<TensorKey> keys{dataKey()};
     const bool hasBaseline = !e->output.empty() && context_->baseline() && context_->baseline()->count(e->output);
     if (hasBaseline) {
-        // The readout shows value, reference and errors of the element; the overlay needs the maps.
+        // The readout shows value, reference and errors of the element; error maps and the
+        // overlay are computed from the pair, slice by slice, never fetched whole.
         keys.insert({TensorKey::Source::Slot, e->output});
         keys.insert({TensorKey::Source::Baseline, e->output});
-        DisplaySettings s;
-        controls_->apply(&s);
-        if (s.showBeyond || e->errors) {
-            keys.insert({TensorKey::Source::AbsError, e->output});
-            keys.insert({TensorKey::Source::RelError, e->output});
-        }
     }
     pending_ = keys;
     info_->setText(tr("loading…"));
@@ -353,8 +377,8 @@ void TensorViewPanel::setSideBySide(bool on) { sideBySide_->setChecked(on); }
 void TensorViewPanel::recompute() {
     const Entry* e = entry();
     if (!e || !pending_.empty()) return;
-    const TensorPtr primary = fetched(e->key);
-    if (!primary) {
+    const TensorPtr primary = fetched(dataKey());
+    if (!primary || (e->errors && !fetched(TensorKey{TensorKey::Source::Baseline, e->output}))) {
         shownGeneration_ = computeGeneration_;
         heatmap_->clear(info_->text());
         return;
@@ -374,16 +398,14 @@ void TensorViewPanel::recompute() {
     const TensorPtr other = fetched(partner);
     const bool ab = ab_->isChecked() && other;
     const bool side = sideBySide_->isChecked() && other;
-    DisplayRequest main;
-    main.tensor = primary;
-    main.settings = s;
-    if (!e->output.empty() && !unwritten) {
-        main.absError = fetched(TensorKey{TensorKey::Source::AbsError, e->output});
-        main.relError = fetched(TensorKey{TensorKey::Source::RelError, e->output});
-    }
+    DisplayRequest main = displayRequest(primary, s, unwritten);
     DisplayRequest second = main;
     second.tensor = other;
+    second.reference = nullptr;  // the reference beside the output: its values, no overlay
     const uint64_t gen = ++computeGeneration_;
+    latestCompute_->store(gen);
+    // A frame the user has moved on from stops between rows instead of holding the pool.
+    main.cancelled = second.cancelled = [latest = latestCompute_, gen] { return latest->load() != gen; };
     info_->setText(tr("rendering…"));
     runInBackground<std::pair<DisplayFrame, DisplayFrame>>(
         this,
@@ -444,12 +466,15 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
     heatmap_->setMarker(mr, mc);
     sideHeatmap_->setMarker(mr, mc);
 
-    const TensorStats& ts = main.tensorStats;
+    // An error map has no whole-tensor pass (it is computed per slice): its slice's statistics.
+    const bool whole = main.tensorStats.count > 0;
+    const TensorStats& ts = whole ? main.tensorStats : main.sliceStats;
     QString info;
     if (main.valid()) {
         info = tr("slice %1 × %2").arg(main.planeRows).arg(main.planeCols);
         if (main.blockRows > 1 || main.blockCols > 1)
             info += tr(" · downsampled %1×%2 (extremes kept)").arg(main.blockRows).arg(main.blockCols);
+        if (main.sampled) info += tr(" · histogram of an even sample");
     }
     if (e && e->key.source == TensorKey::Source::Slot) {
         const SlotInfo* slot = context_->plan().findSlot(e->key.name);
@@ -457,15 +482,15 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
             info += tr(" · <b style='color:#b25e00'>not written yet at this step</b>");
     }
     info_->setText(info);
-    QString stats = tr("Tensor: min %1 · max %2 · mean %3 · mean|x| %4")
-                        .arg(formatNumber(ts.min, 5), formatNumber(ts.max, 5), formatNumber(ts.mean, 5),
-                             formatNumber(ts.meanAbs, 5));
+    info_->setToolTip(info);
+    QString stats =
+        (whole ? tr("Tensor: ") : tr("Slice: ")) + tr("min %1 · max %2 · mean %3 · mean|x| %4")
+                                                       .arg(formatNumber(ts.min, 5), formatNumber(ts.max, 5),
+                                                            formatNumber(ts.mean, 5), formatNumber(ts.meanAbs, 5));
     if (ts.nanCount || ts.infCount)
-        stats +=
-            QStringLiteral(" · <b style='color:#b71c1c'>%1 NaN, %2 Inf</b> <a href='nonfinite'>go to the first %3</a>")
-                .arg(ts.nanCount)
-                .arg(ts.infCount)
-                .arg(formatShape(main.firstNonFinite));
+        stats += QStringLiteral(" · <b style='color:#b71c1c'>%1 NaN, %2 Inf</b>").arg(ts.nanCount).arg(ts.infCount);
+    if (!main.firstNonFinite.empty())
+        stats += QStringLiteral(" <a href='nonfinite'>go to the first %1</a>").arg(formatShape(main.firstNonFinite));
     if (const AnalysisPtr a = context_->analysis(); a && e && !e->output.empty())
         if (const OutputAnalysis* o = a->find(e->output); o && o->metrics.worstRel.index >= 0)
             stats +=
@@ -484,24 +509,31 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
 
 QString TensorViewPanel::describeElement(const std::vector<int64_t>& index) const {
     const Entry* e = entry();
-    const TensorPtr primary = fetched(e ? std::optional<TensorKey>(e->key) : std::nullopt);
+    const TensorPtr primary = fetched(e ? std::optional<TensorKey>(dataKey()) : std::nullopt);
     if (!primary || index.size() != primary->shape().size()) return {};
     for (std::size_t a = 0; a < index.size(); ++a)
         if (index[a] < 0 || index[a] >= primary->shape()[a]) return {};
-    QString text = QStringLiteral("<b>%1</b> %2 = <b>%3</b>")
-                       .arg(e->label.section(QStringLiteral(" — "), 0, 0), indexText(index),
-                            formatNumber(view::elementValue(primary->view(), index), 9));
-    if (e->output.empty()) return text;
     const TensorPtr actual = fetched(TensorKey{TensorKey::Source::Slot, e->output});
     const TensorPtr ref = fetched(TensorKey{TensorKey::Source::Baseline, e->output});
-    if (!actual || !ref || actual->shape() != primary->shape() || ref->numel() != primary->numel()) return text;
-    const int64_t flat = view::flatIndex(primary->shape(), index);
-    const double a = actual->getAsDouble(flat);
-    const DType dt = isFloatingType(actual->dtype()) ? actual->dtype() : DType::Float32;
-    const double r = metrics::roundToDtype(ref->getAsDouble(flat), dt);
-    text += tr("<br>output %1 · reference %2 · |error| %3 · rel. error %4")
-                .arg(formatNumber(a, 9), formatNumber(r, 9), formatNumber(std::fabs(a - r), 4),
-                     formatNumber(metrics::relativeError(a, r), 4));
+    const bool paired =
+        !e->output.empty() && actual && ref && actual->shape() == primary->shape() && ref->numel() == primary->numel();
+    std::optional<metrics::ElementErrors> errors;
+    double a = 0, r = 0;
+    if (paired) {
+        const int64_t flat = view::flatIndex(primary->shape(), index);
+        const DType dt = isFloatingType(actual->dtype()) ? actual->dtype() : DType::Float32;
+        a = actual->getAsDouble(flat);
+        r = metrics::roundToDtype(ref->getAsDouble(flat), dt);
+        errors = metrics::elementErrors(a, r, dt, {});
+    }
+    double shown = view::elementValue(primary->view(), index);
+    if (e->errors && errors) shown = e->key.source == TensorKey::Source::AbsError ? errors->abs : errors->rel;
+    QString text = QStringLiteral("<b>%1</b> %2 = <b>%3</b>")
+                       .arg(e->label.section(QStringLiteral(" — "), 0, 0), indexText(index), formatNumber(shown, 9));
+    if (!errors) return text;
+    text +=
+        tr("<br>output %1 · reference %2 · |error| %3 · rel. error %4")
+            .arg(formatNumber(a, 9), formatNumber(r, 9), formatNumber(errors->abs, 4), formatNumber(errors->rel, 4));
     return text;
 }
 
@@ -511,7 +543,7 @@ void TensorViewPanel::onHover(qint64 row, qint64 col) {
         readout_->setText(marked_.empty() ? QString() : tr("Picked: ") + describeElement(marked_));
         return;
     }
-    const TensorPtr primary = fetched(currentKey());
+    const TensorPtr primary = fetched(dataKey());
     if (!primary) return;
     readout_->setText(
         describeElement(view::elementIndex(view::normalizeSlice(primary->shape(), slice_->slice()), row, col)));
@@ -519,7 +551,7 @@ void TensorViewPanel::onHover(qint64 row, qint64 col) {
 
 void TensorViewPanel::onClick(qint64 row, qint64 col) {
     const Entry* e = entry();
-    const TensorPtr primary = fetched(currentKey());
+    const TensorPtr primary = fetched(dataKey());
     if (!e || !primary) return;
     const view::SliceSpec sl = view::normalizeSlice(primary->shape(), slice_->slice());
     marked_ = view::elementIndex(sl, row, col);

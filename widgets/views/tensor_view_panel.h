@@ -6,6 +6,8 @@
 #pragma once
 
 #include <QWidget>
+#include <atomic>
+#include <memory>
 #include <map>
 #include <set>
 
@@ -16,6 +18,7 @@
 class QCheckBox;
 class QSettings;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QToolButton;
 
@@ -68,6 +71,10 @@ private:
         bool errors = false;  // an error map (sequential colours)
         QString label;
     };
+    QHBoxLayout* buildTopBar();
+    QWidget* buildViewArea();
+    void connectControls();
+    void connectContext();
     void rebuildEntries();
     void onEntryChosen(int index);
     void refetch();
@@ -77,12 +84,15 @@ private:
     void onClick(qint64 row, qint64 col);
     const Entry* entry() const;
     std::optional<TensorKey> partnerKey() const;
+    TensorKey dataKey() const;  // the tensor the entry is drawn from (the output for an error map)
+    DisplayRequest displayRequest(const TensorPtr& primary, const DisplaySettings& s, bool unwritten) const;
     TensorPtr fetched(const std::optional<TensorKey>& key) const;
     QString describeElement(const std::vector<int64_t>& index) const;
 
     DebugContext* context_;
     QComboBox* tensor_;
     QToolButton* ab_;
+    QToolButton* fit_;
     QCheckBox* sideBySide_;
     QLabel* info_;
     SliceControls* slice_;
@@ -102,6 +112,7 @@ private:
     std::set<TensorKey> pending_;
     uint64_t fetchGeneration_ = 0;
     uint64_t computeGeneration_ = 0;
+    std::shared_ptr<std::atomic<uint64_t>> latestCompute_ = std::make_shared<std::atomic<uint64_t>>(0);
     uint64_t shownGeneration_ = 0;
     DisplayFrame frame_;
     std::vector<int64_t> marked_;  // picked element index, empty if none

@@ -136,6 +136,12 @@ std::string defaultStandardName(const std::string& opName);
 struct ErrorMaps {
     HostTensor absError, relError;
 };
+// One pair's errors as errorMaps computes them (the maps, the heatmap's per-slice error rows
+// and the streamed chart data share it). `reference` is rounded to outputDtype when asked.
+struct ElementErrors {
+    double abs = 0, rel = 0;
+};
+ElementErrors elementErrors(double actual, double reference, DType outputDtype, const CompareOptions& options = {});
 ErrorMaps errorMaps(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
                     const CompareOptions& options = {});
 
@@ -172,5 +178,19 @@ struct ToleranceShare {
 std::vector<ToleranceShare> cumulativeShare(const HostTensor& errors, const std::vector<double>& tolerances);
 // 10^minExponent ... 10^maxExponent, `perDecade` points per decade.
 std::vector<double> logTolerances(int minExponent = -8, int maxExponent = 0, int perDecade = 1);
+
+// What the charts draw about an output's errors, gathered in one pass over the pair without
+// whole-tensor error maps (a [32768, 4096] output would need 2 GiB of them): the log
+// histograms, the shares within each tolerance, the errors per index of every axis, and
+// (|reference|, abs, rel) at up to maxSamples evenly spaced finite elements. Equal to
+// logHistogram / cumulativeShare / perAxisErrors over errorMaps(actual, reference, outputDtype).
+struct ErrorSummary {
+    LogHistogram absHistogram, relHistogram;
+    std::vector<ToleranceShare> absShares, relShares;
+    std::vector<std::vector<AxisErrorStats>> perAxis;  // [axis][index along it]
+    std::vector<double> sampleRef, sampleAbs, sampleRel;
+};
+ErrorSummary summarizeErrors(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
+                             const std::vector<double>& tolerances, int64_t maxSamples);
 
 }  // namespace opscope::metrics

@@ -402,8 +402,15 @@ int64_t DatasetInfo::numel() const {
 
 namespace {
 
-HostTensor readTensorData(const File& file, const std::string& datasetPath) {
-    const OpenDataset d = openDataset(file, datasetPath, "read");
+// A dataset opened for reading a tensor, with every check a read needs before touching data.
+struct ReadableDataset {
+    OpenDataset d;
+    TensorType type;
+    std::vector<int64_t> shape;
+};
+
+ReadableDataset openForReading(const File& file, const std::string& datasetPath) {
+    OpenDataset d = openDataset(file, datasetPath, "read");
     const TensorType type = tensorType(file, d);
     if (type.dtype == DType::Undefined)
         throw ContentError(d.where + " holds " + type.name + " data, not a numeric tensor");
@@ -414,14 +421,46 @@ HostTensor readTensorData(const File& file, const std::string& datasetPath) {
                            std::to_string(kMaxRank) + " dimensions a tensor can have");
     const std::string outside = outsideReference(d.dataset.id(), d.what);
     if (!outside.empty() && !file.externalAllowed()) refuseOutsideData(d.where, outside);
-    const std::vector<int64_t> shape = toShape(extent.dims, d);
-    requireFitsInMemory(d, shape, type.dtype, call(d.what, [&] { return H5Tget_size(d.type.id()); }));
+    std::vector<int64_t> shape = toShape(extent.dims, d);
     requireFiltersAvailable(d);
+    return {std::move(d), type, std::move(shape)};
+}
 
-    HostTensor tensor(type.dtype, shape);
+HostTensor readTensorData(const File& file, const std::string& datasetPath) {
+    const ReadableDataset r = openForReading(file, datasetPath);
+    const OpenDataset& d = r.d;
+    requireFitsInMemory(d, r.shape, r.type.dtype, call(d.what, [&] { return H5Tget_size(d.type.id()); }));
+    HostTensor tensor(r.type.dtype, r.shape);
     if (tensor.numel() == 0) return tensor;
-    Handle memory = memoryType(type.dtype, type.bfloat16AsFloat, d.what);
+    Handle memory = memoryType(r.type.dtype, r.type.bfloat16AsFloat, d.what);
     call(d.what, [&] { return H5Dread(d.dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()); });
+    return tensor;
+}
+
+HostTensor readBlockData(const File& file, const std::string& datasetPath, const std::vector<int64_t>& start,
+                         const std::vector<int64_t>& count) {
+    const ReadableDataset r = openForReading(file, datasetPath);
+    const OpenDataset& d = r.d;
+    bool inside = start.size() == r.shape.size() && count.size() == r.shape.size();
+    for (std::size_t a = 0; inside && a < r.shape.size(); ++a)
+        inside = start[a] >= 0 && count[a] >= 0 && start[a] <= r.shape[a] && count[a] <= r.shape[a] - start[a];
+    if (!inside)
+        throw H5Error(d.what + ": the block at " + shapeToString(start) + " of size " + shapeToString(count) +
+                      " is not inside its shape " + shapeToString(r.shape));
+    requireFitsInMemory(d, count, r.type.dtype, call(d.what, [&] { return H5Tget_size(d.type.id()); }));
+    HostTensor tensor(r.type.dtype, count);
+    if (tensor.numel() == 0) return tensor;
+    if (r.shape.empty()) return readTensorData(file, datasetPath);  // a scalar: the block is all of it
+    const std::vector<hsize_t> offset(start.begin(), start.end()), size(count.begin(), count.end());
+    call(d.what, [&] {
+        return H5Sselect_hyperslab(d.space.id(), H5S_SELECT_SET, offset.data(), nullptr, size.data(), nullptr);
+    });
+    Handle memorySpace = open(Handle::Kind::Dataspace, d.what,
+                              [&] { return H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr); });
+    Handle memory = memoryType(r.type.dtype, r.type.bfloat16AsFloat, d.what);
+    call(d.what, [&] {
+        return H5Dread(d.dataset.id(), memory.id(), memorySpace.id(), d.space.id(), H5P_DEFAULT, tensor.data());
+    });
     return tensor;
 }
 
@@ -486,6 +525,11 @@ std::vector<NodeInfo> collectTree(const File& file, const std::string& root, int
 
 HostTensor readTensor(const File& file, const std::string& datasetPath) {
     return readingFile(file.path(), [&] { return readTensorData(file, datasetPath); });
+}
+
+HostTensor readTensorBlock(const File& file, const std::string& datasetPath, const std::vector<int64_t>& start,
+                           const std::vector<int64_t>& count) {
+    return readingFile(file.path(), [&] { return readBlockData(file, datasetPath, start, count); });
 }
 
 std::vector<NodeInfo> listTree(const File& file, const std::string& root, int maxDepth) {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "byte_order.h"
+#include "opscope/error.h"
 #include "opscope/h5/atomic_write.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
@@ -220,7 +221,7 @@ std::string npyBytes(const TensorView& tensor) {
     const char* kind = nullptr;
     for (const auto& [name, dtype] : kDescrTable)
         if (dtype == stored) kind = name;
-    if (!kind) throw std::invalid_argument(std::string("cannot write dtype ") + dtypeName(tensor.dtype) + " as .npy");
+    if (!kind) throw UsageError(std::string("cannot write dtype ") + dtypeName(tensor.dtype) + " as .npy");
     std::string shape;  // Python tuple syntax: "()", "(5,)", "(2, 3)"
     for (std::size_t i = 0; i < tensor.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(tensor.shape[i]);
     if (tensor.shape.size() == 1) shape += ",";

@@ -20,20 +20,24 @@ ErrorMaps errorMaps(const HostTensor& actual, const HostTensor& reference, DType
     ErrorMaps maps{HostTensor(DType::Float64, actual.shape()), HostTensor(DType::Float64, actual.shape())};
     double* absOut = maps.absError.dataAs<double>();
     double* relOut = maps.relError.dataAs<double>();
-    const double nan = std::numeric_limits<double>::quiet_NaN();
     for (int64_t i = 0; i < actual.numel(); ++i) {
-        const double a = readA(i);
-        const double r = options.roundReference ? roundToDtype(readR(i), outputDtype) : readR(i);
-        if (std::isfinite(a) && std::isfinite(r)) {
-            absOut[i] = std::fabs(a - r);
-            relOut[i] = absOut[i] / (std::fabs(r) + options.relativeGuard);
-        } else {
-            const bool same = (std::isnan(a) && std::isnan(r)) ||
-                              (std::isinf(a) && std::isinf(r) && std::signbit(a) == std::signbit(r));
-            absOut[i] = relOut[i] = same ? 0.0 : nan;
-        }
+        const ElementErrors e = elementErrors(readA(i), readR(i), outputDtype, options);
+        absOut[i] = e.abs;
+        relOut[i] = e.rel;
     }
     return maps;
+}
+
+ElementErrors elementErrors(double a, double reference, DType outputDtype, const CompareOptions& options) {
+    const double r = options.roundReference ? roundToDtype(reference, outputDtype) : reference;
+    if (std::isfinite(a) && std::isfinite(r)) {
+        const double abs = std::fabs(a - r);
+        return {abs, abs / (std::fabs(r) + options.relativeGuard)};
+    }
+    const bool same =
+        (std::isnan(a) && std::isnan(r)) || (std::isinf(a) && std::isinf(r) && std::signbit(a) == std::signbit(r));
+    const double e = same ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    return {e, e};
 }
 
 double LogHistogram::edge(std::size_t i) const {
@@ -47,40 +51,48 @@ int64_t LogHistogram::total() const {
 }
 
 LogHistogram logHistogram(const HostTensor& values, int minExponent, int maxExponent, int binsPerDecade) {
+    LogHistogram h = detail::emptyLogHistogram(minExponent, maxExponent, binsPerDecade);
+    const detail::Reader read(values, "histogram");
+    for (int64_t i = 0; i < values.numel(); ++i) detail::addToHistogram(h, read(i));
+    return h;
+}
+
+namespace detail {
+
+LogHistogram emptyLogHistogram(int minExponent, int maxExponent, int binsPerDecade) {
     if (maxExponent <= minExponent || binsPerDecade <= 0)
         throw UsageError("a log histogram needs maxExponent > minExponent and binsPerDecade > 0");
-    const detail::Reader read(values, "histogram");
     LogHistogram h;
     h.minExponent = minExponent;
     h.maxExponent = maxExponent;
     h.binsPerDecade = binsPerDecade;
-    const std::size_t bins =
-        static_cast<std::size_t>(maxExponent - minExponent) * static_cast<std::size_t>(binsPerDecade);
-    h.counts.assign(bins, 0);
-    const double lo = std::pow(10.0, minExponent), hi = std::pow(10.0, maxExponent);
-    for (int64_t i = 0; i < values.numel(); ++i) {
-        const double v = read(i);
-        if (!std::isfinite(v) || v < 0)
-            ++h.nonFinite;
-        else if (v == 0)
-            ++h.zeros;
-        else if (v < lo)
-            ++h.below;
-        else if (v >= hi)
-            ++h.above;
-        else {
-            auto bin = static_cast<std::size_t>(std::floor((std::log10(v) - minExponent) * binsPerDecade));
-            // log10 rounding can put a value exactly on an edge one bin off; the edges decide.
-            if (bin >= bins) bin = bins - 1;
-            if (bin > 0 && v < h.edge(bin))
-                --bin;
-            else if (bin + 1 < bins && v >= h.edge(bin + 1))
-                ++bin;
-            ++h.counts[bin];
-        }
-    }
+    h.counts.assign(static_cast<std::size_t>(maxExponent - minExponent) * static_cast<std::size_t>(binsPerDecade), 0);
     return h;
 }
+
+void addToHistogram(LogHistogram& h, double v) {
+    const std::size_t bins = h.counts.size();
+    if (!std::isfinite(v) || v < 0)
+        ++h.nonFinite;
+    else if (v == 0)
+        ++h.zeros;
+    else if (v < std::pow(10.0, h.minExponent))
+        ++h.below;
+    else if (v >= std::pow(10.0, h.maxExponent))
+        ++h.above;
+    else {
+        auto bin = static_cast<std::size_t>(std::floor((std::log10(v) - h.minExponent) * h.binsPerDecade));
+        // log10 rounding can put a value exactly on an edge one bin off; the edges decide.
+        if (bin >= bins) bin = bins - 1;
+        if (bin > 0 && v < h.edge(bin))
+            --bin;
+        else if (bin + 1 < bins && v >= h.edge(bin + 1))
+            ++bin;
+        ++h.counts[bin];
+    }
+}
+
+}  // namespace detail
 
 std::vector<AxisErrorStats> perAxisErrors(const ErrorMaps& maps, int axis) {
     const std::vector<int64_t>& shape = maps.absError.shape();

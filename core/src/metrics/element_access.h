@@ -8,6 +8,7 @@
 #include "opscope/error.h"
 #include "opscope/dispatch.h"
 #include "opscope/host_tensor.h"
+#include "opscope/metrics.h"
 
 namespace opscope::metrics::detail {
 
@@ -49,5 +50,9 @@ inline std::vector<int64_t> coordsOf(int64_t index, const std::vector<int64_t>& 
     }
     return c;
 }
+
+// A log histogram with no counts, and one value counted into it (logHistogram, summarizeErrors).
+LogHistogram emptyLogHistogram(int minExponent, int maxExponent, int binsPerDecade);
+void addToHistogram(LogHistogram& h, double value);
 
 }  // namespace opscope::metrics::detail

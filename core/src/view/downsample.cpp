@@ -7,36 +7,49 @@
 namespace opscope::view {
 
 Downsampled downsample(const Plane& plane, int64_t maxRows, int64_t maxCols) {
-    Downsampled d;
-    if (plane.rows <= 0 || plane.cols <= 0) return d;
+    Downsampler d(plane.rows, plane.cols, maxRows, maxCols);
+    for (int64_t r = 0; r < plane.rows; ++r) d.addRow(r, &plane.values[static_cast<std::size_t>(r * plane.cols)]);
+    return d.take();
+}
+
+Downsampler::Downsampler(int64_t rows, int64_t cols, int64_t maxRows, int64_t maxCols) : cols_(cols) {
+    if (rows <= 0 || cols <= 0) return;
     maxRows = std::max<int64_t>(maxRows, 1);
     maxCols = std::max<int64_t>(maxCols, 1);
-    d.blockRows = (plane.rows + maxRows - 1) / maxRows;
-    d.blockCols = (plane.cols + maxCols - 1) / maxCols;
-    d.rows = (plane.rows + d.blockRows - 1) / d.blockRows;
-    d.cols = (plane.cols + d.blockCols - 1) / d.blockCols;
+    d_.blockRows = (rows + maxRows - 1) / maxRows;
+    d_.blockCols = (cols + maxCols - 1) / maxCols;
+    d_.rows = (rows + d_.blockRows - 1) / d_.blockRows;
+    d_.cols = (cols + d_.blockCols - 1) / d_.blockCols;
     constexpr double inf = std::numeric_limits<double>::infinity();
-    d.cells.assign(static_cast<std::size_t>(d.rows * d.cols), Cell{inf, -inf, kCellEmpty});
-    for (int64_t r = 0; r < plane.rows; ++r) {
-        Cell* row = &d.cells[static_cast<std::size_t>((r / d.blockRows) * d.cols)];
-        const double* v = &plane.values[static_cast<std::size_t>(r * plane.cols)];
-        for (int64_t c = 0; c < plane.cols; ++c) {
-            Cell& cell = row[c / d.blockCols];
+    d_.cells.assign(static_cast<std::size_t>(d_.rows * d_.cols), Cell{inf, -inf, kCellEmpty});
+}
+
+void Downsampler::addRow(int64_t r, const double* v) {
+    Cell* cell = &d_.cells[static_cast<std::size_t>((r / d_.blockRows) * d_.cols)];
+    for (int64_t c0 = 0; c0 < cols_; c0 += d_.blockCols, ++cell) {
+        const int64_t c1 = std::min(cols_, c0 + d_.blockCols);
+        double lo = cell->min, hi = cell->max;
+        uint8_t flags = cell->flags;
+        for (int64_t c = c0; c < c1; ++c) {
             const double x = v[c];
-            if (std::isnan(x)) {
-                cell.flags |= kCellNaN;
-            } else if (std::isinf(x)) {
-                cell.flags |= x > 0 ? kCellPosInf : kCellNegInf;
+            if (x - x == 0) {  // finite: the one branch the common case takes
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+                flags &= static_cast<uint8_t>(~kCellEmpty);
             } else {
-                cell.flags &= static_cast<uint8_t>(~kCellEmpty);
-                cell.min = std::min(cell.min, x);
-                cell.max = std::max(cell.max, x);
+                flags |= std::isnan(x) ? kCellNaN : x > 0 ? kCellPosInf : kCellNegInf;
             }
         }
+        cell->min = lo;
+        cell->max = hi;
+        cell->flags = flags;
     }
-    for (Cell& c : d.cells)
+}
+
+Downsampled Downsampler::take() {
+    for (Cell& c : d_.cells)
         if (c.flags & kCellEmpty) c.min = c.max = 0;
-    return d;
+    return std::move(d_);
 }
 
 }  // namespace opscope::view

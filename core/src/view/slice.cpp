@@ -60,26 +60,35 @@ int64_t sliceRows(const std::vector<int64_t>& shape, const SliceSpec& spec) { re
 int64_t sliceCols(const std::vector<int64_t>& shape, const SliceSpec& spec) { return axisSize(shape, spec.colAxis); }
 
 Plane extractPlane(const TensorView& tensor, const SliceSpec& given) {
-    const SliceSpec spec = normalizeSlice(tensor.shape, given);
     Plane p;
     if (tensor.numel() == 0) return p;
-    p.rows = sliceRows(tensor.shape, spec);
-    p.cols = sliceCols(tensor.shape, spec);
+    const TensorView v = sliceView(tensor, normalizeSlice(tensor.shape, given));
+    p.rows = v.shape[0];
+    p.cols = v.shape[1];
     p.values.resize(static_cast<std::size_t>(p.rows * p.cols));
-    int64_t base = tensor.offset;
+    for (int64_t r = 0; r < p.rows; ++r) readRow(v, r, p.values.data() + r * p.cols);
+    return p;
+}
+
+TensorView sliceView(const TensorView& tensor, const SliceSpec& given) {
+    const SliceSpec spec = normalizeSlice(tensor.shape, given);
+    TensorView v = tensor;
+    v.shape = {sliceRows(tensor.shape, spec), sliceCols(tensor.shape, spec)};
     for (std::size_t a = 0; a < tensor.shape.size(); ++a)
         if (static_cast<int>(a) != spec.rowAxis && static_cast<int>(a) != spec.colAxis)
-            base += spec.index[a] * tensor.strides[a];
-    const int64_t rs = spec.rowAxis >= 0 ? tensor.strides[static_cast<std::size_t>(spec.rowAxis)] : 0;
-    const int64_t cs = spec.colAxis >= 0 ? tensor.strides[static_cast<std::size_t>(spec.colAxis)] : 0;
-    dispatchAll(tensor.dtype, [&](auto tag) {
+            v.offset += spec.index[a] * tensor.strides[a];
+    v.strides = {spec.rowAxis >= 0 ? tensor.strides[static_cast<std::size_t>(spec.rowAxis)] : 0,
+                 spec.colAxis >= 0 ? tensor.strides[static_cast<std::size_t>(spec.colAxis)] : 0};
+    return v;
+}
+
+void readRow(const TensorView& v, int64_t row, double* out) {
+    const int64_t base = v.offset + row * v.strides[0], cs = v.strides[1];
+    dispatchAll(v.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        const T* data = static_cast<const T*>(tensor.data);
-        double* out = p.values.data();
-        for (int64_t r = 0; r < p.rows; ++r)
-            for (int64_t c = 0; c < p.cols; ++c) *out++ = convertValue<double>(data[base + r * rs + c * cs]);
+        const T* data = static_cast<const T*>(v.data) + base;
+        for (int64_t c = 0; c < v.shape[1]; ++c) out[c] = convertValue<double>(data[c * cs]);
     });
-    return p;
 }
 
 std::vector<int64_t> elementIndex(const SliceSpec& spec, int64_t row, int64_t col) {

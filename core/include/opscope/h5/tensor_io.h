@@ -53,6 +53,11 @@ struct NodeInfo {
 // integer width, h5py bool; contiguous or chunked, compressed or not) into a new tensor.
 // A scalar dataset becomes a rank-0 tensor. Throws FileError with one sentence otherwise.
 HostTensor readTensor(const File& file, const std::string& datasetPath);
+// Only the block [start, start + count) of the dataset (an HDF5 hyperslab): one slice of a
+// checkpoint's [32768, 4096] embedding, or a band of its rows, without reading the rest. The
+// block must lie inside the dataset's shape (one entry per axis); H5Error otherwise.
+HostTensor readTensorBlock(const File& file, const std::string& datasetPath, const std::vector<int64_t>& start,
+                           const std::vector<int64_t>& count);
 
 // Writes the tensor with its dtype, creating parent groups. Rank 0 becomes a scalar dataset.
 void writeTensor(File& file, const std::string& datasetPath, const HostTensor& tensor,

@@ -35,6 +35,20 @@ struct Downsampled {
 // when the plane already fits.
 Downsampled downsample(const Plane& plane, int64_t maxRows, int64_t maxCols);
 
+// The same in a streaming pass: feed the rows of a rows x cols plane in any order, each once,
+// then take the cells. Holds only the cells, so a slice of any size is downsampled without
+// being materialised.
+class Downsampler {
+public:
+    Downsampler(int64_t rows, int64_t cols, int64_t maxRows, int64_t maxCols);
+    void addRow(int64_t row, const double* values);  // `cols` values
+    Downsampled take();
+
+private:
+    Downsampled d_;
+    int64_t cols_ = 0;
+};
+
 // Which value of a cell to colour: the one farther from `centre` (0 for a diverging map,
 // the low end of the range for a sequential one), so peaks of either sign survive.
 inline double cellDisplayValue(const Cell& c, double centre) {

@@ -20,5 +20,9 @@ struct ToleranceMask {
     int64_t count = 0;
 };
 ToleranceMask beyondTolerance(const Plane& absError, const Plane& relError, double absTolerance, double relTolerance);
+// One element's verdict of that mask. A NaN error (a NaN/Inf mismatch) is as far beyond as it gets.
+inline bool isBeyondTolerance(double absError, double relError, double absTolerance, double relTolerance) {
+    return absError != absError || relError != relError || (absError > absTolerance && relError > relTolerance);
+}
 
 }  // namespace opscope::view

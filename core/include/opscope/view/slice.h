@@ -44,6 +44,10 @@ int64_t sliceCols(const std::vector<int64_t>& shape, const SliceSpec& spec);
 
 // The plane of a (normalized) slice; any dtype, any strides.
 Plane extractPlane(const TensorView& tensor, const SliceSpec& spec);
+// The slice as a [rows, cols] view over the tensor's storage (nothing copied).
+TensorView sliceView(const TensorView& tensor, const SliceSpec& spec);
+// Row `row` of a rank-2 view as doubles: view.shape[1] values into `out`.
+void readRow(const TensorView& view2d, int64_t row, double* out);
 
 // The full N-D index of plane cell (row, col), and its row-major flat index.
 std::vector<int64_t> elementIndex(const SliceSpec& spec, int64_t row, int64_t col);

@@ -1,0 +1,74 @@
+// One pass over a 2-D slice for the heatmap: its cells (min/max/NaN/Inf per block), its
+// statistics, an even sample of its values for the range and the histogram, and the
+// beyond-tolerance mask of an output. The slice is read row by row from the tensor (an error
+// map is computed row by row from the output and its reference), so memory is the cells, the
+// sample and a few rows, whatever the slice's size: a [32768, 4096] slice never becomes 1 GiB
+// of doubles, and no whole-tensor error map is ever made.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "opscope/stats.h"
+#include "opscope/tensor_view.h"
+#include "opscope/view/downsample.h"
+#include "opscope/view/slice.h"
+
+namespace opscope::view {
+
+enum class SliceContent { Values, AbsError, RelError };
+
+// Where the rows come from.
+struct SliceSource {
+    TensorView tensor;     // the values, or the output for an error map
+    TensorView reference;  // error maps and the tolerance mask: the reference, of tensor's shape
+    SliceContent content = SliceContent::Values;
+    DType outputDtype = DType::Float32;  // the reference is rounded to it (metrics::elementErrors)
+};
+
+struct SliceRequest {
+    SliceSpec spec;
+    int64_t maxCells = 2048;                // per axis
+    int64_t maxSamples = int64_t{1} << 20;  // values kept for the range and the histogram
+    bool tolerance = false;                 // also the beyond-tolerance mask (needs the reference)
+    double absTolerance = 0, relTolerance = 0;
+    // Asked between rows; true abandons the pass (a newer request made this one stale).
+    std::function<bool()> cancelled;
+};
+
+struct SliceSummary {
+    int64_t rows = 0, cols = 0;
+    Downsampled cells;
+    TensorStats stats;  // exact, over the whole slice
+    // Every value when the slice has at most maxSamples of them; otherwise every k-th one plus
+    // the slice's finite min, max and smallest positive value (so an autofit range is exact).
+    std::vector<double> sample;
+    bool sampled = false;
+    std::optional<Downsampled> beyond;  // 1 where beyond tolerance (with request.tolerance)
+    int64_t beyondCount = -1;
+};
+
+// Throws std::invalid_argument when an error map or the mask lacks a reference of the
+// tensor's shape. A cancelled pass returns an empty summary (rows = cols = 0).
+SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& request);
+
+// The rows of a slice's content as doubles, one at a time.
+class SliceRows {
+public:
+    SliceRows(const SliceSource& source, const SliceSpec& spec);
+    int64_t rows() const { return actual_.shape[0]; }
+    int64_t cols() const { return actual_.shape[1]; }
+    void read(int64_t row, double* out);  // cols() values
+    // The absolute and the relative error of the row (both need the reference).
+    void readErrors(int64_t row, double* abs, double* rel);
+
+private:
+    TensorView actual_, reference_;
+    SliceContent content_;
+    DType outputDtype_;
+    std::vector<double> a_, r_, other_;
+};
+
+}  // namespace opscope::view

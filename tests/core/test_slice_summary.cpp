@@ -1,0 +1,248 @@
+// The heatmap's streaming pass over a slice (view/slice_summary.h) and the analysis' streamed
+// error data (metrics::summarizeErrors): both must equal the whole-tensor computations they
+// replace, on small tensors where those are cheap.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "opscope/error.h"
+#include "opscope/metrics.h"
+#include "opscope/stats.h"
+#include "opscope/view/downsample.h"
+#include "opscope/view/masks.h"
+#include "opscope/view/scale.h"
+#include "opscope/view/slice_summary.h"
+
+namespace opscope::view {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+HostTensor randomTensor(DType dt, std::vector<int64_t> shape, unsigned seed, double scale = 1.0) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<double> dist(0.0, scale);
+    std::vector<double> v(static_cast<std::size_t>(shapeNumel(shape)));
+    for (double& x : v) x = dist(gen);
+    return HostTensor::fromDoubles(dt, std::move(shape), v);
+}
+
+// Cell by cell over each block: the obvious computation the streaming one must match.
+Downsampled naiveDownsample(const Plane& p, int64_t maxRows, int64_t maxCols) {
+    Downsampled d;
+    d.blockRows = (p.rows + maxRows - 1) / maxRows;
+    d.blockCols = (p.cols + maxCols - 1) / maxCols;
+    d.rows = (p.rows + d.blockRows - 1) / d.blockRows;
+    d.cols = (p.cols + d.blockCols - 1) / d.blockCols;
+    for (int64_t br = 0; br < d.rows; ++br)
+        for (int64_t bc = 0; bc < d.cols; ++bc) {
+            Cell cell{0, 0, 0};
+            bool any = false;
+            for (int64_t r = br * d.blockRows; r < std::min(p.rows, (br + 1) * d.blockRows); ++r)
+                for (int64_t c = bc * d.blockCols; c < std::min(p.cols, (bc + 1) * d.blockCols); ++c) {
+                    const double x = p.at(r, c);
+                    if (std::isnan(x)) cell.flags |= kCellNaN;
+                    if (std::isinf(x)) cell.flags |= x > 0 ? kCellPosInf : kCellNegInf;
+                    if (!std::isfinite(x)) continue;
+                    cell.min = any ? std::min(cell.min, x) : x;
+                    cell.max = any ? std::max(cell.max, x) : x;
+                    any = true;
+                }
+            if (!any) cell.flags |= kCellEmpty;
+            d.cells.push_back(cell);
+        }
+    return d;
+}
+
+void expectSameCells(const Downsampled& a, const Downsampled& b) {
+    ASSERT_EQ(a.rows, b.rows);
+    ASSERT_EQ(a.cols, b.cols);
+    ASSERT_EQ(a.blockRows, b.blockRows);
+    ASSERT_EQ(a.blockCols, b.blockCols);
+    for (std::size_t i = 0; i < a.cells.size(); ++i) {
+        EXPECT_EQ(a.cells[i].min, b.cells[i].min) << "cell " << i;
+        EXPECT_EQ(a.cells[i].max, b.cells[i].max) << "cell " << i;
+        EXPECT_EQ(a.cells[i].flags, b.cells[i].flags) << "cell " << i;
+    }
+}
+
+TEST(SliceSummary, StreamingCellsMatchTheNaiveComputationAndKeepExtremes) {
+    HostTensor t = randomTensor(DType::Float32, {3, 97, 61}, 7);
+    const int64_t base = 1 * 97 * 61;  // slice index 1 of axis 0
+    t.setFromDouble(base + 5 * 61 + 7, kNaN);
+    t.setFromDouble(base + 50 * 61 + 60, kInf);
+    t.setFromDouble(base + 96 * 61 + 0, -kInf);
+    t.setFromDouble(base + 33 * 61 + 33, -1000);  // one spike in 5917 elements
+    SliceSource src;
+    src.tensor = t.view();
+    SliceRequest req;
+    req.spec = defaultSlice(t.shape());
+    req.spec.index = {1, 0, 0};
+    req.maxCells = 10;
+    const SliceSummary s = summarizeSlice(src, req);
+    const Plane plane = extractPlane(t.view(), req.spec);
+    expectSameCells(s.cells, naiveDownsample(plane, 10, 10));
+    expectSameCells(downsample(plane, 10, 10), s.cells);
+    // The spike and every non-finite value are visible in the 10 x 10 cells.
+    const Cell& spike = s.cells.at(33 / s.cells.blockRows, 33 / s.cells.blockCols);
+    EXPECT_EQ(cellDisplayValue(spike, 0.0), -1000);
+    EXPECT_TRUE(s.cells.at(5 / s.cells.blockRows, 7 / s.cells.blockCols).flags & kCellNaN);
+    EXPECT_TRUE(s.cells.at(50 / s.cells.blockRows, 60 / s.cells.blockCols).flags & kCellPosInf);
+    EXPECT_TRUE(s.cells.at(96 / s.cells.blockRows, 0).flags & kCellNegInf);
+    // Statistics equal the whole plane's.
+    const TensorStats whole = computeStats(sliceView(t.view(), req.spec));
+    EXPECT_EQ(s.stats.count, whole.count);
+    EXPECT_EQ(s.stats.nanCount, 1);
+    EXPECT_EQ(s.stats.infCount, 2);
+    EXPECT_EQ(s.stats.min, -1000);
+    EXPECT_EQ(s.stats.max, whole.max);
+    EXPECT_NEAR(s.stats.mean, whole.mean, 1e-12);
+    // Small enough to keep every value: the sample is the plane.
+    EXPECT_FALSE(s.sampled);
+    ASSERT_EQ(s.sample.size(), plane.values.size());
+}
+
+TEST(SliceSummary, RowsInAnyOrderGiveTheSameCells) {
+    const HostTensor t = randomTensor(DType::Float64, {40, 30}, 3);
+    const Plane p = extractPlane(t.view(), defaultSlice(t.shape()));
+    Downsampler d(p.rows, p.cols, 7, 4);
+    for (int64_t r = p.rows; r-- > 0;) d.addRow(r, &p.values[static_cast<std::size_t>(r * p.cols)]);
+    expectSameCells(d.take(), naiveDownsample(p, 7, 4));
+}
+
+TEST(SliceSummary, TransposedSliceOfAStridedView) {
+    const HostTensor t = randomTensor(DType::Float16, {6, 5, 4}, 11);
+    SliceSpec spec;
+    spec.rowAxis = 2;
+    spec.colAxis = 0;
+    spec.index = {0, 3, 0};
+    SliceSource src;
+    src.tensor = t.view();
+    SliceRequest req;
+    req.spec = spec;
+    req.maxCells = 3;
+    const SliceSummary s = summarizeSlice(src, req);
+    EXPECT_EQ(s.rows, 4);
+    EXPECT_EQ(s.cols, 6);
+    expectSameCells(s.cells, naiveDownsample(extractPlane(t.view(), spec), 3, 3));
+}
+
+TEST(SliceSummary, LargeSlicesAreSampledWithExactExtremes) {
+    HostTensor t = randomTensor(DType::Float32, {300, 200}, 5);
+    t.setFromDouble(12345, 77.0);  // not on the sampling grid (step 60)
+    t.setFromDouble(54321, -55.0);
+    SliceSource src;
+    src.tensor = t.view();
+    SliceRequest req;
+    req.spec = defaultSlice(t.shape());
+    req.maxSamples = 1000;
+    const SliceSummary s = summarizeSlice(src, req);
+    EXPECT_TRUE(s.sampled);
+    EXPECT_LE(s.sample.size(), 1003u);
+    EXPECT_GE(s.sample.size(), 1000u);
+    const ValueRange autofit = computeRange(s.sample, RangeRequest{});
+    EXPECT_EQ(autofit.lo, -55.0);
+    EXPECT_EQ(autofit.hi, 77.0);
+}
+
+// An error map's slice, computed from the output and the reference row by row, equals the
+// same slice of the whole-tensor maps (metrics::errorMaps), and so does the tolerance mask.
+TEST(SliceSummary, PerSliceErrorMapsEqualTheWholeTensorMaps) {
+    HostTensor ref = randomTensor(DType::Float64, {4, 33, 21}, 1);
+    HostTensor out = HostTensor(DType::Float16, ref.shape());
+    for (int64_t i = 0; i < ref.numel(); ++i) out.setFromDouble(i, ref.getAsDouble(i) * (1 + 1e-3 * std::sin(i)));
+    out.setFromDouble(2 * 33 * 21 + 40, kNaN);  // a NaN the reference lacks: error NaN, beyond
+    const metrics::ErrorMaps maps = metrics::errorMaps(out, ref, DType::Float16);
+    for (SliceContent content : {SliceContent::AbsError, SliceContent::RelError}) {
+        SliceSource src;
+        src.tensor = out.view();
+        src.reference = ref.view();
+        src.content = content;
+        src.outputDtype = DType::Float16;
+        SliceRequest req;
+        req.spec = defaultSlice(out.shape());
+        req.spec.index = {2, 0, 0};
+        req.maxCells = 8;
+        req.tolerance = true;
+        req.absTolerance = 1e-4;
+        req.relTolerance = 1e-4;
+        const SliceSummary s = summarizeSlice(src, req);
+        const HostTensor& map = content == SliceContent::AbsError ? maps.absError : maps.relError;
+        const Plane expected = extractPlane(map.view(), req.spec);
+        expectSameCells(s.cells, naiveDownsample(expected, 8, 8));
+        ASSERT_EQ(s.sample.size(), expected.values.size());
+        for (std::size_t i = 0; i < s.sample.size(); ++i)
+            if (!std::isnan(expected.values[i])) EXPECT_EQ(s.sample[i], expected.values[i]);
+        const ToleranceMask mask = beyondTolerance(extractPlane(maps.absError.view(), req.spec),
+                                                   extractPlane(maps.relError.view(), req.spec), 1e-4, 1e-4);
+        EXPECT_EQ(s.beyondCount, mask.count);
+        EXPECT_GT(s.beyondCount, 0);
+        expectSameCells(*s.beyond, naiveDownsample(mask.mask, 8, 8));
+    }
+}
+
+TEST(SliceSummary, AnErrorMapWithoutAReferenceIsAnError) {
+    const HostTensor t = randomTensor(DType::Float32, {4, 4}, 2);
+    SliceSource src;
+    src.tensor = t.view();
+    src.content = SliceContent::RelError;
+    EXPECT_THROW(summarizeSlice(src, SliceRequest{}), UsageError);
+    const HostTensor other = randomTensor(DType::Float32, {2, 8}, 2);
+    src.reference = other.view();
+    EXPECT_THROW(summarizeSlice(src, SliceRequest{}), UsageError);
+}
+
+TEST(SliceSummary, FirstNonFiniteOfAStridedView) {
+    HostTensor t = randomTensor(DType::Float32, {5, 6}, 9);
+    t.setFromDouble(4 * 6 + 1, kNaN);  // [4, 1], which the transposed view meets at [1, 4]
+    t.setFromDouble(2 * 6 + 3, kInf);  // [2, 3] -> [3, 2], earlier in the transposed order
+    TensorView tr = t.view();
+    std::swap(tr.shape[0], tr.shape[1]);
+    std::swap(tr.strides[0], tr.strides[1]);
+    EXPECT_EQ(firstNonFinite(t.view()), (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(firstNonFinite(tr), (std::vector<int64_t>{1, 4}));
+}
+
+}  // namespace
+}  // namespace opscope::view
+
+namespace opscope::metrics {
+namespace {
+
+TEST(ErrorSummary, EqualsTheMapBasedChartData) {
+    const HostTensor ref = view::randomTensor(DType::Float64, {3, 5, 7}, 21);
+    HostTensor out(DType::Float32, ref.shape());
+    for (int64_t i = 0; i < ref.numel(); ++i) out.setFromDouble(i, ref.getAsDouble(i) + 1e-5 * std::cos(i));
+    out.setFromDouble(17, std::numeric_limits<double>::infinity());
+    const std::vector<double> tol = logTolerances(-8, 0, 4);
+    const ErrorSummary s = summarizeErrors(out, ref, DType::Float32, tol, 10);
+    const ErrorMaps maps = errorMaps(out, ref, DType::Float32);
+    EXPECT_EQ(s.absHistogram.counts, logHistogram(maps.absError).counts);
+    EXPECT_EQ(s.relHistogram.counts, logHistogram(maps.relError).counts);
+    EXPECT_EQ(s.relHistogram.nonFinite, 1);
+    const std::vector<ToleranceShare> shares = cumulativeShare(maps.relError, tol);
+    ASSERT_EQ(s.relShares.size(), shares.size());
+    for (std::size_t i = 0; i < shares.size(); ++i) EXPECT_EQ(s.relShares[i].share, shares[i].share);
+    ASSERT_EQ(s.perAxis.size(), 3u);
+    for (int axis = 0; axis < 3; ++axis) {
+        const std::vector<AxisErrorStats> expected = perAxisErrors(maps, axis);
+        ASSERT_EQ(s.perAxis[static_cast<std::size_t>(axis)].size(), expected.size());
+        for (std::size_t k = 0; k < expected.size(); ++k) {
+            const AxisErrorStats& got = s.perAxis[static_cast<std::size_t>(axis)][k];
+            EXPECT_EQ(got.count, expected[k].count);
+            EXPECT_EQ(got.nonFinite, expected[k].nonFinite);
+            EXPECT_EQ(got.maxRel, expected[k].maxRel);
+            EXPECT_NEAR(got.meanAbs, expected[k].meanAbs, 1e-18);
+        }
+    }
+    // Samples at evenly spaced finite elements (index 17 is the Inf and is skipped if drawn).
+    EXPECT_LE(s.sampleAbs.size(), 10u);
+    EXPECT_GE(s.sampleAbs.size(), 9u);
+    EXPECT_EQ(s.sampleAbs.front(), maps.absError.getAsDouble(0));
+    EXPECT_THROW(summarizeErrors(out, HostTensor(DType::Float64, {4}), DType::Float32, tol, 10), UsageError);
+}
+
+}  // namespace
+}  // namespace opscope::metrics
