@@ -181,12 +181,27 @@ struct ChildEnd {
     std::string stderrText;
 };
 
-// Waits for the child until `seconds` have passed (then kills it), collecting its stderr;
-// closes `stderrFd`.
+// Seconds the process has spent runnable but waiting for a CPU (/proc/PID/schedstat's run
+// delay); 0 where the kernel does not say.
+double secondsWaitingForCpu(pid_t pid) {
+    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/schedstat").c_str(), "r");
+    if (!f) return 0;
+    unsigned long long cpuNs = 0, waitNs = 0;
+    const int n = std::fscanf(f, "%llu %llu", &cpuNs, &waitNs);
+    std::fclose(f);
+    return n == 2 ? static_cast<double>(waitNs) / 1e9 : 0;
+}
+
+// Waits for the child until `seconds` of its own time have passed (then kills it), collecting
+// its stderr; closes `stderrFd`. Time the child spent waiting for a CPU does not count: on a
+// loaded machine a big file is slow, not corrupt. kMaxStretch bounds that in wall time.
 ChildEnd waitForChild(pid_t pid, int stderrFd, double seconds) {
     using Clock = std::chrono::steady_clock;
-    const auto deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    constexpr double kMaxStretch = 8;
+    const auto start = Clock::now();
+    const auto hardDeadline =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds * kMaxStretch));
+    auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
     ChildEnd end;
     bool stderrOpen = true;
     pollfd p{stderrFd, POLLIN, 0};
@@ -204,7 +219,13 @@ ChildEnd waitForChild(pid_t pid, int stderrFd, double seconds) {
             ::close(stderrFd);
             throw IoError(std::string("lost the validating process: ") + std::strerror(errno));
         }
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {  // move the deadline by the time the child waited for a CPU
+            deadline =
+                std::min(hardDeadline, start + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(seconds + secondsWaitingForCpu(pid))));
+            left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        }
         if (left <= 0) {
             ::kill(pid, SIGKILL);
             while (::waitpid(pid, &end.status, 0) < 0 && errno == EINTR) {}
