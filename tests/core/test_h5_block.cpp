@@ -51,12 +51,12 @@ TEST(H5Block, ABlockOutsideTheShapeIsRefused) {
         writeTensor(f, "/x", iota(DType::Float64, {4, 4}));
     }
     const File f = File::openReadOnly(dir.file("t.h5"));
-    EXPECT_THROW(readTensorBlock(f, "/x", {3, 0}, {2, 4}), H5Error);   // past the end
-    EXPECT_THROW(readTensorBlock(f, "/x", {-1, 0}, {1, 4}), H5Error);  // negative
-    EXPECT_THROW(readTensorBlock(f, "/x", {0}, {4}), H5Error);         // wrong rank
+    EXPECT_THROW(readTensorBlock(f, "/x", {3, 0}, {2, 4}), UsageError);   // past the end
+    EXPECT_THROW(readTensorBlock(f, "/x", {-1, 0}, {1, 4}), UsageError);  // negative
+    EXPECT_THROW(readTensorBlock(f, "/x", {0}, {4}), UsageError);         // wrong rank
     try {
         readTensorBlock(f, "/x", {3, 0}, {2, 4});
-    } catch (const H5Error& e) {
+    } catch (const UsageError& e) {
         EXPECT_NE(std::string(e.what()).find("is not inside its shape [4, 4]"), std::string::npos) << e.what();
     }
 }

@@ -231,21 +231,29 @@ void DatasetViewPanel::analyze() {
     const TensorPtr a = a_.tensor, b = b_.tensor;
     const std::string name = a_.ref ? a_.ref->path.toStdString() : a_.label.toStdString();
     const std::string actual = a_.label.toStdString(), reference = b_.label.toStdString();
-    runInBackground<AnalysisPtr>(
+    struct Result {
+        AnalysisPtr report;
+        TensorPtr relError;  // the whole map: the dataset view holds both tensors anyway
+    };
+    runInBackground<Result>(
         this,
         [a, b, name, actual, reference, standard] {
-            return std::make_shared<const AnalysisReport>(
+            Result r;
+            r.report = std::make_shared<const AnalysisReport>(
                 analyzeOutputs({{name, *a}}, {{name, *b}}, standardsToShow(standard), reference, 4000, actual));
+            const OutputAnalysis& o = r.report->outputs.front();
+            if (o.compared)
+                r.relError = std::make_shared<const HostTensor>(metrics::errorMaps(*a, *b, o.dtype).relError);
+            return r;
         },
-        [this, gen](AnalysisPtr report, QString error) {
+        [this, gen](Result r, QString error) {
             if (gen != analysisGeneration_) return;
             analyzing_ = false;
             if (!error.isEmpty()) return fail(error);
-            analysis_ = report;
-            const OutputAnalysis& o = report->outputs.front();
-            relError_ = o.compared ? std::make_shared<const HostTensor>(o.maps.relError) : nullptr;
-            metrics_->setAnalysis(report);
-            charts_->setAnalysis(report);
+            analysis_ = r.report;
+            relError_ = r.relError;
+            metrics_->setAnalysis(analysis_);
+            charts_->setAnalysis(analysis_);
             showVerdict();
             recompute();
         });

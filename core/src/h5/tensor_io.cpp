@@ -445,8 +445,8 @@ HostTensor readBlockData(const File& file, const std::string& datasetPath, const
     for (std::size_t a = 0; inside && a < r.shape.size(); ++a)
         inside = start[a] >= 0 && count[a] >= 0 && start[a] <= r.shape[a] && count[a] <= r.shape[a] - start[a];
     if (!inside)
-        throw H5Error(d.what + ": the block at " + shapeToString(start) + " of size " + shapeToString(count) +
-                      " is not inside its shape " + shapeToString(r.shape));
+        throw UsageError(d.what + ": the block at " + shapeToString(start) + " of size " + shapeToString(count) +
+                         " is not inside its shape " + shapeToString(r.shape));
     requireFitsInMemory(d, count, r.type.dtype, call(d.what, [&] { return H5Tget_size(d.type.id()); }));
     HostTensor tensor(r.type.dtype, count);
     if (tensor.numel() == 0) return tensor;

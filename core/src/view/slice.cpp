@@ -79,6 +79,7 @@ TensorView sliceView(const TensorView& tensor, const SliceSpec& given) {
             v.offset += spec.index[a] * tensor.strides[a];
     v.strides = {spec.rowAxis >= 0 ? tensor.strides[static_cast<std::size_t>(spec.rowAxis)] : 0,
                  spec.colAxis >= 0 ? tensor.strides[static_cast<std::size_t>(spec.colAxis)] : 0};
+    if (tensor.numel() == 0) v.shape = {0, 0};
     return v;
 }
 

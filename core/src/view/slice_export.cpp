@@ -5,24 +5,6 @@
 
 namespace opscope::view {
 
-TensorView sliceView(const TensorView& tensor, const SliceSpec& given) {
-    const SliceSpec spec = normalizeSlice(tensor.shape, given);
-    TensorView v = tensor;
-    v.shape = {sliceRows(tensor.shape, spec), sliceCols(tensor.shape, spec)};
-    v.strides = {0, 0};
-    for (std::size_t a = 0; a < tensor.shape.size(); ++a) {
-        const int axis = static_cast<int>(a);
-        if (axis == spec.rowAxis)
-            v.strides[0] = tensor.strides[a];
-        else if (axis == spec.colAxis)
-            v.strides[1] = tensor.strides[a];
-        else
-            v.offset += spec.index[a] * tensor.strides[a];
-    }
-    if (tensor.numel() == 0) v.shape = {0, 0};
-    return v;
-}
-
 std::string fullPrecisionText(double value, DType dtype) {
     if (std::isnan(value)) return "nan";
     if (std::isinf(value)) return value > 0 ? "inf" : "-inf";

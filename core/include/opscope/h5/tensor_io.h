@@ -55,7 +55,7 @@ struct NodeInfo {
 HostTensor readTensor(const File& file, const std::string& datasetPath);
 // Only the block [start, start + count) of the dataset (an HDF5 hyperslab): one slice of a
 // checkpoint's [32768, 4096] embedding, or a band of its rows, without reading the rest. The
-// block must lie inside the dataset's shape (one entry per axis); H5Error otherwise.
+// block must lie inside the dataset's shape (one entry per axis); UsageError otherwise.
 HostTensor readTensorBlock(const File& file, const std::string& datasetPath, const std::vector<int64_t>& start,
                            const std::vector<int64_t>& count);
 

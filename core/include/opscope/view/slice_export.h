@@ -8,9 +8,7 @@
 
 namespace opscope::view {
 
-// The (normalized) slice as a rows x cols view into the same storage, in the tensor's dtype:
-// no copy; HostTensor::copyOf makes it contiguous.
-TensorView sliceView(const TensorView& tensor, const SliceSpec& spec);
+// The slice as a tensor of its own: view::sliceView (slice.h), made contiguous by HostTensor::copyOf.
 
 // The value with the fewest digits that read back as the same value of `dtype` (float32 and
 // narrower: as a float, so 0.1f is "0.1"; float64: as a double; integers exactly); "nan",
