@@ -60,7 +60,7 @@ ErrorSummary summarizeErrors(const HostTensor& actual, const HostTensor& referen
                              const std::vector<double>& tolerances, int64_t maxSamples) {
     if (actual.numel() != reference.numel())
         throw UsageError("cannot summarize errors between " + shapeToString(actual.shape()) + " and " +
-                                    shapeToString(reference.shape()) + ": the element counts differ");
+                         shapeToString(reference.shape()) + ": the element counts differ");
     const detail::Reader readA(actual, "actual");
     const detail::Reader readR(reference, "reference");
     const std::vector<int64_t>& shape = actual.shape();

@@ -16,7 +16,7 @@ SliceRows::SliceRows(const SliceSource& s, const SliceSpec& spec)
     if (s.reference.data) {
         if (s.reference.shape != s.tensor.shape)
             throw UsageError("the reference " + shapeToString(s.reference.shape) +
-                                        " differs in shape from the tensor " + shapeToString(s.tensor.shape));
+                             " differs in shape from the tensor " + shapeToString(s.tensor.shape));
         reference_ = sliceView(s.reference, spec);
     } else if (content_ != SliceContent::Values) {
         throw UsageError("an error map needs the reference");
