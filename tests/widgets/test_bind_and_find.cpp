@@ -95,12 +95,6 @@ bool elided(const QString& label) {
     return label.trimmed() == ":" || label.contains(QChar(0x2026)) || label.contains("...");
 }
 
-QAction* menuAction(QMenu& menu, const QString& name) {
-    for (QAction* a : menu.findChildren<QAction*>())
-        if (a->objectName() == name) return a;
-    return nullptr;
-}
-
 }  // namespace
 
 class TestBindAndFind : public QObject {
@@ -148,27 +142,28 @@ private Q_SLOTS:
         QVERIFY(ctx.setOperator("aclnnRmsNormGrad"));
         QMenu menu;
         panel.fillTreeMenu(&menu, treeIndex(panel, "/ckpt/embedding"));
-        for (const char* arg : {"bindTo_dy", "bindTo_x", "bindTo_rstd"}) QVERIFY(menuAction(menu, arg)->isEnabled());
-        menuAction(menu, "bindTo_x")->trigger();
+        for (const char* arg : {"bindTo_dy", "bindTo_x", "bindTo_rstd"})
+            QVERIFY(test::menuAction(menu, arg)->isEnabled());
+        test::menuAction(menu, "bindTo_x")->trigger();
         QVERIFY(QTest::qWaitFor([&] { return ctx.arguments().tensors.count("x") == 1; }, 10000));
         QCOMPARE(ctx.arguments().tensors.at("x").origin, std::string("/ckpt/embedding"));
 
         QMenu other;
         panel.fillTreeMenu(&other, treeIndex(panel, "/ckpt/layers/0/w"));
-        QAction* dy = menuAction(other, "bindTo_dy");
+        QAction* dy = test::menuAction(other, "bindTo_dy");
         QVERIFY(dy->isEnabled());  // disagreeing with another bound tensor is a warning: x may be next
         QCOMPARE(dy->text(), QString("dy — ⚠ shape [4, 8] differs from x [64, 32]"));
-        QVERIFY(!menuAction(other, "bindTo_rstd")->isEnabled());  // never: rstd is float32
-        QCOMPARE(menuAction(other, "bindTo_rstd")->text(), QString("rstd — float16, expects float32"));
+        QVERIFY(!test::menuAction(other, "bindTo_rstd")->isEnabled());  // never: rstd is float32
+        QCOMPARE(test::menuAction(other, "bindTo_rstd")->text(), QString("rstd — float16, expects float32"));
         QMenu ints;
         panel.fillTreeMenu(&ints, treeIndex(panel, "/ckpt/step"));
-        QCOMPARE(menuAction(ints, "bindTo_gamma")->text(), QString("gamma — int64, expects a floating dtype"));
+        QCOMPARE(test::menuAction(ints, "bindTo_gamma")->text(), QString("gamma — int64, expects a floating dtype"));
 
         // Groups have no "Bind to"; every row has "Copy path".
         QMenu group;
         panel.fillTreeMenu(&group, treeIndex(panel, "/ckpt/layers"));
-        QVERIFY(!menuAction(group, "bindTo_x"));
-        menuAction(group, "copyPath")->trigger();
+        QVERIFY(!test::menuAction(group, "bindTo_x"));
+        test::menuAction(group, "copyPath")->trigger();
         QCOMPARE(QGuiApplication::clipboard()->text(), QString("/ckpt/layers"));
         QVERIFY(test::waitIdle(ctx));
     }

@@ -65,12 +65,6 @@ bool waitShown(DatasetViewPanel* v) {
 
 QModelIndex treeIndex(MainWindow& w, const char* path) { return w.fileBrowser()->viewIndexForPath(path); }
 
-QAction* findAction(QMenu& menu, const QString& name) {
-    for (QAction* a : menu.findChildren<QAction*>())
-        if (a->objectName() == name) return a;
-    return nullptr;
-}
-
 }  // namespace
 
 class TestDatasetView : public QObject {
@@ -145,15 +139,15 @@ private Q_SLOTS:
         MainWindow& w = *window_;
         QMenu menu;
         w.fileBrowser()->fillTreeMenu(&menu, treeIndex(w, "/ckpt/layer0/bias"));
-        QAction* view = findAction(menu, "viewDataset");
+        QAction* view = test::menuAction(menu, "viewDataset");
         QVERIFY(view);
-        QVERIFY(!findAction(menu, "compareDataset")->isEnabled());  // nothing viewed yet
+        QVERIFY(!test::menuAction(menu, "compareDataset")->isEnabled());  // nothing viewed yet
         view->trigger();
         DatasetViewPanel* v = w.datasetView();
         QVERIFY(waitShown(v));
         QMenu second;
         w.fileBrowser()->fillTreeMenu(&second, treeIndex(w, "/ckpt/layer0/bias_fp16"));
-        QAction* cmp = findAction(second, "compareDataset");
+        QAction* cmp = test::menuAction(second, "compareDataset");
         QVERIFY(cmp && cmp->isEnabled());
         cmp->trigger();
         QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
@@ -255,7 +249,7 @@ private Q_SLOTS:
         QMenu menu;
         const HeatmapContent content = v->content(DatasetViewPanel::MapA);
         fillHeatmapMenu(&menu, h, h->rect().center(), content);
-        QAction* copy = findAction(menu, "copyValue");
+        QAction* copy = test::menuAction(menu, "copyValue");
         QVERIFY(copy && copy->isEnabled());
         copy->trigger();
         const double exact = weight(0).getAsDouble(row * 5 + col);

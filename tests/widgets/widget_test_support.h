@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
 #include <cmath>
@@ -67,6 +68,13 @@ inline QString writeCaseFile(const QString& dir) {
 // Waits for the context to become idle (no prepare/run/reference/analysis in flight).
 inline bool waitIdle(DebugContext& ctx, int timeoutMs = 20000) {
     return QTest::qWaitFor([&] { return ctx.isIdle(); }, timeoutMs);
+}
+
+// The action of `menu` or of any of its submenus with this object name; null when none.
+inline QAction* menuAction(QMenu& menu, const QString& name) {
+    for (QAction* a : menu.findChildren<QAction*>())
+        if (a->objectName() == name) return a;
+    return nullptr;
 }
 
 }  // namespace opscope::gui::test
