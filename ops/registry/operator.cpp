@@ -171,8 +171,9 @@ aclTensor* createTensorOver(const HostTensor& t) {
 aclTensor* PreparedCall::inputTensor(const std::string& name) {
     auto it = args_.tensors.find(name);
     if (it == args_.tensors.end()) return nullptr;
-    inputCopies_.push_back(HostTensor::copyOf(it->second.view()));  // the call never aliases the caller's data
-    tensors_.push_back(createTensorOver(inputCopies_.back()));
+    // The kernels only read inputs, and args_ holds its own reference to the storage: the
+    // executor reads the bound tensor in place (a copy doubled the memory of a big call).
+    tensors_.push_back(createTensorOver(it->second));
     return tensors_.back();
 }
 
@@ -183,8 +184,8 @@ aclTensor* PreparedCall::outputTensor(const std::string& name, DType dtype, cons
 }
 
 aclTensor* PreparedCall::unusedOutputTensor(DType dtype, const std::vector<int64_t>& shape) {
-    inputCopies_.emplace_back(dtype, shape);
-    tensors_.push_back(createTensorOver(inputCopies_.back()));
+    unusedOutputs_.emplace_back(dtype, shape);
+    tensors_.push_back(createTensorOver(unusedOutputs_.back()));
     return tensors_.back();
 }
 

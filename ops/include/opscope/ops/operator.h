@@ -126,7 +126,7 @@ public:
 
 private:
     OpArguments args_;
-    std::vector<HostTensor> inputCopies_;  // also holds unused outputs
+    std::vector<HostTensor> unusedOutputs_;  // outputs the mask leaves out
     std::vector<std::pair<std::string, HostTensor>> outputs_;
     std::vector<aclTensor*> tensors_;
     std::vector<aclIntArray*> intArrays_;
