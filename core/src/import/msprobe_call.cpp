@@ -104,6 +104,12 @@ const json* Call::parameter(const char* key) const { return member(member(forwar
 const json* Call::forwardOutput(std::size_t i) const { return element(member(forward, "output"), i); }
 const json* Call::backwardInput(std::size_t i) const { return element(member(backward, "input"), i); }
 
+const json& Call::incomingGradient() const {
+    const json* g = backwardInput(0);
+    if (!isTensor(g)) throw Unsupported("the backward call has no incoming gradient (backward input 0)");
+    return *g;
+}
+
 const json* Call::gradientOfArg(std::size_t pos) const {
     const json* args = member(forward, "input_args");
     if (!args || !args->is_array() || pos >= args->size() || !isTensor(present(&(*args)[pos]))) return nullptr;

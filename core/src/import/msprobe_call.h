@@ -42,6 +42,9 @@ struct Call {
     const json* parameter(const char* name) const;
     const json* forwardOutput(std::size_t i) const;
     const json* backwardInput(std::size_t i) const;
+    // The gradient flowing into the backward call (backward input 0); Unsupported when it is
+    // not a dumped tensor.
+    const json& incomingGradient() const;
     // The device's gradient of positional argument `pos` (the backward output at the index of
     // that argument among the positional tensors), or of an L0 parameter; nullptr if not dumped.
     const json* gradientOfArg(std::size_t pos) const;

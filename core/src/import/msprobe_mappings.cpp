@@ -164,8 +164,7 @@ ConvGeometry functionalGeometry(const Call& call, const std::vector<int64_t>& wS
 // The tensors of the case and the device's gradients (source npu); returns the output mask.
 std::vector<bool> convolutionTensors(cases::Case& c, const Call& call, const json* input, const json* weight,
                                      const json* bias) {
-    const json* gradOut = call.backwardInput(0);
-    if (!isTensor(gradOut)) throw Unsupported("the backward call has no incoming gradient (backward input 0)");
+    const json* gradOut = &call.incomingGradient();
     c.inputs.emplace_back("gradOutput", call.tensor(gradOut, "the output gradient"));
     c.inputs.emplace_back("input", call.tensor(input, "the input"));
     c.inputs.emplace_back("weight", call.tensor(weight, "the weight"));
@@ -298,8 +297,7 @@ cases::Case groupNormCase(const Call& call) {
     const json* eps = call.module ? nullptr : call.arg(4, "eps");
     const double epsilon = eps ? realValue(*eps, "eps") : 1e-5;
 
-    const json* gradOut = call.backwardInput(0);
-    if (!isTensor(gradOut)) throw Unsupported("the backward call has no incoming gradient (backward input 0)");
+    const json* gradOut = &call.incomingGradient();
     HostTensor x = call.tensor(input, "the input");
     requireFloating(x, "input", "aclnnGroupNormBackward");
     std::optional<HostTensor> gamma;
@@ -377,8 +375,7 @@ cases::Case gridSampleCase(const Call& call) {
     const json* mode = call.arg(2, "mode");
     const json* paddingMode = call.arg(3, "padding_mode");
     const json* align = call.arg(4, "align_corners");
-    const json* gradOut = call.backwardInput(0);
-    if (!isTensor(gradOut)) throw Unsupported("the backward call has no incoming gradient (backward input 0)");
+    const json* gradOut = &call.incomingGradient();
     c.inputs.emplace_back("gradOutput", call.tensor(gradOut, "the output gradient"));
     c.inputs.emplace_back("input", call.tensor(input, "the input"));
     c.inputs.emplace_back("grid", call.tensor(grid, "the grid"));
