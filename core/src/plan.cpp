@@ -58,6 +58,11 @@ void Plan::rebindCaller(int id, void* data, int64_t offset) {
     s.view.offset = offset;
 }
 
+void Plan::moveCallerStorage(const void* from, void* to) {
+    for (Slot& s : slots_)
+        if (s.kind != SlotKind::Scratch && s.view.data == from) s.view.data = to;
+}
+
 TensorView Plan::resolve(int id, void* workspace) const {
     const Slot& s = slot(id);
     if (s.kind != SlotKind::Scratch) return s.view;

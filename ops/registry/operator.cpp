@@ -219,6 +219,17 @@ void PreparedCall::runToEnd() {
     executor_->runToEnd();
 }
 
+void PreparedCall::detachSharedOutputs(bool keepValues) {
+    for (auto& named : outputs_) {
+        HostTensor& old = named.second;
+        if (old.empty() || !old.sharesStorage()) continue;
+        HostTensor moved = keepValues ? HostTensor::copyOf(old.view()) : HostTensor(old.dtype(), old.shape());
+        // The output's aclTensor keeps the old address: nothing reads it after phase 1.
+        executor().plan().moveCallerStorage(old.data(), moved.data());
+        old = std::move(moved);
+    }
+}
+
 const HostTensor* PreparedCall::output(const std::string& name) const {
     for (const auto& o : outputs_)
         if (o.first == name) return &o.second;

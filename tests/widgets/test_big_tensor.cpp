@@ -4,10 +4,9 @@
 // and its input shown. Measures the process's peak RSS against issue 15's budget
 //   inputs + outputs + golden + workspace + 2 slices' display buffers + 256 MiB
 // and the time from choosing a tensor to its heatmap on screen against 2 s, and says in its
-// output whether each target is met. The memory one is not yet (docs/GUI.md, "Big tensors":
-// the view's snapshot of the outputs is the excess) and the time one only on a quiet machine,
-// so what fails the test is a regression past what is measured today: the budget plus that
-// known copy, or a heatmap slower than kRegressionMs on a loaded 2-core machine.
+// output whether each target is met. The memory target fails the test; the time target only
+// on a quiet machine, so what fails it is a heatmap slower than kRegressionMs on a loaded
+// 2-core machine.
 //
 // Slow and memory-hungry: skipped unless OPSCOPE_BIG_CHECKPOINT names the file. scripts/test.sh
 // makes the file in a temporary folder and runs this test with it (QTEST_FUNCTION_TIMEOUT
@@ -109,12 +108,9 @@ private Q_SLOTS:
         qInfo("issue 15 target, heatmap within 2 s: %s", fast ? "met" : "NOT met");
         qInfo("issue 15 target, peak RSS within the budget: %s", peak <= budget ? "met" : "NOT met");
         QVERIFY2(relMs <= kRegressionMs && inputMs <= kRegressionMs, "a heatmap took longer than ever measured");
-        const double knownCopies = outputBytes(*ctx);  // the view's snapshot of the outputs
-        QVERIFY2(peak <= budget + knownCopies,
-                 qPrintable(QString("peak RSS %1 MiB over the budget %2 MiB plus the known copy %3 MiB")
-                                .arg(peak / kMiB, 0, 'f', 0)
-                                .arg(budget / kMiB, 0, 'f', 0)
-                                .arg(knownCopies / kMiB, 0, 'f', 0)));
+        QVERIFY2(peak <= budget, qPrintable(QString("peak RSS %1 MiB over the budget %2 MiB")
+                                                .arg(peak / kMiB, 0, 'f', 0)
+                                                .arg(budget / kMiB, 0, 'f', 0)));
     }
 
 private:

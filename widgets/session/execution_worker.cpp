@@ -112,7 +112,7 @@ void ExecutionWorker::shutdown() {
 }
 
 void ExecutionWorker::prepareOnWorker(PrepareRequest req) {
-    forgetSnapshots();
+    snapshots_.clear();  // holders keep their tensors: the call they came from goes
     call_.reset();
     baseline_.reset();
     standard_.reset();
@@ -185,8 +185,9 @@ void ExecutionWorker::runOnWorker(uint64_t gen, RunOptions opt) {
     };
     if (!current(gen)) return stopped(StopKind::Failed, "nothing is prepared");
     Executor& e = call_->executor();
-    forgetSnapshots();
-    if (opt.restart || (e.atEnd() && e.stepCount() > 0)) {  // finished (or asked): start over
+    const bool rewind = opt.restart || (e.atEnd() && e.stepCount() > 0);  // finished (or asked): start over
+    releaseSnapshots(rewind ? NextWrite::Rewind : NextWrite::Continue);
+    if (rewind) {
         call_->bindWorkspace();
         recorder_->take();
     }
@@ -234,7 +235,7 @@ void ExecutionWorker::runOnWorker(uint64_t gen, RunOptions opt) {
 
 void ExecutionWorker::restartOnWorker(uint64_t gen) {
     if (!current(gen)) return;
-    forgetSnapshots();
+    releaseSnapshots(NextWrite::Rewind);
     call_->bindWorkspace();
     recorder_->take();
     const std::size_t next = call_->executor().nextStep();
@@ -270,7 +271,7 @@ void ExecutionWorker::pickOnWorker(uint64_t gen, ElementPick pick) {
     const std::size_t target = e.nextStep();
     std::vector<HistoryEntry> history;
     if (pick.valid() && target > 0) {
-        forgetSnapshots();
+        releaseSnapshots(NextWrite::Rewind);
         try {
             call_->bindWorkspace();  // deterministic replay to where we were
             e.runUntil(target);
@@ -287,21 +288,30 @@ TensorPtr ExecutionWorker::snapshotOnWorker(uint64_t gen, const std::string& slo
     const int id = call_->executor().plan().findSlot(slot);
     if (id < 0) return nullptr;
     if (TensorPtr kept = snapshots_[id].lock()) return kept;
-    // Kernels only read their inputs: an input slot holds the argument's values, so its
-    // snapshot shares the argument's storage instead of copying it.
+    TensorPtr t = sharedSnapshot(id);
+    if (!t) t = std::make_shared<const HostTensor>(HostTensor::copyOf(call_->executor().slotView(id)));
+    snapshots_[id] = t;
+    return t;
+}
+
+// The storage behind a caller slot that views a whole tensor, shared instead of copied: an
+// input's (kernels only read inputs) or an output's (moved away before the next write).
+TensorPtr ExecutionWorker::sharedSnapshot(int id) const {
     const Slot& info = call_->executor().plan().slot(id);
-    const ops::OpArguments& args = call_->arguments();
-    if (info.kind == SlotKind::Input && args.hasTensor(slot)) {
-        const HostTensor& arg = args.tensor(slot);
-        if (arg.dtype() == info.view.dtype && arg.shape() == info.view.shape) {
-            auto shared = std::make_shared<const HostTensor>(arg);
-            snapshots_[id] = shared;
-            return shared;
-        }
-    }
-    auto copy = std::make_shared<const HostTensor>(HostTensor::copyOf(call_->executor().slotView(id)));
-    snapshots_[id] = copy;
-    return copy;
+    const HostTensor* whole = nullptr;
+    if (info.kind == SlotKind::Input && call_->arguments().hasTensor(info.name))
+        whole = &call_->arguments().tensor(info.name);
+    else if (info.kind == SlotKind::Output)
+        for (const auto& named : call_->outputs())
+            if (named.second.data() == info.view.data) whole = &named.second;
+    const bool sameView = whole && whole->dtype() == info.view.dtype && whole->shape() == info.view.shape &&
+                          info.view.offset == 0 && info.view.isContiguous();
+    return sameView ? std::make_shared<const HostTensor>(*whole) : nullptr;
+}
+
+void ExecutionWorker::releaseSnapshots(NextWrite next) {
+    snapshots_.clear();
+    call_->detachSharedOutputs(next == NextWrite::Continue);
 }
 
 TensorMap ExecutionWorker::outputsOnWorker(uint64_t gen) {
@@ -313,8 +323,9 @@ TensorMap ExecutionWorker::outputsOnWorker(uint64_t gen) {
 }
 
 void ExecutionWorker::withExecutorOnWorker(uint64_t gen, const std::function<void(ops::PreparedCall&)>& fn) {
-    forgetSnapshots();  // fn may replay the call
-    if (current(gen)) fn(*call_);
+    if (!current(gen)) return;
+    releaseSnapshots(NextWrite::Continue);  // fn may replay the call
+    fn(*call_);
 }
 
 }  // namespace opscope::gui

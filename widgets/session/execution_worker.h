@@ -85,11 +85,13 @@ public:
     void rejudgeOnWorker(uint64_t generation);
     // Replays the run up to the current position to collect the element's history.
     void pickOnWorker(uint64_t generation, ElementPick pick);
-    // A copy of the slot's current contents (null when not prepared or unknown). Asked again
-    // before the executor moves, it is the same copy while anyone holds it (the tensor view and
-    // the analysis share one copy of a 512 MiB output instead of making two).
+    // The slot's current contents (null when not prepared or unknown), fixed from then on.
+    // Inputs and whole outputs are shared, not copied (a 512 MiB output costs nothing to look
+    // at): before the executor writes again, an output still held moves to new storage
+    // (PreparedCall::detachSharedOutputs). Asked again before the executor moves, it is the
+    // same tensor while anyone holds it. Other slots (scratch, views) are copied.
     TensorPtr snapshotOnWorker(uint64_t generation, const std::string& slot);
-    // Copies of every operator output (user output slots) at the current position.
+    // Every operator output (user output slots) at the current position, shared likewise.
     TensorMap outputsOnWorker(uint64_t generation);
     // Runs fn with the executor when prepared and current (for saving traces).
     void withExecutorOnWorker(uint64_t generation, const std::function<void(ops::PreparedCall&)>& fn);
@@ -98,8 +100,12 @@ private:
     class HistoryRecorder;
     StepState evaluateStepOnWorker(std::size_t step);
     bool current(uint64_t generation) const { return call_ && generation == generation_; }
-    // The executor's memory is about to change: earlier snapshots no longer describe it.
-    void forgetSnapshots() { snapshots_.clear(); }
+    // The executor's memory is about to change: earlier snapshots no longer describe it, and
+    // outputs they share move away first. `Rewind`: the executor starts over at step 0, so the
+    // moved outputs need not keep their values.
+    enum class NextWrite { Continue, Rewind };
+    void releaseSnapshots(NextWrite next);
+    TensorPtr sharedSnapshot(int slot) const;
 
     WorkerSink* sink_;
     QObject* guard_;

@@ -37,6 +37,9 @@ public:
 
     // A contiguous view of the whole tensor.
     TensorView view() const;
+    // True when another HostTensor (a shallow copy) holds the same storage. Another thread may
+    // drop its copy meanwhile: a true answer can be stale, a false one cannot.
+    bool sharesStorage() const { return data_.use_count() > 1; }
 
     // Element i (row-major) as double, and set from double (rounded to the dtype).
     double getAsDouble(int64_t i) const;

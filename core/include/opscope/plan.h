@@ -56,6 +56,9 @@ public:
     // Points a caller (input or output) slot at other storage: same dtype, shape and strides,
     // element [0,...] at data + offset elements. Phase 2 uses it to read inputs from a copy.
     void rebindCaller(int id, void* data, int64_t offset);
+    // Points every caller slot whose storage starts at `from` at `to` instead (same offsets):
+    // the caller moved that tensor to other storage of the same size.
+    void moveCallerStorage(const void* from, void* to);
 
 private:
     std::vector<Slot> slots_;

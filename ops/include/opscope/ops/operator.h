@@ -108,6 +108,11 @@ public:
     // Runs every remaining step.
     void runToEnd();
     const std::vector<std::pair<std::string, HostTensor>>& outputs() const { return outputs_; }
+    // Copy-on-write for outputs: each output whose storage someone else still holds (a shallow
+    // copy taken as a snapshot) moves to new storage, with the values written so far when
+    // `keepValues`, else zeroed as before the first run; the executor then writes there and the
+    // holder keeps what it saw. Call before the executor runs a step.
+    void detachSharedOutputs(bool keepValues);
     const HostTensor* output(const std::string& name) const;
     const OpArguments& arguments() const { return args_; }
 
