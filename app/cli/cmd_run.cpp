@@ -67,6 +67,7 @@ CommandSpec runSpec() {
         {"--progress", "", false, "print progress on stderr even when it is not a terminal"},
         {"--brief", "", false, "one row per case (its worst comparison) instead of one per comparison"},
         {"--verbose", "", false, "print every comparison's reason and the notes"},
+        {"--worker", "SHARE", false, "internal, for --jobs: run the cases listed in SHARE, one JSON line each"},
     };
     s.minPositionals = 0;
     s.examples =
@@ -491,11 +492,21 @@ int workerCount(const ParsedArgs& a, std::size_t cases) {
 std::vector<std::string> workerArguments(const ParsedArgs& a) {
     std::vector<std::string> args = {"run"};
     args.insert(args.end(), a.positionals.begin(), a.positionals.end());
-    for (const std::string& c : a.values("--case")) args.insert(args.end(), {"--case", c});
     for (const char* o : {"--dtype", "--standard", "--product"})
         if (a.has(o)) args.insert(args.end(), {o, a.value(o)});
     args.insert(args.end(), {"--threads", a.valueOr("--threads", "1")});  // the cases share the cores
     return args;
+}
+
+// Item k of the user's shard goes to worker k % workers: a deterministic split.
+std::vector<std::vector<WorkerItem>> workerShares(const std::vector<WorkItem>& items,
+                                                  const std::vector<FilePlan>& plans, int workers) {
+    std::vector<std::vector<WorkerItem>> shares(static_cast<std::size_t>(workers));
+    for (std::size_t k = 0; k < items.size(); ++k) {
+        const WorkItem& it = items[k];
+        shares[k % shares.size()].push_back({it.order, static_cast<std::size_t>(it.plan - plans.data()), it.path});
+    }
+    return shares;
 }
 
 // The items in this process, with --trace when asked.
@@ -524,24 +535,54 @@ void runHere(const ParsedArgs& a, const RunOptions& o, const std::vector<WorkIte
               << " written to " << trace->path() << "\n";
 }
 
-// The items in `workers` processes of opscope-cli run --shard; their merged results.
-void runInWorkers(const ParsedArgs& a, const RunOptions& o, std::size_t cases, int workers, RunSummary* summary) {
+// The items in `workers` processes of opscope-cli run --worker; their results in order.
+void runInWorkers(const ParsedArgs& a, const std::vector<FilePlan>& plans, const std::vector<WorkItem>& items,
+                  int workers, RunSummary* summary) {
     WorkerPlan plan;
     plan.args = workerArguments(a);
-    plan.workers = workers;
-    plan.shardIndex = o.shardIndex;
-    plan.shardCount = o.shardCount;
-    plan.cases = cases;
-    Progress progress(a.has("--progress") || stderrIsTerminal(), cases);
+    plan.shares = workerShares(items, plans, workers);
+    Progress progress(a.has("--progress") || stderrIsTerminal(), items.size());
     plan.progress = [&](std::size_t done, const std::string& path) { progress.step(done, path); };
-    RunSummary merged = runInWorkerProcesses(plan);
+    std::vector<OrderedResult> results = runInWorkerProcesses(plan);
     progress.done();
-    merged.dtype = summary->dtype;
-    merged.standardOverride = summary->standardOverride;
-    merged.shard = summary->shard;
-    merged.skipped = summary->skipped;
-    merged.workers = workers;
-    *summary = std::move(merged);
+    summary->product = productId(currentProduct());
+    summary->threads = std::stoi(a.valueOr("--threads", "1"));
+    summary->workers = workers;
+    for (OrderedResult& o : results) {
+        const ops::CaseResult& r = o.result;
+        (!r.ok() ? summary->errors : r.passed() ? summary->passed : summary->failed) += 1;
+        summary->order.push_back(o.order);
+        summary->results.push_back(std::move(o.result));
+    }
+}
+
+// A worker of --jobs: the cases of its share, each result a JSON line on stdout as it is done.
+// The case files are not listed again (the share names the cases); traces are read whole.
+int runAsWorker(const ParsedArgs& a, const RunOptions& o) {
+    const std::vector<WorkerItem> share = readWorkerShare(a.value("--worker"));
+    std::vector<FilePlan> plans;
+    for (const std::string& file : a.positionals) {
+        bool trace = false;
+        try {
+            trace = cases::isTraceFile(h5::File::openReadOnly(file));
+        } catch (const FileError& e) {
+            throw CliError(e.what());
+        }
+        std::vector<std::string> skipped, unmatched;
+        plans.push_back(trace ? planFile(file, {}, &skipped, &unmatched) : FilePlan{file, false, {}, {}});
+    }
+    std::vector<WorkItem> items;
+    for (const WorkerItem& w : share) {
+        if (w.file >= plans.size()) throw CliError("a worker's case names file " + std::to_string(w.file));
+        const FilePlan& plan = plans[w.file];
+        const auto trace = std::find_if(plan.traceCases.begin(), plan.traceCases.end(),
+                                        [&](const cases::Case& c) { return c.path == w.path; });
+        items.push_back({&plan, trace == plan.traceCases.end() ? nullptr : &*trace, w.path, w.order});
+    }
+    ResultSender sender;
+    runItems(items, o.settings, [&](std::size_t i, const ops::CaseResult& r) { sender.send(r, items[i].order); });
+    sender.flush();
+    return kExitPass;
 }
 
 void printResults(const ParsedArgs& a, const RunSummary& summary, const std::vector<std::string>& inputFiles) {
@@ -566,12 +607,13 @@ int runRun(const ParsedArgs& a) {
     RunSummary summary;
     readSettings(a, &o, &summary);
     readInputsAndOutputs(a, &o);
+    if (a.has("--worker")) return runAsWorker(a, o);
     const std::vector<FilePlan> plans = planFiles(a, &summary);
     const std::vector<WorkItem> items = workItems(plans, o.adHoc ? &*o.adHoc : nullptr, o.shardIndex, o.shardCount);
     if (items.empty()) throw CliError(o.shardCount > 1 ? "no cases in shard " + a.value("--shard") : "no cases to run");
     const int workers = workerCount(a, items.size());
     if (workers > 1)
-        runInWorkers(a, o, items.size(), workers, &summary);
+        runInWorkers(a, plans, items, workers, &summary);
     else
         runHere(a, o, items, &summary);
     printResults(a, summary, o.inputFiles);

@@ -61,38 +61,35 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
         w.value(s.shard);
     w.key("skipped").value(s.skipped);
     w.key("cases").beginArray();
-    for (std::size_t i = 0; i < s.results.size(); ++i) {
-        const ops::CaseResult& r = s.results[i];
-        w.beginObject();
-        w.field("file", r.file).field("path", r.path).field("op", r.op).field("origin", r.origin);
-        w.field("description", r.description).field("status", statusOf(r));
-        if (i < s.order.size()) w.field("order", static_cast<int64_t>(s.order[i]));
-        const std::string call = import::msprobe::callOfCasePath(r.path);
-        if (!call.empty()) w.field("msprobe_call", call);
-        const ops::DeviceVerdict verdict = r.deviceVerdict();
-        if (verdict.kind != ops::DeviceVerdict::Kind::NoDevice)
-            w.field("device_verdict", ops::deviceVerdictName(verdict.kind)).field("device_explanation", verdict.line);
-        if (!r.ok()) w.field("error", r.error);
-        w.field("dtype", dtypeName(r.caseDtype)).field("run_dtype", dtypeName(r.runDtype));
-        w.field("standard", r.standard).field("run_ms", r.runMs).field("golden_ms", r.goldenMs);
-        w.key("outputs").beginArray();
-        for (const ops::OutputSummary& o : r.outputs) {
-            w.beginObject()
-                .field("name", o.name)
-                .field("dtype", dtypeName(o.dtype))
-                .field("shape", o.shape)
-                .endObject();
-        }
-        w.endArray();
-        w.key("comparisons").beginArray();
-        for (const ops::Comparison& c : r.comparisons) ops::writeComparisonJson(w, c);
-        w.endArray();
-        w.key("notes").value(r.notes);
-        w.endObject();
-    }
+    for (std::size_t i = 0; i < s.results.size(); ++i)
+        writeCaseJson(w, s.results[i], i < s.order.size() ? &s.order[i] : nullptr);
     w.endArray();
     w.endObject();
     w.finish();
+}
+
+void writeCaseJson(JsonWriter& w, const ops::CaseResult& r, const std::size_t* order) {
+    w.beginObject();
+    w.field("file", r.file).field("path", r.path).field("op", r.op).field("origin", r.origin);
+    w.field("description", r.description).field("status", statusOf(r));
+    if (order) w.field("order", static_cast<int64_t>(*order));
+    const std::string call = import::msprobe::callOfCasePath(r.path);
+    if (!call.empty()) w.field("msprobe_call", call);
+    const ops::DeviceVerdict verdict = r.deviceVerdict();
+    if (verdict.kind != ops::DeviceVerdict::Kind::NoDevice)
+        w.field("device_verdict", ops::deviceVerdictName(verdict.kind)).field("device_explanation", verdict.line);
+    if (!r.ok()) w.field("error", r.error);
+    w.field("dtype", dtypeName(r.caseDtype)).field("run_dtype", dtypeName(r.runDtype));
+    w.field("standard", r.standard).field("run_ms", r.runMs).field("golden_ms", r.goldenMs);
+    w.key("outputs").beginArray();
+    for (const ops::OutputSummary& o : r.outputs)
+        w.beginObject().field("name", o.name).field("dtype", dtypeName(o.dtype)).field("shape", o.shape).endObject();
+    w.endArray();
+    w.key("comparisons").beginArray();
+    for (const ops::Comparison& c : r.comparisons) ops::writeComparisonJson(w, c);
+    w.endArray();
+    w.key("notes").value(r.notes);
+    w.endObject();
 }
 
 void writeRunCsv(std::ostream& os, const RunSummary& s) {

@@ -26,6 +26,8 @@ struct RunSummary {
 };
 
 void writeRunJson(std::ostream& os, const RunSummary& s);
+// One case of writeRunJson's "cases" array; `order` (its position in the whole run) when known.
+void writeCaseJson(JsonWriter& w, const ops::CaseResult& r, const std::size_t* order);
 void writeRunCsv(std::ostream& os, const RunSummary& s);
 
 // Throws CliError unless the path ends in .json or .csv.

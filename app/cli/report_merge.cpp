@@ -98,6 +98,8 @@ ops::Comparison comparisonFromJson(const json& j) {
     return c;
 }
 
+}  // namespace
+
 ops::CaseResult caseFromJson(const json& j) {
     ops::CaseResult r;
     readStrings(j, {{"file", &r.file},
@@ -120,8 +122,6 @@ ops::CaseResult caseFromJson(const json& j) {
         if (n.is_string()) r.notes.push_back(n.get<std::string>());
     return r;
 }
-
-}  // namespace
 
 json readReportFile(const std::string& path) {
     requireReadableFile(path);

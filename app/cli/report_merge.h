@@ -28,4 +28,8 @@ ReportJson mergeReports(std::vector<ReportJson> reports, const std::vector<std::
 // hold as null, come back as NaN. Throws CliError naming what is malformed.
 RunSummary summaryFromReport(const ReportJson& report);
 
+// One case of a report (writeCaseJson's object) read back; throws json::exception when a field
+// has the wrong type.
+ops::CaseResult caseFromJson(const ReportJson& j);
+
 }  // namespace opscope::cli

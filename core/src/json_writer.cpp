@@ -28,7 +28,9 @@ std::string JsonWriter::quote(const std::string& s) {
     return out + "\"";
 }
 
-void JsonWriter::newline() { os_ << '\n' << std::string(2 * first_.size(), ' '); }
+void JsonWriter::newline() {
+    if (layout_ == Layout::Indented) os_ << '\n' << std::string(2 * first_.size(), ' ');
+}
 
 void JsonWriter::separator() {
     if (afterKey_) {

@@ -120,6 +120,28 @@ for c in $children; do
 done
 checks=$((checks + 1))
 [ -z "$(ls -A "$TMPDIR")" ] || fail "the interrupted run left $(ls "$TMPDIR") behind"
+# A worker that dies before it has sent all its results fails the run (exit 2) with a sentence
+# that names it; the other worker is stopped and nothing is left behind.
+"$CLI" run "${many[@]}" --jobs 2 --brief > "$WORK/out" 2> "$WORK/err" &
+parent=$!
+for _ in $(seq 100); do [ "$(pgrep -P "$parent" | wc -l)" -ge 2 ] && break; sleep 0.1; done
+children=$(pgrep -P "$parent" | tr '\n' ' ')
+victim=${children%% *}
+checks=$((checks + 1))
+[ -n "$victim" ] || fail "no worker processes started"
+kill -KILL "$victim"
+wait "$parent"
+status=$?
+checks=$((checks + 1))
+[ "$status" -eq 2 ] || fail "a killed worker: run exited with $status, not 2"
+expect_err "opscope-cli: worker [12] of 2 was killed by signal 9 after [0-9]* of its 320 cases"
+sleep 0.2
+for c in $children; do
+    checks=$((checks + 1))
+    kill -0 "$c" 2> /dev/null && fail "worker process $c outlived the failed run"
+done
+checks=$((checks + 1))
+[ -z "$(ls -A "$TMPDIR")" ] || fail "the failed run left $(ls "$TMPDIR") behind"
 unset TMPDIR
 
 for i in 0 1 2; do

@@ -11,7 +11,9 @@ namespace opscope {
 
 class JsonWriter {
 public:
-    explicit JsonWriter(std::ostream& os) : os_(os) {}
+    // Indented for people; OneLine for a stream of one document per line (JSON lines).
+    enum class Layout { Indented, OneLine };
+    explicit JsonWriter(std::ostream& os, Layout layout = Layout::Indented) : os_(os), layout_(layout) {}
 
     JsonWriter& beginObject();
     JsonWriter& endObject();
@@ -45,6 +47,7 @@ private:
     JsonWriter& close(char bracket);
     void newline();
     std::ostream& os_;
+    Layout layout_;
     std::vector<bool> first_;  // per open container: nothing written yet
     bool afterKey_ = false;
 };

@@ -150,20 +150,28 @@ std::vector<std::string> walkForCases(const h5::File& file, const std::string& r
     if (isTraceFile(file)) return out;  // its executors look alike; casesFromTrace reads them
     std::set<std::string> walked;
     h5::WalkBudget budget(file);
-    std::vector<std::pair<std::string, int>> stack{{start, 0}};  // path, depth below start
-    // Depth first in name order: children are pushed in reverse.
+    struct Pending {
+        std::string path;
+        int depth;  // below start
+        h5::ObjectInfo info;
+    };
+    // Depth first in name order: children are pushed in reverse. Each child's kind comes from
+    // listing its parent (one call per child instead of a lookup from the root).
+    std::vector<Pending> stack{{start, 0, file.info(start)}};
     while (!stack.empty()) {
-        const auto [path, depth] = stack.back();
+        const Pending p = std::move(stack.back());
         stack.pop_back();
-        if (depth > 0) budget.visit(path, depth);
-        const h5::ObjectInfo info = file.info(path);
-        if (info.kind != h5::ObjectKind::Group || info.viaSoftLink || !walked.insert(info.identity).second) continue;
-        if (isCaseGroup(file, path)) {
-            out.push_back(path);
+        if (p.depth > 0) budget.visit(p.path, p.depth);
+        if (p.info.kind != h5::ObjectKind::Group || p.info.viaSoftLink || !walked.insert(p.info.identity).second)
+            continue;
+        // A group already: only its 'op' attribute is left to look at (isCaseGroup's test).
+        if (h5::readStringAttributeIfPresent(file, p.path, kOpAttribute)) {
+            out.push_back(p.path);
             continue;
         }
-        const std::vector<std::string> names = file.children(path);
-        for (auto it = names.rbegin(); it != names.rend(); ++it) stack.push_back({join(path, *it), depth + 1});
+        const std::vector<h5::File::Child> children = file.listChildren(p.path);
+        for (auto it = children.rbegin(); it != children.rend(); ++it)
+            stack.push_back({join(p.path, it->name), p.depth + 1, it->info});
     }
     return out;
 }
