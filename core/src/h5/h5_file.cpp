@@ -251,7 +251,9 @@ File File::create(const std::string& path) {
     Handle access = fileAccessList(what, true);
     Handle file = h5::open(Handle::Kind::File, what,
                            [&] { return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id()); });
-    return File(std::move(file), path, true);
+    File created(std::move(file), path, true);
+    created.createdHere_ = true;
+    return created;
 }
 
 void File::flush() {
@@ -269,7 +271,7 @@ void File::requireWritable(const std::string& what) const {
 ObjectInfo File::info(const std::string& path) const {
     const std::string normalized = normalizePath(path);
     if (normalized == "/") return objectInfo(id(), "/", "cannot look up '/' in '" + path_ + "'");
-    return lookUp(normalized, 0);
+    return createdHere_ ? lookUpCreated(normalized) : lookUp(normalized, 0);
 }
 
 ObjectInfo File::lookUp(const std::string& normalized, int hops) const {
@@ -324,6 +326,21 @@ ObjectInfo File::lookUp(const std::string& normalized, int hops) const {
         at = here;
     }
     return {};
+}
+
+ObjectInfo File::lookUpCreated(const std::string& normalized) const {
+    const std::string what = "cannot look up '" + normalized + "' in '" + path_ + "'";
+    for (std::size_t end = normalized.find('/', 1);; end = normalized.find('/', end + 1)) {
+        const std::string prefix = normalized.substr(0, end);
+        const bool last = end == std::string::npos;
+        if (!last && knownGroups_.count(prefix)) continue;
+        // Below a dataset HDF5 reports an error, not "no": either way there is nothing there.
+        if (probe([&] { return H5Lexists(id(), prefix.c_str(), H5P_DEFAULT); }) <= 0) return {};
+        if (last) break;
+    }
+    ObjectInfo found = objectInfo(id(), normalized, what);
+    if (found.kind == ObjectKind::Group) knownGroups_.insert(normalized);
+    return found;
 }
 
 void File::refuseIfExternal(const std::string& path, const ObjectInfo& found) const {

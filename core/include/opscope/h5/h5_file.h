@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <type_traits>
 #include <vector>
 
@@ -104,6 +105,10 @@ private:
     // info() one link at a time from the root, so that no link leaving the file is crossed
     // unseen; `hops` counts the soft links followed so far.
     ObjectInfo lookUp(const std::string& normalized, int hops) const;
+    // lookUp in a file this process created: it holds only groups and datasets written here
+    // through hard links (this layer makes no soft or external links), so there is no link to
+    // guard against and each component is one existence check.
+    ObjectInfo lookUpCreated(const std::string& normalized) const;
     void writeAttributeData(const std::string& objectPath, const std::string& name, Id type, Id space,
                             const void* data);
 
@@ -111,6 +116,9 @@ private:
     std::string path_;
     bool writable_ = false;
     bool externalAllowed_ = false;
+    bool createdHere_ = false;  // by create(): see lookUpCreated
+    // In a created file: groups seen so far (this layer deletes datasets, never groups).
+    mutable std::unordered_set<std::string> knownGroups_;
 };
 
 template <>
