@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "simd_rows.h"
+
 namespace opscope::kernels {
 namespace {
 
@@ -21,6 +23,21 @@ void validRange(int64_t iw0, int64_t s, int64_t W, int64_t len, int64_t* lo, int
     b = std::min(b, len);
     *lo = a;
     *hi = std::max(a, b);
+}
+
+// One piece's row of the column matrix: zeros, X[iw0 + j*sw] for j in [lo, hi), zeros.
+void fillPieceRow(const Piece& p, const float* src, int64_t sw, float* dst) {
+    if (p.xOff < 0) {
+        zeroRow(dst, p.len);
+        return;
+    }
+    zeroRow(dst, p.lo);
+    const float* s = src + p.xOff + p.iw0 + p.lo * sw;
+    if (sw == 1)
+        copyRow(s, dst + p.lo, p.hi - p.lo);
+    else
+        gatherRow(s, sw, dst + p.lo, p.hi - p.lo);
+    zeroRow(dst + p.hi, p.len - p.hi);
 }
 
 }  // namespace
@@ -63,21 +80,7 @@ void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1,
     for (int64_t cx = cx0; cx < cx1; ++cx) {
         const float* xc = x + cx * X;
         float* block = cols + (cx - cx0) * K * ld;
-        for (const Piece& p : pieces) {
-            float* dst = block + p.row * ld + p.t;
-            if (p.xOff < 0) {
-                std::fill(dst, dst + p.len, 0.0f);
-                continue;
-            }
-            const float* src = xc + p.xOff;
-            std::fill(dst, dst + p.lo, 0.0f);
-            if (sw == 1) {
-                if (p.hi > p.lo) std::copy(src + (p.iw0 + p.lo), src + (p.iw0 + p.hi), dst + p.lo);
-            } else {
-                for (int64_t j = p.lo; j < p.hi; ++j) dst[j] = src[p.iw0 + j * sw];
-            }
-            std::fill(dst + p.hi, dst + p.len, 0.0f);
-        }
+        for (const Piece& p : pieces) fillPieceRow(p, xc, sw, block + p.row * ld + p.t);
     }
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "convolution_backward_checks.h"
+#include "conv_input_as_forward.h"
 #include "convolution_backward_kernel.h"
 #include "cube_precision.h"
 #include "opscope/op_support.h"
@@ -137,7 +138,30 @@ void planBiasGrad(Plan& plan, Operands& ops, const conv::ConvProblem& p, const S
 struct CubeOperands {
     int dy = -1, x = -1, w = -1, cols = -1;
     std::string convName, dims;
+    bool inputAsForward = false;     // gradInput of a stride-1 convolution: conv_input_as_forward.h
+    kernels::ConvTiling flipTiling;  // the tiling of that forward convolution
 };
+
+// Conv{2,3}DBackpropInput of a stride-1 convolution: the forward convolution of gradOutput with
+// the flipped weights (written into the workspace first), one deep GEMM per tile, no col2im.
+void planInputGradAsForward(Plan& plan, const kernels::ConvGeometry& g, const CubeOperands& c, int dx) {
+    const kernels::ConvGeometry f = kernels::flippedGeometry(g);
+    const kernels::ConvTiling tiling = c.flipTiling;
+    const int dy = c.dy, w = c.w, cols = c.cols;
+    const int flipped = plan.addScratch("weight.flipped", DType::Float32, {f.CY, f.colRows()});
+    plan.addStep({c.convName + "BackpropInput",
+                  "gradInput = weight flipped x im2col(gradOutput) per image, group and tile (stride 1: the "
+                  "forward convolution with the flipped weights, no col2im)" +
+                      c.dims,
+                  {dy, w},
+                  {dx, flipped, cols},
+                  [=](const StepContext& ctx) {
+                      zeroScratch(ctx, cols);
+                      kernels::flipWeights(g, ctx.data<float>(w), ctx.data<float>(flipped));
+                      kernels::convGatherOutput(f, tiling, ctx.data<float>(flipped), ctx.data<float>(dy),
+                                                ctx.data<float>(dx), ctx.data<float>(cols));
+                  }});
+}
 
 void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGeometry& g,
                    const kernels::ConvTiling& tiling, const CubeOperands& c, int userOut) {
@@ -145,7 +169,9 @@ void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGe
     const int dx = t.compute, dy = c.dy, w = c.w, cols = c.cols;
     std::vector<int> outs = {dx};
     if (cols >= 0) outs.push_back(cols);
-    if (!p.transposed) {
+    if (c.inputAsForward) {
+        planInputGradAsForward(plan, g, c, dx);
+    } else if (!p.transposed) {
         plan.addStep({c.convName + "BackpropInput",
                       "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + c.dims,
                       {dy, w},
@@ -242,8 +268,14 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     c.x = wantDw ? ops.cube(s.x) : -1;
     c.w = wantDx ? ops.cube(s.w) : -1;
     if (s.out[2] >= 0 && p.gradOutput->numel() > 0) ops.raw(s.dy);
-    if ((wantDx || wantDw) && kernels::colsBufferFloats(g, tiling) > 0)
-        c.cols = plan.addScratch("im2col", DType::Float32, {tiling.workers, g.colRows(), tiling.tile});
+    c.inputAsForward = wantDx && !p.transposed && kernels::gradInputAsForward(g);
+    int64_t colsFloats = (wantDw || (wantDx && !c.inputAsForward)) ? kernels::colsBufferFloats(g, tiling) : 0;
+    if (c.inputAsForward) {
+        c.flipTiling = kernels::chooseTiling(kernels::flippedGeometry(g), numThreads());
+        c.flipTiling.gemm = tiling.gemm;
+        colsFloats = std::max(colsFloats, kernels::colsBufferFloats(kernels::flippedGeometry(g), c.flipTiling));
+    }
+    if (colsFloats > 0) c.cols = plan.addScratch("im2col", DType::Float32, {colsFloats});
     c.convName = p.spatial == 3 ? "Conv3D" : "Conv2D";
     c.dims = p.spatial == 1 ? " (1D as 2D with H = 1)" : "";
     if (wantDx) planInputGrad(plan, p, g, tiling, c, s.out[0]);
