@@ -26,13 +26,14 @@ void validRange(int64_t iw0, int64_t s, int64_t W, int64_t len, int64_t* lo, int
 }
 
 // One piece's row of the column matrix: zeros, X[iw0 + j*sw] for j in [lo, hi), zeros.
-void fillPieceRow(const Piece& p, const float* src, int64_t sw, float* dst) {
+template <class T>
+void fillPieceRow(const Piece& p, const T* src, int64_t sw, T* dst) {
     if (p.xOff < 0) {
         zeroRow(dst, p.len);
         return;
     }
     zeroRow(dst, p.lo);
-    const float* s = src + p.xOff + p.iw0 + p.lo * sw;
+    const T* s = src + p.xOff + p.iw0 + p.lo * sw;
     if (sw == 1)
         copyRow(s, dst + p.lo, p.hi - p.lo);
     else
@@ -73,15 +74,30 @@ const std::vector<Piece>& piecesOf(const ConvGeometry& g, int64_t p0, int64_t le
     return pieces;
 }
 
-void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
-                int64_t ld) {
+namespace {
+
+template <class T>
+void im2colOf(const ConvGeometry& g, const T* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, T* cols,
+              int64_t ld) {
     const int64_t K = g.kernelSize(), X = g.xSize(), sw = g.stride[2];
     const std::vector<Piece>& pieces = piecesOf(g, p0, len);
     for (int64_t cx = cx0; cx < cx1; ++cx) {
-        const float* xc = x + cx * X;
-        float* block = cols + (cx - cx0) * K * ld;
+        const T* xc = x + cx * X;
+        T* block = cols + (cx - cx0) * K * ld;
         for (const Piece& p : pieces) fillPieceRow(p, xc, sw, block + p.row * ld + p.t);
     }
+}
+
+}  // namespace
+
+void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
+                int64_t ld) {
+    im2colOf(g, x, cx0, cx1, p0, len, cols, ld);
+}
+
+void im2colTile(const ConvGeometry& g, const uint16_t* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
+                uint16_t* cols, int64_t ld) {
+    im2colOf(g, x, cx0, cx1, p0, len, cols, ld);
 }
 
 void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,

@@ -25,18 +25,26 @@ ConvGeometry flippedGeometry(const ConvGeometry& g) {
     return f;
 }
 
-void flipWeights(const ConvGeometry& g, const float* w, float* flipped) {
+namespace {
+
+template <class T>
+void flip(const ConvGeometry& g, const T* w, T* flipped) {
     const int64_t K = g.kernelSize(), CYg = g.CYg(), CXg = g.CXg;
     parallelFor(0, g.CY, 1, [&](int64_t b, int64_t e) {
         for (int64_t cy = b; cy < e; ++cy) {
             const int64_t grp = cy / CYg, co = cy % CYg;
             for (int64_t ci = 0; ci < CXg; ++ci) {
-                const float* src = w + (cy * CXg + ci) * K;
-                float* dst = flipped + ((grp * CXg + ci) * CYg + co) * K;
+                const T* src = w + (cy * CXg + ci) * K;
+                T* dst = flipped + ((grp * CXg + ci) * CYg + co) * K;
                 for (int64_t k = 0; k < K; ++k) dst[K - 1 - k] = src[k];
             }
         }
     });
 }
+
+}  // namespace
+
+void flipWeights(const ConvGeometry& g, const float* w, float* flipped) { flip(g, w, flipped); }
+void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped) { flip(g, w, flipped); }
 
 }  // namespace opscope::kernels

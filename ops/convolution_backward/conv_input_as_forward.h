@@ -19,5 +19,6 @@ ConvGeometry flippedGeometry(const ConvGeometry& g);
 
 // flipped[grp*CXg + ci][co][K-1-k] = w[grp*CYg + co][ci][k]: the weight of flippedGeometry(g).
 void flipWeights(const ConvGeometry& g, const float* w, float* flipped);
+void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped);  // bf16 storage
 
 }  // namespace opscope::kernels

@@ -58,4 +58,49 @@ inline void gatherRow(const float* src, int64_t stride, float* dst, int64_t n) {
     for (int64_t j = 0; j < n; ++j) dst[j] = src[j * stride];
 }
 
+// The same for bf16 storage (uint16_t: the bits of each value), 32 values per register.
+#if defined(__AVX512BW__)
+inline __mmask32 firstLanes32(int64_t n) {
+    return n >= 32 ? ~__mmask32{0} : n <= 0 ? __mmask32{0} : (__mmask32{1} << n) - 1;
+}
+#endif
+
+inline void zeroRow(uint16_t* dst, int64_t n) {
+#if defined(__AVX512BW__)
+    for (int64_t j = 0; j < n; j += 32) _mm512_mask_storeu_epi16(dst + j, firstLanes32(n - j), _mm512_setzero_si512());
+#else
+    std::fill(dst, dst + n, uint16_t{0});
+#endif
+}
+
+inline void copyRow(const uint16_t* src, uint16_t* dst, int64_t n) {
+#if defined(__AVX512BW__)
+    for (int64_t j = 0; j < n; j += 32) {
+        const __mmask32 m = firstLanes32(n - j);
+        _mm512_mask_storeu_epi16(dst + j, m, _mm512_maskz_loadu_epi16(m, src + j));
+    }
+#else
+    std::copy(src, src + n, dst);
+#endif
+}
+
+inline void gatherRow(const uint16_t* src, int64_t stride, uint16_t* dst, int64_t n) {
+#if defined(__AVX512BW__)
+    if (stride == 2) {
+        alignas(64) static constexpr uint16_t kEven[32] = {0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20,
+                                                           22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42,
+                                                           44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
+        const __m512i even = _mm512_load_si512(kEven);
+        for (int64_t j = 0; j < n; j += 32) {
+            const int64_t need = 2 * std::min<int64_t>(32, n - j) - 1;
+            const __m512i lo = _mm512_maskz_loadu_epi16(firstLanes32(need), src + 2 * j);
+            const __m512i hi = _mm512_maskz_loadu_epi16(firstLanes32(need - 32), src + 2 * j + 32);
+            _mm512_mask_storeu_epi16(dst + j, firstLanes32(n - j), _mm512_permutex2var_epi16(lo, even, hi));
+        }
+        return;
+    }
+#endif
+    for (int64_t j = 0; j < n; ++j) dst[j] = src[j * stride];
+}
+
 }  // namespace opscope::kernels
