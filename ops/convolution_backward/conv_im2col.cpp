@@ -10,8 +10,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "simd_rows.h"
-
 namespace opscope::kernels {
 namespace {
 
@@ -23,22 +21,6 @@ void validRange(int64_t iw0, int64_t s, int64_t W, int64_t len, int64_t* lo, int
     b = std::min(b, len);
     *lo = a;
     *hi = std::max(a, b);
-}
-
-// One piece's row of the column matrix: zeros, X[iw0 + j*sw] for j in [lo, hi), zeros.
-template <class T>
-void fillPieceRow(const Piece& p, const T* src, int64_t sw, T* dst) {
-    if (p.xOff < 0) {
-        zeroRow(dst, p.len);
-        return;
-    }
-    zeroRow(dst, p.lo);
-    const T* s = src + p.xOff + p.iw0 + p.lo * sw;
-    if (sw == 1)
-        copyRow(s, dst + p.lo, p.hi - p.lo);
-    else
-        gatherRow(s, sw, dst + p.lo, p.hi - p.lo);
-    zeroRow(dst + p.hi, p.len - p.hi);
 }
 
 }  // namespace
@@ -84,7 +66,21 @@ void im2colOf(const ConvGeometry& g, const T* x, int64_t cx0, int64_t cx1, int64
     for (int64_t cx = cx0; cx < cx1; ++cx) {
         const T* xc = x + cx * X;
         T* block = cols + (cx - cx0) * K * ld;
-        for (const Piece& p : pieces) fillPieceRow(p, xc, sw, block + p.row * ld + p.t);
+        for (const Piece& p : pieces) {
+            T* dst = block + p.row * ld + p.t;
+            if (p.xOff < 0) {
+                std::fill(dst, dst + p.len, T{});
+                continue;
+            }
+            const T* src = xc + p.xOff;
+            std::fill(dst, dst + p.lo, T{});
+            if (sw == 1) {
+                if (p.hi > p.lo) std::copy(src + (p.iw0 + p.lo), src + (p.iw0 + p.hi), dst + p.lo);
+            } else {
+                for (int64_t j = p.lo; j < p.hi; ++j) dst[j] = src[p.iw0 + j * sw];
+            }
+            std::fill(dst + p.hi, dst + p.len, T{});
+        }
     }
 }
 

@@ -20,8 +20,6 @@
 #endif
 #include <Eigen/Core>
 
-#include "simd_rows.h"
-
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define OPSCOPE_PACKED_FP32 1
@@ -55,6 +53,12 @@ void eigenGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int
 }
 
 #ifdef OPSCOPE_PACKED_FP32
+
+inline __mmask16 firstLanes(int64_t n) {
+    return n >= 16  ? static_cast<__mmask16>(0xFFFF)
+           : n <= 0 ? static_cast<__mmask16>(0)
+                    : static_cast<__mmask16>((1u << n) - 1);
+}
 
 inline uint32_t bitsOf(float v) {
     uint32_t u;

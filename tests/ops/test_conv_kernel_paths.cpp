@@ -134,7 +134,23 @@ TEST(ConvKernelPaths, PackingBf16StorageNeedsTheBf16Kind) {
     EXPECT_THROW(packed.pack(GemmKind::Float32, 1, 1, &one, 1, 1), std::logic_error);
 }
 
-TEST(ConvKernelPaths, Im2colOfBf16StorageIsTheNarrowedFloatIm2col) {
+// cols[r * len + t] = X[cx, position(p0 + t) * stride - pad + tap * dilation], 0 in the padding.
+float im2colDefinition(const ConvGeometry& g, const std::vector<float>& x, int64_t r, int64_t p) {
+    const int64_t K = g.kernelSize(), cx = r / K, tap = r % K;
+    const int64_t o[3] = {p / (g.ys[1] * g.ys[2]), p / g.ys[2] % g.ys[1], p % g.ys[2]};
+    const int64_t k[3] = {tap / (g.k[1] * g.k[2]), tap / g.k[2] % g.k[1], tap % g.k[2]};
+    int64_t at = cx;
+    for (int a = 0; a < 3; ++a) {
+        const int64_t i = o[a] * g.stride[a] - g.pad[a] + k[a] * g.dil[a];
+        if (i < 0 || i >= g.xs[a]) return 0.f;
+        at = at * g.xs[a] + i;
+    }
+    return x[static_cast<std::size_t>(at)];
+}
+
+// Both element types against the definition; the whole-vector stores stay inside the tile.
+TEST(ConvKernelPaths, Im2colMatchesItsDefinitionInBothStorages) {
+    constexpr std::size_t kGuard = 64;
     for (const Case& c : cases()) {
         SCOPED_TRACE(c.name);
         const ConvGeometry& g = c.g;
@@ -142,11 +158,22 @@ TEST(ConvKernelPaths, Im2colOfBf16StorageIsTheNarrowedFloatIm2col) {
         const int64_t rows = g.colRows(), Y = g.ySize();
         for (int64_t p0 : {int64_t{0}, Y / 3}) {
             const int64_t len = std::min<int64_t>(Y - p0, 45);
-            std::vector<float> wide(static_cast<std::size_t>(rows * len), -1.f);
-            std::vector<uint16_t> narrow(wide.size(), 0xFFFF);
+            const auto n = static_cast<std::size_t>(rows * len);
+            std::vector<float> wide(n + kGuard, -1.f);
+            std::vector<uint16_t> narrow(n + kGuard, 0xFFFF);
             im2colTile(g, x.wide.data(), 0, g.CXg, p0, len, wide.data(), len);
             im2colTile(g, x.bits.data(), 0, g.CXg, p0, len, narrow.data(), len);
-            for (std::size_t i = 0; i < wide.size(); ++i) ASSERT_EQ(bf16Bits(wide[i]), narrow[i]) << "element " << i;
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t t = 0; t < len; ++t) {
+                    const auto i = static_cast<std::size_t>(r * len + t);
+                    const float want = im2colDefinition(g, x.wide, r, p0 + t);
+                    ASSERT_EQ(wide[i], want) << "row " << r << " position " << t;
+                    ASSERT_EQ(narrow[i], bf16Bits(want)) << "row " << r << " position " << t;
+                }
+            for (std::size_t i = n; i < n + kGuard; ++i) {
+                ASSERT_EQ(wide[i], -1.f) << "written past the tile";
+                ASSERT_EQ(narrow[i], 0xFFFF) << "written past the tile";
+            }
         }
     }
 }
