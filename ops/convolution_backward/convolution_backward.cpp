@@ -305,7 +305,9 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     c.x = wantDw ? operand(s.x) : -1;
     c.w = wantDx ? operand(s.w) : -1;
     if (s.out[2] >= 0 && p.gradOutput->numel() > 0 && !c.bf16Storage) ops.raw(s.dy);
-    c.inputAsForward = wantDx && !p.transposed && kernels::gradInputAsForward(g);
+    // Measured: pays with the bf16 kernel (half-size bf16 columns, no float32 col2im pass); with
+    // float32 operands packing the deep column block costs more than the col2im it saves.
+    c.inputAsForward = wantDx && !p.transposed && c.bf16Storage && kernels::gradInputAsForward(g);
     int64_t colsFloats = (wantDw || (wantDx && !c.inputAsForward)) ? kernels::colsBufferFloats(g, tiling) : 0;
     if (c.inputAsForward) {
         c.flipTiling = kernels::chooseTiling(kernels::flippedGeometry(g), numThreads());

@@ -60,6 +60,24 @@ inline __mmask16 firstLanes(int64_t n) {
                     : static_cast<__mmask16>((1u << n) - 1);
 }
 
+// The first n of 16 lanes: plain loads and stores for full vectors, the common case (masked
+// stores are much slower on Zen 4 even with every lane set), masked ones for the tails.
+inline __m512 loadFirst(const float* p, int64_t n) {
+    return n >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(firstLanes(n), p);
+}
+inline void storeFirst(float* p, int64_t n, __m512 v) {
+    if (n >= 16)
+        _mm512_storeu_ps(p, v);
+    else
+        _mm512_mask_storeu_ps(p, firstLanes(n), v);
+}
+inline void storeFirst(uint32_t* p, int64_t n, __m512i v) {
+    if (n >= 16)
+        _mm512_storeu_si512(p, v);
+    else
+        _mm512_mask_storeu_epi32(p, firstLanes(n), v);
+}
+
 inline uint32_t bitsOf(float v) {
     uint32_t u;
     std::memcpy(&u, &v, sizeof u);
@@ -77,12 +95,12 @@ inline uint32_t unitOf(const float* atK, int64_t ks, bool last) {
 
 // Units of 16 rows at k (rows contiguous): fp32 the values; bf16 the pairs (k, k+1).
 template <GemmKind Kind>
-inline __m512i unitsAcrossRows(__mmask16 live, const float* atK, const float* atK1) {
-    const __m512i lo = _mm512_castps_si512(_mm512_maskz_loadu_ps(live, atK));
+inline __m512i unitsAcrossRows(int64_t live, const float* atK, const float* atK1) {
+    const __m512i lo = _mm512_castps_si512(loadFirst(atK, live));
     if constexpr (Kind == GemmKind::Float32) {
         return lo;
     } else {
-        const __m512i hi = atK1 ? _mm512_castps_si512(_mm512_maskz_loadu_ps(live, atK1)) : _mm512_setzero_si512();
+        const __m512i hi = atK1 ? _mm512_castps_si512(loadFirst(atK1, live)) : _mm512_setzero_si512();
         return _mm512_or_si512(_mm512_srli_epi32(lo, 16),
                                _mm512_and_si512(hi, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
     }
@@ -92,11 +110,11 @@ inline __m512i unitsAcrossRows(__mmask16 live, const float* atK, const float* at
 template <GemmKind Kind>
 inline __m512i unitsAlongK(const float* row, int64_t left) {
     if constexpr (Kind == GemmKind::Float32) {
-        return _mm512_castps_si512(_mm512_maskz_loadu_ps(firstLanes(left), row));
+        return _mm512_castps_si512(loadFirst(row, left));
     } else {
 #ifdef OPSCOPE_PACKED_BF16
-        const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(left), row);
-        const __m512 hi = _mm512_maskz_loadu_ps(firstLanes(left - 16), row + 16);
+        const __m512 lo = loadFirst(row, left);
+        const __m512 hi = left > 16 ? loadFirst(row + 16, left - 16) : _mm512_setzero_ps();
         return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);  // exact: the values are bf16-representable
 #else
         (void)row, (void)left;
@@ -115,19 +133,23 @@ inline uint32_t unitOf(const uint16_t* atK, int64_t ks, bool last) {
 }
 
 template <GemmKind Kind>
-inline __m512i unitsAcrossRows(__mmask16 live, const uint16_t* atK, const uint16_t* atK1) {
+inline __m512i unitsAcrossRows(int64_t live, const uint16_t* atK, const uint16_t* atK1) {
     static_assert(Kind == GemmKind::BFloat16, "bf16 storage feeds the bf16 kind only");
-    const __m512i lo = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, atK));
+    auto load = [live](const uint16_t* p) {
+        return _mm512_cvtepu16_epi32(live >= 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                                                : _mm256_maskz_loadu_epi16(firstLanes(live), p));
+    };
+    const __m512i lo = load(atK);
     if (!atK1) return lo;
-    const __m512i hi = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(live, atK1));
+    const __m512i hi = load(atK1);
     return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
 }
 
 template <GemmKind Kind>
 inline __m512i unitsAlongK(const uint16_t* row, int64_t left) {  // 32 consecutive values are 16 pairs
     static_assert(Kind == GemmKind::BFloat16, "bf16 storage feeds the bf16 kind only");
-    const __mmask32 m = left >= 32 ? ~__mmask32{0} : left <= 0 ? __mmask32{0} : (__mmask32{1} << left) - 1;
-    return _mm512_maskz_loadu_epi16(m, row);
+    if (left >= 32) return _mm512_loadu_si512(row);
+    return _mm512_maskz_loadu_epi16(left <= 0 ? __mmask32{0} : (__mmask32{1} << left) - 1, row);
 }
 #endif
 
@@ -170,9 +192,8 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t k
                 const T* atK = m + r0 + (k0 + per * u) * ks;
                 const T* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
                 for (int64_t q = 0; q < R; q += 16)
-                    _mm512_mask_storeu_epi32(
-                        panel + u * R + q, firstLanes(R - q),
-                        unitsAcrossRows<Kind>(firstLanes(live - q), atK + q, atK1 ? atK1 + q : nullptr));
+                    storeFirst(panel + u * R + q, R - q,
+                               unitsAcrossRows<Kind>(live - q, atK + q, atK1 ? atK1 + q : nullptr));
             }
             continue;
         }
@@ -185,8 +206,7 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t k
                                             : _mm512_setzero_si512();
                     transpose16x16(v);
                     const int64_t n = std::min<int64_t>(16, units - u0);
-                    for (int64_t j = 0; j < n; ++j)
-                        _mm512_mask_storeu_epi32(panel + (u0 + j) * R + q, firstLanes(R - q), v[j]);
+                    for (int64_t j = 0; j < n; ++j) storeFirst(panel + (u0 + j) * R + q, R - q, v[j]);
                 }
             continue;
         }
@@ -241,16 +261,15 @@ void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c
             acc[r][1] = step<Kind>(acc[r][1], av, b1);
         }
     }
-    const __mmask16 m0 = firstLanes(nr), m1 = firstLanes(nr - 16);
     for (int64_t r = 0; r < mr; ++r) {
         float* cr = c + r * ldc;
         __m512 v0 = acc[r][0], v1 = acc[r][1];
         if (accumulate) {
-            v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, cr), v0);
-            v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, cr + 16), v1);
+            v0 = _mm512_add_ps(loadFirst(cr, nr), v0);
+            v1 = _mm512_add_ps(loadFirst(cr + 16, nr - 16), v1);
         }
-        _mm512_mask_storeu_ps(cr, m0, v0);
-        _mm512_mask_storeu_ps(cr + 16, m1, v1);
+        storeFirst(cr, nr, v0);
+        storeFirst(cr + 16, nr - 16, v1);
     }
 }
 
