@@ -49,10 +49,12 @@ void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t
     gemmBf16Storage(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
 }
 
-// bf16 storage operands feed the packed bf16 GEMM; the depthwise kernels read float32.
-void requireGemmStage(const ConvGeometry& g) {
-    if (g.depthwise()) throw std::logic_error("depthwise convolutions take float32 operands");
-}
+// bf16 storage operands feed the packed bf16 GEMM only: the plan widens a depthwise shape's
+// inputs for the direct kernels, which read float32.
+[[noreturn]] void noBf16Depthwise() { throw std::logic_error("depthwise convolutions take float32 operands"); }
+void depthwiseScatterInput(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
+void depthwiseGatherOutput(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
+void depthwiseFilterGrad(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
 
 }  // namespace
 
@@ -91,10 +93,9 @@ int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t) {
 
 int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) { return (t.slices - 1) * g.CY * g.colRows(); }
 
-namespace {
-
 template <class T>
-void scatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* y, float* x, float* cols) {
+void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* y, float* x, float* cols) {
+    if (g.depthwise()) return depthwiseScatterInput(g, w, y, x);
     const int64_t K = g.kernelSize(), CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
     const int64_t perBlock = ceilDiv(CXg, t.cxBlocks);
@@ -130,7 +131,8 @@ void scatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, const 
 }
 
 template <class T>
-void gatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* x, float* y, T* cols) {
+void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* x, float* y, T* cols) {
+    if (g.depthwise()) return depthwiseGatherOutput(g, w, x, y);
     const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
     const int64_t tiles = tilesPerImage(g, t);
@@ -156,8 +158,9 @@ void gatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const 
 }
 
 template <class T>
-void filterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
-                T* cols) {
+void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
+                    T* cols) {
+    if (g.depthwise()) return depthwiseFilterGrad(g, y, x, dw);
     const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
     const int64_t dwSize = g.CY * rowsW;
@@ -203,44 +206,6 @@ void filterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T*
     });
 }
 
-}  // namespace
-
-void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* y, float* x,
-                      float* cols) {
-    if (g.depthwise()) return depthwiseScatterInput(g, w, y, x);
-    scatterInput(g, t, w, y, x, cols);
-}
-
-void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const uint16_t* w, const uint16_t* y, float* x,
-                      float* cols) {
-    requireGemmStage(g);
-    scatterInput(g, t, w, y, x, cols);
-}
-
-void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* x, float* y,
-                      float* cols) {
-    if (g.depthwise()) return depthwiseGatherOutput(g, w, x, y);
-    gatherOutput(g, t, w, x, y, cols);
-}
-
-void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const uint16_t* w, const uint16_t* x, float* y,
-                      uint16_t* cols) {
-    requireGemmStage(g);
-    gatherOutput(g, t, w, x, y, cols);
-}
-
-void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, const float* x, float* dw,
-                    float* partials, float* cols) {
-    if (g.depthwise()) return depthwiseFilterGrad(g, y, x, dw);
-    filterGrad(g, t, y, x, dw, partials, cols);
-}
-
-void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const uint16_t* y, const uint16_t* x, float* dw,
-                    float* partials, uint16_t* cols) {
-    requireGemmStage(g);
-    filterGrad(g, t, y, x, dw, partials, cols);
-}
-
 namespace {
 
 inline double widened(float v) { return static_cast<double>(v); }
@@ -266,8 +231,10 @@ double sumAsDouble(const T* __restrict p, int64_t n) {
     return sum;
 }
 
+}  // namespace
+
 template <class T>
-void biasGradOf(int64_t N, int64_t C, int64_t positions, const T* dy, float* db) {
+void biasGrad(int64_t N, int64_t C, int64_t positions, const T* dy, float* db) {
     const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, N * positions));
     parallelFor(0, C, grain, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
@@ -278,14 +245,17 @@ void biasGradOf(int64_t N, int64_t C, int64_t positions, const T* dy, float* db)
     });
 }
 
-}  // namespace
-
-void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* db) {
-    biasGradOf(N, C, positions, dy, db);
-}
-
-void biasGrad(int64_t N, int64_t C, int64_t positions, const uint16_t* dy, float* db) {
-    biasGradOf(N, C, positions, dy, db);
-}
+template void convScatterInput(const ConvGeometry&, const ConvTiling&, const float*, const float*, float*, float*);
+template void convScatterInput(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*,
+                               float*);
+template void convGatherOutput(const ConvGeometry&, const ConvTiling&, const float*, const float*, float*, float*);
+template void convGatherOutput(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*,
+                               uint16_t*);
+template void convFilterGrad(const ConvGeometry&, const ConvTiling&, const float*, const float*, float*, float*,
+                             float*);
+template void convFilterGrad(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*, float*,
+                             uint16_t*);
+template void biasGrad(int64_t, int64_t, int64_t, const float*, float*);
+template void biasGrad(int64_t, int64_t, int64_t, const uint16_t*, float*);
 
 }  // namespace opscope::kernels
