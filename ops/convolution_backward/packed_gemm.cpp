@@ -145,6 +145,19 @@ inline __m512i unitsAcrossRows(int64_t live, const uint16_t* atK, const uint16_t
     return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
 }
 
+// 32 full units of rows k and k+1 (32 columns each): the two rows' values interleaved by two
+// permutes, the units unitsAcrossRows builds for 16 columns at a time.
+inline void interleaveRows(const uint16_t* atK, const uint16_t* atK1, uint32_t* dst) {
+    alignas(64) static constexpr uint16_t kIdx[2][32] = {
+        {0, 32, 1, 33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
+         8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47},
+        {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+         24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63}};
+    const __m512i a = _mm512_loadu_si512(atK), b = _mm512_loadu_si512(atK1);
+    _mm512_storeu_si512(dst, _mm512_permutex2var_epi16(a, _mm512_load_si512(kIdx[0]), b));
+    _mm512_storeu_si512(dst + 16, _mm512_permutex2var_epi16(a, _mm512_load_si512(kIdx[1]), b));
+}
+
 template <GemmKind Kind>
 inline __m512i unitsAlongK(const uint16_t* row, int64_t left) {  // 32 consecutive values are 16 pairs
     static_assert(Kind == GemmKind::BFloat16, "bf16 storage feeds the bf16 kind only");
@@ -191,6 +204,14 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t k
             for (int64_t u = 0; u < units; ++u) {
                 const T* atK = m + r0 + (k0 + per * u) * ks;
                 const T* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
+#ifdef OPSCOPE_PACKED_BF16
+                if constexpr (std::is_same_v<T, uint16_t> && R == 32) {
+                    if (live == R && atK1) {
+                        interleaveRows(atK, atK1, panel + u * R);
+                        continue;
+                    }
+                }
+#endif
                 for (int64_t q = 0; q < R; q += 16)
                     storeFirst(panel + u * R + q, R - q,
                                unitsAcrossRows<Kind>(live - q, atK + q, atK1 ? atK1 + q : nullptr));
