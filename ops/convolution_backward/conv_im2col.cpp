@@ -56,29 +56,44 @@ const std::vector<Piece>& piecesOf(const ConvGeometry& g, int64_t p0, int64_t le
     return pieces;
 }
 
-void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
-                int64_t ld) {
+namespace {
+
+template <class T>
+void im2colOf(const ConvGeometry& g, const T* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, T* cols,
+              int64_t ld) {
     const int64_t K = g.kernelSize(), X = g.xSize(), sw = g.stride[2];
     const std::vector<Piece>& pieces = piecesOf(g, p0, len);
     for (int64_t cx = cx0; cx < cx1; ++cx) {
-        const float* xc = x + cx * X;
-        float* block = cols + (cx - cx0) * K * ld;
+        const T* xc = x + cx * X;
+        T* block = cols + (cx - cx0) * K * ld;
         for (const Piece& p : pieces) {
-            float* dst = block + p.row * ld + p.t;
+            T* dst = block + p.row * ld + p.t;
             if (p.xOff < 0) {
-                std::fill(dst, dst + p.len, 0.0f);
+                std::fill(dst, dst + p.len, T{});
                 continue;
             }
-            const float* src = xc + p.xOff;
-            std::fill(dst, dst + p.lo, 0.0f);
+            const T* src = xc + p.xOff;
+            std::fill(dst, dst + p.lo, T{});
             if (sw == 1) {
                 if (p.hi > p.lo) std::copy(src + (p.iw0 + p.lo), src + (p.iw0 + p.hi), dst + p.lo);
             } else {
                 for (int64_t j = p.lo; j < p.hi; ++j) dst[j] = src[p.iw0 + j * sw];
             }
-            std::fill(dst + p.hi, dst + p.len, 0.0f);
+            std::fill(dst + p.hi, dst + p.len, T{});
         }
     }
+}
+
+}  // namespace
+
+void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
+                int64_t ld) {
+    im2colOf(g, x, cx0, cx1, p0, len, cols, ld);
+}
+
+void im2colTile(const ConvGeometry& g, const uint16_t* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
+                uint16_t* cols, int64_t ld) {
+    im2colOf(g, x, cx0, cx1, p0, len, cols, ld);
 }
 
 void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,

@@ -29,6 +29,9 @@ const std::vector<Piece>& piecesOf(const ConvGeometry& g, int64_t p0, int64_t le
 // positions [p0, p0 + len) of Y.
 void im2colTile(const ConvGeometry& g, const float* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, float* cols,
                 int64_t ld);
+// The same from bf16 storage into bf16 columns (uint16_t: the bits of each value).
+void im2colTile(const ConvGeometry& g, const uint16_t* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
+                uint16_t* cols, int64_t ld);
 
 // The adjoint: x[cx, ...] += cols[r * ld + t], taps in row order (a fixed summation order).
 void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "convolution_backward_checks.h"
+#include "conv_input_as_forward.h"
 #include "convolution_backward_kernel.h"
 #include "cube_precision.h"
 #include "opscope/op_support.h"
@@ -89,7 +90,20 @@ void zeroScratch(const StepContext& ctx, int slot) {
     std::fill_n(static_cast<float*>(v.first()), v.numel(), 0.0f);
 }
 
-float* dataOrNull(const StepContext& ctx, int slot) { return slot >= 0 ? ctx.data<float>(slot) : nullptr; }
+template <class T = float>
+T* dataOrNull(const StepContext& ctx, int slot) {
+    return slot >= 0 ? ctx.data<T>(slot) : nullptr;
+}
+
+// Runs fn with a value of the cube operands' element type: uint16_t for bf16 storage read by the
+// bf16 GEMM directly (no widening Cast), float otherwise.
+template <class Fn>
+void withOperandType(bool bf16Storage, Fn&& fn) {
+    if (bf16Storage)
+        fn(uint16_t{});
+    else
+        fn(float{});
+}
 
 void addParams(aclOpExecutor& e, const conv::ConvProblem& p) {
     e.addParam("stride", p.stride);
@@ -113,14 +127,14 @@ struct Slots {
 };
 
 // gradBias sums the gradOutput as given (the vector unit, not the cube): never rounded.
-void planBiasGrad(Plan& plan, Operands& ops, const conv::ConvProblem& p, const Slots& s) {
+void planBiasGrad(Plan& plan, Operands& ops, const conv::ConvProblem& p, const Slots& s, bool bf16Storage) {
     if (s.out[2] < 0) return;
     const TensorView& dyView = *p.gradOutput;
     if (dyView.numel() == 0) {  // N = 0: the sum over an empty batch
         addZeroFill(plan, s.out[2]);
         return;
     }
-    const int dy = ops.raw(s.dy);
+    const int dy = bf16Storage ? ops.dense(s.dy) : ops.raw(s.dy);
     const OutputTarget tb = prepareOutput(plan, s.out[2], DType::Float32);
     const int64_t N = dyView.shape[0], C = dyView.shape[1], positions = dyView.numel() / std::max<int64_t>(1, N * C);
     plan.addStep({"ReduceSum",
@@ -128,7 +142,10 @@ void planBiasGrad(Plan& plan, Operands& ops, const conv::ConvProblem& p, const S
                   {dy},
                   {tb.compute},
                   [=](const StepContext& ctx) {
-                      kernels::biasGrad(N, C, positions, ctx.data<float>(dy), ctx.data<float>(tb.compute));
+                      withOperandType(bf16Storage, [&](auto zero) {
+                          using T = decltype(zero);
+                          kernels::biasGrad(N, C, positions, ctx.data<T>(dy), ctx.data<float>(tb.compute));
+                      });
                   }});
     deliverOutput(plan, tb);
 }
@@ -137,23 +154,57 @@ void planBiasGrad(Plan& plan, Operands& ops, const conv::ConvProblem& p, const S
 struct CubeOperands {
     int dy = -1, x = -1, w = -1, cols = -1;
     std::string convName, dims;
+    bool bf16Storage = false;        // dy, x, w are the bf16 inputs themselves (packed_gemm.h)
+    bool inputAsForward = false;     // gradInput of a stride-1 convolution: conv_input_as_forward.h
+    kernels::ConvTiling flipTiling;  // the tiling of that forward convolution
 };
+
+// Conv{2,3}DBackpropInput of a stride-1 convolution: the forward convolution of gradOutput with
+// the flipped weights (written into the workspace first), one deep GEMM per tile, no col2im.
+void planInputGradAsForward(Plan& plan, const kernels::ConvGeometry& g, const CubeOperands& c, int dx) {
+    const kernels::ConvGeometry f = kernels::flippedGeometry(g);
+    const kernels::ConvTiling tiling = c.flipTiling;
+    const int dy = c.dy, w = c.w, cols = c.cols;
+    const bool bf16 = c.bf16Storage;
+    const int flipped = plan.addScratch("weight.flipped", bf16 ? DType::BFloat16 : DType::Float32, {f.CY, f.colRows()});
+    plan.addStep({c.convName + "BackpropInput",
+                  "gradInput = weight flipped x im2col(gradOutput) per image, group and tile (stride 1: the "
+                  "forward convolution with the flipped weights, no col2im)" +
+                      c.dims,
+                  {dy, w},
+                  {dx, flipped, cols},
+                  [=](const StepContext& ctx) {
+                      zeroScratch(ctx, cols);
+                      withOperandType(bf16, [&](auto zero) {
+                          using T = decltype(zero);
+                          kernels::flipWeights(g, ctx.data<T>(w), ctx.data<T>(flipped));
+                          kernels::convGatherOutput(f, tiling, ctx.data<T>(flipped), ctx.data<T>(dy),
+                                                    ctx.data<float>(dx), ctx.data<T>(cols));
+                      });
+                  }});
+}
 
 void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGeometry& g,
                    const kernels::ConvTiling& tiling, const CubeOperands& c, int userOut) {
     const OutputTarget t = prepareOutput(plan, userOut, DType::Float32);
     const int dx = t.compute, dy = c.dy, w = c.w, cols = c.cols;
+    const bool bf16 = c.bf16Storage;
     std::vector<int> outs = {dx};
     if (cols >= 0) outs.push_back(cols);
-    if (!p.transposed) {
+    if (c.inputAsForward) {
+        planInputGradAsForward(plan, g, c, dx);
+    } else if (!p.transposed) {
         plan.addStep({c.convName + "BackpropInput",
                       "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + c.dims,
                       {dy, w},
                       outs,
                       [=](const StepContext& ctx) {
                           zeroScratch(ctx, cols);
-                          kernels::convScatterInput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
-                                                    ctx.data<float>(dx), dataOrNull(ctx, cols));
+                          withOperandType(bf16, [&](auto zero) {
+                              using T = decltype(zero);
+                              kernels::convScatterInput(g, tiling, ctx.data<T>(w), ctx.data<T>(dy), ctx.data<float>(dx),
+                                                        dataOrNull(ctx, cols));
+                          });
                       }});
     } else {
         plan.addStep({c.convName,
@@ -164,8 +215,11 @@ void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGe
                       outs,
                       [=](const StepContext& ctx) {
                           zeroScratch(ctx, cols);
-                          kernels::convGatherOutput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
-                                                    ctx.data<float>(dx), dataOrNull(ctx, cols));
+                          withOperandType(bf16, [&](auto zero) {
+                              using T = decltype(zero);
+                              kernels::convGatherOutput(g, tiling, ctx.data<T>(w), ctx.data<T>(dy), ctx.data<float>(dx),
+                                                        dataOrNull<T>(ctx, cols));
+                          });
                       }});
     }
     deliverOutput(plan, t);
@@ -183,6 +237,7 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
     if (cols >= 0) outs.push_back(cols);
     // Convolution: Y = gradOutput, X = input. Transposed: Y = input, X = gradOutput.
     const int ySide = p.transposed ? c.x : c.dy, xSide = p.transposed ? c.dy : c.x;
+    const bool bf16 = c.bf16Storage;
     plan.addStep({c.convName + "BackpropFilter",
                   std::string("gradWeight = sum over N of ") +
                       (p.transposed ? "input x im2col(gradOutput)^T" : "gradOutput x im2col(input)^T") +
@@ -194,8 +249,12 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
                   outs,
                   [=](const StepContext& ctx) {
                       zeroScratch(ctx, cols);
-                      kernels::convFilterGrad(g, tiling, ctx.data<float>(ySide), ctx.data<float>(xSide),
-                                              ctx.data<float>(dw), dataOrNull(ctx, partials), dataOrNull(ctx, cols));
+                      withOperandType(bf16, [&](auto zero) {
+                          using T = decltype(zero);
+                          kernels::convFilterGrad(g, tiling, ctx.data<T>(ySide), ctx.data<T>(xSide),
+                                                  ctx.data<float>(dw), dataOrNull(ctx, partials),
+                                                  dataOrNull<T>(ctx, cols));
+                      });
                   }});
     deliverOutput(plan, t);
 }
@@ -229,7 +288,7 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     // Empty input (N = 0 or C = 0): gradInput is empty, gradWeight of an empty batch is zero.
     if (p.emptyInput) {
         if (s.out[1] >= 0 && p.outputs[1]->numel() > 0) addZeroFill(plan, s.out[1]);
-        planBiasGrad(plan, ops, p, s);
+        planBiasGrad(plan, ops, p, s, false);
         return e;
     }
 
@@ -238,17 +297,29 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     // Operands in the cube's precision, in the device's order: gradOutput, input, weight.
     const bool wantDx = s.out[0] >= 0, wantDw = s.out[1] >= 0;
     CubeOperands c;
-    c.dy = (wantDx || wantDw) ? ops.cube(s.dy) : -1;
-    c.x = wantDw ? ops.cube(s.x) : -1;
-    c.w = wantDx ? ops.cube(s.w) : -1;
-    if (s.out[2] >= 0 && p.gradOutput->numel() > 0) ops.raw(s.dy);
-    if ((wantDx || wantDw) && kernels::colsBufferFloats(g, tiling) > 0)
-        c.cols = plan.addScratch("im2col", DType::Float32, {tiling.workers, g.colRows(), tiling.tile});
+    // bf16 inputs on the AVX512-BF16 kernel: the GEMMs read the bf16 storage (no widening Cast).
+    c.bf16Storage = tiling.gemm == kernels::GemmKind::BFloat16 && p.promoted == DType::BFloat16 &&
+                    kernels::bf16StorageAvailable() && !g.depthwise();
+    auto operand = [&](int slot) { return c.bf16Storage ? ops.dense(slot) : ops.cube(slot); };
+    c.dy = (wantDx || wantDw) ? operand(s.dy) : -1;
+    c.x = wantDw ? operand(s.x) : -1;
+    c.w = wantDx ? operand(s.w) : -1;
+    if (s.out[2] >= 0 && p.gradOutput->numel() > 0 && !c.bf16Storage) ops.raw(s.dy);
+    // Measured: pays with the bf16 kernel (half-size bf16 columns, no float32 col2im pass); with
+    // float32 operands packing the deep column block costs more than the col2im it saves.
+    c.inputAsForward = wantDx && !p.transposed && c.bf16Storage && kernels::gradInputAsForward(g);
+    int64_t colsFloats = (wantDw || (wantDx && !c.inputAsForward)) ? kernels::colsBufferFloats(g, tiling) : 0;
+    if (c.inputAsForward) {
+        c.flipTiling = kernels::chooseTiling(kernels::flippedGeometry(g), numThreads());
+        c.flipTiling.gemm = tiling.gemm;
+        colsFloats = std::max(colsFloats, kernels::colsBufferFloats(kernels::flippedGeometry(g), c.flipTiling));
+    }
+    if (colsFloats > 0) c.cols = plan.addScratch("im2col", DType::Float32, {colsFloats});
     c.convName = p.spatial == 3 ? "Conv3D" : "Conv2D";
     c.dims = p.spatial == 1 ? " (1D as 2D with H = 1)" : "";
     if (wantDx) planInputGrad(plan, p, g, tiling, c, s.out[0]);
     if (wantDw) planWeightGrad(plan, p, g, tiling, c, s.out[1]);
-    planBiasGrad(plan, ops, p, s);
+    planBiasGrad(plan, ops, p, s, c.bf16Storage);
     return e;
 }
 

@@ -17,6 +17,8 @@
 #include "convolution_backward_kernel.h"
 
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 
 #include "conv_depthwise.h"
 #include "conv_im2col.h"
@@ -36,6 +38,23 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t grainFor(int64_t items, int64_t workers) { return std::max<int64_t>(1, ceilDiv(items, workers)); }
 
 int64_t tilesPerImage(const ConvGeometry& g, const ConvTiling& t) { return ceilDiv(g.ySize(), t.tile); }
+
+// C (+)= A · B with A packed on the fly, from float32 or from bf16 storage.
+void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs,
+                  const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    gemm(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
+}
+void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, int64_t ars, int64_t acs,
+                  const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    gemmBf16Storage(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
+}
+
+// bf16 storage operands feed the packed bf16 GEMM only: the plan widens a depthwise shape's
+// inputs for the direct kernels, which read float32.
+[[noreturn]] void noBf16Depthwise() { throw std::logic_error("depthwise convolutions take float32 operands"); }
+void depthwiseScatterInput(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
+void depthwiseGatherOutput(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
+void depthwiseFilterGrad(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
 
 }  // namespace
 
@@ -74,8 +93,8 @@ int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t) {
 
 int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) { return (t.slices - 1) * g.CY * g.colRows(); }
 
-void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* y, float* x,
-                      float* cols) {
+template <class T>
+void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* y, float* x, float* cols) {
     if (g.depthwise()) return depthwiseScatterInput(g, w, y, x);
     const int64_t K = g.kernelSize(), CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
@@ -99,7 +118,7 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w
             if (!direct) std::fill(xg + cx0 * X, xg + cx1 * X, 0.0f);
             for (int64_t p0 = 0; p0 < Y; p0 += t.tile) {
                 const int64_t len = std::min(t.tile, Y - p0);
-                const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;  // B = dy
+                const T* dyp = y + (n * g.CY + grp * CYg) * Y + p0;  // B = dy
                 if (direct) {
                     gemm(wT, len, dyp, Y, 1, xg + cx0 * X + p0, X, false);
                 } else {
@@ -111,8 +130,8 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w
     });
 }
 
-void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* x, float* y,
-                      float* cols) {
+template <class T>
+void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* x, float* y, T* cols) {
     if (g.depthwise()) return depthwiseGatherOutput(g, w, x, y);
     const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
@@ -120,14 +139,14 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w
     const int64_t items = g.N * g.G * tiles;
     const bool direct = g.pointwise();
     parallelChunks(items, grainFor(items, t.workers), [&](int chunk, int64_t b, int64_t e) {
-        float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
         PackedA wg;  // W_g, packed once per group for all its tiles
         int64_t packedFor = -1;
         for (int64_t item = b; item < e; ++item) {
             const int64_t tileIdx = item % tiles, ng = item / tiles;
             const int64_t n = ng / g.G, grp = ng % g.G;
             const int64_t p0 = tileIdx * t.tile, len = std::min(t.tile, Y - p0);
-            const float* xg = x + (n * g.CX() + grp * CXg) * X;
+            const T* xg = x + (n * g.CX() + grp * CXg) * X;
             if (packedFor != grp) {
                 wg.pack(t.gemm, CYg, rowsW, w + grp * CYg * rowsW, rowsW, 1);
                 packedFor = grp;
@@ -138,8 +157,9 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w
     });
 }
 
-void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, const float* x, float* dw,
-                    float* partials, float* cols) {
+template <class T>
+void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
+                    T* cols) {
     if (g.depthwise()) return depthwiseFilterGrad(g, y, x, dw);
     const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
     const int64_t rowsW = g.colRows();
@@ -148,18 +168,18 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, 
     const int64_t items = g.N * tiles;
     const bool direct = g.pointwise();
     // acc[grp rows] += Y(image, group, tile) · cols(X(image, group, tile))^T
-    auto accumulate = [&](float* acc, int64_t item, int64_t grp, float* buf) {
+    auto accumulate = [&](float* acc, int64_t item, int64_t grp, T* buf) {
         const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
-        const float* xg = x + (n * g.CX() + grp * CXg) * X;
-        const float* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
+        const T* xg = x + (n * g.CX() + grp * CXg) * X;
+        const T* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
         if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
         // A = dy (CYg x len), B(k = position, j = column row) = cols[j, k]
-        gemm(t.gemm, CYg, rowsW, len, dyp, Y, 1, direct ? xg + p0 : buf, 1, direct ? X : len, acc + grp * CYg * rowsW,
-             rowsW, true);
+        gemmOnTheFly(t.gemm, CYg, rowsW, len, dyp, Y, 1, direct ? xg + p0 : buf, 1, direct ? X : len,
+                     acc + grp * CYg * rowsW, rowsW, true);
     };
     if (t.filterByGroup) {
         parallelChunks(g.G, grainFor(g.G, t.workers), [&](int chunk, int64_t b, int64_t e) {
-            float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+            T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
             for (int64_t grp = b; grp < e; ++grp) {
                 std::fill(dw + grp * CYg * rowsW, dw + (grp + 1) * CYg * rowsW, 0.0f);
                 for (int64_t item = 0; item < items; ++item) accumulate(dw, item, grp, buf);
@@ -169,7 +189,7 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, 
     }
     const int64_t slices = t.slices;
     parallelChunks(slices, 1, [&](int chunk, int64_t sb, int64_t se) {
-        float* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
         for (int64_t s = sb; s < se; ++s) {
             float* acc = s == 0 ? dw : partials + (s - 1) * dwSize;
             std::fill(acc, acc + dwSize, 0.0f);
@@ -188,15 +208,24 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, 
 
 namespace {
 
+inline double widened(float v) { return static_cast<double>(v); }
+inline double widened(uint16_t bits) {  // bf16 storage: the value's float32 bits are bits << 16
+    const uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return static_cast<double>(f);
+}
+
 // Σ p[i] for i in [0, n) in 8 double lanes (lane i mod 8) added in lane order: vectorised
 // widening adds, exact enough that the order hardly matters, and fixed anyway.
-double sumAsDouble(const float* __restrict p, int64_t n) {
+template <class T>
+double sumAsDouble(const T* __restrict p, int64_t n) {
     constexpr int kLanes = 8;
     double lane[kLanes] = {};
     int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes)
-        for (int l = 0; l < kLanes; ++l) lane[l] += static_cast<double>(p[i + l]);
-    for (int l = 0; i < n; ++i, ++l) lane[l] += static_cast<double>(p[i]);
+        for (int l = 0; l < kLanes; ++l) lane[l] += widened(p[i + l]);
+    for (int l = 0; i < n; ++i, ++l) lane[l] += widened(p[i]);
     double sum = 0;
     for (double v : lane) sum += v;
     return sum;
@@ -204,7 +233,8 @@ double sumAsDouble(const float* __restrict p, int64_t n) {
 
 }  // namespace
 
-void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* db) {
+template <class T>
+void biasGrad(int64_t N, int64_t C, int64_t positions, const T* dy, float* db) {
     const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, N * positions));
     parallelFor(0, C, grain, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
@@ -214,5 +244,18 @@ void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* d
         }
     });
 }
+
+template void convScatterInput(const ConvGeometry&, const ConvTiling&, const float*, const float*, float*, float*);
+template void convScatterInput(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*,
+                               float*);
+template void convGatherOutput(const ConvGeometry&, const ConvTiling&, const float*, const float*, float*, float*);
+template void convGatherOutput(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*,
+                               uint16_t*);
+template void convFilterGrad(const ConvGeometry&, const ConvTiling&, const float*, const float*, float*, float*,
+                             float*);
+template void convFilterGrad(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*, float*,
+                             uint16_t*);
+template void biasGrad(int64_t, int64_t, int64_t, const float*, float*);
+template void biasGrad(int64_t, int64_t, int64_t, const uint16_t*, float*);
 
 }  // namespace opscope::kernels

@@ -46,24 +46,30 @@ ConvTiling chooseTiling(const ConvGeometry& g, int threads);
 int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t);
 int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t);
 
+// T is float, or uint16_t for operands straight from bf16 storage (the bits of each value; im2col
+// columns in bf16 too) on the BFloat16 GEMM where bf16StorageAvailable(): the same packed units,
+// so the same bits as from their float32 widening. Depthwise shapes take float only.
+
 // X = col2im(W^T · Y) per (image, group, X-channel block): a convolution's gradInput from
 // gradOutput ("BackpropInput"). Each work item owns its X channels, so writes never race.
-void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* y, float* x,
-                      float* cols);
+template <class T>
+void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* y, float* x, float* cols);
 
 // Y = W · im2col(X) per (image, group, column tile): a forward convolution, which is the
 // gradInput of a transposed convolution (X = its gradOutput, Y = its gradInput).
-void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const float* w, const float* x, float* y,
-                      float* cols);
+template <class T>
+void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* x, float* y, T* cols);
 
 // dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation. With filterByGroup each
 // group's rows are summed over all (image, tile) items by one chunk. Otherwise the items are cut
 // into `slices`; slice 0 accumulates in dw, slice s in partials[s-1], and the slices are added
 // in slice order. Either way a fixed thread count gives fixed bits.
-void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const float* y, const float* x, float* dw,
-                    float* partials, float* cols);
+template <class T>
+void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
+                    T* cols);
 
 // db[c] = Σ_n Σ_positions dy[n, c, :], accumulated in double, parallel over c.
-void biasGrad(int64_t N, int64_t C, int64_t positions, const float* dy, float* db);
+template <class T>  // float, or uint16_t: bf16 storage
+void biasGrad(int64_t N, int64_t C, int64_t positions, const T* dy, float* db);
 
 }  // namespace opscope::kernels

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <type_traits>
 
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 packing and its own
 // AVX-512 shift intrinsics (_mm512_undefined_* pass-through operands).
@@ -21,7 +23,7 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define OPSCOPE_PACKED_FP32 1
-#if defined(__AVX512BF16__)
+#if defined(__AVX512BF16__) && defined(__AVX512BW__)
 #define OPSCOPE_PACKED_BF16 1
 #endif
 #endif
@@ -58,6 +60,24 @@ inline __mmask16 firstLanes(int64_t n) {
                     : static_cast<__mmask16>((1u << n) - 1);
 }
 
+// The first n of 16 lanes: plain loads and stores for full vectors, the common case (masked
+// stores are much slower on Zen 4 even with every lane set), masked ones for the tails.
+inline __m512 loadFirst(const float* p, int64_t n) {
+    return n >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(firstLanes(n), p);
+}
+inline void storeFirst(float* p, int64_t n, __m512 v) {
+    if (n >= 16)
+        _mm512_storeu_ps(p, v);
+    else
+        _mm512_mask_storeu_ps(p, firstLanes(n), v);
+}
+inline void storeFirst(uint32_t* p, int64_t n, __m512i v) {
+    if (n >= 16)
+        _mm512_storeu_si512(p, v);
+    else
+        _mm512_mask_storeu_epi32(p, firstLanes(n), v);
+}
+
 inline uint32_t bitsOf(float v) {
     uint32_t u;
     std::memcpy(&u, &v, sizeof u);
@@ -75,12 +95,12 @@ inline uint32_t unitOf(const float* atK, int64_t ks, bool last) {
 
 // Units of 16 rows at k (rows contiguous): fp32 the values; bf16 the pairs (k, k+1).
 template <GemmKind Kind>
-inline __m512i unitsAcrossRows(__mmask16 live, const float* atK, const float* atK1) {
-    const __m512i lo = _mm512_castps_si512(_mm512_maskz_loadu_ps(live, atK));
+inline __m512i unitsAcrossRows(int64_t live, const float* atK, const float* atK1) {
+    const __m512i lo = _mm512_castps_si512(loadFirst(atK, live));
     if constexpr (Kind == GemmKind::Float32) {
         return lo;
     } else {
-        const __m512i hi = atK1 ? _mm512_castps_si512(_mm512_maskz_loadu_ps(live, atK1)) : _mm512_setzero_si512();
+        const __m512i hi = atK1 ? _mm512_castps_si512(loadFirst(atK1, live)) : _mm512_setzero_si512();
         return _mm512_or_si512(_mm512_srli_epi32(lo, 16),
                                _mm512_and_si512(hi, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
     }
@@ -90,11 +110,11 @@ inline __m512i unitsAcrossRows(__mmask16 live, const float* atK, const float* at
 template <GemmKind Kind>
 inline __m512i unitsAlongK(const float* row, int64_t left) {
     if constexpr (Kind == GemmKind::Float32) {
-        return _mm512_castps_si512(_mm512_maskz_loadu_ps(firstLanes(left), row));
+        return _mm512_castps_si512(loadFirst(row, left));
     } else {
 #ifdef OPSCOPE_PACKED_BF16
-        const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(left), row);
-        const __m512 hi = _mm512_maskz_loadu_ps(firstLanes(left - 16), row + 16);
+        const __m512 lo = loadFirst(row, left);
+        const __m512 hi = left > 16 ? loadFirst(row + 16, left - 16) : _mm512_setzero_ps();
         return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);  // exact: the values are bf16-representable
 #else
         (void)row, (void)left;
@@ -102,6 +122,49 @@ inline __m512i unitsAlongK(const float* row, int64_t left) {
 #endif
     }
 }
+
+#ifdef OPSCOPE_PACKED_BF16
+// The same three from bf16 storage (the bits of each value): a unit is the pair (k, k+1), k in
+// the low half, exactly what the float32 versions extract.
+template <GemmKind Kind>
+inline uint32_t unitOf(const uint16_t* atK, int64_t ks, bool last) {
+    static_assert(Kind == GemmKind::BFloat16, "bf16 storage feeds the bf16 kind only");
+    return atK[0] | (last ? 0u : static_cast<uint32_t>(atK[ks]) << 16);
+}
+
+template <GemmKind Kind>
+inline __m512i unitsAcrossRows(int64_t live, const uint16_t* atK, const uint16_t* atK1) {
+    static_assert(Kind == GemmKind::BFloat16, "bf16 storage feeds the bf16 kind only");
+    auto load = [live](const uint16_t* p) {
+        return _mm512_cvtepu16_epi32(live >= 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+                                                : _mm256_maskz_loadu_epi16(firstLanes(live), p));
+    };
+    const __m512i lo = load(atK);
+    if (!atK1) return lo;
+    const __m512i hi = load(atK1);
+    return _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16));
+}
+
+// 32 full units of rows k and k+1 (32 columns each): the two rows' values interleaved by two
+// permutes, the units unitsAcrossRows builds for 16 columns at a time.
+inline void interleaveRows(const uint16_t* atK, const uint16_t* atK1, uint32_t* dst) {
+    alignas(64) static constexpr uint16_t kIdx[2][32] = {
+        {0, 32, 1, 33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
+         8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47},
+        {16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+         24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63}};
+    const __m512i a = _mm512_loadu_si512(atK), b = _mm512_loadu_si512(atK1);
+    _mm512_storeu_si512(dst, _mm512_permutex2var_epi16(a, _mm512_load_si512(kIdx[0]), b));
+    _mm512_storeu_si512(dst + 16, _mm512_permutex2var_epi16(a, _mm512_load_si512(kIdx[1]), b));
+}
+
+template <GemmKind Kind>
+inline __m512i unitsAlongK(const uint16_t* row, int64_t left) {  // 32 consecutive values are 16 pairs
+    static_assert(Kind == GemmKind::BFloat16, "bf16 storage feeds the bf16 kind only");
+    if (left >= 32) return _mm512_loadu_si512(row);
+    return _mm512_maskz_loadu_epi16(left <= 0 ? __mmask32{0} : (__mmask32{1} << left) - 1, row);
+}
+#endif
 
 // Transposes 16 vectors of 16 32-bit lanes in place: v[i] lane j <-> v[j] lane i.
 inline void transpose16x16(__m512i v[16]) {
@@ -130,8 +193,8 @@ inline void transpose16x16(__m512i v[16]) {
 
 // Rows [0, rows) x k [k0, k0 + kc) of m (element (r, k) at m[r*s + k*ks]) into panels of R rows:
 // panel[u*R + r] = unit u of row r, zero past the end.
-template <GemmKind Kind, int64_t R>
-void pack(int64_t rows, int64_t k0, int64_t kc, const float* m, int64_t s, int64_t ks, uint32_t* out) {
+template <GemmKind Kind, int64_t R, class T>
+void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t ks, uint32_t* out) {
     constexpr int64_t per = Kind == GemmKind::BFloat16 ? 2 : 1;
     const int64_t units = (kc + per - 1) / per;
     for (int64_t r0 = 0; r0 < rows; r0 += R) {
@@ -139,16 +202,23 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const float* m, int64_t s, int64
         const int64_t live = std::min(R, rows - r0);
         if (s == 1) {
             for (int64_t u = 0; u < units; ++u) {
-                const float* atK = m + r0 + (k0 + per * u) * ks;
-                const float* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
+                const T* atK = m + r0 + (k0 + per * u) * ks;
+                const T* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
+#ifdef OPSCOPE_PACKED_BF16
+                if constexpr (std::is_same_v<T, uint16_t> && R == 32) {
+                    if (live == R && atK1) {
+                        interleaveRows(atK, atK1, panel + u * R);
+                        continue;
+                    }
+                }
+#endif
                 for (int64_t q = 0; q < R; q += 16)
-                    _mm512_mask_storeu_epi32(
-                        panel + u * R + q, firstLanes(R - q),
-                        unitsAcrossRows<Kind>(firstLanes(live - q), atK + q, atK1 ? atK1 + q : nullptr));
+                    storeFirst(panel + u * R + q, R - q,
+                               unitsAcrossRows<Kind>(live - q, atK + q, atK1 ? atK1 + q : nullptr));
             }
             continue;
         }
-        if (ks == 1 && R % 16 == 0) {  // 16 rows x 16 units at a time, transposed in registers
+        if (ks == 1) {  // 16 rows x 16 units at a time, transposed in registers
             for (int64_t q = 0; q < R; q += 16)
                 for (int64_t u0 = 0; u0 < units; u0 += 16) {
                     __m512i v[16];
@@ -157,7 +227,7 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const float* m, int64_t s, int64
                                             : _mm512_setzero_si512();
                     transpose16x16(v);
                     const int64_t n = std::min<int64_t>(16, units - u0);
-                    for (int64_t j = 0; j < n; ++j) _mm512_storeu_si512(panel + (u0 + j) * R + q, v[j]);
+                    for (int64_t j = 0; j < n; ++j) storeFirst(panel + (u0 + j) * R + q, R - q, v[j]);
                 }
             continue;
         }
@@ -166,7 +236,7 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const float* m, int64_t s, int64
                 for (int64_t u = 0; u < units; ++u) panel[u * R + r] = 0u;
                 continue;
             }
-            const float* row = m + (r0 + r) * s + k0 * ks;
+            const T* row = m + (r0 + r) * s + k0 * ks;
             if (ks == 1) {  // 16 units at a time, spread over the panel's column r
                 alignas(64) uint32_t buf[16];
                 for (int64_t u0 = 0; u0 < units; u0 += 16) {
@@ -212,22 +282,21 @@ void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c
             acc[r][1] = step<Kind>(acc[r][1], av, b1);
         }
     }
-    const __mmask16 m0 = firstLanes(nr), m1 = firstLanes(nr - 16);
     for (int64_t r = 0; r < mr; ++r) {
         float* cr = c + r * ldc;
         __m512 v0 = acc[r][0], v1 = acc[r][1];
         if (accumulate) {
-            v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, cr), v0);
-            v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, cr + 16), v1);
+            v0 = _mm512_add_ps(loadFirst(cr, nr), v0);
+            v1 = _mm512_add_ps(loadFirst(cr + 16, nr - 16), v1);
         }
-        _mm512_mask_storeu_ps(cr, m0, v0);
-        _mm512_mask_storeu_ps(cr + 16, m1, v1);
+        storeFirst(cr, nr, v0);
+        storeFirst(cr + 16, nr - 16, v1);
     }
 }
 
-template <GemmKind Kind>
+template <GemmKind Kind, class T>
 void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, int64_t M, int64_t K, int64_t N,
-                   const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+                   const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     thread_local std::vector<uint32_t> pb;
     const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
     for (int64_t k0 = 0, blk = 0; k0 < K; k0 += kb, ++blk) {
@@ -266,56 +335,122 @@ const char* gemmDescription(GemmKind kind) {
     return packedGemmAvailable(kind) ? "float32 (AVX-512)" : "float32 (Eigen)";
 }
 
+bool bf16StorageAvailable() {
+#ifdef OPSCOPE_PACKED_BF16
+    return true;
+#else
+    return false;
+#endif
+}
+
 void PackedA::pack(GemmKind kind, int64_t M, int64_t K, const float* a, int64_t ars, int64_t acs) {
     kind_ = kind;
-    M_ = std::max<int64_t>(0, M);
-    K_ = std::max<int64_t>(0, K);
     a_ = a;
     ars_ = ars;
     acs_ = acs;
+    packBlocks(M, K, a, ars, acs);
+}
+
+void PackedA::pack(GemmKind kind, int64_t M, int64_t K, const uint16_t* a, int64_t ars, int64_t acs) {
+    if (kind != GemmKind::BFloat16 || !bf16StorageAvailable())
+        throw std::logic_error("bf16 storage operands need the BFloat16 kind on the AVX512-BF16 kernel");
+    kind_ = kind;
+    a_ = nullptr;
+    packBlocks(M, K, a, ars, acs);
+}
+
+template <class T>
+void PackedA::packBlocks(int64_t M, int64_t K, const T* a, int64_t ars, int64_t acs) {
+    M_ = std::max<int64_t>(0, M);
+    K_ = std::max<int64_t>(0, K);
     blocks_.clear();
     data_.clear();  // keeps its capacity
-    if (!packedGemmAvailable(kind)) return;
+    if (!packedGemmAvailable(kind_)) return;
 #ifdef OPSCOPE_PACKED_FP32
-    const int64_t mPanels = (M_ + kMR - 1) / kMR, kb = kBlock(kind);
+    const int64_t mPanels = (M_ + kMR - 1) / kMR, kb = kBlock(kind_);
     for (int64_t k0 = 0; k0 < K_; k0 += kb) {
         blocks_.push_back(static_cast<int64_t>(data_.size()));
-        data_.resize(data_.size() + static_cast<std::size_t>(mPanels * unitsOf(kind, std::min(kb, K_ - k0)) * kMR));
+        data_.resize(data_.size() + static_cast<std::size_t>(mPanels * unitsOf(kind_, std::min(kb, K_ - k0)) * kMR));
     }
     for (std::size_t blk = 0; blk < blocks_.size(); ++blk) {
         const int64_t k0 = static_cast<int64_t>(blk) * kb, kc = std::min(kb, K_ - k0);
         uint32_t* out = data_.data() + blocks_[blk];
-        if (kind == GemmKind::BFloat16)
-            ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
-        else
-            ::opscope::kernels::pack<GemmKind::Float32, kMR>(M_, k0, kc, a, ars, acs, out);
+        if constexpr (std::is_same_v<T, float>) {
+            if (kind_ == GemmKind::Float32) {
+                ::opscope::kernels::pack<GemmKind::Float32, kMR>(M_, k0, kc, a, ars, acs, out);
+                continue;
+            }
+        }
+#ifdef OPSCOPE_PACKED_BF16
+        ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
+#endif
     }
+#else
+    (void)a, (void)ars, (void)acs;
 #endif
 }
 
+namespace {
+
+// C = or += A · B on the packed kernel (the caller checked that it is available for A's kind).
+template <class T>
+void packedGemm(const PackedA& a, const uint32_t* packedA, const std::vector<int64_t>& blocks, int64_t N, const T* b,
+                int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+#ifdef OPSCOPE_PACKED_FP32
+    const int64_t M = a.rows(), K = a.depth();
+    if constexpr (std::is_same_v<T, float>) {
+        if (a.kind() == GemmKind::Float32) {
+            packedProduct<GemmKind::Float32>(packedA, blocks, M, K, N, b, brs, bcs, c, ldc, accumulate);
+            return;
+        }
+    }
+#ifdef OPSCOPE_PACKED_BF16
+    packedProduct<GemmKind::BFloat16>(packedA, blocks, M, K, N, b, brs, bcs, c, ldc, accumulate);
+#endif
+#else
+    (void)a, (void)packedA, (void)blocks, (void)N, (void)b, (void)brs, (void)bcs, (void)c, (void)ldc, (void)accumulate;
+#endif
+}
+
+// Writes C for an empty product; true when there is nothing (more) to do.
+bool trivialProduct(const PackedA& a, int64_t N, float* c, int64_t ldc, bool accumulate) {
+    const int64_t M = a.rows(), K = a.depth();
+    if (M <= 0 || N <= 0) return true;
+    if (K > 0) return false;
+    if (!accumulate)
+        for (int64_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, 0.0f);
+    return true;
+}
+
+}  // namespace
+
 void gemm(const PackedA& a, int64_t N, const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
           bool accumulate) {
-    const int64_t M = a.M_, K = a.K_;
-    if (M <= 0 || N <= 0) return;
-    if (K <= 0) {
-        if (!accumulate)
-            for (int64_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, 0.0f);
-        return;
-    }
+    if (trivialProduct(a, N, c, ldc, accumulate)) return;
     if (!packedGemmAvailable(a.kind_)) {
-        eigenGemm(M, N, K, a.a_, a.ars_, a.acs_, b, brs, bcs, c, ldc, accumulate);
+        eigenGemm(a.M_, N, a.K_, a.a_, a.ars_, a.acs_, b, brs, bcs, c, ldc, accumulate);
         return;
     }
-#ifdef OPSCOPE_PACKED_FP32
-    if (a.kind_ == GemmKind::BFloat16)
-        packedProduct<GemmKind::BFloat16>(a.data_.data(), a.blocks_, M, K, N, b, brs, bcs, c, ldc, accumulate);
-    else
-        packedProduct<GemmKind::Float32>(a.data_.data(), a.blocks_, M, K, N, b, brs, bcs, c, ldc, accumulate);
-#endif
+    packedGemm(a, a.data_.data(), a.blocks_, N, b, brs, bcs, c, ldc, accumulate);
+}
+
+void gemm(const PackedA& a, int64_t N, const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+          bool accumulate) {
+    if (a.kind_ != GemmKind::BFloat16 || !bf16StorageAvailable())
+        throw std::logic_error("bf16 storage operands need the AVX512-BF16 kernel and a bf16 A");
+    if (trivialProduct(a, N, c, ldc, accumulate)) return;
+    packedGemm(a, a.data_.data(), a.blocks_, N, b, brs, bcs, c, ldc, accumulate);
 }
 
 void gemm(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs, const float* b,
           int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    thread_local PackedA packed;
+    packed.pack(kind, M, K, a, ars, acs);
+    gemm(packed, N, b, brs, bcs, c, ldc, accumulate);
+}
+
+void gemmBf16Storage(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, int64_t ars, int64_t acs,
+                     const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     thread_local PackedA packed;
     packed.pack(kind, M, K, a, ars, acs);
     gemm(packed, N, b, brs, bcs, c, ldc, accumulate);

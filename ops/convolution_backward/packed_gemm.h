@@ -16,6 +16,10 @@ enum class GemmKind { Float32, BFloat16 };
 
 // True when this build runs `kind` on the packed AVX-512 kernel (else Eigen).
 bool packedGemmAvailable(GemmKind kind);
+// True when the BFloat16 kind also takes operands straight from bf16 storage (uint16_t: the bits
+// of each value), which only the AVX512-BF16 kernel does; they pack to the same units as their
+// float32 widening, so the results have the same bits.
+bool bf16StorageAvailable();
 const char* gemmDescription(GemmKind kind);  // for the executor's "gemm" parameter
 
 // A (M x K, A(i, k) = a[i*ars + k*acs]) packed once for several products, e.g. a weight that
@@ -23,13 +27,17 @@ const char* gemmDescription(GemmKind kind);  // for the executor's "gemm" parame
 class PackedA {
 public:
     PackedA() = default;
-    void pack(GemmKind kind, int64_t M, int64_t K, const float* a, int64_t ars, int64_t acs);  // reuses storage
+    void pack(GemmKind kind, int64_t M, int64_t K, const float* a, int64_t ars, int64_t acs);     // reuses storage
+    void pack(GemmKind kind, int64_t M, int64_t K, const uint16_t* a, int64_t ars, int64_t acs);  // bf16 storage
     GemmKind kind() const { return kind_; }
     int64_t rows() const { return M_; }
     int64_t depth() const { return K_; }
 
 private:
     friend void gemm(const PackedA&, int64_t, const float*, int64_t, int64_t, float*, int64_t, bool);
+    friend void gemm(const PackedA&, int64_t, const uint16_t*, int64_t, int64_t, float*, int64_t, bool);
+    template <class T>
+    void packBlocks(int64_t M, int64_t K, const T* a, int64_t ars, int64_t acs);
     GemmKind kind_ = GemmKind::Float32;
     int64_t M_ = 0, K_ = 0;
     const float* a_ = nullptr;  // the Eigen fallback multiplies A in place
@@ -43,8 +51,14 @@ private:
 void gemm(const PackedA& a, int64_t N, const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
           bool accumulate);
 
+void gemm(const PackedA& a, int64_t N, const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+          bool accumulate);  // bf16 storage: needs bf16StorageAvailable() and a BFloat16 A
+
 // The same with A packed on the fly.
 void gemm(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs, const float* b,
           int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate);
+
+void gemmBf16Storage(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, int64_t ars, int64_t acs,
+                     const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate);
 
 }  // namespace opscope::kernels

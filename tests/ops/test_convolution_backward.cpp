@@ -16,6 +16,7 @@
 #include "opscope/parallel.h"
 #include "opscope/product.h"
 #include "opscope/reference/convolution.h"
+#include "packed_gemm.h"
 
 namespace opscope::test {
 namespace {
@@ -398,6 +399,25 @@ TEST(ConvolutionBackward, PlanMirrorsTheDeviceStages) {
     EXPECT_EQ(r.steps,
               (std::vector<std::string>{"Cast(FP16)", "Cast(FP16)", "Cast(FP16)", "Cast", "Conv2DBackpropInput", "Cast",
                                         "Conv2DBackpropFilter", "Cast", "ReduceSum", "Cast"}));
+}
+
+// bf16 inputs on the AVX512-BF16 kernel: the GEMM stages and ReduceSum read the bf16 inputs
+// themselves (no widening Cast); each float32 result is still rounded once by its Cast.
+TEST(ConvolutionBackward, Bf16PlanReadsTheBf16InputsWithoutWidening) {
+    Problem p2(kCases[3], 3), dw(kCases[19], 3);
+    Options o;
+    o.dtype = DType::BFloat16;
+    ConvRun r = runConv(p2, o);
+    ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    if (kernels::bf16StorageAvailable()) {
+        EXPECT_EQ(r.steps, (std::vector<std::string>{"Conv2DBackpropInput", "Cast", "Conv2DBackpropFilter", "Cast",
+                                                     "ReduceSum", "Cast"}));
+    } else {
+        EXPECT_EQ(std::count(r.steps.begin(), r.steps.end(), "Cast"), 6) << "three widened inputs, three results";
+    }
+    r = runConv(dw, o);  // depthwise kernels read float32: the inputs are widened
+    ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(std::count(r.steps.begin(), r.steps.end(), "Cast"), 6);
 }
 
 TEST(ConvolutionBackward, BitwiseRepeatableForFixedThreadCount) {

@@ -1,0 +1,24 @@
+// gradInput of a stride-1 convolution as a forward convolution of gradOutput with the flipped
+// weights: dx[ci, i] = Σ_co Σ_k dy[co, i + pad - k*dil] · w[co, ci, k]
+//                    = Σ_co Σ_k' dy[co, i - pad' + k'*dil] · w[co, ci, K-1-k'],  pad' = dil*(k-1) - pad,
+// one GEMM of depth CYg·K per tile (instead of depth CYg and a col2im). Each output element is
+// one dot product in a fixed order, written by one work item: the same bits for any thread count.
+#pragma once
+
+#include "convolution_backward_kernel.h"
+
+namespace opscope::kernels {
+
+// True for a convolution (not transposed) whose gradInput takes this path: stride 1 on every
+// axis, neither pointwise (no col2im to save) nor depthwise (direct kernels).
+bool gradInputAsForward(const ConvGeometry& g);
+
+// The forward convolution whose output is g's X side: Y' = X (dx), X' = Y (dy), CY' = CX,
+// CXg' = CYg, the same kernel and dilation, stride 1, pad' = dil*(k-1) - pad (may be negative).
+ConvGeometry flippedGeometry(const ConvGeometry& g);
+
+// flipped[grp*CXg + ci][co][K-1-k] = w[grp*CYg + co][ci][k]: the weight of flippedGeometry(g).
+void flipWeights(const ConvGeometry& g, const float* w, float* flipped);
+void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped);  // bf16 storage
+
+}  // namespace opscope::kernels

@@ -1,0 +1,311 @@
+// The convolution stages' alternative paths against the ones they replace:
+//  - operands straight from bf16 storage (uint16_t bits) give bitwise the results of their
+//    float32 widening, in the packed GEMM, im2col, every GEMM stage and the bias sum;
+//  - gradInput of a stride-1 convolution as the forward convolution with flipped weights
+//    matches a float64 scatter within float32 summation error, and has the same bits for any
+//    thread count.
+// Shapes: groups, strides, padding (leading, trailing, wider than the kernel), dilation, 1D and
+// 3D, pointwise, tails that are not multiples of the vector width or of the GEMM panels.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "conv_im2col.h"
+#include "conv_input_as_forward.h"
+#include "convolution_backward_kernel.h"
+#include "opscope/parallel.h"
+#include "packed_gemm.h"
+
+namespace opscope::kernels {
+namespace {
+
+uint16_t bf16Bits(float v) {  // nearest even, finite inputs
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+float widen(uint16_t b) {
+    const uint32_t u = static_cast<uint32_t>(b) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// bf16 values in [-1, 1] and their exact float32 widening.
+struct Bf16Tensor {
+    std::vector<uint16_t> bits;
+    std::vector<float> wide;
+};
+
+Bf16Tensor randomBf16(int64_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    Bf16Tensor t;
+    for (int64_t i = 0; i < n; ++i) {
+        t.bits.push_back(bf16Bits(u(rng)));
+        t.wide.push_back(widen(t.bits.back()));
+    }
+    return t;
+}
+
+struct Axis {
+    int64_t x, k, stride, pad, dil, padEnd;
+};
+
+// A convolution geometry from per-axis (size, kernel, stride, leading and trailing padding,
+// dilation); 1D and 2D leave the leading axes at size one.
+ConvGeometry geometry(int64_t N, int64_t G, int64_t CY, int64_t CXg, std::vector<Axis> axes) {
+    ConvGeometry g;
+    g.N = N, g.G = G, g.CY = CY, g.CXg = CXg;
+    const std::size_t off = 3 - axes.size();
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const Axis& a = axes[i];
+        g.xs[off + i] = a.x, g.k[off + i] = a.k, g.stride[off + i] = a.stride;
+        g.pad[off + i] = a.pad, g.dil[off + i] = a.dil;
+        g.ys[off + i] = (a.x + a.pad + a.padEnd - a.dil * (a.k - 1) - 1) / a.stride + 1;
+    }
+    return g;
+}
+
+struct Case {
+    std::string name;
+    ConvGeometry g;
+};
+
+std::vector<Case> cases() {
+    return {
+        {"2d_3x3", geometry(2, 1, 20, 19, {{9, 3, 1, 1, 1, 1}, {37, 3, 1, 1, 1, 1}})},
+        {"2d_groups3_stride2", geometry(2, 3, 9, 5, {{11, 3, 2, 1, 1, 0}, {13, 3, 2, 1, 1, 1}})},
+        {"2d_stride3_dil2", geometry(1, 1, 7, 6, {{17, 3, 3, 2, 2, 1}, {19, 2, 3, 0, 2, 2}})},
+        {"2d_pad_wider_than_kernel", geometry(2, 2, 6, 3, {{5, 2, 1, 3, 1, 2}, {6, 3, 1, 4, 1, 4}})},
+        {"2d_asym_pad_dil", geometry(1, 1, 13, 17, {{8, 3, 1, 0, 2, 4}, {35, 3, 1, 3, 1, 0}})},
+        {"2d_pointwise", geometry(2, 1, 14, 33, {{7, 1, 1, 0, 1, 0}, {9, 1, 1, 0, 1, 0}})},
+        {"1d_k3", geometry(3, 1, 40, 24, {{77, 3, 1, 1, 1, 1}})},
+        {"1d_groups2_dil3", geometry(2, 2, 10, 7, {{50, 4, 1, 2, 3, 5}})},
+        {"3d_k3", geometry(1, 1, 12, 13, {{5, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}})},
+        {"3d_mixed", geometry(2, 2, 6, 5, {{6, 2, 2, 1, 1, 0}, {5, 3, 1, 0, 2, 2}, {9, 3, 2, 1, 1, 1}})},
+    };
+}
+
+int64_t numel(const ConvGeometry& g, bool xSide) { return g.N * (xSide ? g.CX() * g.xSize() : g.CY * g.ySize()); }
+
+// ---- bf16 storage gives the bits of the float32 widening ----
+
+TEST(ConvKernelPaths, PackedGemmFromBf16StorageHasTheBitsOfItsWidening) {
+    if (!bf16StorageAvailable()) GTEST_SKIP() << "no AVX512-BF16 kernel in this build";
+    struct Dims {
+        int64_t M, N, K;
+    };
+    for (const Dims d : {Dims{1, 1, 1}, Dims{13, 33, 7}, Dims{25, 70, 513}, Dims{12, 32, 1030}, Dims{37, 5, 64}})
+        for (int layout = 0; layout < 3; ++layout) {
+            SCOPED_TRACE(std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K) + " layout " +
+                         std::to_string(layout));
+            // layout 0: rows contiguous in k; 1: k-major; 2: neither stride 1.
+            const int64_t ars = layout == 0 ? d.K : layout == 1 ? 1 : 2 * d.K;
+            const int64_t acs = layout == 0 ? 1 : layout == 1 ? d.M : 2;
+            const int64_t brs = layout == 1 ? 1 : layout == 0 ? d.N : 2 * d.N;
+            const int64_t bcs = layout == 1 ? d.K : layout == 0 ? 1 : 2;
+            const Bf16Tensor a = randomBf16(2 * d.M * d.K, 5), b = randomBf16(2 * d.K * d.N, 6);
+            for (bool accumulate : {false, true}) {
+                std::vector<float> wide(static_cast<std::size_t>(d.M * d.N), 0.25f), narrow = wide;
+                gemm(GemmKind::BFloat16, d.M, d.N, d.K, a.wide.data(), ars, acs, b.wide.data(), brs, bcs, wide.data(),
+                     d.N, accumulate);
+                gemmBf16Storage(GemmKind::BFloat16, d.M, d.N, d.K, a.bits.data(), ars, acs, b.bits.data(), brs, bcs,
+                                narrow.data(), d.N, accumulate);
+                EXPECT_EQ(wide, narrow) << "accumulate " << accumulate;
+                PackedA packed;  // packed once, B from bf16 storage
+                packed.pack(GemmKind::BFloat16, d.M, d.K, a.bits.data(), ars, acs);
+                std::fill(narrow.begin(), narrow.end(), 0.25f);
+                gemm(packed, d.N, b.bits.data(), brs, bcs, narrow.data(), d.N, accumulate);
+                EXPECT_EQ(wide, narrow) << "packed once, accumulate " << accumulate;
+            }
+        }
+}
+
+TEST(ConvKernelPaths, PackingBf16StorageNeedsTheBf16Kind) {
+    if (!bf16StorageAvailable()) GTEST_SKIP() << "no AVX512-BF16 kernel in this build";
+    const uint16_t one = bf16Bits(1.f);
+    PackedA packed;
+    EXPECT_THROW(packed.pack(GemmKind::Float32, 1, 1, &one, 1, 1), std::logic_error);
+}
+
+// cols[r * len + t] = X[cx, position(p0 + t) * stride - pad + tap * dilation], 0 in the padding.
+float im2colDefinition(const ConvGeometry& g, const std::vector<float>& x, int64_t r, int64_t p) {
+    const int64_t K = g.kernelSize(), cx = r / K, tap = r % K;
+    const int64_t o[3] = {p / (g.ys[1] * g.ys[2]), p / g.ys[2] % g.ys[1], p % g.ys[2]};
+    const int64_t k[3] = {tap / (g.k[1] * g.k[2]), tap / g.k[2] % g.k[1], tap % g.k[2]};
+    int64_t at = cx;
+    for (int a = 0; a < 3; ++a) {
+        const int64_t i = o[a] * g.stride[a] - g.pad[a] + k[a] * g.dil[a];
+        if (i < 0 || i >= g.xs[a]) return 0.f;
+        at = at * g.xs[a] + i;
+    }
+    return x[static_cast<std::size_t>(at)];
+}
+
+// Both element types against the definition; the whole-vector stores stay inside the tile.
+TEST(ConvKernelPaths, Im2colMatchesItsDefinitionInBothStorages) {
+    constexpr std::size_t kGuard = 64;
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        const Bf16Tensor x = randomBf16(g.CXg * g.xSize(), 9);
+        const int64_t rows = g.colRows(), Y = g.ySize();
+        for (int64_t p0 : {int64_t{0}, Y / 3}) {
+            const int64_t len = std::min<int64_t>(Y - p0, 45);
+            const auto n = static_cast<std::size_t>(rows * len);
+            std::vector<float> wide(n + kGuard, -1.f);
+            std::vector<uint16_t> narrow(n + kGuard, 0xFFFF);
+            im2colTile(g, x.wide.data(), 0, g.CXg, p0, len, wide.data(), len);
+            im2colTile(g, x.bits.data(), 0, g.CXg, p0, len, narrow.data(), len);
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t t = 0; t < len; ++t) {
+                    const auto i = static_cast<std::size_t>(r * len + t);
+                    const float want = im2colDefinition(g, x.wide, r, p0 + t);
+                    ASSERT_EQ(wide[i], want) << "row " << r << " position " << t;
+                    ASSERT_EQ(narrow[i], bf16Bits(want)) << "row " << r << " position " << t;
+                }
+            for (std::size_t i = n; i < n + kGuard; ++i) {
+                ASSERT_EQ(wide[i], -1.f) << "written past the tile";
+                ASSERT_EQ(narrow[i], 0xFFFF) << "written past the tile";
+            }
+        }
+    }
+}
+
+struct StageResults {
+    std::vector<float> scatter, gather, filter, bias;
+};
+
+// Every GEMM stage and the bias sum on operands of type T (float32 widening or bf16 storage).
+template <class T>
+StageResults runStages(const ConvGeometry& g, const ConvTiling& t, const std::vector<T>& w, const std::vector<T>& y,
+                       const std::vector<T>& x) {
+    StageResults r;
+    r.scatter.assign(static_cast<std::size_t>(numel(g, true)), 0.f);
+    r.gather.assign(static_cast<std::size_t>(numel(g, false)), 0.f);
+    r.filter.assign(static_cast<std::size_t>(g.CY * g.colRows()), 0.f);
+    r.bias.assign(static_cast<std::size_t>(g.CY), 0.f);
+    std::vector<float> colsF(static_cast<std::size_t>(colsBufferFloats(g, t) + 1));
+    std::vector<T> colsT(colsF.size());
+    std::vector<float> partials(static_cast<std::size_t>(filterPartialFloats(g, t) + 1));
+    convScatterInput(g, t, w.data(), y.data(), r.scatter.data(), colsF.data());
+    convGatherOutput(g, t, w.data(), x.data(), r.gather.data(), colsT.data());
+    convFilterGrad(g, t, y.data(), x.data(), r.filter.data(), partials.data(), colsT.data());
+    biasGrad(g.N, g.CY, g.ySize(), y.data(), r.bias.data());
+    return r;
+}
+
+TEST(ConvKernelPaths, StagesFromBf16StorageHaveTheBitsOfTheirWidening) {
+    if (!bf16StorageAvailable()) GTEST_SKIP() << "no AVX512-BF16 kernel in this build";
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        ConvTiling t = chooseTiling(g, 2);
+        t.gemm = GemmKind::BFloat16;
+        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 1), y = randomBf16(numel(g, false), 2),
+                         x = randomBf16(numel(g, true), 3);
+        const StageResults wide = runStages(g, t, w.wide, y.wide, x.wide);
+        const StageResults narrow = runStages(g, t, w.bits, y.bits, x.bits);
+        EXPECT_EQ(wide.scatter, narrow.scatter);
+        EXPECT_EQ(wide.gather, narrow.gather);
+        EXPECT_EQ(wide.filter, narrow.filter);
+        EXPECT_EQ(wide.bias, narrow.bias);
+    }
+}
+
+// ---- gradInput of a stride-1 convolution as a forward convolution ----
+
+// dx = Σ over (co, tap, position) of dy · w, scattered in float64, with the sum of |terms|.
+void scatterReference(const ConvGeometry& g, const std::vector<float>& w, const std::vector<float>& dy,
+                      std::vector<double>& dx, std::vector<double>& absSum) {
+    dx.assign(static_cast<std::size_t>(numel(g, true)), 0.0);
+    absSum = dx;
+    const int64_t CYg = g.CYg(), K = g.kernelSize();
+    for (int64_t n = 0; n < g.N; ++n)
+        for (int64_t cy = 0; cy < g.CY; ++cy)
+            for (int64_t od = 0; od < g.ys[0]; ++od)
+                for (int64_t oh = 0; oh < g.ys[1]; ++oh)
+                    for (int64_t ow = 0; ow < g.ys[2]; ++ow) {
+                        const double v = dy[static_cast<std::size_t>(
+                            (((n * g.CY + cy) * g.ys[0] + od) * g.ys[1] + oh) * g.ys[2] + ow)];
+                        for (int64_t tap = 0; tap < K; ++tap) {
+                            const int64_t kd = tap / (g.k[1] * g.k[2]), kh = tap / g.k[2] % g.k[1], kw = tap % g.k[2];
+                            const int64_t id = od - g.pad[0] + kd * g.dil[0], ih = oh - g.pad[1] + kh * g.dil[1],
+                                          iw = ow - g.pad[2] + kw * g.dil[2];
+                            if (id < 0 || id >= g.xs[0] || ih < 0 || ih >= g.xs[1] || iw < 0 || iw >= g.xs[2]) continue;
+                            for (int64_t ci = 0; ci < g.CXg; ++ci) {
+                                const int64_t cx = cy / CYg * g.CXg + ci;
+                                const double term = v * w[static_cast<std::size_t>((cy * g.CXg + ci) * K + tap)];
+                                const auto at = static_cast<std::size_t>(
+                                    (((n * g.CX() + cx) * g.xs[0] + id) * g.xs[1] + ih) * g.xs[2] + iw);
+                                dx[at] += term;
+                                absSum[at] += std::fabs(term);
+                            }
+                        }
+                    }
+}
+
+std::vector<float> forwardGradInput(const ConvGeometry& g, int threads, GemmKind kind, const std::vector<float>& w,
+                                    const std::vector<float>& dy) {
+    const ConvGeometry f = flippedGeometry(g);
+    ConvTiling t = chooseTiling(f, threads);
+    t.gemm = kind;
+    std::vector<float> flipped(w.size()), dx(static_cast<std::size_t>(numel(g, true)), -7.f);
+    std::vector<float> cols(static_cast<std::size_t>(colsBufferFloats(f, t)));
+    flipWeights(g, w.data(), flipped.data());
+    convGatherOutput(f, t, flipped.data(), dy.data(), dx.data(), cols.data());
+    return dx;
+}
+
+TEST(ConvKernelPaths, GradInputAsForwardMatchesTheScatter) {
+    int stride1 = 0;
+    for (const Case& c : cases()) {
+        const ConvGeometry& g = c.g;
+        if (!gradInputAsForward(g)) continue;
+        ++stride1;
+        SCOPED_TRACE(c.name);
+        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 11), dy = randomBf16(numel(g, false), 12);
+        std::vector<double> ref, absSum;
+        scatterReference(g, w.wide, dy.wide, ref, absSum);
+        const double depth = static_cast<double>(g.CYg() * g.kernelSize());
+        for (GemmKind kind : {GemmKind::Float32, GemmKind::BFloat16}) {
+            const std::vector<float> dx = forwardGradInput(g, 2, kind, w.wide, dy.wide);
+            for (std::size_t i = 0; i < dx.size(); ++i)  // float32 sums of exact products
+                ASSERT_LE(std::fabs(dx[i] - ref[i]), depth * std::ldexp(1.0, -24) * absSum[i] + 1e-30)
+                    << "element " << i << " kind " << static_cast<int>(kind);
+        }
+    }
+    EXPECT_GE(stride1, 6) << "the table covers the stride-1 path";
+}
+
+TEST(ConvKernelPaths, GradInputAsForwardHasTheSameBitsForAnyThreadCount) {
+    for (const Case& c : cases()) {
+        const ConvGeometry& g = c.g;
+        if (!gradInputAsForward(g)) continue;
+        SCOPED_TRACE(c.name);
+        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 13), dy = randomBf16(numel(g, false), 14);
+        const std::vector<float> one = forwardGradInput(g, 1, GemmKind::Float32, w.wide, dy.wide);
+        for (int threads : {2, 3, 5}) {
+            setNumThreads(threads);
+            EXPECT_EQ(forwardGradInput(g, threads, GemmKind::Float32, w.wide, dy.wide), one) << threads;
+        }
+        setNumThreads(0);
+    }
+}
+
+TEST(ConvKernelPaths, StrideOtherThanOneKeepsTheScatter) {
+    for (const Case& c : cases()) {
+        bool stride1 = true;
+        for (int a = 0; a < 3; ++a) stride1 = stride1 && c.g.stride[a] == 1;
+        EXPECT_EQ(gradInputAsForward(c.g), stride1 && !c.g.pointwise() && !c.g.depthwise()) << c.name;
+    }
+}
+
+}  // namespace
+}  // namespace opscope::kernels
