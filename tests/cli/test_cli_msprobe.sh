@@ -102,46 +102,38 @@ diff <(sed 's/ in each of 2 worker processes//' "$WORK/out") "$WORK/b1" > /dev/n
 many=()
 for i in $(seq 40); do many+=("$WORK/step0.h5"); done
 TMPDIR="$WORK/tmp" && mkdir -p "$TMPDIR" && export TMPDIR
-"$CLI" run "${many[@]}" --jobs 2 --brief > /dev/null 2>&1 &
-parent=$!
-for _ in $(seq 100); do [ "$(pgrep -P "$parent" | wc -l)" -ge 2 ] && break; sleep 0.1; done
-children=$(pgrep -P "$parent" | tr '\n' ' ')
-checks=$((checks + 1))
-[ -n "$children" ] || fail "no worker processes started"
+# Starts run --jobs 2 on many files in the background; sets parent and children (its workers).
+start_workers() {
+    "$CLI" run "${many[@]}" --jobs 2 --brief > "$WORK/out" 2> "$WORK/err" &
+    parent=$!
+    for _ in $(seq 100); do [ "$(pgrep -P "$parent" | wc -l)" -ge 2 ] && break; sleep 0.1; done
+    children=$(pgrep -P "$parent" | tr '\n' ' ')
+    checks=$((checks + 1))
+    [ -n "$children" ] || fail "no worker processes started"
+}
+# Waits for the run; it must exit with $1, and leave no worker and no file behind ($2 says when).
+expect_run_cleaned_up() {
+    wait "$parent"
+    local status=$?
+    checks=$((checks + 1))
+    [ "$status" -eq "$1" ] || fail "$2: run exited with $status, not $1"
+    sleep 0.2
+    for c in $children; do
+        checks=$((checks + 1))
+        kill -0 "$c" 2> /dev/null && fail "worker process $c outlived the run ($2)"
+    done
+    checks=$((checks + 1))
+    [ -z "$(ls -A "$TMPDIR")" ] || fail "$2: the run left $(ls "$TMPDIR") behind"
+}
+start_workers
 kill -INT "$parent"
-wait "$parent"
-status=$?
-checks=$((checks + 1))
-[ "$status" -eq 130 ] || fail "after SIGINT run exited with $status, not 130 (killed by SIGINT)"
-sleep 0.2
-for c in $children; do
-    checks=$((checks + 1))
-    kill -0 "$c" 2> /dev/null && fail "worker process $c outlived the interrupted run"
-done
-checks=$((checks + 1))
-[ -z "$(ls -A "$TMPDIR")" ] || fail "the interrupted run left $(ls "$TMPDIR") behind"
+expect_run_cleaned_up 130 "after SIGINT (130: killed by SIGINT)"
 # A worker that dies before it has sent all its results fails the run (exit 2) with a sentence
-# that names it; the other worker is stopped and nothing is left behind.
-"$CLI" run "${many[@]}" --jobs 2 --brief > "$WORK/out" 2> "$WORK/err" &
-parent=$!
-for _ in $(seq 100); do [ "$(pgrep -P "$parent" | wc -l)" -ge 2 ] && break; sleep 0.1; done
-children=$(pgrep -P "$parent" | tr '\n' ' ')
-victim=${children%% *}
-checks=$((checks + 1))
-[ -n "$victim" ] || fail "no worker processes started"
-kill -KILL "$victim"
-wait "$parent"
-status=$?
-checks=$((checks + 1))
-[ "$status" -eq 2 ] || fail "a killed worker: run exited with $status, not 2"
+# that names it; the other worker is stopped.
+start_workers
+kill -KILL "${children%% *}"
+expect_run_cleaned_up 2 "a killed worker"
 expect_err "opscope-cli: worker [12] of 2 was killed by signal 9 after [0-9]* of its 320 cases"
-sleep 0.2
-for c in $children; do
-    checks=$((checks + 1))
-    kill -0 "$c" 2> /dev/null && fail "worker process $c outlived the failed run"
-done
-checks=$((checks + 1))
-[ -z "$(ls -A "$TMPDIR")" ] || fail "the failed run left $(ls "$TMPDIR") behind"
 unset TMPDIR
 
 for i in 0 1 2; do
