@@ -4,12 +4,12 @@
 //   sweep 1: s = sum dy*gamma*x in 32 float lanes (summed in double at the end of the row),
 //            and dgamma partial[p] += dy*x*rstd in the partition's float buffer;
 //   sweep 2: dx = rstd*dy*gamma - x*(rstd^3*s/cols), stored in the output dtype.
-// Sweep 2 re-reads the row from cache (a 4096-wide bf16 row pair is 16 KiB) while it prefetches
-// the next row, so dy and x leave memory once and dx is written once (with streaming stores
-// when dx is large). fp16/bf16 elements are widened and dx rounded in registers (vec16.h: 16
-// lanes, AVX-512 or portable with the same bits; round to nearest even), with no float copies
-// of rows. A second tiny step adds the P partial buffers in partition order. Nothing depends on
-// timing: same P => same bits.
+// Sweep 1 reads the row from memory with software prefetch 1024 elements ahead; sweep 2
+// re-reads it from cache (a 4096-wide bf16 row pair is 16 KiB), so dy and x leave memory once
+// and dx is written once (with streaming stores when dx is large). fp16/bf16 elements are widened and dx rounded in
+// registers (vec16.h: 16 lanes, AVX-512 or portable with the same bits; round to nearest even), with no float copies of
+// rows. A second tiny step adds the P partial buffers in partition order. Nothing depends on timing: same P => same
+// bits.
 #include "rms_norm_grad_kernel.h"
 
 #include <algorithm>
@@ -31,27 +31,47 @@ namespace {
 
 using vec16::Vec;
 constexpr int kV = vec16::kLanes;
-constexpr int64_t kChunk = 1024;  // elements of the next row prefetched at a time
+// Sweep 1 prefetches this many elements ahead (into the next row near a row's end): the
+// hardware prefetcher alone keeps too few lines in flight for one core to stream at full speed.
+constexpr int64_t kAhead = 1024;
 
 int tailLanes(int64_t left) { return static_cast<int>(std::min<int64_t>(kV, left)); }
+
+// The operands of row r (row r starts at r * cols); `left` elements of dy and x from the row's
+// start on belong to the partition (the prefetch stays inside them).
+template <class T>
+struct Row {
+    const T *dy, *x;
+    const float* gamma;
+    float rstd;
+    T* dx;
+    int64_t cols, left;
+};
 
 // Sweep 1: returns s = sum dy*gamma*x (element j in float lane j % 32; the lanes summed in
 // double) and adds dy*x*rstd to the partition's dgamma partial.
 template <class T>
-double rowDotAndPartial(const T* dy, const T* x, const float* g, float* part, Vec r, int64_t cols) {
+double rowDotAndPartial(const Row<T>& w, float* part) {
+    const Vec r = Vec::broadcast(w.rstd);
     Vec acc[2] = {Vec::broadcast(0.f), Vec::broadcast(0.f)};
+    constexpr int64_t kLine = 64 / sizeof(T);
     int64_t j = 0;
-    for (; j + 2 * kV <= cols; j += 2 * kV)
+    for (; j + 2 * kV <= w.cols; j += 2 * kV) {
+        for (int64_t q = j + kAhead; q < std::min(j + kAhead + 2 * kV, w.left); q += kLine) {
+            __builtin_prefetch(w.dy + q, 0, 3);
+            __builtin_prefetch(w.x + q, 0, 3);
+        }
         for (int h = 0; h < 2; ++h) {
             const int64_t at = j + h * kV;
-            const Vec a = Vec::load(dy + at), b = Vec::load(x + at);
-            acc[h] = acc[h] + a * Vec::load(g + at) * b;
+            const Vec a = Vec::load(w.dy + at), b = Vec::load(w.x + at);
+            acc[h] = acc[h] + a * Vec::load(w.gamma + at) * b;
             (Vec::load(part + at) + a * b * r).store(part + at);
         }
-    for (int h = 0; j < cols; j += kV, ++h) {
-        const int n = tailLanes(cols - j);
-        const Vec a = Vec::load(dy + j, n), b = Vec::load(x + j, n);
-        acc[h] = acc[h] + a * Vec::load(g + j, n) * b;
+    }
+    for (int h = 0; j < w.cols; j += kV, ++h) {
+        const int n = tailLanes(w.cols - j);
+        const Vec a = Vec::load(w.dy + j, n), b = Vec::load(w.x + j, n);
+        acc[h] = acc[h] + a * Vec::load(w.gamma + j, n) * b;
         (Vec::load(part + j, n) + a * b * r).store(part + j, n);
     }
     float lanes[2 * kV];
@@ -62,58 +82,40 @@ double rowDotAndPartial(const T* dy, const T* x, const float* g, float* part, Ve
     return s;
 }
 
-// Asks for [p, p + bytes) ahead of use, one request per cache line.
-void prefetch(const void* p, std::size_t bytes) {
-    const auto* c = static_cast<const char*>(p);
-    for (std::size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
+// dx = r*(dy*gamma) - c*x over columns [j0, j1), rounded once to T; kStream: j0 is aligned for
+// streaming stores, and whole vectors are streamed.
+template <class T, bool kStream>
+void inputGradSpan(const Row<T>& w, Vec r, Vec c, int64_t j0, int64_t j1) {
+    int64_t j = j0;
+    for (; j + kV <= j1; j += kV) {
+        const Vec v = r * (Vec::load(w.dy + j) * Vec::load(w.gamma + j)) - c * Vec::load(w.x + j);
+        if constexpr (kStream)
+            v.stream(w.dx + j);
+        else
+            v.store(w.dx + j);
+    }
+    if (j < j1) {
+        const int n = tailLanes(j1 - j);
+        (r * (Vec::load(w.dy + j, n) * Vec::load(w.gamma + j, n)) - c * Vec::load(w.x + j, n)).store(w.dx + j, n);
+    }
+}
+
+// Sweep 2, from cache: dx = rstd*(dy*gamma) - x*(rstd^3*s/cols). kStream: the columns before
+// dx's first aligned one with ordinary stores, the rest streamed.
+template <class T, bool kStream>
+void rowInputGrad(const Row<T>& w, double s) {
+    const double rd = w.rstd;
+    const Vec c = Vec::broadcast(static_cast<float>(rd * rd * rd * s / static_cast<double>(w.cols)));
+    const Vec r = Vec::broadcast(w.rstd);
+    const int64_t head = kStream ? std::min<int64_t>(w.cols, vec16::elementsToStreamAlignment(w.dx)) : 0;
+    inputGradSpan<T, false>(w, r, c, 0, head);
+    inputGradSpan<T, kStream>(w, r, c, head, w.cols);
 }
 
 void streamFence() {
 #if defined(__AVX__)
     _mm_sfence();
 #endif
-}
-
-// Sweep 2: dx = rstd*(dy*gamma) - c*x over columns [j0, j1), rounded once to T; kStream: j0 is
-// aligned for streaming stores, and only whole vectors are streamed.
-template <class T, bool kStream>
-void inputGradSpan(const T* dy, const T* x, const float* g, T* dx, Vec r, Vec c, int64_t j0, int64_t j1) {
-    int64_t j = j0;
-    for (; j + kV <= j1; j += kV) {
-        const Vec v = r * (Vec::load(dy + j) * Vec::load(g + j)) - c * Vec::load(x + j);
-        if constexpr (kStream)
-            v.stream(dx + j);
-        else
-            v.store(dx + j);
-    }
-    if (j < j1) {
-        const int n = tailLanes(j1 - j);
-        (r * (Vec::load(dy + j, n) * Vec::load(g + j, n)) - c * Vec::load(x + j, n)).store(dx + j, n);
-    }
-}
-
-// One row; next/nextX: the following row, prefetched while sweep 2 works from the cache (null
-// at the end).
-template <class T, bool kStream>
-void rowGrad(const T* dy, const T* x, float r, const float* g, T* dx, float* part, int64_t cols, const T* nextDy,
-             const T* nextX) {
-    const double s = rowDotAndPartial(dy, x, g, part, Vec::broadcast(r), cols);
-    const double rd = r;
-    const Vec c = Vec::broadcast(static_cast<float>(rd * rd * rd * s / static_cast<double>(cols)));
-    const Vec rv = Vec::broadcast(r);
-    int64_t j = 0;
-    if constexpr (kStream) {  // the unaligned head with ordinary stores
-        j = std::min<int64_t>(cols, vec16::elementsToStreamAlignment(dx));
-        inputGradSpan<T, false>(dy, x, g, dx, rv, c, 0, j);
-    }
-    for (; j < cols; j += kChunk) {
-        const int64_t e = std::min(cols, j + kChunk);
-        if (nextDy) {
-            prefetch(nextDy + j, static_cast<std::size_t>(e - j) * sizeof(T));
-            prefetch(nextX + j, static_cast<std::size_t>(e - j) * sizeof(T));
-        }
-        inputGradSpan<T, kStream>(dy, x, g, dx, rv, c, j, e);
-    }
 }
 
 template <class T, bool kStream>
@@ -125,9 +127,9 @@ void rowsTyped(const RmsNormGradShape& s, const T* dy, const T* x, const float* 
             std::memset(part, 0, static_cast<std::size_t>(s.cols) * sizeof(float));
             const int64_t r0 = s.rows * p / partitions, r1 = s.rows * (p + 1) / partitions;
             for (int64_t r = r0; r < r1; ++r) {
-                const bool more = r + 1 < r1;
-                rowGrad<T, kStream>(dy + r * s.cols, x + r * s.cols, rstd[r], gamma, dx + r * s.cols, part, s.cols,
-                                    more ? dy + (r + 1) * s.cols : nullptr, more ? x + (r + 1) * s.cols : nullptr);
+                const int64_t at = r * s.cols;
+                const Row<T> w{dy + at, x + at, gamma, rstd[r], dx + at, s.cols, (r1 - r) * s.cols};
+                rowInputGrad<T, kStream>(w, rowDotAndPartial(w, part));
             }
         }
         if (kStream) streamFence();
