@@ -31,10 +31,6 @@ namespace {
 
 using vec16::Vec;
 constexpr int kV = vec16::kLanes;
-// Sweep 1 prefetches this many elements ahead (into the next row near a row's end): the
-// hardware prefetcher alone keeps too few lines in flight for one core to stream at full speed.
-constexpr int64_t kAhead = 1024;
-
 int tailLanes(int64_t left) { return static_cast<int>(std::min<int64_t>(kV, left)); }
 
 // The operands of row r (row r starts at r * cols); `left` elements of dy and x from the row's
@@ -54,13 +50,10 @@ template <class T>
 double rowDotAndPartial(const Row<T>& w, float* part) {
     const Vec r = Vec::broadcast(w.rstd);
     Vec acc[2] = {Vec::broadcast(0.f), Vec::broadcast(0.f)};
-    constexpr int64_t kLine = 64 / sizeof(T);
     int64_t j = 0;
     for (; j + 2 * kV <= w.cols; j += 2 * kV) {
-        for (int64_t q = j + kAhead; q < std::min(j + kAhead + 2 * kV, w.left); q += kLine) {
-            __builtin_prefetch(w.dy + q, 0, 3);
-            __builtin_prefetch(w.x + q, 0, 3);
-        }
+        vec16::prefetchAhead(w.dy, j, 2 * kV, w.left);  // into the next row near the row's end
+        vec16::prefetchAhead(w.x, j, 2 * kV, w.left);
         for (int h = 0; h < 2; ++h) {
             const int64_t at = j + h * kV;
             const Vec a = Vec::load(w.dy + at), b = Vec::load(w.x + at);

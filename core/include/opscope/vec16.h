@@ -9,6 +9,7 @@
 // -ffp-contract=off (ops/CMakeLists.txt) so that neither version gets a fused multiply-add the other lacks.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -157,6 +158,15 @@ using Vec = Avx512;
 #else
 using Vec = Portable;
 #endif
+
+// Software prefetch of p[j + ahead, j + ahead + count), one request per cache line, clipped to
+// the first `valid` elements of p. Streaming kernels call it as they go: on its own the hardware
+// prefetcher keeps too few lines in flight for one core to read at full memory speed.
+template <class T>
+void prefetchAhead(const T* p, int64_t j, int64_t count, int64_t valid, int64_t ahead = 1024) {
+    constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
+    for (int64_t q = j + ahead; q < std::min(j + ahead + count, valid); q += kLine) __builtin_prefetch(p + q, 0, 3);
+}
 
 // How many elements of T past p the first address aligned for Vec::stream lies (< kLanes).
 template <class T>
