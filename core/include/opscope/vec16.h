@@ -1,12 +1,14 @@
 // Sixteen float32 lanes loaded from and stored to float32, float16 or bfloat16 memory, so that
 // memory-bound kernels widen and narrow in registers instead of through float scratch copies.
 // AVX-512 when the compiler targets it, else a portable array version (vec16::Portable, always
-// compiled so tests can compare the two). Both give the same bits: loads are exact, bfloat16
-// stores round to nearest even exactly like widen.h (NaN -> canonical quiet NaN, sign kept,
-// subnormals kept; the AVX512-BF16 instruction flushes those, so it is not used), float16 NaNs
-// load quiet (as F16C loads them), and the arithmetic is plain IEEE float (which NaN payload
-// survives an operation on two NaNs is the compiler's choice). Files using these must be compiled with
-// -ffp-contract=off (ops/CMakeLists.txt) so that neither version gets a fused multiply-add the other lacks.
+// compiled so tests can compare the two). Both give the same bits:
+// - loads are exact; float16 NaNs load quiet (as F16C loads them);
+// - bfloat16 stores round to nearest even exactly like widen.h (NaN -> the quiet NaN 0x7fc0 with
+//   its sign, subnormals kept; the AVX512-BF16 instruction keeps payloads and flushes
+//   subnormals, so it only serves vectors free of both);
+// - the arithmetic is plain IEEE float (which payload survives an operation on two NaNs is the
+//   compiler's choice). Files using these are compiled with -ffp-contract=off (ops/CMakeLists.txt)
+//   so that neither version gets a fused multiply-add the other lacks.
 #pragma once
 
 #include <algorithm>
@@ -139,8 +141,21 @@ private:
     static Avx512 widenBf16(__m256i h) {
         return {_mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll, _mm512_maskz_cvtepu16_epi32(kAll, h), 16))};
     }
-    // floatToBFloat16Bits on 16 lanes.
+    // floatToBFloat16Bits on 16 lanes. The AVX512-BF16 instruction gives the same bits unless a
+    // lane is NaN (it keeps the payload) or subnormal (it flushes it): then the integer rounding.
     __m256i narrowBf16() const {
+#if defined(__AVX512BF16__) && defined(__AVX512DQ__)
+        constexpr int kNanOrSubnormal = 0x01 | 0x20 | 0x80;  // quiet NaN, subnormal, signaling NaN
+        if (_mm512_fpclass_ps_mask(v, kNanOrSubnormal) == 0) {
+            const __m256bh h = _mm512_cvtneps_pbh(v);
+            __m256i r;
+            std::memcpy(&r, &h, sizeof r);
+            return r;
+        }
+#endif
+        return narrowBf16Integer();
+    }
+    __m256i narrowBf16Integer() const {
         const __m512i b = _mm512_castps_si512(v);
         const __m512i odd = _mm512_and_si512(_mm512_maskz_srli_epi32(kAll, b, 16), _mm512_set1_epi32(1));
         const __m512i rounded =
