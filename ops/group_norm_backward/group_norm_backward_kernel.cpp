@@ -20,18 +20,6 @@ using vec16::Vec;
 constexpr int kV = vec16::kLanes;
 constexpr int64_t kBlock = 2048;  // a multiple of 2 * kV
 
-int tailLanes(int64_t left) { return static_cast<int>(std::min<int64_t>(kV, left)); }
-
-// The 32 lanes of acc summed in double, lane by lane.
-double laneSum(const Vec (&acc)[2]) {
-    float lanes[2 * kV];
-    acc[0].copyTo(lanes);
-    acc[1].copyTo(lanes + kV);
-    double s = 0;
-    for (float l : lanes) s += static_cast<double>(l);
-    return s;
-}
-
 // ds = sum dy*x, db = sum dy over n elements (element j of a block in lane j % 32), reading
 // ahead within the first `valid` elements (the rest of this thread's range).
 template <class T>
@@ -53,13 +41,13 @@ void rowSums(const T* dy, const T* x, int64_t n, int64_t valid, float* dsOut, fl
             }
         }
         for (int h = 0; j < e; j += kV, ++h) {
-            const int k = tailLanes(e - j);
+            const int k = vec16::lanesFor(e - j);
             const Vec a = Vec::load(dy + j, k);
             sxy[h] = sxy[h] + a * Vec::load(x + j, k);
             sy[h] = sy[h] + a;
         }
-        ds += laneSum(sxy);
-        db += laneSum(sy);
+        ds += vec16::sumLanesInDouble(sxy);
+        db += vec16::sumLanesInDouble(sy);
     }
     *dsOut = static_cast<float>(ds);
     *dbOut = static_cast<float>(db);
@@ -72,7 +60,7 @@ void affineRow(const T* dy, const T* x, int64_t n, float c1, float c2, float c3,
     int64_t j = 0;
     for (; j + kV <= n; j += kV) (v1 * Vec::load(dy + j) + v2 * Vec::load(x + j) + v3).store(dx + j);
     if (j < n) {
-        const int k = tailLanes(n - j);
+        const int k = vec16::lanesFor(n - j);
         (v1 * Vec::load(dy + j, k) + v2 * Vec::load(x + j, k) + v3).store(dx + j, k);
     }
 }

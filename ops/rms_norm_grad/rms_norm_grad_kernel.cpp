@@ -31,8 +31,6 @@ namespace {
 
 using vec16::Vec;
 constexpr int kV = vec16::kLanes;
-int tailLanes(int64_t left) { return static_cast<int>(std::min<int64_t>(kV, left)); }
-
 // The operands of row r (row r starts at r * cols); `left` elements of dy and x from the row's
 // start on belong to the partition (the prefetch stays inside them).
 template <class T>
@@ -62,17 +60,12 @@ double rowDotAndPartial(const Row<T>& w, float* part) {
         }
     }
     for (int h = 0; j < w.cols; j += kV, ++h) {
-        const int n = tailLanes(w.cols - j);
+        const int n = vec16::lanesFor(w.cols - j);
         const Vec a = Vec::load(w.dy + j, n), b = Vec::load(w.x + j, n);
         acc[h] = acc[h] + a * Vec::load(w.gamma + j, n) * b;
         (Vec::load(part + j, n) + a * b * r).store(part + j, n);
     }
-    float lanes[2 * kV];
-    acc[0].copyTo(lanes);
-    acc[1].copyTo(lanes + kV);
-    double s = 0;
-    for (float l : lanes) s += static_cast<double>(l);
-    return s;
+    return vec16::sumLanesInDouble(acc);
 }
 
 // dx = r*(dy*gamma) - c*x over columns [j0, j1), rounded once to T; kStream: j0 is aligned for
@@ -88,7 +81,7 @@ void inputGradSpan(const Row<T>& w, Vec r, Vec c, int64_t j0, int64_t j1) {
             v.store(w.dx + j);
     }
     if (j < j1) {
-        const int n = tailLanes(j1 - j);
+        const int n = vec16::lanesFor(j1 - j);
         (r * (Vec::load(w.dy + j, n) * Vec::load(w.gamma + j, n)) - c * Vec::load(w.x + j, n)).store(w.dx + j, n);
     }
 }

@@ -30,21 +30,11 @@ T fromBits(uint16_t b) {
     return v;
 }
 
-uint32_t floatBits(float f) {
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    return b;
-}
-
 // The float a 16-bit value widens to; a float16 signaling NaN comes out quiet (as F16C gives it).
 float widened(bfloat16 v) { return static_cast<float>(v); }
 float widened(half v) {
     const float f = static_cast<float>(v);
-    if (!std::isnan(f)) return f;
-    const uint32_t quiet = floatBits(f) | 0x00400000u;
-    float q;
-    std::memcpy(&q, &quiet, 4);
-    return q;
+    return std::isnan(f) ? floatFromBits(floatBits(f) | 0x00400000u) : f;
 }
 
 // Every 16-bit pattern loads as the scalar widening does, whole and as an n-lane tail (zeros after).
@@ -74,17 +64,11 @@ std::vector<float> roundingCases() {
                     std::numeric_limits<float>::min(), std::ldexp(1.f, -130), std::ldexp(1.5f, -133)})
         v.push_back(f);
     for (uint32_t bits : {0x7f800001u, 0xffc12345u, 0x7fa00000u, 0x7fffffffu, 0x00400000u, 0x807fffffu, 0x7f7fffffu,
-                          0x00008000u, 0x00018000u, 0x3f808000u, 0x3f818000u}) {
-        float f;
-        std::memcpy(&f, &bits, 4);
-        v.push_back(f);
-    }
+                          0x00008000u, 0x00018000u, 0x3f808000u, 0x3f818000u})
+        v.push_back(floatFromBits(bits));
     std::mt19937 rng(11);
     while (v.size() % kLanes != 0 || v.size() < 100000) {
-        const uint32_t bits = rng();
-        float f;
-        std::memcpy(&f, &bits, 4);
-        v.push_back(f);
+        v.push_back(floatFromBits(static_cast<uint32_t>(rng())));
     }
     return v;
 }

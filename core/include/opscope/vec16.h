@@ -75,13 +75,7 @@ private:
     static float toFloat(float x) { return x; }
     static float toFloat(half x) {  // a signaling NaN comes out quiet, as from F16C
         const float f = static_cast<float>(x);
-        if (!std::isnan(f)) return f;
-        uint32_t b;
-        std::memcpy(&b, &f, 4);
-        b |= 0x00400000u;
-        float q;
-        std::memcpy(&q, &b, 4);
-        return q;
+        return std::isnan(f) ? floatFromBits(floatBits(f) | 0x00400000u) : f;
     }
     static float toFloat(bfloat16 x) {
         uint16_t b;
@@ -173,6 +167,19 @@ using Vec = Avx512;
 #else
 using Vec = Portable;
 #endif
+
+// How many lanes a vector step over the last `left` elements uses.
+inline int lanesFor(int64_t left) { return static_cast<int>(std::min<int64_t>(kLanes, left)); }
+
+// The lanes of acc[0], acc[1], ... summed in double, in that order.
+template <class V, std::size_t N>
+double sumLanesInDouble(const V (&acc)[N]) {
+    float lanes[N * kLanes];
+    for (std::size_t i = 0; i < N; ++i) acc[i].copyTo(lanes + i * kLanes);
+    double s = 0;
+    for (float l : lanes) s += static_cast<double>(l);
+    return s;
+}
 
 // Software prefetch of p[j + ahead, j + ahead + count), one request per cache line, clipped to
 // the first `valid` elements of p. Streaming kernels call it as they go: on its own the hardware
