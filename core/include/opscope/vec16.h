@@ -77,18 +77,11 @@ private:
         const float f = static_cast<float>(x);
         return std::isnan(f) ? floatFromBits(floatBits(f) | 0x00400000u) : f;
     }
-    static float toFloat(bfloat16 x) {
-        uint16_t b;
-        std::memcpy(&b, &x, 2);
-        return bfloat16BitsToFloat(b);
-    }
+    static float toFloat(bfloat16 x) { return bfloat16BitsToFloat(Eigen::numext::bit_cast<uint16_t>(x)); }
     template <class T>
     static T fromFloat(float x) {
         if constexpr (std::is_same_v<T, bfloat16>) {
-            const uint16_t b = floatToBFloat16Bits(x);
-            T r;
-            std::memcpy(&r, &b, 2);
-            return r;
+            return Eigen::numext::bit_cast<bfloat16>(floatToBFloat16Bits(x));
         } else {
             return T(x);
         }
