@@ -9,19 +9,12 @@ namespace opscope {
 
 void widenToFloat(const bfloat16* src, float* dst, int64_t n) {
     const auto* s = reinterpret_cast<const uint16_t*>(src);
-    auto* d = reinterpret_cast<uint32_t*>(dst);
-    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<uint32_t>(s[i]) << 16;
+    for (int64_t i = 0; i < n; ++i) dst[i] = bfloat16BitsToFloat(s[i]);
 }
 
 void narrowFromFloat(const float* src, bfloat16* dst, int64_t n) {
-    const auto* s = reinterpret_cast<const uint32_t*>(src);
     auto* d = reinterpret_cast<uint16_t*>(dst);
-    for (int64_t i = 0; i < n; ++i) {
-        const uint32_t b = s[i];
-        const bool isNan = (b & 0x7fffffffu) > 0x7f800000u;
-        const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
-        d[i] = static_cast<uint16_t>(isNan ? (((b >> 16) | 0x7fc0u) & 0xffc0u) : rounded);  // quiet NaN, sign kept
-    }
+    for (int64_t i = 0; i < n; ++i) d[i] = floatToBFloat16Bits(src[i]);
 }
 
 void widenToFloat(const half* src, float* dst, int64_t n) {

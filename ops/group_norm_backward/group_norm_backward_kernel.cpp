@@ -1,44 +1,75 @@
 // Design: parallel over (n, group), the unit whose statistics dx needs; nothing is shared
-// between units, so results do not depend on the thread count. Row sums use Eigen's packet
-// reductions over blocks, accumulated in double across blocks (accurate for long rows). The
-// fused pass keeps a group's dy and x in L2 between the reduction and dx. For fp16/bf16 a
-// group is widened into per-thread float buffers first, and dx is narrowed from one.
+// between units, so results do not depend on the thread count. Row sums run in 32 float lanes
+// over blocks of 2048 elements, the blocks accumulated in double (accurate for long rows). The
+// fused pass keeps a group's dy and x in L2 between the reduction and dx. fp16/bf16 elements
+// are widened and dx rounded once in registers (vec16.h: AVX-512 or portable lanes with the same
+// bits), with no float copies of the group.
 #include "group_norm_backward_kernel.h"
 
-#include <Eigen/Core>
 #include <algorithm>
-
-#include <vector>
 
 #include "opscope/dispatch.h"
 #include "opscope/float16.h"
 #include "opscope/parallel.h"
-#include "opscope/widen.h"
+#include "opscope/vec16.h"
 
 namespace opscope::kernels {
 namespace {
 
-using ConstArr = Eigen::Map<const Eigen::ArrayXf>;
-using Arr = Eigen::Map<Eigen::ArrayXf>;
-constexpr int64_t kBlock = 2048;
+using vec16::Vec;
+constexpr int kV = vec16::kLanes;
+constexpr int64_t kBlock = 2048;  // a multiple of 2 * kV
 
-void rowSums(const float* dy, const float* x, int64_t n, float* dsOut, float* dbOut) {
+// ds = sum dy*x, db = sum dy over n elements (element j of a block in lane j % 32), reading
+// ahead within the first `valid` elements (the rest of this thread's range).
+template <class T>
+void rowSums(const T* dy, const T* x, int64_t n, int64_t valid, float* dsOut, float* dbOut) {
     double ds = 0, db = 0;
     for (int64_t b = 0; b < n; b += kBlock) {
-        const Eigen::Index len = static_cast<Eigen::Index>(std::min(kBlock, n - b));
-        ConstArr a(dy + b, len), c(x + b, len);
-        ds += static_cast<double>((a * c).sum());
-        db += static_cast<double>(a.sum());
+        const int64_t e = std::min(n, b + kBlock);
+        Vec sxy[2] = {Vec::broadcast(0.f), Vec::broadcast(0.f)}, sy[2] = {sxy[0], sxy[0]};
+        int64_t j = b;
+        for (; j + 2 * kV <= e; j += 2 * kV) {
+            if constexpr (sizeof(T) == 2) {
+                vec16::prefetchAhead(dy, j, 2 * kV, valid);
+                vec16::prefetchAhead(x, j, 2 * kV, valid);
+            }
+            for (int h = 0; h < 2; ++h) {
+                const Vec a = Vec::load(dy + j + h * kV);
+                sxy[h] = sxy[h] + a * Vec::load(x + j + h * kV);
+                sy[h] = sy[h] + a;
+            }
+        }
+        for (int h = 0; j < e; j += kV, ++h) {
+            const int k = vec16::lanesFor(e - j);
+            const Vec a = Vec::load(dy + j, k);
+            sxy[h] = sxy[h] + a * Vec::load(x + j, k);
+            sy[h] = sy[h] + a;
+        }
+        ds += vec16::sumLanesInDouble(sxy);
+        db += vec16::sumLanesInDouble(sy);
     }
     *dsOut = static_cast<float>(ds);
     *dbOut = static_cast<float>(db);
 }
 
+// dx = c1*dy + c2*x + c3 over n elements, rounded once to T.
+template <class T>
+void affineRow(const T* dy, const T* x, int64_t n, float c1, float c2, float c3, T* dx) {
+    const Vec v1 = Vec::broadcast(c1), v2 = Vec::broadcast(c2), v3 = Vec::broadcast(c3);
+    int64_t j = 0;
+    for (; j + kV <= n; j += kV) (v1 * Vec::load(dy + j) + v2 * Vec::load(x + j) + v3).store(dx + j);
+    if (j < n) {
+        const int k = vec16::lanesFor(n - j);
+        (v1 * Vec::load(dy + j, k) + v2 * Vec::load(x + j, k) + v3).store(dx + j, k);
+    }
+}
+
 // Coefficients of dx = c1[c]*dy + c2*x + c3 for one (n, g); see ops/group_norm_backward/README.md.
 // dy, x, dx point at the group's first element (D rows of HxW).
-void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const float* dy, const float* x,
-                       const float* mean, const float* rstd, const float* gamma, const float* ds, const float* db,
-                       float* dx) {
+template <class T>
+void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const T* dy, const T* x, const float* mean,
+                       const float* rstd, const float* gamma, const float* ds, const float* db, T* dx) {
     const int64_t D = s.channelsPerGroup();
     const int64_t c0 = g * D;
     const double m = static_cast<double>(mean[n * s.G + g]), r = static_cast<double>(rstd[n * s.G + g]);
@@ -55,37 +86,17 @@ void inputGradForGroup(const GroupNormShape& s, int64_t n, int64_t g, const floa
     for (int64_t c = c0; c < c0 + D; ++c) {
         const float c1 = static_cast<float>(r * (gamma ? static_cast<double>(gamma[c]) : 1.0));
         const int64_t off = (c - c0) * s.HxW;
-        const Eigen::Index len = static_cast<Eigen::Index>(s.HxW);
-        Arr(dx + off, len) = c1 * ConstArr(dy + off, len) + c2 * ConstArr(x + off, len) + c3;
+        affineRow(dy + off, x + off, s.HxW, c1, c2, c3, dx + off);
     }
 }
 
 int64_t grainFor(int64_t workPerItem) { return std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(workPerItem, 1)); }
 
-// Per-thread float views of a T range: the range itself for float, a widened copy otherwise.
-template <class T>
-class FloatTile {
-public:
-    const float* load(const T* src, int64_t n) {
-        if constexpr (std::is_same_v<T, float>) {
-            return src;
-        } else {
-            buf_.resize(static_cast<std::size_t>(n));
-            widenToFloat(src, buf_.data(), n);
-            return buf_.data();
-        }
-    }
-
-private:
-    std::vector<float> buf_;
-};
-
 template <class T>
 void reduceTyped(const GroupNormShape& s, const T* dy, const T* x, float* ds, float* db) {
     parallelFor(0, s.N * s.C, grainFor(s.HxW), [&](int64_t b, int64_t e) {
-        FloatTile<T> tdy, tx;
         for (int64_t row = b; row < e; ++row)
-            rowSums(tdy.load(dy + row * s.HxW, s.HxW), tx.load(x + row * s.HxW, s.HxW), s.HxW, ds + row, db + row);
+            rowSums(dy + row * s.HxW, x + row * s.HxW, s.HxW, (e - row) * s.HxW, ds + row, db + row);
     });
 }
 
@@ -95,24 +106,15 @@ void reduceAndInputGradTyped(const GroupNormShape& s, const T* dy, const T* x, c
     const int64_t D = s.channelsPerGroup();
     const int64_t groupSize = D * s.HxW;
     parallelFor(0, s.N * s.G, grainFor(groupSize), [&](int64_t b, int64_t e) {
-        FloatTile<T> tdy, tx;
-        std::vector<float> dxBuf(std::is_same_v<T, float> ? 0 : static_cast<std::size_t>(groupSize));
         for (int64_t ng = b; ng < e; ++ng) {
             const int64_t n = ng / s.G, g = ng % s.G;
             const int64_t base = (n * s.C + g * D) * s.HxW;  // the group is contiguous
-            const float* fdy = tdy.load(dy + base, groupSize);
-            const float* fx = tx.load(x + base, groupSize);
             for (int64_t c = 0; c < D; ++c) {
                 const int64_t row = n * s.C + g * D + c;
-                rowSums(fdy + c * s.HxW, fx + c * s.HxW, s.HxW, ds + row, db + row);
+                const int64_t at = base + c * s.HxW;
+                rowSums(dy + at, x + at, s.HxW, (e - ng) * groupSize - c * s.HxW, ds + row, db + row);
             }
-            float* fdx;
-            if constexpr (std::is_same_v<T, float>)
-                fdx = dx + base;
-            else
-                fdx = dxBuf.data();
-            inputGradForGroup(s, n, g, fdy, fx, mean, rstd, gamma, ds, db, fdx);
-            if constexpr (!std::is_same_v<T, float>) narrowFromFloat(fdx, dx + base, groupSize);
+            inputGradForGroup(s, n, g, dy + base, x + base, mean, rstd, gamma, ds, db, dx + base);
         }
     });
 }

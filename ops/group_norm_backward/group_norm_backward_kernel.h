@@ -1,6 +1,6 @@
 // GroupNormBackward kernels. dy, x and dx are dense [N, C, HxW] in the operator's `dtype`
-// (float32, float16 or bfloat16): tiles are widened to float32 in per-thread buffers, as the
-// device kernel does in its local memory, and dx is rounded to `dtype` once. mean, rstd, gamma, ds,
+// (float32, float16 or bfloat16): elements are widened to float32 in registers (the device
+// kernel widens tiles in its local memory), and dx is rounded to `dtype` once. mean, rstd, gamma, ds,
 // db, dgamma, dbeta are float32 ([N, G], [C], [N, C], [C]); gamma may be null (= ones).
 #pragma once
 

@@ -1,78 +1,101 @@
 // Design: RmsNormGrad is memory-bound, so everything happens in one pass over the rows. The
 // rows are split into P partitions fixed when the plan is built (P = threads while each keeps
 // >= 32K elements); a partition is processed by one thread, row after row:
-//   sweep 1: s = sum dy*gamma*x in 32 float lanes (summed in double at the end of the row);
-//   sweep 2: dx = rstd*dy*gamma - x*(rstd^3*s/cols), stored in the output dtype, and
-//            dgamma partial[p] += dy*x*rstd in the partition's float buffer.
-// Sweep 2 re-reads the row from cache (a 4096-wide float32 row pair is 32 KiB) while it
-// prefetches the next row, so dy and x leave memory once and dx is written once (with
-// streaming stores when dx is large). fp16/bf16 rows are widened once (vector F16C / bit
-// shifts) in sweep 1 into row buffers that sweep 2 reads again (rows over kWholeRow are
-// widened chunk by chunk in both sweeps), and dx is rounded once on the way out (round to
-// nearest even, bit-identical to Eigen's scalar conversions). A second tiny step adds the P partial
-// buffers in partition order. Nothing depends on timing: same P => same bits.
+//   sweep 1: s = sum dy*gamma*x in 32 float lanes (summed in double at the end of the row),
+//            and dgamma partial[p] += dy*x*rstd in the partition's float buffer;
+//   sweep 2: dx = rstd*dy*gamma - x*(rstd^3*s/cols), stored in the output dtype.
+// Sweep 1 reads the row from memory with software prefetch 1024 elements ahead; sweep 2
+// re-reads it from cache (a 4096-wide bf16 row pair is 16 KiB), so dy and x leave memory once
+// and dx is written once (with streaming stores when dx is large). fp16/bf16 elements are widened and dx rounded in
+// registers (vec16.h: 16 lanes, AVX-512 or portable with the same bits; round to nearest even), with no float copies of
+// rows. A second tiny step adds the P partial buffers in partition order. Nothing depends on timing: same P => same
+// bits.
 #include "rms_norm_grad_kernel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
-#include <vector>
 
-#if defined(__AVX__) || defined(__F16C__)
+#if defined(__AVX__)
 #include <immintrin.h>
 #endif
 
 #include "opscope/dispatch.h"
 #include "opscope/float16.h"
 #include "opscope/parallel.h"
-#include "opscope/widen.h"
+#include "opscope/vec16.h"
 
 namespace opscope::kernels {
 namespace {
 
-constexpr int64_t kChunk = 1024;  // elements widened at a time (4 KiB of float per operand)
-constexpr int kLanes = 32;        // independent float accumulators for the row sums
-
-// Float view of [src, src+n): the data itself for float32, else widened into `buf`.
+using vec16::Vec;
+constexpr int kV = vec16::kLanes;
+// The operands of row r (row r starts at r * cols); `left` elements of dy and x from the row's
+// start on belong to the partition (the prefetch stays inside them).
 template <class T>
-const float* asFloat(const T* src, float* buf, int64_t n) {
-    if constexpr (std::is_same_v<T, float>) {
-        return src;
-    } else {
-        widenToFloat(src, buf, n);
-        return buf;
+struct Row {
+    const T *dy, *x;
+    const float* gamma;
+    float rstd;
+    T* dx;
+    int64_t cols, left;
+};
+
+// Sweep 1: returns s = sum dy*gamma*x (element j in float lane j % 32; the lanes summed in
+// double) and adds dy*x*rstd to the partition's dgamma partial.
+template <class T>
+double rowDotAndPartial(const Row<T>& w, float* part) {
+    const Vec r = Vec::broadcast(w.rstd);
+    Vec acc[2] = {Vec::broadcast(0.f), Vec::broadcast(0.f)};
+    int64_t j = 0;
+    for (; j + 2 * kV <= w.cols; j += 2 * kV) {
+        vec16::prefetchAhead(w.dy, j, 2 * kV, w.left);  // into the next row near the row's end
+        vec16::prefetchAhead(w.x, j, 2 * kV, w.left);
+        for (int h = 0; h < 2; ++h) {
+            const int64_t at = j + h * kV;
+            const Vec a = Vec::load(w.dy + at), b = Vec::load(w.x + at);
+            acc[h] = acc[h] + a * Vec::load(w.gamma + at) * b;
+            (Vec::load(part + at) + a * b * r).store(part + at);
+        }
+    }
+    for (int h = 0; j < w.cols; j += kV, ++h) {
+        const int n = vec16::lanesFor(w.cols - j);
+        const Vec a = Vec::load(w.dy + j, n), b = Vec::load(w.x + j, n);
+        acc[h] = acc[h] + a * Vec::load(w.gamma + j, n) * b;
+        (Vec::load(part + j, n) + a * b * r).store(part + j, n);
+    }
+    return vec16::sumLanesInDouble(acc);
+}
+
+// dx = r*(dy*gamma) - c*x over columns [j0, j1), rounded once to T; kStream: j0 is aligned for
+// streaming stores, and whole vectors are streamed.
+template <class T, bool kStream>
+void inputGradSpan(const Row<T>& w, Vec r, Vec c, int64_t j0, int64_t j1) {
+    int64_t j = j0;
+    for (; j + kV <= j1; j += kV) {
+        const Vec v = r * (Vec::load(w.dy + j) * Vec::load(w.gamma + j)) - c * Vec::load(w.x + j);
+        if constexpr (kStream)
+            v.stream(w.dx + j);
+        else
+            v.store(w.dx + j);
+    }
+    if (j < j1) {
+        const int n = vec16::lanesFor(j1 - j);
+        (r * (Vec::load(w.dy + j, n) * Vec::load(w.gamma + j, n)) - c * Vec::load(w.x + j, n)).store(w.dx + j, n);
     }
 }
 
-// lanes[l] += sum of a*g*b over the elements l, l + kLanes, ... (local accumulators, so they
-// stay in registers).
-void dotLanes(const float* __restrict a, const float* __restrict g, const float* __restrict b, int64_t n,
-              float* __restrict lanes) {
-    float acc[kLanes];
-    for (int l = 0; l < kLanes; ++l) acc[l] = lanes[l];
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-        for (int l = 0; l < kLanes; ++l) acc[l] += a[i + l] * g[i + l] * b[i + l];
-    for (int l = 0; i < n; ++i, ++l) acc[l] += a[i] * g[i] * b[i];
-    for (int l = 0; l < kLanes; ++l) lanes[l] = acc[l];
-}
-
-// Stores that bypass the caches, for outputs too large to stay in them: they spare the read
-// a normal store of a cold line costs (a third of dx's traffic).
-void streamBytes(void* dst, const void* src, std::size_t bytes) {
-    auto* d = static_cast<char*>(dst);
-    const auto* s = static_cast<const char*>(src);
-#if defined(__AVX__)
-    std::size_t head = (32 - (reinterpret_cast<std::uintptr_t>(d) & 31)) & 31;
-    head = std::min(head, bytes);
-    std::memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
-    for (; bytes >= 32; bytes -= 32, d += 32, s += 32)
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
-#endif
-    std::memcpy(d, s, bytes);
+// Sweep 2, from cache: dx = rstd*(dy*gamma) - x*(rstd^3*s/cols). kStream: the columns before
+// dx's first aligned one with ordinary stores, the rest streamed.
+template <class T, bool kStream>
+void rowInputGrad(const Row<T>& w, double s) {
+    const double rd = w.rstd;
+    const Vec c = Vec::broadcast(static_cast<float>(rd * rd * rd * s / static_cast<double>(w.cols)));
+    const Vec r = Vec::broadcast(w.rstd);
+    const int64_t head = kStream ? std::min<int64_t>(w.cols, vec16::elementsToStreamAlignment(w.dx)) : 0;
+    inputGradSpan<T, false>(w, r, c, 0, head);
+    inputGradSpan<T, kStream>(w, r, c, head, w.cols);
 }
 
 void streamFence() {
@@ -81,84 +104,18 @@ void streamFence() {
 #endif
 }
 
-// fp16/bf16 rows up to this many elements are widened once, whole, into L2-resident buffers
-// that sweep 2 reads again; longer rows are widened chunk by chunk in each sweep.
-constexpr int64_t kWholeRow = 16384;
-
-template <class T>
-struct RowBuffers {
-    std::vector<float> dy, x, dx;
-    std::vector<T> narrowed;
-    explicit RowBuffers(int64_t cols)
-        : dy(static_cast<std::size_t>(std::is_same_v<T, float> || cols > kWholeRow ? kChunk : std::max(cols, kChunk))),
-          x(dy.size()),
-          dx(kChunk),
-          narrowed(kChunk) {}
-};
-
-// Asks for [p, p + bytes) ahead of use, one request per cache line.
-void prefetch(const void* p, std::size_t bytes) {
-    const auto* c = static_cast<const char*>(p);
-    for (std::size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 0, 2);
-}
-
-// next/nextX: the following row, prefetched while sweep 2 works from the cache (null at the end).
-template <class T, bool kStream>
-void rowGrad(const T* dy, const T* x, float r, const float* g, T* dx, float* part, int64_t cols, RowBuffers<T>& b,
-             const T* nextDy, const T* nextX) {
-    float lanes[kLanes] = {};
-    const bool whole = !std::is_same_v<T, float> && cols <= kWholeRow;
-    for (int64_t k = 0; k < cols; k += kChunk) {
-        const int64_t n = std::min(kChunk, cols - k);
-        const int64_t at = whole ? k : 0;
-        dotLanes(asFloat(dy + k, b.dy.data() + at, n), g + k, asFloat(x + k, b.x.data() + at, n), n, lanes);
-    }
-    double s = 0;
-    for (float l : lanes) s += static_cast<double>(l);
-    const double rd = r;
-    const float c = static_cast<float>(rd * rd * rd * s / static_cast<double>(cols));
-    constexpr bool kDirect = std::is_same_v<T, float> && !kStream;
-    for (int64_t k = 0; k < cols; k += kChunk) {
-        const int64_t n = std::min(kChunk, cols - k);
-        if (nextDy) {
-            prefetch(nextDy + k, static_cast<std::size_t>(n) * sizeof(T));
-            prefetch(nextX + k, static_cast<std::size_t>(n) * sizeof(T));
-        }
-        const float* a = whole ? b.dy.data() + k : asFloat(dy + k, b.dy.data(), n);
-        const float* xv = whole ? b.x.data() + k : asFloat(x + k, b.x.data(), n);
-        const float* gk = g + k;
-        float* pk = part + k;
-        float* out = kDirect ? reinterpret_cast<float*>(dx + k) : b.dx.data();
-        for (int64_t i = 0; i < n; ++i) {
-            out[i] = r * (a[i] * gk[i]) - c * xv[i];
-            pk[i] += a[i] * xv[i] * r;
-        }
-        if constexpr (kDirect) {
-        } else if constexpr (std::is_same_v<T, float>) {
-            streamBytes(dx + k, out, static_cast<std::size_t>(n) * sizeof(float));
-        } else if constexpr (kStream) {
-            narrowFromFloat(out, b.narrowed.data(), n);
-            streamBytes(dx + k, b.narrowed.data(), static_cast<std::size_t>(n) * sizeof(T));
-        } else {
-            narrowFromFloat(out, dx + k, n);
-        }
-    }
-}
-
 template <class T, bool kStream>
 void rowsTyped(const RmsNormGradShape& s, const T* dy, const T* x, const float* rstd, const float* gamma, T* dx,
                float* partials, int partitions) {
     parallelChunks(partitions, 1, [&](int, int64_t pb, int64_t pe) {
-        RowBuffers<T> bufs(s.cols);
         for (int64_t p = pb; p < pe; ++p) {
             float* part = partials + p * s.cols;
             std::memset(part, 0, static_cast<std::size_t>(s.cols) * sizeof(float));
             const int64_t r0 = s.rows * p / partitions, r1 = s.rows * (p + 1) / partitions;
             for (int64_t r = r0; r < r1; ++r) {
-                const bool more = r + 1 < r1;
-                rowGrad<T, kStream>(dy + r * s.cols, x + r * s.cols, rstd[r], gamma, dx + r * s.cols, part, s.cols,
-                                    bufs, more ? dy + (r + 1) * s.cols : nullptr,
-                                    more ? x + (r + 1) * s.cols : nullptr);
+                const int64_t at = r * s.cols;
+                const Row<T> w{dy + at, x + at, gamma, rstd[r], dx + at, s.cols, (r1 - r) * s.cols};
+                rowInputGrad<T, kStream>(w, rowDotAndPartial(w, part));
             }
         }
         if (kStream) streamFence();

@@ -108,6 +108,7 @@ const GnShape kShapes[] = {
     {{2, 12, 2, 3, 3}, 4},  // rank 5
     {{4, 3}, 3},            // no spatial axes
     {{2, 64, 33, 17}, 8},   // tails in the vector loop
+    {{2, 4, 47, 49}, 2},    // rows over one 2048-element summation block, with a tail
 };
 
 class GroupNormBackwardDtype : public ::testing::TestWithParam<DType> {};
@@ -260,12 +261,14 @@ TEST(GroupNormBackward, BitwiseRepeatableForFixedThreadCount) {
     GnProblem p({{4, 32, 17, 19}, 8}, 77);
     for (int threads : {1, 2, 3}) {
         setNumThreads(threads);
-        GnRun a = runGroupNorm(p, DType::Float32);
-        GnRun b = runGroupNorm(p, DType::Float32);
-        ASSERT_EQ(a.status, ACLNN_SUCCESS);
-        EXPECT_EQ(a.dx, b.dx) << threads << " threads";
-        EXPECT_EQ(a.dgamma, b.dgamma) << threads << " threads";
-        EXPECT_EQ(a.dbeta, b.dbeta) << threads << " threads";
+        for (DType t : {DType::Float32, DType::BFloat16}) {
+            GnRun a = runGroupNorm(p, t);
+            GnRun b = runGroupNorm(p, t);
+            ASSERT_EQ(a.status, ACLNN_SUCCESS);
+            EXPECT_EQ(a.dx, b.dx) << threads << " threads";
+            EXPECT_EQ(a.dgamma, b.dgamma) << threads << " threads";
+            EXPECT_EQ(a.dbeta, b.dbeta) << threads << " threads";
+        }
     }
     setNumThreads(0);
 }

@@ -219,6 +219,23 @@ INSTANTIATE_TEST_SUITE_P(DocTable, RmsNormGradDtype,
                                            Combo{DType::BFloat16, DType::BFloat16}),
                          [](const auto& info) { return comboName(info.param); });
 
+// dx of 16 MiB and more is written with streaming stores from the first aligned element of each
+// row on; odd row lengths put that element at every offset.
+TEST(RmsNormGradShapes, StreamedLargeOutputsMatchReference) {
+    for (const auto& [dtype, rows] :
+         {std::pair{DType::BFloat16, int64_t{2050}}, std::pair{DType::Float32, int64_t{1026}}}) {
+        SCOPED_TRACE(dtypeName(dtype));
+        RmsProblem p({rows, 4099}, 1, 77);
+        RmsOptions o;
+        o.dtype = dtype;
+        o.gammaDtype = DType::Float32;
+        RmsRun r = runRms(p, o);
+        ASSERT_EQ(r.status, ACLNN_SUCCESS) << r.message;
+        expectWithin(r.dx, r.expected.dx, r.dxScale, rtolFor(dtype), "dx");
+        expectWithin(r.dgamma, r.expected.dgamma, r.dgammaScale, 4e-6, "dgamma");
+    }
+}
+
 TEST(RmsNormGradProducts, InferenceSeriesTableAndTailRule) {
     setProduct(Product::AtlasInference);
     RmsProblem p({{5, 48}, 1, 3});
