@@ -2,33 +2,21 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 #include "opscope/error.h"
 #include "opscope/metrics.h"
+#include "opscope/printf_text.h"
 
 namespace opscope::metrics {
 namespace {
 
-std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
+std::string num(double v) { return printfText("%.3g", v); }
 
 // Element values need more digits than error sizes to tell them apart.
-std::string val(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.7g", v);
-    return buf;
-}
+std::string val(double v) { return printfText("%.7g", v); }
 
-std::string percent(double share) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f%%", share * 100.0);
-    return buf;
-}
+std::string percent(double share) { return printfText("%.3f%%", share * 100.0); }
 
 std::string coords(const ElementRef& e) {
     std::string s = "[";
