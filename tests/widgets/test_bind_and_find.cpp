@@ -253,9 +253,7 @@ private Q_SLOTS:
         QVERIFY(ctx.openFile(file_));
         QSignalSpy loaded(&ctx, &DebugContext::caseLoaded);
         ctx.loadCase("/cases/a");
-        ctx.loadCase("/cases/b");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/cases/b"));
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(loaded[0][0].toString(), QString("/cases/b"));
     }
@@ -361,8 +359,7 @@ private Q_SLOTS:
 
 private:
     static bool runToAnalysis(DebugContext& ctx, const QString& casePath) {
-        ctx.loadCase(casePath);
-        if (!QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000) || !test::waitIdle(ctx)) return false;
+        if (!test::loadPrepared(ctx, casePath)) return false;
         ctx.continueRun();
         return QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000) && test::waitIdle(ctx);
     }

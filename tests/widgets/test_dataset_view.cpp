@@ -71,8 +71,7 @@ class TestDatasetView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
-        QCoreApplication::setOrganizationName("OpScopeTest");
-        file_ = addDatasets(test::writeCaseFile(dir_.path()), 0.0);
+        file_ = addDatasets(test::useTestSettingsAndCaseFile(dir_.path()), 0.0);
         QDir(dir_.path()).mkdir("other");
         other_ = addDatasets(test::writeCaseFile(dir_.filePath("other")), 1e-3);  // the same paths, perturbed
     }
@@ -204,9 +203,7 @@ private Q_SLOTS:
     void runOutputAgainstADataset() {
         MainWindow& w = *window_;
         DebugContext* ctx = w.context();
-        ctx->loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(test::loadPrepared(*ctx, "/gn/basic"));
         ctx->continueRun();
         QVERIFY(test::waitIdle(*ctx));
         QVERIFY(QTest::qWaitFor([&] { return ctx->finalOutputs() != nullptr; }, 20000));

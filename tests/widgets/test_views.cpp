@@ -160,9 +160,7 @@ private Q_SLOTS:
         form->activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(form.get()));
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         auto* group = qobject_cast<QLineEdit*>(form->editorFor("group"));
         QVERIFY(group);
         group->setFocus();
@@ -194,9 +192,7 @@ private Q_SLOTS:
 private:
     void runBasic(DebugContext& ctx) {
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         ctx.continueRun();
         QVERIFY(test::waitIdle(ctx));
     }

@@ -65,9 +65,21 @@ inline QString writeCaseFile(const QString& dir) {
     return path;
 }
 
+// For initTestCase: keeps the user's settings alone (a test organisation) and writes the case file.
+inline QString useTestSettingsAndCaseFile(const QString& dir) {
+    QCoreApplication::setOrganizationName("OpScopeTest");
+    return writeCaseFile(dir);
+}
+
 // Waits for the context to become idle (no prepare/run/reference/analysis in flight).
 inline bool waitIdle(DebugContext& ctx, int timeoutMs = 20000) {
     return QTest::qWaitFor([&] { return ctx.isIdle(); }, timeoutMs);
+}
+
+// Loads a case of the open file; true once it is prepared and the context idle.
+inline bool loadPrepared(DebugContext& ctx, const QString& casePath, int timeoutMs = 20000) {
+    ctx.loadCase(casePath);
+    return QTest::qWaitFor([&] { return ctx.isPrepared(); }, timeoutMs) && waitIdle(ctx, timeoutMs);
 }
 
 // The action of `menu` or of any of its submenus with this object name; null when none.
