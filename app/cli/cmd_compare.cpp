@@ -27,7 +27,7 @@ CommandSpec compareSpec() {
     s.options = {
         {"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
         {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
-        {"--json", "", false, "print JSON on stdout"},
+        kJsonOption,
     };
     s.minPositionals = 2;
     s.maxPositionals = 2;
