@@ -1,11 +1,10 @@
 // The pass/fail standards as data: name, rule text, thresholds and the verdict function.
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
 #include "opscope/error.h"
 #include "opscope/metrics.h"
+#include "opscope/names.h"
 #include "opscope/printf_text.h"
 
 namespace opscope::metrics {
@@ -103,11 +102,6 @@ Judgement judgeMsprobeLegacy(const ComparisonMetrics& m) {
 
 std::string toleranceName(double rtol, double atol) { return "rtol=" + num(rtol) + ",atol=" + num(atol); }
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 bool parseNumber(const std::string& text, double* out) {
     if (text.empty()) return false;
     char* end = nullptr;
@@ -185,7 +179,7 @@ Standard toleranceStandard(double rtol, double atol) {
 }
 
 Standard parseStandard(const std::string& spec) {
-    const std::string s = lower(spec);
+    const std::string s = lowerCase(spec);
     static const std::pair<const char*, const char*> aliases[] = {{"cann", "cann"},
                                                                   {"cann-single", "cann"},
                                                                   {"single-benchmark", "cann"},
@@ -226,7 +220,7 @@ Standard parseStandard(const std::string& spec) {
 }
 
 std::string defaultStandardName(const std::string& opName) {
-    const std::string s = lower(opName);
+    const std::string s = lowerCase(opName);
     if (s == "aclnnconvolutionbackward" || s == "convolution_backward") return "dual-thousandth";
     return "cann";
 }
