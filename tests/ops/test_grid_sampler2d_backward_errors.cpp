@@ -210,9 +210,7 @@ TEST(GridSamplerRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {
     BoolArray m({true, true});
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, 0, 0, false, m, gi, gg, &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, 0, 0, false, m, gi, gg, &ws, &exe));
     ASSERT_GT(ws, 0u);  // the NHWC copies live in the workspace
     ASSERT_EQ(aclSetAclOpExecutorRepeatable(exe), ACLNN_SUCCESS);
     EXPECT_EQ(aclnnGridSampler2DBackward(nullptr, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);

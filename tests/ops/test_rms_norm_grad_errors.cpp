@@ -206,8 +206,7 @@ TEST(RmsNormGradRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {
     DeviceTensor dx = DeviceTensor::zeros(c.dtype, c.dxShape), dg = DeviceTensor::zeros(DType::Float32, c.dgammaShape);
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnRmsNormGradGetWorkspaceSize(dy, x, rstd, gamma, dx, dg, &ws, &exe), ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnRmsNormGradGetWorkspaceSize(dy, x, rstd, gamma, dx, dg, &ws, &exe));
     ASSERT_GT(ws, 0u);
     ASSERT_EQ(aclSetAclOpExecutorRepeatable(exe), ACLNN_SUCCESS);
     EXPECT_EQ(aclnnRmsNormGrad(nullptr, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
