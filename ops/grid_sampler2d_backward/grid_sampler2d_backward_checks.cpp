@@ -31,9 +31,7 @@ bool checkNothingAsked(const GridSamplerArgs& a, GridSamplerProblem& p) {
         return true;
     }
     p.mask = requireBoolArray(a.outputMask, "outputMask");
-    if (p.mask.size() != 2)
-        fail(status::kParamInvalid,
-             Msg() << "outputMask has " << p.mask.size() << " entries; expected 2 (inputGrad, gridGrad)");
+    checkMaskLength(p.mask, {"inputGrad", "gridGrad"});
     p.wantInputGrad = p.mask[0];
     p.wantGridGrad = p.mask[1];
     if (!p.wantInputGrad && !p.wantGridGrad) p.nothingAsked = "[false, false]";
@@ -50,10 +48,7 @@ void checkPointers(const GridSamplerArgs& a, GridSamplerProblem& p) {
 }
 
 // 3a. The product has the operator.
-void checkProductSupport(Product product) {
-    if (product == Product::AtlasInference)
-        fail(status::kParamInvalid, Msg() << kOp << " is not supported on " << productName(product));
-}
+void checkProductSupport(Product product) { checkProductHasOperator(kOp, product, Product::AtlasInference); }
 
 // 3b. input's dtype is supported; every tensor has it.
 void checkDtypes(const GridSamplerProblem& p, Product product) {

@@ -48,10 +48,7 @@ void checkPointers(const RmsNormGradArgs& a, RmsNormGradProblem& p) {
 }
 
 // 2a. The product has the operator.
-void checkProductSupport(Product product) {
-    if (product == Product::AtlasTraining)
-        fail(status::kParamInvalid, Msg() << kOp << " is not supported on " << productName(product));
-}
+void checkProductSupport(Product product) { checkProductHasOperator(kOp, product, Product::AtlasTraining); }
 
 // 2b. Dtypes, the doc's table per product.
 void checkDtypes(const RmsNormGradProblem& p, Product product) {
