@@ -32,22 +32,18 @@ struct RmsCall {
         DeviceTensor gamma = DeviceTensor::zeros(dt(gammaDtype), gammaShape);
         DeviceTensor dx = DeviceTensor::zeros(dt(dxDtype), dxShape);
         DeviceTensor dgamma = DeviceTensor::zeros(dgammaDtype, dgammaShape);
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnRmsNormGradGetWorkspaceSize(
-            nullDy ? nullptr : dy.get(), nullX ? nullptr : x.get(), nullRstd ? nullptr : rstd.get(),
-            nullGamma ? nullptr : gamma.get(), nullDx ? nullptr : dx.get(), nullDgamma ? nullptr : dgamma.get(),
-            nullWs ? nullptr : &ws, nullExe ? nullptr : &exe);
-        if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(exe);
-        return st;
+        return phase1Status(nullWs, nullExe, [&](uint64_t* ws, aclOpExecutor** exe) {
+            return aclnnRmsNormGradGetWorkspaceSize(nullDy ? nullptr : dy.get(), nullX ? nullptr : x.get(),
+                                                    nullRstd ? nullptr : rstd.get(), nullGamma ? nullptr : gamma.get(),
+                                                    nullDx ? nullptr : dx.get(), nullDgamma ? nullptr : dgamma.get(),
+                                                    ws, exe);
+        });
     }
 };
 
 using ErrorCase = opscope::test::ErrorCase<RmsCall>;
 
-class RmsNormGradErrors : public ErrorCaseTest<RmsCall> {};
-
-TEST_P(RmsNormGradErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
+OPSCOPE_ERROR_SUITE(RmsNormGradErrors, RmsCall)
 
 void setAll(RmsCall& c, std::vector<int64_t> x, std::vector<int64_t> rstd, std::vector<int64_t> gamma) {
     c.dyShape = c.xShape = c.dxShape = std::move(x);
