@@ -47,9 +47,6 @@ void checkPointers(const GridSamplerArgs& a, GridSamplerProblem& p) {
     p.gridGrad = &requireTensor(a.gridGrad, "gridGrad");
 }
 
-// 3a. The product has the operator.
-void checkProductSupport(Product product) { checkProductHasOperator(kOp, product, Product::AtlasInference); }
-
 // 3b. input's dtype is supported; every tensor has it.
 void checkDtypes(const GridSamplerProblem& p, Product product) {
     checkDtypeIn(*p.input, "input", dtypesFor(product), product);
@@ -116,13 +113,13 @@ const char* paddingName(kernels::GridPadding mode) { return kPaddingNames[static
 GridSamplerProblem validateGridSampler2DBackward(const GridSamplerArgs& a, Product product) {
     GridSamplerProblem p;
     p.product = product;
-    if (checkNothingAsked(a, p)) return p;  // 1
-    checkPointers(a, p);                    // 2
-    checkProductSupport(product);           // 3a
-    checkDtypes(p, product);                // 3b
-    checkFormats(p);                        // 4
-    checkAttributes(a, p);                  // 5
-    checkShapes(p);                         // 6
+    if (checkNothingAsked(a, p)) return p;                           // 1
+    checkPointers(a, p);                                             // 2
+    checkProductHasOperator(kOp, product, Product::AtlasInference);  // 3a
+    checkDtypes(p, product);                                         // 3b
+    checkFormats(p);                                                 // 4
+    checkAttributes(a, p);                                           // 5
+    checkShapes(p);                                                  // 6
     return p;
 }
 

@@ -40,9 +40,6 @@ void checkPointersAndMask(const GroupNormArgs& a, GroupNormProblem& p) {
                        {kOutputNames[0], kOutputNames[1], kOutputNames[2]}, p.outputs);
 }
 
-// 2a. The product has the operator.
-void checkProductSupport(Product product) { checkProductHasOperator(kOp, product, Product::AtlasInference); }
-
 // 2b. gradOut's dtype is one the product normalises in; every other tensor has it.
 void checkDtypes(const GroupNormProblem& p, Product product) {
     checkDtypeIn(*p.gradOut, "gradOut", normDtypesFor(product), product);
@@ -121,15 +118,15 @@ void checkProductLimits(const GroupNormProblem& p, Product product) {
 
 GroupNormProblem validateGroupNormBackward(const GroupNormArgs& a, Product product) {
     GroupNormProblem p;
-    checkPointersAndMask(a, p);      // 1
-    checkProductSupport(product);    // 2a
-    checkDtypes(p, product);         // 2b
-    checkFormats(p);                 // 3
-    checkAttributes(a, p);           // 4
-    checkRanks(p);                   // 5a
-    checkElementCounts(p);           // 5b
-    checkOutputShapes(p);            // 5c
-    checkProductLimits(p, product);  // 6
+    checkPointersAndMask(a, p);                                      // 1
+    checkProductHasOperator(kOp, product, Product::AtlasInference);  // 2a
+    checkDtypes(p, product);                                         // 2b
+    checkFormats(p);                                                 // 3
+    checkAttributes(a, p);                                           // 4
+    checkRanks(p);                                                   // 5a
+    checkElementCounts(p);                                           // 5b
+    checkOutputShapes(p);                                            // 5c
+    checkProductLimits(p, product);                                  // 6
     return p;
 }
 

@@ -3,6 +3,8 @@
 // Every test prints lines "RESULT <test> <what> rc=<code> ..." and exits 0 unless it finds a
 // wrong result (exit 3); a crash shows as a signal in the caller.
 #include <stdexcept>
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -638,6 +640,15 @@ static int testOverlap() {
         if (rc_ == 0) accepted++;                           \
     } while (0)
 
+// The call's tensors with the k-th one null (none when k is past them).
+template <std::size_t N>
+static std::array<aclTensor*, N> withNull(aclTensor* const (&all)[N], int k) {
+    std::array<aclTensor*, N> b;
+    std::copy(std::begin(all), std::end(all), b.begin());
+    if (k < static_cast<int>(N)) b[static_cast<std::size_t>(k)] = nullptr;
+    return b;
+}
+
 static int testNulls() {
     int total = 0, accepted = 0;
     uint64_t ws;
@@ -648,9 +659,7 @@ static int testNulls() {
         auto* O = &g.outs;
         aclTensor* a[8] = {(*I)[0].t, (*I)[1].t, (*I)[2].t, (*I)[3].t, (*I)[4].t, (*O)[0].t, (*O)[1].t, (*O)[2].t};
         for (int k = 0; k < 11; k++) {
-            aclTensor* b[8];
-            std::memcpy(b, a, sizeof a);
-            if (k < 8) b[k] = nullptr;
+            const std::array<aclTensor*, 8> b = withNull(a, k);
             aclBoolArray* m = k == 8 ? nullptr : g.mask;
             uint64_t* pws = k == 9 ? nullptr : &ws;
             aclOpExecutor** pe = k == 10 ? nullptr : &e;
@@ -663,9 +672,7 @@ static int testNulls() {
         RmsNorm r(1);
         aclTensor* a[6] = {r.ins[0].t, r.ins[1].t, r.ins[2].t, r.ins[3].t, r.outs[0].t, r.outs[1].t};
         for (int k = 0; k < 8; k++) {
-            aclTensor* b[6];
-            std::memcpy(b, a, sizeof a);
-            if (k < 6) b[k] = nullptr;
+            const std::array<aclTensor*, 6> b = withNull(a, k);
             std::string l = "RmsNormGrad arg" + std::to_string(k);
             NULLCASE(l.c_str(), aclnnRmsNormGradGetWorkspaceSize(b[0], b[1], b[2], b[3], b[4], b[5],
                                                                  k == 6 ? nullptr : &ws, k == 7 ? nullptr : &e));
@@ -675,9 +682,7 @@ static int testNulls() {
         Conv c(1);
         aclTensor* a[6] = {c.ins[0].t, c.ins[1].t, c.ins[2].t, c.outs[0].t, c.outs[1].t, c.outs[2].t};
         for (int k = 0; k < 14; k++) {
-            aclTensor* b[6];
-            std::memcpy(b, a, sizeof a);
-            if (k < 6) b[k] = nullptr;
+            const std::array<aclTensor*, 6> b = withNull(a, k);
             aclIntArray* ia[5] = {c.ints[0], c.ints[1], c.ints[2], c.ints[3], c.ints[4]};
             if (k >= 6 && k < 11) ia[k - 6] = nullptr;
             std::string l = "ConvolutionBackward arg" + std::to_string(k);
@@ -691,9 +696,7 @@ static int testNulls() {
         Grid g(1);
         aclTensor* a[5] = {g.ins[0].t, g.ins[1].t, g.ins[2].t, g.outs[0].t, g.outs[1].t};
         for (int k = 0; k < 8; k++) {
-            aclTensor* b[5];
-            std::memcpy(b, a, sizeof a);
-            if (k < 5) b[k] = nullptr;
+            const std::array<aclTensor*, 5> b = withNull(a, k);
             std::string l = "GridSampler2DBackward arg" + std::to_string(k);
             NULLCASE(l.c_str(), aclnnGridSampler2DBackwardGetWorkspaceSize(
                                     b[0], b[1], b[2], 0, 0, false, k == 5 ? nullptr : g.mask, b[3], b[4],
