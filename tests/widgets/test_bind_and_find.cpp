@@ -223,8 +223,7 @@ private Q_SLOTS:
     void arrowKeysLoadTheCaseTheSelectionRestsOn() {
         DebugContext ctx;
         FileBrowserPanel panel(&ctx);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(test::showExposed(panel));
         QVERIFY(ctx.openFile(file_));
         QTableView* cases = panel.caseView();
         const QRect first = cases->visualRect(cases->model()->index(0, 0));
@@ -312,9 +311,7 @@ private Q_SLOTS:
     void chartAxesShowNoElidedLabels() {
         DebugContext ctx;
         ChartsPanel charts(&ctx);
-        charts.resize(420, 300);  // the Charts dock's minimum width
-        charts.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&charts));
+        QVERIFY(test::showExposed(charts, {420, 300}));  // the Charts dock's minimum width
         QVERIFY(ctx.openFile(file_));
         QVERIFY(runToAnalysis(ctx, "/cases/a"));
         QVERIFY(QTest::qWaitFor([&] { return charts.seriesCounts()[1] == 2; }, 10000));
@@ -345,8 +342,7 @@ private Q_SLOTS:
         view.chart()->addAxis(y, Qt::AlignLeft);
         series->attachAxis(x);
         series->attachAxis(y);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(test::showExposed(view));
         QTest::qWait(50);
         const QStringList labels = chartTexts(&view);
         int numeric = 0;

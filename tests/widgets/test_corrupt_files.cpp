@@ -58,8 +58,7 @@ private Q_SLOTS:
 
     void windowShowsTheErrorAndKeepsRunning() {
         MainWindow w(nullptr, false);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::showExposed(w));
         QString shown;
         // The warning box is modal: read and close it from the event loop it runs.
         QTimer closer;

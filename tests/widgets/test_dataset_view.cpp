@@ -78,9 +78,7 @@ private Q_SLOTS:
 
     void init() {
         window_ = std::make_unique<MainWindow>(nullptr, false);
-        window_->resize(1400, 900);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(test::showExposed(*window_, {1400, 900}));
         QVERIFY(window_->openFile(file_));
     }
     void cleanup() { window_.reset(); }

@@ -27,9 +27,7 @@ private Q_SLOTS:
 
     void shortcutsDriveTheDebugger() {
         MainWindow w(nullptr, false);
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::showExposed(w, {1400, 900}));
         QVERIFY(!w.action("step")->isEnabled());
         QVERIFY(w.openFile(file_));
         DebugContext* ctx = w.context();

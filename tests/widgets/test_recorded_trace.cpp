@@ -117,11 +117,7 @@ private Q_SLOTS:
     }
 
 private:
-    bool showWithTrace(MainWindow& w) {
-        w.resize(1400, 900);
-        w.show();
-        return QTest::qWaitForWindowExposed(&w) && w.openFile(trace_);
-    }
+    bool showWithTrace(MainWindow& w) { return test::showExposed(w, {1400, 900}) && w.openFile(trace_); }
 
     QTemporaryDir dir_;
     QString trace_;

@@ -32,9 +32,7 @@ private Q_SLOTS:
     void unwrittenOutputHasNoBeyondToleranceCount() {
         DebugContext ctx;
         TensorViewPanel view(&ctx);
-        view.resize(900, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(test::showExposed(view, {900, 700}));
         QVERIFY(ctx.openFile(file_));
         ctx.loadCase("/gn/basic");
         QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared() && ctx.baseline(); }, 20000));
@@ -47,9 +45,7 @@ private Q_SLOTS:
     void tensorViewShowsEveryTensorOfThePlan() {
         DebugContext ctx;
         TensorViewPanel view(&ctx);
-        view.resize(900, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(test::showExposed(view, {900, 700}));
         runBasic(ctx);
         QSignalSpy frames(&view, &TensorViewPanel::frameShown);
         QVERIFY(QTest::qWaitFor([&] { return view.frame().valid() && !view.isLoading(); }, 20000));

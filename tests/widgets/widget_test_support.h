@@ -72,6 +72,13 @@ inline bool waitIdle(DebugContext& ctx, int timeoutMs = 20000) {
     return QTest::qWaitFor([&] { return ctx.isIdle(); }, timeoutMs);
 }
 
+// Shows a top-level widget (resized first when a size is given); true once it is on screen.
+inline bool showExposed(QWidget& w, QSize size = {}) {
+    if (size.isValid()) w.resize(size);
+    w.show();
+    return QTest::qWaitForWindowExposed(&w);
+}
+
 // Loads a case of the open file; true once it is prepared and the context idle.
 inline bool loadPrepared(DebugContext& ctx, const QString& casePath, int timeoutMs = 20000) {
     ctx.loadCase(casePath);
