@@ -145,22 +145,29 @@ void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGe
     const int dx = t.compute, dy = c.dy, w = c.w, cols = c.cols;
     std::vector<int> outs = {dx};
     if (cols >= 0) outs.push_back(cols);
-    // gradInput scatters gradOutput back through the weight; of a transposed convolution it is
-    // the forward convolution, which gathers.
-    const auto kernel = p.transposed ? kernels::convGatherOutput : kernels::convScatterInput;
-    const std::string what = p.transposed
-                                 ? "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
-                                   "convolution, per image, group and tile"
-                                 : "gradInput = col2im(weight^T x gradOutput) per image, group and channel block";
-    plan.addStep({p.transposed ? c.convName : c.convName + "BackpropInput",
-                  what + c.dims,
-                  {dy, w},
-                  outs,
-                  [=](const StepContext& ctx) {
-                      zeroScratch(ctx, cols);
-                      kernel(g, tiling, ctx.data<float>(w), ctx.data<float>(dy), ctx.data<float>(dx),
-                             dataOrNull(ctx, cols));
-                  }});
+    if (!p.transposed) {
+        plan.addStep({c.convName + "BackpropInput",
+                      "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + c.dims,
+                      {dy, w},
+                      outs,
+                      [=](const StepContext& ctx) {
+                          zeroScratch(ctx, cols);
+                          kernels::convScatterInput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
+                                                    ctx.data<float>(dx), dataOrNull(ctx, cols));
+                      }});
+    } else {
+        plan.addStep({c.convName,
+                      "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
+                      "convolution, per image, group and tile" +
+                          c.dims,
+                      {dy, w},
+                      outs,
+                      [=](const StepContext& ctx) {
+                          zeroScratch(ctx, cols);
+                          kernels::convGatherOutput(g, tiling, ctx.data<float>(w), ctx.data<float>(dy),
+                                                    ctx.data<float>(dx), dataOrNull(ctx, cols));
+                      }});
+    }
     deliverOutput(plan, t);
 }
 
