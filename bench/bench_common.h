@@ -147,4 +147,12 @@ inline const char* dtypeLabel(aclDataType t) {
     }
 }
 
+// What every operator benchmark reports beside its time: the bytes its tensors hold, the
+// process's peak resident memory, and the dtype as the label.
+inline void reportFootprint(benchmark::State& state, size_t tensorBytes, aclDataType dtype) {
+    state.counters["data_MB"] = static_cast<double>(tensorBytes) / 1e6;
+    state.counters["peak_MB"] = peakResidentMB();
+    state.SetLabel(dtypeLabel(dtype));
+}
+
 }  // namespace opscope::bench

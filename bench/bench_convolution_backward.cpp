@@ -37,11 +37,8 @@ void runWorkload(benchmark::State& state, const ConvWorkload& wl, aclDataType dt
         CpuPerIteration cpu(state);
         for (auto _ : state) call();
     }
-    state.counters["data_MB"] =
-        static_cast<double>(dy.bytes() + x.bytes() + w.bytes() + dx.bytes() + dw.bytes() + db.bytes()) / 1e6;
-    state.counters["peak_MB"] = peakResidentMB();
+    reportFootprint(state, dy.bytes() + x.bytes() + w.bytes() + dx.bytes() + dw.bytes() + db.bytes(), dtype);
     state.counters["GFLOP"] = gemmFlops(wl) / 1e9;
-    state.SetLabel(dtypeLabel(dtype));
     aclrtDestroyStream(stream);
     for (aclIntArray* a : {stride, padding, dilation, outputPadding, biasSizes}) aclDestroyIntArray(a);
     aclDestroyBoolArray(mask);

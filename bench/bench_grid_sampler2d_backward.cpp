@@ -22,10 +22,7 @@ void BM_GridSampler2DBackward(benchmark::State& state) {
             aclnnGridSampler2DBackwardGetWorkspaceSize(dy, input, grid, 0, 0, false, mask, ig, gg, &ws, &exe);
         runAndSync(state, st, ws, exe, aclnnGridSampler2DBackward, stream);
     }
-    state.counters["data_MB"] =
-        static_cast<double>(dy.bytes() + input.bytes() + grid.bytes() + ig.bytes() + gg.bytes()) / 1e6;
-    state.counters["peak_MB"] = peakResidentMB();
-    state.SetLabel(dtypeLabel(dtype));
+    reportFootprint(state, dy.bytes() + input.bytes() + grid.bytes() + ig.bytes() + gg.bytes(), dtype);
     aclrtDestroyStream(stream);
     aclDestroyBoolArray(mask);
 }

@@ -15,9 +15,7 @@ void BM_GroupNormBackward(benchmark::State& state) {
         for (auto _ : state) call.run(state, stream);
     }
     state.SetBytesProcessed(static_cast<int64_t>(call.streamedBytes()) * state.iterations());
-    state.counters["data_MB"] = static_cast<double>(call.touchedBytes()) / 1e6;
-    state.counters["peak_MB"] = peakResidentMB();
-    state.SetLabel(dtypeLabel(dtype));
+    reportFootprint(state, call.touchedBytes(), dtype);
     aclrtDestroyStream(stream);
 }
 BENCHMARK(BM_GroupNormBackward)->Arg(ACL_FLOAT)->Arg(ACL_BF16)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -26,10 +26,7 @@ void BM_RmsNormGrad(benchmark::State& state) {
     }
     // Compulsory traffic: read dy and x, write dx.
     state.SetBytesProcessed(static_cast<int64_t>(dy.bytes() + x.bytes() + dx.bytes()) * state.iterations());
-    state.counters["data_MB"] =
-        static_cast<double>(dy.bytes() + x.bytes() + rstd.bytes() + gamma.bytes() + dx.bytes() + dg.bytes()) / 1e6;
-    state.counters["peak_MB"] = peakResidentMB();
-    state.SetLabel(dtypeLabel(dtype));
+    reportFootprint(state, dy.bytes() + x.bytes() + rstd.bytes() + gamma.bytes() + dx.bytes() + dg.bytes(), dtype);
     aclrtDestroyStream(stream);
 }
 BENCHMARK(BM_RmsNormGrad)->Arg(ACL_FLOAT)->Arg(ACL_BF16)->Unit(benchmark::kMillisecond)->UseRealTime();

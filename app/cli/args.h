@@ -45,6 +45,9 @@ private:
     std::map<std::string, std::vector<std::string>> values_;
 };
 
+// The --json flag of the commands that print JSON instead of text.
+inline const OptionSpec kJsonOption{"--json", "", false, "print JSON on stdout"};
+
 // Given to a command that reads files, lets every file it opens read other files
 // (h5::allowExternalData); without it such a file is refused with a sentence.
 inline const char* const kAllowExternalOption = "--allow-external";

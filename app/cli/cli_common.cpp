@@ -7,12 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "opscope/h5/atomic_write.h"
 #include "opscope/h5/vetting.h"
+#include "opscope/printf_text.h"
 #include "opscope/tensor_view.h"
 
 namespace opscope::cli {
@@ -29,9 +29,7 @@ bool stderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
 std::string formatNumber(double v, int significant) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.*g", significant, v);
-    return buf;
+    return printfText("%.*g", significant, v);
 }
 
 std::string formatMetric(const metrics::MetricField& f, const metrics::ComparisonMetrics& m, int significant) {
@@ -47,21 +45,12 @@ std::string formatMetric(const metrics::MetricField& f, const metrics::Compariso
     return "-";
 }
 
-std::string formatPercent(double share) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.3f%%", share * 100.0);
-    return buf;
-}
+std::string formatPercent(double share) { return printfText("%.3f%%", share * 100.0); }
 
 std::string formatBytes(uint64_t bytes) {
-    char buf[40];
-    if (bytes < 1024)
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else if (bytes < 1024ull * 1024)
-        std::snprintf(buf, sizeof buf, "%.0f KiB", static_cast<double>(bytes) / 1024);
-    else
-        std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024));
-    return buf;
+    if (bytes < 1024) return printfText("%llu B", static_cast<unsigned long long>(bytes));
+    if (bytes < 1024ull * 1024) return printfText("%.0f KiB", static_cast<double>(bytes) / 1024);
+    return printfText("%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024));
 }
 
 std::string tensorText(DType dtype, const std::vector<int64_t>& shape) {

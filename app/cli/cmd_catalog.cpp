@@ -9,24 +9,29 @@
 
 namespace opscope::cli {
 
-CommandSpec standardsSpec() {
+namespace {
+
+// A command that lists what is built in: no positionals, text or --json.
+CommandSpec listingSpec(const std::string& name, const std::string& summary) {
     CommandSpec s;
-    s.name = "standards";
-    s.usage = "standards [--json]";
-    s.summary = "list the accuracy standards, their rules and thresholds, and each operator's default";
-    s.options = {{"--json", "", false, "print JSON on stdout"}};
+    s.name = name;
+    s.usage = name + " [--json]";
+    s.summary = summary;
+    s.options = {kJsonOption};
     s.maxPositionals = 0;
     return s;
 }
 
+}  // namespace
+
+CommandSpec standardsSpec() {
+    return listingSpec("standards",
+                       "list the accuracy standards, their rules and thresholds, and each operator's default");
+}
+
 CommandSpec operatorsSpec() {
-    CommandSpec s;
-    s.name = "operators";
-    s.usage = "operators [--json]";
-    s.summary = "list the registered operators with their tensor arguments, attributes and outputs";
-    s.options = {{"--json", "", false, "print JSON on stdout"}};
-    s.maxPositionals = 0;
-    return s;
+    return listingSpec("operators",
+                       "list the registered operators with their tensor arguments, attributes and outputs");
 }
 
 int runStandards(const ParsedArgs& a) {

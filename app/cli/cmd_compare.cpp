@@ -1,5 +1,4 @@
 // opscope-cli compare: every metric between two tensors of any HDF5 files, and a verdict.
-#include <cctype>
 #include <iostream>
 #include <optional>
 
@@ -10,6 +9,7 @@
 #include "opscope/h5/tensor_io.h"
 #include "opscope/metric_fields.h"
 #include "opscope/metrics.h"
+#include "opscope/names.h"
 #include "opscope/ops/evaluation.h"
 #include "report.h"
 
@@ -27,7 +27,7 @@ CommandSpec compareSpec() {
     s.options = {
         {"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
         {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
-        {"--json", "", false, "print JSON on stdout"},
+        kJsonOption,
     };
     s.minPositionals = 2;
     s.maxPositionals = 2;
@@ -54,11 +54,6 @@ std::string at(const metrics::ElementRef& e) {
     std::string c;
     for (std::size_t i = 0; i < e.coords.size(); ++i) c += (i ? ", " : "") + std::to_string(e.coords[i]);
     return "[" + c + "] (actual " + formatNumber(e.actual, 7) + ", reference " + formatNumber(e.reference, 7) + ")";
-}
-
-std::string lowercase(std::string s) {
-    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
 }
 
 }  // namespace
@@ -101,8 +96,8 @@ int runCompare(const ParsedArgs& a) {
         referenceRef.text() + "  " + tensorText(reference.dtype(), reference.shape()) +
             (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
     for (const metrics::MetricField& f : metrics::metricFields())
-        if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowercase(f.label), formatMetric(f, m));
-    for (const metrics::ElementField& f : metrics::elementFields()) row(lowercase(f.label), at(f.element(m)));
+        if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowerCase(f.label), formatMetric(f, m));
+    for (const metrics::ElementField& f : metrics::elementFields()) row(lowerCase(f.label), at(f.element(m)));
     row("verdict", std::string(metrics::verdictName(j.verdict)) + " (" + j.standard + "): " + j.reason);
     return code;
 }

@@ -29,7 +29,7 @@ CommandSpec infoSpec() {
         {"--tree", "", false, "also list every group and dataset (the default for files without cases)"},
         {"--attrs", "", false, "with the tree: show each object's attributes"},
         {"--depth", "N", false, "with the tree: list at most N levels"},
-        {"--json", "", false, "print JSON on stdout"},
+        kJsonOption,
     };
     s.minPositionals = 1;
     s.maxPositionals = 1;

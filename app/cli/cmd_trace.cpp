@@ -16,7 +16,7 @@ CommandSpec traceShowSpec() {
     s.summary = "print a trace's executors, parameters, tensors and steps with timings and statistics";
     s.options = {
         {"--executor", "N", false, "only the executor with this index (0-based)"},
-        {"--json", "", false, "print JSON on stdout"},
+        kJsonOption,
     };
     s.minPositionals = 1;
     s.maxPositionals = 1;

@@ -48,6 +48,18 @@ void checkArrayArgument(const T* value, uint64_t size) {
              Msg() << "size " << size << " runs past the end of the address space from value " << value);
 }
 
+// aclCreateIntArray/FloatArray/BoolArray: a checked copy of the caller's `size` elements.
+template <class Array, class T>
+Array* createArray(const char* api, HandleKind kind, const T* value, uint64_t size) noexcept {
+    return guardCreate<Array>(api, [&] {
+        checkArrayArgument(value, size);
+        auto a = std::make_unique<Array>();
+        if (size) a->values.assign(value, value + size);
+        registerHandle(kind, a.get());
+        return a.release();
+    });
+}
+
 // Copies dims into a new[] array the caller frees with delete[], as in CANN.
 void exportDims(const std::vector<int64_t>& v, int64_t** out, uint64_t* num) {
     if (!out || !num) fail(status::kParamNullptr, "output pointer is null");
@@ -151,33 +163,15 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
 }
 
 aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
-    return guardCreate<aclIntArray>("aclCreateIntArray", [&] {
-        checkArrayArgument(value, size);
-        auto a = std::make_unique<aclIntArray>();
-        if (size) a->values.assign(value, value + size);
-        registerHandle(HandleKind::IntArray, a.get());
-        return a.release();
-    });
+    return createArray<aclIntArray>("aclCreateIntArray", HandleKind::IntArray, value, size);
 }
 
 aclFloatArray* aclCreateFloatArray(const float* value, uint64_t size) {
-    return guardCreate<aclFloatArray>("aclCreateFloatArray", [&] {
-        checkArrayArgument(value, size);
-        auto a = std::make_unique<aclFloatArray>();
-        if (size) a->values.assign(value, value + size);
-        registerHandle(HandleKind::FloatArray, a.get());
-        return a.release();
-    });
+    return createArray<aclFloatArray>("aclCreateFloatArray", HandleKind::FloatArray, value, size);
 }
 
 aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
-    return guardCreate<aclBoolArray>("aclCreateBoolArray", [&] {
-        checkArrayArgument(value, size);
-        auto a = std::make_unique<aclBoolArray>();
-        if (size) a->values.assign(value, value + size);
-        registerHandle(HandleKind::BoolArray, a.get());
-        return a.release();
-    });
+    return createArray<aclBoolArray>("aclCreateBoolArray", HandleKind::BoolArray, value, size);
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor* t) { return destroyHandle("aclDestroyTensor", HandleKind::Tensor, t); }

@@ -1,7 +1,6 @@
 #include "opscope/dtype.h"
 
-#include <algorithm>
-#include <cctype>
+#include "opscope/names.h"
 
 namespace opscope {
 
@@ -52,19 +51,13 @@ const char* dtypeName(DType t) {
 }
 
 DType dtypeFromName(const std::string& name) {
-    std::string n = name;
-    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
-    struct Alias {
-        const char* name;
-        DType type;
-    };
-    static const Alias aliases[] = {
+    const std::string n = lowerCase(name);
+    static const std::pair<const char*, DType> aliases[] = {
         {"fp32", DType::Float32},   {"float", DType::Float32}, {"f32", DType::Float32},   {"fp16", DType::Float16},
         {"half", DType::Float16},   {"f16", DType::Float16},   {"bf16", DType::BFloat16}, {"fp64", DType::Float64},
         {"double", DType::Float64}, {"f64", DType::Float64},
     };
-    for (const Alias& a : aliases)
-        if (n == a.name) return a.type;
+    if (const std::optional<DType> t = findAlias(n, aliases)) return *t;
     for (int32_t v = -1; v <= 27; ++v) {
         if (!isValidAclDataType(v)) continue;
         DType t = static_cast<DType>(v);

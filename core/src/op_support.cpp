@@ -62,6 +62,30 @@ void checkPlainFormat(const TensorView& v, const char* name) {
                    << " is a private device layout; expected ND or an origin format (NCHW, NCL, ...)");
 }
 
+void checkProductHasOperator(const char* op, Product product, Product lacking) {
+    if (product == lacking) fail(status::kParamInvalid, Msg() << op << " is not supported on " << productName(product));
+}
+
+void checkMaskLength(const std::vector<bool>& mask, std::initializer_list<const char*> outputs) {
+    if (mask.size() == outputs.size()) return;
+    std::string names;
+    for (const char* n : outputs) names += (names.empty() ? "" : ", ") + std::string(n);
+    fail(status::kParamInvalid,
+         Msg() << "outputMask has " << mask.size() << " entries; expected " << outputs.size() << " (" << names << ")");
+}
+
+void checkMaskedOutputs(const std::vector<bool>& mask, std::initializer_list<aclTensor*> outputs,
+                        std::initializer_list<const char*> names, const TensorView** selected) {
+    checkMaskLength(mask, names);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        if (!mask[i]) continue;
+        const char* name = names.begin()[i];
+        if (!outputs.begin()[i])
+            fail(status::kParamNullptr, Msg() << name << " is null but outputMask[" << i << "] is true");
+        selected[i] = &requireTensor(outputs.begin()[i], name);
+    }
+}
+
 void checkRankRange(const TensorView& v, const char* name, int64_t lo, int64_t hi) {
     if (v.rank() < lo || v.rank() > hi)
         fail(status::kParamInvalid, Msg() << name << " rank " << v.rank() << " (shape " << shapeToString(v.shape)

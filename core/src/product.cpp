@@ -1,11 +1,11 @@
 #include "opscope/product.h"
 
-#include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+
+#include "opscope/names.h"
 
 namespace opscope {
 namespace {
@@ -54,13 +54,7 @@ const char* productName(Product p) {
 }
 
 bool parseProduct(const std::string& text, Product* out) {
-    std::string t = text;
-    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-    struct Alias {
-        const char* name;
-        Product p;
-    };
-    static const Alias aliases[] = {
+    static const std::pair<const char*, Product> aliases[] = {
         {"training", Product::AtlasTraining},
         {"910", Product::AtlasTraining},
         {"ascend910", Product::AtlasTraining},
@@ -77,13 +71,9 @@ bool parseProduct(const std::string& text, Product* out) {
         {"ascend310p", Product::AtlasInference},
         {"atlas-inference", Product::AtlasInference},
     };
-    for (const Alias& a : aliases) {
-        if (t == a.name) {
-            if (out) *out = a.p;
-            return true;
-        }
-    }
-    return false;
+    const std::optional<Product> p = findAlias(lowerCase(text), aliases);
+    if (p && out) *out = *p;
+    return p.has_value();
 }
 
 std::vector<Product> allProducts() {

@@ -47,16 +47,8 @@ void checkPointers(const ConvArgs& a, ConvProblem& p) {
     requireIntArray(a.outputPadding, "outputPadding");
     optionalIntArray(a.biasSizes, "biasSizes");
     p.mask = requireBoolArray(a.outputMask, "outputMask");
-    if (p.mask.size() != 3)
-        fail(status::kParamInvalid,
-             Msg() << "outputMask has " << p.mask.size() << " entries; expected 3 (gradInput, gradWeight, gradBias)");
-    aclTensor* outs[3] = {a.gradInput, a.gradWeight, a.gradBias};
-    for (int i = 0; i < 3; ++i) {
-        if (!p.mask[static_cast<std::size_t>(i)]) continue;
-        if (!outs[i])
-            fail(status::kParamNullptr, Msg() << kOutNames[i] << " is null but outputMask[" << i << "] is true");
-        p.outputs[i] = &requireTensor(outs[i], kOutNames[i]);
-    }
+    checkMaskedOutputs(p.mask, {a.gradInput, a.gradWeight, a.gradBias}, {kOutNames[0], kOutNames[1], kOutNames[2]},
+                       p.outputs);
 }
 
 // 2. Dtypes and the promotion rule of the outputs.

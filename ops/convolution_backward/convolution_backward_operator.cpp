@@ -64,27 +64,30 @@ public:
         aclTensor* tX = call->inputTensor("input");
         aclTensor* tW = call->inputTensor("weight");
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
-        const auto on = [&](std::size_t i) { return i < mask.size() && mask[i]; };
         const std::vector<int64_t> biasSizes = a.intArrayAttr("biasSizes");
         const bool transposed = a.boolAttr("transposed");
         const int64_t groups = a.intAttr("groups");
         int64_t biasLen = biasSizes.empty() ? 0 : biasSizes[0];
         if (biasSizes.empty() && w.rank() >= 2) biasLen = transposed ? w.shape()[1] * groups : w.shape()[0];
-        aclTensor* gi =
-            on(0) ? call->outputTensor("gradInput", conv::promoteDtype(x.dtype(), gy.dtype()), x.shape()) : nullptr;
-        aclTensor* gw =
-            on(1) ? call->outputTensor("gradWeight", conv::promoteDtype(w.dtype(), gy.dtype()), w.shape()) : nullptr;
-        aclTensor* gb = on(2) ? call->outputTensor("gradBias", gy.dtype(), {biasLen}) : nullptr;
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnConvolutionBackwardGetWorkspaceSize(
-            tGy, tX, tW, biasSizes.empty() ? nullptr : call->intArray(biasSizes),
-            call->intArray(a.intArrayAttr("stride")), call->intArray(a.intArrayAttr("padding")),
-            call->intArray(a.intArrayAttr("dilation")), transposed, call->intArray(a.intArrayAttr("outputPadding")),
-            static_cast<int>(groups), call->boolArray(mask), static_cast<int8_t>(a.intAttr("cubeMathType")), gi, gw, gb,
-            &ws, &exe);
-        call->finishPhase1(st, ws, exe);
-        return call;
+        aclTensor* gi = maskSelects(mask, 0)
+                            ? call->outputTensor("gradInput", conv::promoteDtype(x.dtype(), gy.dtype()), x.shape())
+                            : nullptr;
+        aclTensor* gw = maskSelects(mask, 1)
+                            ? call->outputTensor("gradWeight", conv::promoteDtype(w.dtype(), gy.dtype()), w.shape())
+                            : nullptr;
+        aclTensor* gb = maskSelects(mask, 2) ? call->outputTensor("gradBias", gy.dtype(), {biasLen}) : nullptr;
+        aclIntArray* bias = biasSizes.empty() ? nullptr : call->intArray(biasSizes);
+        aclIntArray* stride = call->intArray(a.intArrayAttr("stride"));
+        aclIntArray* padding = call->intArray(a.intArrayAttr("padding"));
+        aclIntArray* dilation = call->intArray(a.intArrayAttr("dilation"));
+        aclIntArray* outputPadding = call->intArray(a.intArrayAttr("outputPadding"));
+        aclBoolArray* outputMask = call->boolArray(mask);
+        const auto cube = static_cast<int8_t>(a.intAttr("cubeMathType"));
+        return finishPrepare(std::move(call), [&](uint64_t* ws, aclOpExecutor** exe) {
+            return aclnnConvolutionBackwardGetWorkspaceSize(tGy, tX, tW, bias, stride, padding, dilation, transposed,
+                                                            outputPadding, static_cast<int>(groups), outputMask, cube,
+                                                            gi, gw, gb, ws, exe);
+        });
     }
 
     std::map<std::string, HostTensor> reference(const OpArguments& given) const override {

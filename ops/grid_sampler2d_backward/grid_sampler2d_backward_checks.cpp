@@ -31,9 +31,7 @@ bool checkNothingAsked(const GridSamplerArgs& a, GridSamplerProblem& p) {
         return true;
     }
     p.mask = requireBoolArray(a.outputMask, "outputMask");
-    if (p.mask.size() != 2)
-        fail(status::kParamInvalid,
-             Msg() << "outputMask has " << p.mask.size() << " entries; expected 2 (inputGrad, gridGrad)");
+    checkMaskLength(p.mask, {"inputGrad", "gridGrad"});
     p.wantInputGrad = p.mask[0];
     p.wantGridGrad = p.mask[1];
     if (!p.wantInputGrad && !p.wantGridGrad) p.nothingAsked = "[false, false]";
@@ -47,12 +45,6 @@ void checkPointers(const GridSamplerArgs& a, GridSamplerProblem& p) {
     p.grid = &requireTensor(a.grid, "grid");
     p.inputGrad = &requireTensor(a.inputGrad, "inputGrad");
     p.gridGrad = &requireTensor(a.gridGrad, "gridGrad");
-}
-
-// 3a. The product has the operator.
-void checkProductSupport(Product product) {
-    if (product == Product::AtlasInference)
-        fail(status::kParamInvalid, Msg() << kOp << " is not supported on " << productName(product));
 }
 
 // 3b. input's dtype is supported; every tensor has it.
@@ -121,13 +113,13 @@ const char* paddingName(kernels::GridPadding mode) { return kPaddingNames[static
 GridSamplerProblem validateGridSampler2DBackward(const GridSamplerArgs& a, Product product) {
     GridSamplerProblem p;
     p.product = product;
-    if (checkNothingAsked(a, p)) return p;  // 1
-    checkPointers(a, p);                    // 2
-    checkProductSupport(product);           // 3a
-    checkDtypes(p, product);                // 3b
-    checkFormats(p);                        // 4
-    checkAttributes(a, p);                  // 5
-    checkShapes(p);                         // 6
+    if (checkNothingAsked(a, p)) return p;                           // 1
+    checkPointers(a, p);                                             // 2
+    checkProductHasOperator(kOp, product, Product::AtlasInference);  // 3a
+    checkDtypes(p, product);                                         // 3b
+    checkFormats(p);                                                 // 4
+    checkAttributes(a, p);                                           // 5
+    checkShapes(p);                                                  // 6
     return p;
 }
 

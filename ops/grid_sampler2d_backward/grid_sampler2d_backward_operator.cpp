@@ -38,18 +38,16 @@ public:
         // ones are reported.
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         auto output = [&](std::size_t i, const char* name, const std::vector<int64_t>& shape) {
-            return i < mask.size() && mask[i] ? call->outputTensor(name, dt, shape)
-                                              : call->unusedOutputTensor(dt, shape);
+            return maskSelects(mask, i) ? call->outputTensor(name, dt, shape) : call->unusedOutputTensor(dt, shape);
         };
         aclTensor* gi = output(0, "inputGrad", a.tensor("input").shape());
         aclTensor* gg = output(1, "gridGrad", a.tensor("grid").shape());
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnGridSampler2DBackwardGetWorkspaceSize(
-            go, in, grid, a.intAttr("interpolationMode"), a.intAttr("paddingMode"), a.boolAttr("alignCorners"),
-            call->boolArray(mask), gi, gg, &ws, &exe);
-        call->finishPhase1(st, ws, exe);
-        return call;
+        aclBoolArray* outputMask = call->boolArray(mask);
+        return finishPrepare(std::move(call), [&](uint64_t* ws, aclOpExecutor** exe) {
+            return aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, a.intAttr("interpolationMode"),
+                                                              a.intAttr("paddingMode"), a.boolAttr("alignCorners"),
+                                                              outputMask, gi, gg, ws, exe);
+        });
     }
 
     std::map<std::string, HostTensor> reference(const OpArguments& given) const override {

@@ -36,22 +36,8 @@ void checkPointersAndMask(const GroupNormArgs& a, GroupNormProblem& p) {
     p.rstd = &requireTensor(a.rstd, "rstd");
     p.gamma = optionalTensor(a.gamma, "gamma");
     p.mask = requireBoolArray(a.outputMask, "outputMask");
-    if (p.mask.size() != 3)
-        fail(status::kParamInvalid, Msg() << "outputMask has " << p.mask.size() << " entries; expected 3 "
-                                          << "(gradInput, gradGammaOut, gradBetaOut)");
-    aclTensor* outs[3] = {a.gradInput, a.gradGammaOut, a.gradBetaOut};
-    for (int i = 0; i < 3; ++i) {
-        if (!p.mask[static_cast<std::size_t>(i)]) continue;
-        if (!outs[i])
-            fail(status::kParamNullptr, Msg() << kOutputNames[i] << " is null but outputMask[" << i << "] is true");
-        p.outputs[i] = &requireTensor(outs[i], kOutputNames[i]);
-    }
-}
-
-// 2a. The product has the operator.
-void checkProductSupport(Product product) {
-    if (product == Product::AtlasInference)
-        fail(status::kParamInvalid, Msg() << kOp << " is not supported on " << productName(product));
+    checkMaskedOutputs(p.mask, {a.gradInput, a.gradGammaOut, a.gradBetaOut},
+                       {kOutputNames[0], kOutputNames[1], kOutputNames[2]}, p.outputs);
 }
 
 // 2b. gradOut's dtype is one the product normalises in; every other tensor has it.
@@ -132,15 +118,15 @@ void checkProductLimits(const GroupNormProblem& p, Product product) {
 
 GroupNormProblem validateGroupNormBackward(const GroupNormArgs& a, Product product) {
     GroupNormProblem p;
-    checkPointersAndMask(a, p);      // 1
-    checkProductSupport(product);    // 2a
-    checkDtypes(p, product);         // 2b
-    checkFormats(p);                 // 3
-    checkAttributes(a, p);           // 4
-    checkRanks(p);                   // 5a
-    checkElementCounts(p);           // 5b
-    checkOutputShapes(p);            // 5c
-    checkProductLimits(p, product);  // 6
+    checkPointersAndMask(a, p);                                      // 1
+    checkProductHasOperator(kOp, product, Product::AtlasInference);  // 2a
+    checkDtypes(p, product);                                         // 2b
+    checkFormats(p);                                                 // 3
+    checkAttributes(a, p);                                           // 4
+    checkRanks(p);                                                   // 5a
+    checkElementCounts(p);                                           // 5b
+    checkOutputShapes(p);                                            // 5c
+    checkProductLimits(p, product);                                  // 6
     return p;
 }
 

@@ -41,17 +41,15 @@ public:
         aclTensor* rstd = call->inputTensor("rstd");
         aclTensor* gamma = call->inputTensor("gamma");
         const DType dt = a.tensor("gradOut").dtype();
-        auto masked = [&](std::size_t i) { return i < mask.size() && mask[i]; };
-        aclTensor* dx = masked(0) ? call->outputTensor("gradInput", dt, x.shape()) : nullptr;
-        aclTensor* dg = masked(1) ? call->outputTensor("gradGammaOut", dt, gammaShape) : nullptr;
-        aclTensor* db = masked(2) ? call->outputTensor("gradBetaOut", dt, gammaShape) : nullptr;
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st =
-            aclnnGroupNormBackwardGetWorkspaceSize(dy, in, mean, rstd, gamma, a.intAttr("N"), C, a.intAttr("HxW"),
-                                                   a.intAttr("group"), call->boolArray(mask), dx, dg, db, &ws, &exe);
-        call->finishPhase1(st, ws, exe);
-        return call;
+        aclTensor* dx = maskSelects(mask, 0) ? call->outputTensor("gradInput", dt, x.shape()) : nullptr;
+        aclTensor* dg = maskSelects(mask, 1) ? call->outputTensor("gradGammaOut", dt, gammaShape) : nullptr;
+        aclTensor* db = maskSelects(mask, 2) ? call->outputTensor("gradBetaOut", dt, gammaShape) : nullptr;
+        aclBoolArray* outputMask = call->boolArray(mask);
+        return finishPrepare(std::move(call), [&](uint64_t* ws, aclOpExecutor** exe) {
+            return aclnnGroupNormBackwardGetWorkspaceSize(dy, in, mean, rstd, gamma, a.intAttr("N"), C,
+                                                          a.intAttr("HxW"), a.intAttr("group"), outputMask, dx, dg, db,
+                                                          ws, exe);
+        });
     }
 
     std::map<std::string, HostTensor> reference(const OpArguments& given) const override {

@@ -47,12 +47,6 @@ void checkPointers(const RmsNormGradArgs& a, RmsNormGradProblem& p) {
     p.dgammaOut = &requireTensor(a.dgammaOut, "dgammaOut");
 }
 
-// 2a. The product has the operator.
-void checkProductSupport(Product product) {
-    if (product == Product::AtlasTraining)
-        fail(status::kParamInvalid, Msg() << kOp << " is not supported on " << productName(product));
-}
-
 // 2b. Dtypes, the doc's table per product.
 void checkDtypes(const RmsNormGradProblem& p, Product product) {
     checkDtypeIn(*p.dy, "dy", normDtypesFor(product), product);
@@ -146,13 +140,13 @@ void checkProductLimits(const RmsNormGradProblem& p, Product product) {
 RmsNormGradProblem validateRmsNormGrad(const RmsNormGradArgs& a, Product product) {
     RmsNormGradProblem p;
     p.product = product;
-    checkPointers(a, p);             // 1
-    checkProductSupport(product);    // 2a
-    checkDtypes(p, product);         // 2b
-    checkFormats(p);                 // 3
-    checkShapes(p);                  // 4
-    checkNotEmpty(p);                // 5
-    checkProductLimits(p, product);  // 6
+    checkPointers(a, p);                                            // 1
+    checkProductHasOperator(kOp, product, Product::AtlasTraining);  // 2a
+    checkDtypes(p, product);                                        // 2b
+    checkFormats(p);                                                // 3
+    checkShapes(p);                                                 // 4
+    checkNotEmpty(p);                                               // 5
+    checkProductLimits(p, product);                                 // 6
     return p;
 }
 

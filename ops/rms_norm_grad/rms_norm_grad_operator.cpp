@@ -44,11 +44,9 @@ public:
         aclTensor* gamma = call->inputTensor("gamma");
         aclTensor* dx = call->outputTensor("dxOut", a.tensor("dy").dtype(), a.tensor("dy").shape());
         aclTensor* dg = call->outputTensor("dgammaOut", DType::Float32, a.tensor("gamma").shape());
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnRmsNormGradGetWorkspaceSize(dy, x, rstd, gamma, dx, dg, &ws, &exe);
-        call->finishPhase1(st, ws, exe);
-        return call;
+        return finishPrepare(std::move(call), [&](uint64_t* ws, aclOpExecutor** exe) {
+            return aclnnRmsNormGradGetWorkspaceSize(dy, x, rstd, gamma, dx, dg, ws, exe);
+        });
     }
 
     // The scalar reference over blocks of rows (dx rows are independent; dgamma adds the blocks'

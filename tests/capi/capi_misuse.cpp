@@ -3,6 +3,8 @@
 // Every test prints lines "RESULT <test> <what> rc=<code> ..." and exits 0 unless it finds a
 // wrong result (exit 3); a crash shows as a signal in the caller.
 #include <stdexcept>
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -89,6 +91,13 @@ static void* workspaceOf(uint64_t ws) {
 }
 
 // One operator call with its own tensors.
+// Phase 1's result: its status, the workspace size and the executor.
+struct Phase1 {
+    int rc = 0;
+    uint64_t ws = 0;
+    aclOpExecutor* e = nullptr;
+};
+
 struct OpCall {
     std::vector<DevTensor> ins, outs;
     std::vector<aclIntArray*> ints;
@@ -113,14 +122,18 @@ struct OpCall {
         ints.clear();
         mask = nullptr;
     }
+    Phase1 phase1() {
+        Phase1 p;
+        p.rc = prepare(&p.ws, &p.e);
+        return p;
+    }
     // Runs both phases with a workspace from aclrtMalloc.
     int full() {
-        uint64_t ws = 0;
-        aclOpExecutor* e = nullptr;
-        int rc = prepare(&ws, &e);
+        const Phase1 ph = phase1();
+        int rc = ph.rc;
         if (rc) return rc;
-        void* w = workspaceOf(ws);
-        rc = run(w, ws, e, gStream);
+        void* w = workspaceOf(ph.ws);
+        rc = run(w, ph.ws, ph.e, gStream);
         if (w) aclrtFree(w);
         return rc;
     }
@@ -302,13 +315,12 @@ static int testDestroyTensorsThenRun() {
         ref->full();
         auto want = ref->outputs();
         auto c = makeOp(op, 1);
-        uint64_t ws = 0;
-        aclOpExecutor* e = nullptr;
-        int rc = c->prepare(&ws, &e);
+        const Phase1 ph = c->phase1();
+        int rc = ph.rc;
         for (auto& t : c->ins) aclDestroyTensor(t.t), t.t = nullptr;
         for (auto& t : c->outs) aclDestroyTensor(t.t), t.t = nullptr;
-        void* w = workspaceOf(ws);
-        rc = c->run(w, ws, e, gStream);
+        void* w = workspaceOf(ph.ws);
+        rc = c->run(w, ph.ws, ph.e, gStream);
         std::string what = std::string(c->name()) + " run_after_aclDestroyTensor";
         say("destroy_tensors", what.c_str(), rc);
         if (!rc && c->outputs() != want) {
@@ -326,9 +338,8 @@ static int testDestroyTensorsThenRun() {
 static int testFreeMemoryThenRun(int which, bool reuse) {
     // which 4: a convolution whose gradInput is 2 MiB (mapped block, kept in the free-block cache)
     std::unique_ptr<OpCall> c = which == 4 ? std::unique_ptr<OpCall>(new Conv(1, 128, 16, 4)) : makeOp(which, 1);
-    uint64_t ws = 0;
-    aclOpExecutor* e = nullptr;
-    int rc = c->prepare(&ws, &e);
+    const Phase1 ph = c->phase1();
+    int rc = ph.rc;
     say("free_memory", "prepare", rc);
     std::vector<void*> others;
     for (auto& t : c->outs) {
@@ -343,8 +354,8 @@ static int testFreeMemoryThenRun(int which, bool reuse) {
     }
     if (!reuse)
         for (auto& t : c->ins) aclrtFree(t.dev), t.dev = nullptr;
-    void* w = workspaceOf(ws);
-    rc = c->run(w, ws, e, gStream);
+    void* w = workspaceOf(ph.ws);
+    rc = c->run(w, ph.ws, ph.e, gStream);
     std::string what = std::string(c->name()) + (reuse ? " run_after_aclrtFree_and_realloc" : " run_after_aclrtFree");
     say("free_memory", what.c_str(), rc);
     int clobbered = 0;
@@ -359,23 +370,21 @@ static int testFreeMemoryThenRun(int which, bool reuse) {
 
 static int testSpentExecutor() {
     auto c = makeOp(0, 1);
-    uint64_t ws = 0;
-    aclOpExecutor* e = nullptr;
-    c->prepare(&ws, &e);
-    void* w = workspaceOf(ws);
-    say("spent_executor", "first run", c->run(w, ws, e, gStream));
-    say("spent_executor", "second run", c->run(w, ws, e, gStream));
+    const Phase1 ph = c->phase1();
+    void* w = workspaceOf(ph.ws);
+    say("spent_executor", "first run", c->run(w, ph.ws, ph.e, gStream));
+    say("spent_executor", "second run", c->run(w, ph.ws, ph.e, gStream));
     c->destroy();
-    say("spent_executor", "third run after tensors and memory freed", c->run(w, ws, e, gStream));
-    say("spent_executor", "destroy spent executor", aclDestroyAclOpExecutor(e));
-    say("spent_executor", "destroy spent executor again", aclDestroyAclOpExecutor(e));
+    say("spent_executor", "third run after tensors and memory freed", c->run(w, ph.ws, ph.e, gStream));
+    say("spent_executor", "destroy spent executor", aclDestroyAclOpExecutor(ph.e));
+    say("spent_executor", "destroy spent executor again", aclDestroyAclOpExecutor(ph.e));
     // after many executors the spent one is really freed; running it must still be an error
     for (int i = 0; i < 300; i++) {
         auto d = makeOp(1, i);
         d->full();
         d->destroy();
     }
-    say("spent_executor", "run after 300 later executors", c->run(w, ws, e, gStream));
+    say("spent_executor", "run after 300 later executors", c->run(w, ph.ws, ph.e, gStream));
     if (w) aclrtFree(w);
     return 0;
 }
@@ -383,16 +392,14 @@ static int testSpentExecutor() {
 // Repeatable executor: tensors destroyed and memory freed, then run again.
 static int testRepeatableAfterFree() {
     auto c = makeOp(2, 1);
-    uint64_t ws = 0;
-    aclOpExecutor* e = nullptr;
-    c->prepare(&ws, &e);
-    say("repeatable_after_free", "set repeatable", aclSetAclOpExecutorRepeatable(e));
-    void* w = workspaceOf(ws);
-    say("repeatable_after_free", "first run", c->run(w, ws, e, gStream));
+    const Phase1 ph = c->phase1();
+    say("repeatable_after_free", "set repeatable", aclSetAclOpExecutorRepeatable(ph.e));
+    void* w = workspaceOf(ph.ws);
+    say("repeatable_after_free", "first run", c->run(w, ph.ws, ph.e, gStream));
     c->destroy();
-    say("repeatable_after_free", "run after tensors destroyed and memory freed", c->run(w, ws, e, gStream));
+    say("repeatable_after_free", "run after tensors destroyed and memory freed", c->run(w, ph.ws, ph.e, gStream));
     if (w) aclrtFree(w);
-    say("repeatable_after_free", "run after workspace freed too", c->run(w, ws, e, gStream));
+    say("repeatable_after_free", "run after workspace freed too", c->run(w, ph.ws, ph.e, gStream));
     return 0;
 }
 
@@ -401,23 +408,22 @@ static int testSameExecutorTwoThreads(bool repeatable, int rounds) {
     int both_ok = 0, one_ok = 0, none_ok = 0;
     for (int r = 0; r < rounds; r++) {
         auto c = std::make_unique<Conv>(r, 24, 8, 8);  // a few ms of work
-        uint64_t ws = 0;
-        aclOpExecutor* e = nullptr;
-        c->prepare(&ws, &e);
-        if (repeatable) aclSetAclOpExecutorRepeatable(e);
+        const Phase1 ph = c->phase1();
+        if (repeatable) aclSetAclOpExecutorRepeatable(ph.e);
         void *w1 = nullptr, *w2 = nullptr;
-        if (ws) aclrtMalloc(&w1, ws, ACL_MEM_MALLOC_HUGE_FIRST), aclrtMalloc(&w2, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+        if (ph.ws)
+            aclrtMalloc(&w1, ph.ws, ACL_MEM_MALLOC_HUGE_FIRST), aclrtMalloc(&w2, ph.ws, ACL_MEM_MALLOC_HUGE_FIRST);
         std::atomic<int> ready{0};
         int rc1 = -1, rc2 = -1;
         std::thread a([&] {
             ready++;
             while (ready < 2) {}
-            rc1 = c->run(w1, ws, e, gStream);
+            rc1 = c->run(w1, ph.ws, ph.e, gStream);
         });
         std::thread b([&] {
             ready++;
             while (ready < 2) {}
-            rc2 = c->run(w2, ws, e, gStream);
+            rc2 = c->run(w2, ph.ws, ph.e, gStream);
         });
         a.join();
         b.join();
@@ -427,7 +433,7 @@ static int testSameExecutorTwoThreads(bool repeatable, int rounds) {
             one_ok++;
         else
             none_ok++;
-        if (repeatable) aclDestroyAclOpExecutor(e);
+        if (repeatable) aclDestroyAclOpExecutor(ph.e);
         if (w1) aclrtFree(w1);
         if (w2) aclrtFree(w2);
         c->destroy();
@@ -448,19 +454,17 @@ static int testDestroyWhileRunning(int rounds) {
     int destroyed_ok = 0;
     for (int r = 0; r < rounds; r++) {
         auto c = std::make_unique<Conv>(r, 48, 16, 16);
-        uint64_t ws = 0;
-        aclOpExecutor* e = nullptr;
-        c->prepare(&ws, &e);
-        void* w = workspaceOf(ws);
+        const Phase1 ph = c->phase1();
+        void* w = workspaceOf(ph.ws);
         std::atomic<bool> started{false};
         int rcRun = -1, rcDestroy = -1;
         std::thread a([&] {
             started = true;
-            rcRun = c->run(w, ws, e, gStream);
+            rcRun = c->run(w, ph.ws, ph.e, gStream);
         });
         while (!started) {}
         std::this_thread::sleep_for(std::chrono::microseconds(200 + 100 * r));
-        rcDestroy = aclDestroyAclOpExecutor(e);
+        rcDestroy = aclDestroyAclOpExecutor(ph.e);
         a.join();
         if (rcDestroy == 0) destroyed_ok++;
         if (r == 0) say("destroy_while_running", "run", rcRun), say("destroy_while_running", "destroy", rcDestroy);
@@ -636,6 +640,15 @@ static int testOverlap() {
         if (rc_ == 0) accepted++;                           \
     } while (0)
 
+// The call's tensors with the k-th one null (none when k is past them).
+template <std::size_t N>
+static std::array<aclTensor*, N> withNull(aclTensor* const (&all)[N], int k) {
+    std::array<aclTensor*, N> b;
+    std::copy(std::begin(all), std::end(all), b.begin());
+    if (k < static_cast<int>(N)) b[static_cast<std::size_t>(k)] = nullptr;
+    return b;
+}
+
 static int testNulls() {
     int total = 0, accepted = 0;
     uint64_t ws;
@@ -646,9 +659,7 @@ static int testNulls() {
         auto* O = &g.outs;
         aclTensor* a[8] = {(*I)[0].t, (*I)[1].t, (*I)[2].t, (*I)[3].t, (*I)[4].t, (*O)[0].t, (*O)[1].t, (*O)[2].t};
         for (int k = 0; k < 11; k++) {
-            aclTensor* b[8];
-            std::memcpy(b, a, sizeof a);
-            if (k < 8) b[k] = nullptr;
+            const std::array<aclTensor*, 8> b = withNull(a, k);
             aclBoolArray* m = k == 8 ? nullptr : g.mask;
             uint64_t* pws = k == 9 ? nullptr : &ws;
             aclOpExecutor** pe = k == 10 ? nullptr : &e;
@@ -661,9 +672,7 @@ static int testNulls() {
         RmsNorm r(1);
         aclTensor* a[6] = {r.ins[0].t, r.ins[1].t, r.ins[2].t, r.ins[3].t, r.outs[0].t, r.outs[1].t};
         for (int k = 0; k < 8; k++) {
-            aclTensor* b[6];
-            std::memcpy(b, a, sizeof a);
-            if (k < 6) b[k] = nullptr;
+            const std::array<aclTensor*, 6> b = withNull(a, k);
             std::string l = "RmsNormGrad arg" + std::to_string(k);
             NULLCASE(l.c_str(), aclnnRmsNormGradGetWorkspaceSize(b[0], b[1], b[2], b[3], b[4], b[5],
                                                                  k == 6 ? nullptr : &ws, k == 7 ? nullptr : &e));
@@ -673,9 +682,7 @@ static int testNulls() {
         Conv c(1);
         aclTensor* a[6] = {c.ins[0].t, c.ins[1].t, c.ins[2].t, c.outs[0].t, c.outs[1].t, c.outs[2].t};
         for (int k = 0; k < 14; k++) {
-            aclTensor* b[6];
-            std::memcpy(b, a, sizeof a);
-            if (k < 6) b[k] = nullptr;
+            const std::array<aclTensor*, 6> b = withNull(a, k);
             aclIntArray* ia[5] = {c.ints[0], c.ints[1], c.ints[2], c.ints[3], c.ints[4]};
             if (k >= 6 && k < 11) ia[k - 6] = nullptr;
             std::string l = "ConvolutionBackward arg" + std::to_string(k);
@@ -689,9 +696,7 @@ static int testNulls() {
         Grid g(1);
         aclTensor* a[5] = {g.ins[0].t, g.ins[1].t, g.ins[2].t, g.outs[0].t, g.outs[1].t};
         for (int k = 0; k < 8; k++) {
-            aclTensor* b[5];
-            std::memcpy(b, a, sizeof a);
-            if (k < 5) b[k] = nullptr;
+            const std::array<aclTensor*, 5> b = withNull(a, k);
             std::string l = "GridSampler2DBackward arg" + std::to_string(k);
             NULLCASE(l.c_str(), aclnnGridSampler2DBackwardGetWorkspaceSize(
                                     b[0], b[1], b[2], 0, 0, false, k == 5 ? nullptr : g.mask, b[3], b[4],
@@ -782,14 +787,13 @@ static int testWrap(const char* which) {
 // Workspace smaller than what workspaceSize claims.
 static int testLyingWorkspace() {
     auto c = std::make_unique<GroupNorm>(1);
-    uint64_t ws = 0;
-    aclOpExecutor* e = nullptr;
-    c->prepare(&ws, &e);
+    const Phase1 ph = c->phase1();
     void* w = nullptr;
     aclrtMalloc(&w, 8, ACL_MEM_MALLOC_HUGE_FIRST);
-    std::printf("RESULT lying_workspace needs %llu bytes, given an 8-byte aclrtMalloc block\n", (unsigned long long)ws);
+    std::printf("RESULT lying_workspace needs %llu bytes, given an 8-byte aclrtMalloc block\n",
+                (unsigned long long)ph.ws);
     std::fflush(stdout);
-    say("lying_workspace", "phase2", c->run(w, ws, e, gStream));
+    say("lying_workspace", "phase2", c->run(w, ph.ws, ph.e, gStream));
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "group_norm_params.h"
 #include "opscope/case_file.h"
 #include "opscope/h5/attribute_value.h"
 #include "opscope/h5/h5_file.h"
@@ -32,15 +33,12 @@ Case sampleCase(const std::string& path) {
     c.path = path;
     c.op = "aclnnGroupNormBackward";
     c.description = "two groups";
-    c.params = {{"N", int64_t{2}},
-                {"C", int64_t{4}},
-                {"HxW", int64_t{3}},
-                {"group", int64_t{2}},
-                {"outputMask", std::vector<bool>{true, false, true}},
-                {"eps", 1e-5},
-                {"stride", std::vector<int64_t>{1, 2}},
-                {"transposed", false},
-                {"mode", std::string("bilinear")}};
+    c.params = fixtures::groupNormParams(2, 4, 3, 2, {true, false, true});
+    // Beside them, one parameter of every other kind.
+    c.params.insert(c.params.end(), {{"eps", 1e-5},
+                                     {"stride", std::vector<int64_t>{1, 2}},
+                                     {"transposed", false},
+                                     {"mode", std::string("bilinear")}});
     std::vector<double> x(24);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25 * static_cast<double>(i) - 3;
     c.inputs.emplace_back("input", HostTensor::fromDoubles(DType::Float32, {2, 4, 3}, x));

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "opscope/error.h"
@@ -163,23 +165,39 @@ TEST(Trace, MetadataLevelHasNoStatisticsOrValues) {
     std::remove(path.c_str());
 }
 
-TEST(Trace, CrashLeavesEveryCompletedExecutorReadable) {
-    const std::string path = tempPath("trace_crash.h5");
+// Runs `body` in a forked child, which ends by crashing or exiting; returns the child's wait
+// status, or nothing when there is no child.
+template <class Body>
+std::optional<int> childStatus(Body body) {
     const pid_t child = fork();
-    ASSERT_GE(child, 0);
+    if (child < 0) return std::nullopt;
     if (child == 0) {
-        auto trace = startTrace(path, TraceLevel::Stats, TraceWriteMode::Synchronous);
-        for (int i = 0; i < 2; ++i) {
-            ToyExecutor t;
-            t.e->runToEnd();
-        }
-        ToyExecutor t;
-        t.e->runNext();
-        std::abort();  // dies in the middle of the third executor
+        body();
+        std::_Exit(0);
     }
     int status = 0;
     waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status));
+    return status;
+}
+
+// Runs `complete` toy executors to the end.
+void runToyExecutors(int complete) {
+    for (int i = 0; i < complete; ++i) {
+        ToyExecutor t;
+        t.e->runToEnd();
+    }
+}
+
+TEST(Trace, CrashLeavesEveryCompletedExecutorReadable) {
+    const std::string path = tempPath("trace_crash.h5");
+    const std::optional<int> status = childStatus([&] {
+        auto trace = startTrace(path, TraceLevel::Stats, TraceWriteMode::Synchronous);
+        runToyExecutors(2);
+        ToyExecutor t;
+        t.e->runNext();
+        std::abort();  // dies in the middle of the third executor
+    });
+    ASSERT_TRUE(status && WIFSIGNALED(*status));
     const auto read = readTraceFile(path);
     EXPECT_EQ(read.size(), 2u);
     std::remove(path.c_str());
@@ -187,41 +205,27 @@ TEST(Trace, CrashLeavesEveryCompletedExecutorReadable) {
 
 TEST(Trace, CrashWithBackgroundWriterStillKeepsCompletedExecutors) {
     const std::string path = tempPath("trace_crash_bg.h5");
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    const std::optional<int> status = childStatus([&] {
         startTrace(path, TraceLevel::Full);  // background writer
-        for (int i = 0; i < 3; ++i) {
-            ToyExecutor t;
-            t.e->runToEnd();
-        }
+        runToyExecutors(3);
         ToyExecutor t;
         t.e->runNext();
         std::abort();  // the crash handler lets the writer finish the three queued executors
-    }
-    int status = 0;
-    waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status));
-    EXPECT_EQ(WTERMSIG(status), SIGABRT);
+    });
+    ASSERT_TRUE(status && WIFSIGNALED(*status));
+    EXPECT_EQ(WTERMSIG(*status), SIGABRT);
     EXPECT_EQ(readTraceFile(path).size(), 3u);
     std::remove(path.c_str());
 }
 
 TEST(Trace, BackgroundWriterDrainsAtExit) {
     const std::string path = tempPath("trace_exit.h5");
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    const std::optional<int> status = childStatus([&] {
         startTrace(path, TraceLevel::Full);  // background; never stopped: exit must drain it
-        for (int i = 0; i < 5; ++i) {
-            ToyExecutor t;
-            t.e->runToEnd();
-        }
+        runToyExecutors(5);
         std::exit(0);
-    }
-    int status = 0;
-    waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status));
+    });
+    ASSERT_TRUE(status && WIFEXITED(*status));
     EXPECT_EQ(readTraceFile(path).size(), 5u);
     std::remove(path.c_str());
 }

@@ -30,10 +30,7 @@ void expectSameValues(const HostTensor& a, const HostTensor& b) {
 
 TEST(SliceExport, SliceViewMatchesThePlaneForAnyAxisPair) {
     const HostTensor t = iota(DType::Float16, {2, 3, 4});
-    SliceSpec s;
-    s.rowAxis = 2;
-    s.colAxis = 0;
-    s.index = {0, 2, 0};
+    const SliceSpec s{2, 0, {0, 2, 0}};
     const HostTensor slice = HostTensor::copyOf(sliceView(t.view(), s));
     const Plane p = extractPlane(t.view(), s);
     ASSERT_EQ(slice.dtype(), DType::Float16);

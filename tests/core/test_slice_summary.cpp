@@ -114,10 +114,7 @@ TEST(SliceSummary, RowsInAnyOrderGiveTheSameCells) {
 
 TEST(SliceSummary, TransposedSliceOfAStridedView) {
     const HostTensor t = randomTensor(DType::Float16, {6, 5, 4}, 11);
-    SliceSpec spec;
-    spec.rowAxis = 2;
-    spec.colAxis = 0;
-    spec.index = {0, 3, 0};
+    const SliceSpec spec{2, 0, {0, 3, 0}};
     SliceSource src;
     src.tensor = t.view();
     SliceRequest req;

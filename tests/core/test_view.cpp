@@ -49,10 +49,7 @@ TEST(ViewSlice, DefaultShowsLastTwoAxes) {
 TEST(ViewSlice, AnyAxisPairWithFixedIndices) {
     const HostTensor t = iota(DType::Float32, {2, 3, 4});
     // Rows = axis 2 (4), columns = axis 0 (2), axis 1 fixed at 2: value = a*12 + 2*4 + c.
-    SliceSpec s;
-    s.rowAxis = 2;
-    s.colAxis = 0;
-    s.index = {0, 2, 0};
+    const SliceSpec s{2, 0, {0, 2, 0}};
     const Plane p = extractPlane(t.view(), s);
     ASSERT_EQ(p.rows, 4);
     ASSERT_EQ(p.cols, 2);
@@ -78,10 +75,8 @@ TEST(ViewSlice, StridedViewsAndEveryDtype) {
 }
 
 TEST(ViewSlice, NormalizeClampsAndRepairs) {
-    SliceSpec s;
-    s.rowAxis = 1;
-    s.colAxis = 1;  // same axis twice: back to the default
-    s.index = {9, -3};
+    // The same axis for rows and columns: back to the default.
+    const SliceSpec s{1, 1, {9, -3}};
     const SliceSpec n = normalizeSlice({2, 3, 4}, s);
     EXPECT_EQ(n.rowAxis, 1);
     EXPECT_EQ(n.colAxis, 2);

@@ -167,16 +167,17 @@ void build(FuzzedDataProvider& in) {
     f.close();
 }
 
+// Every case of the file, listed and read.
+void readEveryCase(const h5::File& f) {
+    for (const std::string& c : cases::findCases(f)) {
+        read("inspectCase", [&] { cases::inspectCase(f, c); });
+        read("readCase", [&] { cases::readCase(f, c); });
+    }
+}
+
+void noReaderByPath(const std::string&) {}
+
 }  // namespace
 }  // namespace opscope::fuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    using namespace opscope;
-    const auto everyCase = [](const h5::File& f) {
-        for (const std::string& c : cases::findCases(f)) {
-            fuzz::read("inspectCase", [&] { cases::inspectCase(f, c); });
-            fuzz::read("readCase", [&] { cases::readCase(f, c); });
-        }
-    };
-    return fuzz::buildThenRead(data, size, fuzz::build, everyCase, [](const std::string&) {});
-}
+OPSCOPE_FILE_READER_TARGET(opscope::fuzz::build, opscope::fuzz::readEveryCase, opscope::fuzz::noReaderByPath)

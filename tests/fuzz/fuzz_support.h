@@ -74,6 +74,12 @@ int buildThenRead(const uint8_t* data, size_t size, Build&& build, ReadOpened&& 
     return 0;
 }
 
+// libFuzzer's entry point of a file-reader target: buildThenRead with the target's writer and readers.
+#define OPSCOPE_FILE_READER_TARGET(build, readOpened, readPath)                       \
+    extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {         \
+        return opscope::fuzz::buildThenRead(data, size, build, readOpened, readPath); \
+    }
+
 inline constexpr DType kDtypes[] = {DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int8,
                                     DType::Int32,   DType::Int64,   DType::UInt8,    DType::Bool};
 

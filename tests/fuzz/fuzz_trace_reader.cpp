@@ -159,17 +159,17 @@ void build(FuzzedDataProvider& in) {
     f.close();
 }
 
+// The trace with and without its values.
+void readBothWays(const h5::File& f) {
+    read("readTrace skip", [&] { readTrace(f, TraceValues::Skip); });
+    read("readTrace load", [&] { readTrace(f, TraceValues::Load); });
+}
+
+void readAsCases(const std::string& path) {
+    read("casesFromTrace", [&] { cases::casesFromTrace(path); });
+}
+
 }  // namespace
 }  // namespace opscope::fuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    using namespace opscope;
-    const auto bothWays = [](const h5::File& f) {
-        fuzz::read("readTrace skip", [&] { readTrace(f, TraceValues::Skip); });
-        fuzz::read("readTrace load", [&] { readTrace(f, TraceValues::Load); });
-    };
-    const auto asCases = [](const std::string& path) {
-        fuzz::read("casesFromTrace", [&] { cases::casesFromTrace(path); });
-    };
-    return fuzz::buildThenRead(data, size, fuzz::build, bothWays, asCases);
-}
+OPSCOPE_FILE_READER_TARGET(opscope::fuzz::build, opscope::fuzz::readBothWays, opscope::fuzz::readAsCases)

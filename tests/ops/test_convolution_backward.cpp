@@ -206,7 +206,7 @@ class ConvolutionBackwardShapes : public ::testing::TestWithParam<ConvCase> {};
 TEST_P(ConvolutionBackwardShapes, MatchesFloat64Reference) {
     Problem p(GetParam(), 17);
     ConvRun r = runConv(p, Options{});
-    ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(r.status);
     expectMatchesReference(r, {true, true, true});
 }
 
@@ -217,7 +217,7 @@ TEST_P(ConvolutionBackwardShapes, Bf16MatchesFloat64Reference) {
     Options o;
     o.dtype = DType::BFloat16;
     ConvRun r = runConv(p, o);
-    ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(r.status);
     expectMatchesReference(r, {true, true, true}, kF32Tol, std::ldexp(1.0, -8));
 }
 
@@ -262,7 +262,7 @@ TEST(ConvolutionBackwardFiniteDifference, ReferenceAndOperatorMatchForwardDeriva
         for (std::size_t i = 0; i < bias.size(); ++i) EXPECT_NEAR(ref.gradBias[i], fd(2, i), 1e-12) << "b[" << i << "]";
         // The float32 operator against the same derivatives.
         ConvRun r = runConv(p, Options{});
-        ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+        ASSERT_ACLNN_OK(r.status);
         for (std::size_t i = 0; i < p.x.size(); ++i) EXPECT_NEAR(r.dx[i], fd(0, i), 1e-5) << "x[" << i << "]";
         for (std::size_t i = 0; i < p.w.size(); ++i) EXPECT_NEAR(r.dw[i], fd(1, i), 1e-5) << "w[" << i << "]";
         for (std::size_t i = 0; i < bias.size(); ++i) EXPECT_NEAR(r.db[i], fd(2, i), 1e-5) << "b[" << i << "]";
@@ -277,7 +277,7 @@ TEST(ConvolutionBackward, EveryOutputMaskLeavesMaskedOutputsNull) {
             o.mask = {bool(bits & 1), bool(bits & 2), bool(bits & 4)};
             SCOPED_TRACE(c.name + " mask " + std::to_string(bits));
             ConvRun r = runConv(p, o);
-            ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+            ASSERT_ACLNN_OK(r.status);
             expectMatchesReference(r, o.mask);
             const bool any = bits != 0;
             EXPECT_EQ(!r.steps.empty(), any) << "an all-false mask plans nothing";
@@ -295,7 +295,7 @@ TEST(ConvolutionBackward, StridedInputsAndOutputsGiveTheDenseBits) {
             Options strided = dense;
             strided.stridedInputs = strided.stridedOutputs = true;
             ConvRun a = runConv(p, dense), b = runConv(p, strided);
-            ASSERT_EQ(b.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+            ASSERT_ACLNN_OK(b.status);
             EXPECT_EQ(a.dx, b.dx);
             EXPECT_EQ(a.dw, b.dw);
             EXPECT_EQ(a.db, b.db);
@@ -307,20 +307,17 @@ TEST(ConvolutionBackward, StridedInputsAndOutputsGiveTheDenseBits) {
 
 TEST(ConvolutionBackward, StridedOutputGapsAreUntouched) {
     Problem p(kCases[3], 43);
-    const HostTensor hx = HostTensor::fromDoubles(DType::Float32, p.c.x, p.x);
-    const HostTensor hw = HostTensor::fromDoubles(DType::Float32, p.c.w, p.w);
-    const HostTensor hdy = HostTensor::fromDoubles(DType::Float32, p.dyShape, p.dy);
-    DeviceTensor x = DeviceTensor::fromHost(hx), w = DeviceTensor::fromHost(hw), dy = DeviceTensor::fromHost(hdy);
+    DeviceTensor x = DeviceTensor::fromDoubles(DType::Float32, p.c.x, p.x);
+    DeviceTensor w = DeviceTensor::fromDoubles(DType::Float32, p.c.w, p.w);
+    DeviceTensor dy = DeviceTensor::fromDoubles(DType::Float32, p.dyShape, p.dy);
     DeviceTensor dx = DeviceTensor::strided(HostTensor(DType::Float32, p.c.x), gappedStrides(p.c.x), 1, -5.0);
     IntArray one({1, 1}), zero({0, 0});
     BoolArray mask({true, false, false});
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, one, one, one, false, zero, 1, mask, 0, dx,
-                                                       nullptr, nullptr, &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
-    ASSERT_EQ(runWithWorkspace(aclnnConvolutionBackward, ws, exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, one, one, one, false, zero, 1, mask, 0,
+                                                             dx, nullptr, nullptr, &ws, &exe));
+    ASSERT_ACLNN_OK(runWithWorkspace(aclnnConvolutionBackward, ws, exe));
     const auto ref = reference::convBackward(p.dy, p.dyShape, p.x, p.c.x, p.w, p.c.w, refParams(p.c));
     EXPECT_LE(toleranceRatio(dx.toDoubles(), ref.gradInput, 1e-5, 1e-5), 1.0);
     const auto storage = dx.storageDoubles();
@@ -351,19 +348,17 @@ TEST(ConvolutionBackward, EmptyInputs) {
         DeviceTensor dy = DeviceTensor::fromHost(hdy);
         DeviceTensor dx = DeviceTensor::zeros(DType::Float16, c.x);
         const int64_t cout = c.dy[1];
-        DeviceTensor dw = DeviceTensor::fromHost(HostTensor::fromDoubles(
-            DType::Float16, c.w, std::vector<double>(static_cast<std::size_t>(numel(c.w)), 9.0)));
+        DeviceTensor dw = DeviceTensor::fromDoubles(DType::Float16, c.w,
+                                                    std::vector<double>(static_cast<std::size_t>(numel(c.w)), 9.0));
         DeviceTensor db = DeviceTensor::fromHost(
             HostTensor::fromDoubles(DType::Float16, {cout}, std::vector<double>(static_cast<std::size_t>(cout), 9.0)));
         IntArray one(std::vector<int64_t>(spatial, 1)), zero(std::vector<int64_t>(spatial, 0)), bias({cout});
         BoolArray mask({true, true, true});
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;
-        ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, bias, one, one, one, c.transposed, zero, 1, mask,
-                                                           0, dx, dw, db, &ws, &exe),
-                  ACLNN_SUCCESS)
-            << aclGetRecentErrMsg();
-        ASSERT_EQ(runWithWorkspace(aclnnConvolutionBackward, ws, exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+        ASSERT_ACLNN_OK(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, bias, one, one, one, c.transposed, zero, 1,
+                                                                 mask, 0, dx, dw, db, &ws, &exe));
+        ASSERT_ACLNN_OK(runWithWorkspace(aclnnConvolutionBackward, ws, exe));
         EXPECT_EQ(dw.toDoubles(), std::vector<double>(static_cast<std::size_t>(numel(c.w)), 0.0));
         std::vector<double> expectBias(static_cast<std::size_t>(cout), 0.0);
         const auto d = hdy.toDoubles();
@@ -448,8 +443,8 @@ TEST(ConvolutionBackward, WorkloadFamiliesBitwiseRepeatable) {
             Options o;
             o.dtype = dtype;
             ConvRun a = runConv(p, o), b = runConv(p, o);
-            ASSERT_EQ(a.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
-            ASSERT_EQ(b.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+            ASSERT_ACLNN_OK(a.status);
+            ASSERT_ACLNN_OK(b.status);
             EXPECT_EQ(a.dx, b.dx);
             EXPECT_EQ(a.dw, b.dw);
             EXPECT_EQ(a.db, b.db);
@@ -471,7 +466,7 @@ TEST(ConvolutionBackward, ThreadCountMayChangeBetweenThePhases) {
             o.runThreads = planned == 1 ? 3 : 1;
             setNumThreads(planned);
             ConvRun changed = runConv(p, o);
-            ASSERT_EQ(changed.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+            ASSERT_ACLNN_OK(changed.status);
             EXPECT_EQ(same.dx, changed.dx) << "planned with " << planned;
             EXPECT_EQ(same.dw, changed.dw) << "planned with " << planned;
             EXPECT_EQ(same.db, changed.db) << "planned with " << planned;
@@ -483,25 +478,22 @@ TEST(ConvolutionBackward, ThreadCountMayChangeBetweenThePhases) {
 // A grouped, non-depthwise case: it needs a workspace (im2col), which the last check shrinks.
 TEST(ConvolutionBackward, RepeatableExecutorRunsTwiceWithTheSameBits) {
     Problem p(kCases[7], 8);
-    const HostTensor hx = HostTensor::fromDoubles(DType::Float32, p.c.x, p.x);
-    const HostTensor hw = HostTensor::fromDoubles(DType::Float32, p.c.w, p.w);
-    const HostTensor hdy = HostTensor::fromDoubles(DType::Float32, p.dyShape, p.dy);
-    DeviceTensor x = DeviceTensor::fromHost(hx), w = DeviceTensor::fromHost(hw), dy = DeviceTensor::fromHost(hdy);
+    DeviceTensor x = DeviceTensor::fromDoubles(DType::Float32, p.c.x, p.x);
+    DeviceTensor w = DeviceTensor::fromDoubles(DType::Float32, p.c.w, p.w);
+    DeviceTensor dy = DeviceTensor::fromDoubles(DType::Float32, p.dyShape, p.dy);
     DeviceTensor dx = DeviceTensor::zeros(DType::Float32, p.c.x), dw = DeviceTensor::zeros(DType::Float32, p.c.w);
     IntArray stride(p.c.stride), padding(p.c.padding), dilation(p.c.dilation), op(p.c.outputPadding);
     BoolArray mask({true, true, false});
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, stride, padding, dilation, false, op, 3, mask,
-                                                       0, dx, dw, nullptr, &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, stride, padding, dilation, false, op, 3,
+                                                             mask, 0, dx, dw, nullptr, &ws, &exe));
     ASSERT_EQ(aclSetAclOpExecutorRepeatable(exe), ACLNN_SUCCESS);
     void* buf = nullptr;
     ASSERT_EQ(aclrtMalloc(&buf, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-    ASSERT_EQ(aclnnConvolutionBackward(buf, ws, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnConvolutionBackward(buf, ws, exe, nullptr));
     const auto dx1 = dx.toDoubles(), dw1 = dw.toDoubles();
-    ASSERT_EQ(aclnnConvolutionBackward(buf, ws, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnConvolutionBackward(buf, ws, exe, nullptr));
     EXPECT_EQ(dx.toDoubles(), dx1);
     EXPECT_EQ(dw.toDoubles(), dw1);
     EXPECT_EQ(aclnnConvolutionBackward(buf, ws - 1, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);

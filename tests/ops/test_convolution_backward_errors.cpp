@@ -60,24 +60,20 @@ struct ConvCall {
         IntArray s(stride), p(padding), d(dilation), op(outputPadding);
         IntArray bias(biasSizes ? *biasSizes : std::vector<int64_t>{dy.size() > 1 ? dy[1] : 1});
         BoolArray m(mask);
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnConvolutionBackwardGetWorkspaceSize(
-            nullDy ? nullptr : tDy.get(), nullX ? nullptr : tX.get(), nullW ? nullptr : tW.get(),
-            nullBiasSizes ? nullptr : bias.get(), nullStride ? nullptr : s.get(), nullPadding ? nullptr : p.get(),
-            nullDilation ? nullptr : d.get(), transposed, nullOutputPadding ? nullptr : op.get(), groups,
-            nullMask ? nullptr : m.get(), cube, nullDx ? nullptr : tDx.get(), nullDw ? nullptr : tDw.get(),
-            nullDb ? nullptr : tDb.get(), nullWs ? nullptr : &ws, nullExe ? nullptr : &exe);
-        if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(exe);
-        return st;
+        return phase1Status(nullWs, nullExe, [&](uint64_t* ws, aclOpExecutor** exe) {
+            return aclnnConvolutionBackwardGetWorkspaceSize(
+                nullDy ? nullptr : tDy.get(), nullX ? nullptr : tX.get(), nullW ? nullptr : tW.get(),
+                nullBiasSizes ? nullptr : bias.get(), nullStride ? nullptr : s.get(), nullPadding ? nullptr : p.get(),
+                nullDilation ? nullptr : d.get(), transposed, nullOutputPadding ? nullptr : op.get(), groups,
+                nullMask ? nullptr : m.get(), cube, nullDx ? nullptr : tDx.get(), nullDw ? nullptr : tDw.get(),
+                nullDb ? nullptr : tDb.get(), ws, exe);
+        });
     }
 };
 
 using ErrorCase = opscope::test::ErrorCase<ConvCall>;
 
-class ConvolutionBackwardErrors : public ErrorCaseTest<ConvCall> {};
-
-TEST_P(ConvolutionBackwardErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
+OPSCOPE_ERROR_SUITE(ConvolutionBackwardErrors, ConvCall)
 
 constexpr aclnnStatus kNull = ACLNN_ERR_PARAM_NULLPTR;
 constexpr aclnnStatus kInvalid = ACLNN_ERR_PARAM_INVALID;
@@ -309,10 +305,8 @@ TEST(ConvolutionBackwardRuntime, NullOrSmallWorkspaceIsARuntimeError) {
     BoolArray mask({true, false, false});
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, one, one, one, false, zero, 2, mask, 0, dx,
-                                                       nullptr, nullptr, &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, one, one, one, false, zero, 2, mask, 0,
+                                                             dx, nullptr, nullptr, &ws, &exe));
     ASSERT_GT(ws, 0u);
     EXPECT_EQ(aclnnConvolutionBackward(nullptr, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspace is null"), std::string::npos);

@@ -250,9 +250,9 @@ TEST(ConvolutionBackwardPrecisionCost, Hf32AndFp16AreVisiblyWorseThanFloat32) {
 TEST(ConvolutionBackwardPrecisionCost, OperandRoundingIsNearestEven) {
     setProduct(Product::AtlasA2);
     auto run = [](float dyValue, int8_t mode) {
-        DeviceTensor x = DeviceTensor::fromHost(HostTensor::fromDoubles(kF32, {1, 1, 1}, {1.0}));
-        DeviceTensor w = DeviceTensor::fromHost(HostTensor::fromDoubles(kF32, {1, 1, 1}, {1.0}));
-        DeviceTensor dy = DeviceTensor::fromHost(HostTensor::fromDoubles(kF32, {1, 1, 1}, {dyValue}));
+        DeviceTensor x = DeviceTensor::fromDoubles(kF32, {1, 1, 1}, {1.0});
+        DeviceTensor w = DeviceTensor::fromDoubles(kF32, {1, 1, 1}, {1.0});
+        DeviceTensor dy = DeviceTensor::fromDoubles(kF32, {1, 1, 1}, {dyValue});
         DeviceTensor dx = DeviceTensor::zeros(kF32, {1, 1, 1}), db = DeviceTensor::zeros(kF32, {1});
         IntArray one({1}), zero({0});
         BoolArray mask({true, false, true});

@@ -364,17 +364,13 @@ TEST(GridSamplerMask, OutputMaskSelectsOutputsAndLeavesTheOthersUntouched) {
 TEST(GridSamplerMask, NullOrAllFalseMaskSucceedsBeforeAnyOtherCheck) {
     uint64_t ws = 1;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGridSampler2DBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, 7, 7, false, nullptr, nullptr,
-                                                         nullptr, &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGridSampler2DBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, 7, 7, false, nullptr, nullptr,
+                                                               nullptr, &ws, &exe));
     EXPECT_EQ(ws, 0u);
     EXPECT_EQ(aclnnGridSampler2DBackward(nullptr, 0, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     BoolArray none({false, false});
-    ASSERT_EQ(aclnnGridSampler2DBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, 0, 0, false, none, nullptr, nullptr,
-                                                         &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGridSampler2DBackwardGetWorkspaceSize(nullptr, nullptr, nullptr, 0, 0, false, none, nullptr,
+                                                               nullptr, &ws, &exe));
     EXPECT_EQ(aclnnGridSampler2DBackward(nullptr, 0, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
 }
 

@@ -35,22 +35,17 @@ struct GsCall {
         DeviceTensor gi = DeviceTensor::zeros(dt(giDtype), giShape);
         DeviceTensor gg = DeviceTensor::zeros(dt(ggDtype), ggShape);
         BoolArray m(mask);
-        uint64_t ws = 0;
-        aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnGridSampler2DBackwardGetWorkspaceSize(
-            nullGo ? nullptr : go.get(), nullIn ? nullptr : in.get(), nullGrid ? nullptr : grid.get(), interpolation,
-            padding, false, m, nullGi ? nullptr : gi.get(), nullGg ? nullptr : gg.get(), nullWs ? nullptr : &ws,
-            nullExe ? nullptr : &exe);
-        if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(exe);
-        return st;
+        return phase1Status(nullWs, nullExe, [&](uint64_t* ws, aclOpExecutor** exe) {
+            return aclnnGridSampler2DBackwardGetWorkspaceSize(
+                nullGo ? nullptr : go.get(), nullIn ? nullptr : in.get(), nullGrid ? nullptr : grid.get(),
+                interpolation, padding, false, m, nullGi ? nullptr : gi.get(), nullGg ? nullptr : gg.get(), ws, exe);
+        });
     }
 };
 
 using ErrorCase = opscope::test::ErrorCase<GsCall>;
 
-class GridSamplerErrors : public ErrorCaseTest<GsCall> {};
-
-TEST_P(GridSamplerErrors, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
+OPSCOPE_ERROR_SUITE(GridSamplerErrors, GsCall)
 
 const ErrorCase kCases[] = {
     // Null pointers: all five tensors are required, even an output the mask does not select.
@@ -210,9 +205,7 @@ TEST(GridSamplerRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {
     BoolArray m({true, true});
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, 0, 0, false, m, gi, gg, &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, 0, 0, false, m, gi, gg, &ws, &exe));
     ASSERT_GT(ws, 0u);  // the NHWC copies live in the workspace
     ASSERT_EQ(aclSetAclOpExecutorRepeatable(exe), ACLNN_SUCCESS);
     EXPECT_EQ(aclnnGridSampler2DBackward(nullptr, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);

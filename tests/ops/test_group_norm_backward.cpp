@@ -120,7 +120,7 @@ TEST_P(GroupNormBackwardDtype, MatchesFloat64Reference) {
         SCOPED_TRACE("shape " + shapeToString(s.shape) + " group " + std::to_string(s.group));
         GnProblem p(s, seed += 7);
         GnRun r = runGroupNorm(p, dtype);
-        ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+        ASSERT_ACLNN_OK(r.status);
         // Outputs are rounded once to dtype. Cancellation errors grow with rstd (a group of
         // one element has rstd = 1/sqrt(eps)), so the absolute floor scales with it.
         const double rtol = rtolFor(dtype);
@@ -169,7 +169,7 @@ TEST(GroupNormBackward, OutputMaskCombinationsLeaveMaskedOutputsNull) {
         std::vector<bool> mask = {bool(bits & 1), bool(bits & 2), bool(bits & 4)};
         SCOPED_TRACE("mask " + std::to_string(bits));
         GnRun r = runGroupNorm(p, DType::Float32, mask);
-        ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+        ASSERT_ACLNN_OK(r.status);
         if (mask[0]) EXPECT_LE(toleranceRatio(r.dx, r.expected.gradInput, 1e-6, 2e-5), 1.0);
         if (mask[1]) EXPECT_LE(toleranceRatio(r.dgamma, r.expected.gradGamma, 1e-5, 2e-5), 1.0);
         if (mask[2]) EXPECT_LE(toleranceRatio(r.dbeta, r.expected.gradBeta, 1e-5, 2e-5), 1.0);
@@ -181,7 +181,7 @@ TEST(GroupNormBackward, StridedInputsAndOutputs) {
     for (DType dtype : {DType::Float32, DType::BFloat16}) {
         GnRun dense = runGroupNorm(p, dtype);
         GnRun strided = runGroupNorm(p, dtype, {true, true, true}, /*stridedOutputs=*/true);
-        ASSERT_EQ(strided.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+        ASSERT_ACLNN_OK(strided.status);
         EXPECT_EQ(dense.dx, strided.dx);
         EXPECT_EQ(dense.dgamma, strided.dgamma);
     }
@@ -190,21 +190,19 @@ TEST(GroupNormBackward, StridedInputsAndOutputs) {
     const HostTensor hdy = HostTensor::fromDoubles(DType::Float32, p.shape, p.dy);
     DeviceTensor x = DeviceTensor::strided(hx, {60, 15, 1, 5}, 0);
     DeviceTensor dy = DeviceTensor::strided(hdy, {120, 30, 6, 2}, 3);
-    DeviceTensor mean = DeviceTensor::fromHost(HostTensor::fromDoubles(DType::Float32, {2, 2}, p.mean));
-    DeviceTensor rstd = DeviceTensor::fromHost(HostTensor::fromDoubles(DType::Float32, {2, 2}, p.rstd));
-    DeviceTensor gamma = DeviceTensor::fromHost(HostTensor::fromDoubles(DType::Float32, {4}, p.gamma));
+    DeviceTensor mean = DeviceTensor::fromDoubles(DType::Float32, {2, 2}, p.mean);
+    DeviceTensor rstd = DeviceTensor::fromDoubles(DType::Float32, {2, 2}, p.rstd);
+    DeviceTensor gamma = DeviceTensor::fromDoubles(DType::Float32, {4}, p.gamma);
     DeviceTensor dx = DeviceTensor::strided(HostTensor(DType::Float32, p.shape), {120, 30, 6, 2}, 1, -5.0);
     DeviceTensor dgamma = DeviceTensor::zeros(DType::Float32, {4});
     DeviceTensor dbeta = DeviceTensor::zeros(DType::Float32, {4});
     BoolArray mask({true, true, true});
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, 2, 4, 15, 2, mask, dx, dgamma, dbeta,
-                                                     &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, 2, 4, 15, 2, mask, dx, dgamma,
+                                                           dbeta, &ws, &exe));
     EXPECT_GT(ws, 0u);  // Contiguous copies live in the workspace
-    ASSERT_EQ(runWithWorkspace(aclnnGroupNormBackward, ws, exe), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(runWithWorkspace(aclnnGroupNormBackward, ws, exe));
     auto ref = reference::groupNormBackward(p.dy, p.x, p.mean, p.rstd, p.gamma, 2, 4, 15, 2);
     EXPECT_LE(toleranceRatio(dx.toDoubles(), ref.gradInput, 1e-6, 2e-5), 1.0);
     // The gaps of the strided output are untouched.
@@ -221,17 +219,15 @@ TEST(GroupNormBackward, EmptyBatchGivesZeroGammaBetaGradients) {
     DeviceTensor rstd = DeviceTensor::zeros(DType::Float32, {0, 2});
     DeviceTensor gamma = DeviceTensor::zeros(DType::Float32, {4});
     DeviceTensor dx = DeviceTensor::zeros(DType::Float32, {0, 4, 3});
-    DeviceTensor dgamma = DeviceTensor::fromHost(HostTensor::fromDoubles(DType::Float32, {4}, {9, 9, 9, 9}));
-    DeviceTensor dbeta = DeviceTensor::fromHost(HostTensor::fromDoubles(DType::Float32, {4}, {9, 9, 9, 9}));
+    DeviceTensor dgamma = DeviceTensor::fromDoubles(DType::Float32, {4}, {9, 9, 9, 9});
+    DeviceTensor dbeta = DeviceTensor::fromDoubles(DType::Float32, {4}, {9, 9, 9, 9});
     BoolArray mask({true, true, true});
     uint64_t ws = 1;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, 0, 4, 3, 2, mask, dx, dgamma, dbeta, &ws,
-                                                     &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, gamma, 0, 4, 3, 2, mask, dx, dgamma,
+                                                           dbeta, &ws, &exe));
     EXPECT_EQ(ws, 0u);
-    ASSERT_EQ(aclnnGroupNormBackward(nullptr, 0, exe, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGroupNormBackward(nullptr, 0, exe, nullptr));
     EXPECT_EQ(dgamma.toDoubles(), std::vector<double>(4, 0.0));
     EXPECT_EQ(dbeta.toDoubles(), std::vector<double>(4, 0.0));
 }
@@ -239,7 +235,7 @@ TEST(GroupNormBackward, EmptyBatchGivesZeroGammaBetaGradients) {
 TEST(GroupNormBackward, NullGammaMeansOnes) {
     GnProblem p({{2, 4, 6}, 2}, 3);
     const auto h = [&](const std::vector<double>& v, std::vector<int64_t> s) {
-        return DeviceTensor::fromHost(HostTensor::fromDoubles(DType::Float32, std::move(s), v));
+        return DeviceTensor::fromDoubles(DType::Float32, std::move(s), v);
     };
     DeviceTensor x = h(p.x, p.shape), dy = h(p.dy, p.shape), mean = h(p.mean, {2, 2}), rstd = h(p.rstd, {2, 2});
     DeviceTensor dx = DeviceTensor::zeros(DType::Float32, p.shape), dgamma = DeviceTensor::zeros(DType::Float32, {4}),
@@ -247,10 +243,8 @@ TEST(GroupNormBackward, NullGammaMeansOnes) {
     BoolArray mask({true, true, true});
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, mask, dx, dgamma, dbeta,
-                                                     &ws, &exe),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    ASSERT_ACLNN_OK(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, mask, dx, dgamma,
+                                                           dbeta, &ws, &exe));
     ASSERT_EQ(runWithWorkspace(aclnnGroupNormBackward, ws, exe), ACLNN_SUCCESS);
     auto ref = reference::groupNormBackward(p.dy, p.x, p.mean, p.rstd, {}, 2, 4, 6, 2);
     EXPECT_LE(toleranceRatio(dx.toDoubles(), ref.gradInput, 1e-6, 2e-5), 1.0);

@@ -28,6 +28,10 @@ void DeviceTensor::create(DType dtype, const std::vector<int64_t>& shape, const 
     if (!tensor_) throw std::runtime_error(std::string("aclCreateTensor failed: ") + aclGetRecentErrMsg());
 }
 
+DeviceTensor DeviceTensor::fromDoubles(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
+    return fromHost(HostTensor::fromDoubles(dtype, std::move(shape), values));
+}
+
 DeviceTensor DeviceTensor::fromHost(const HostTensor& values, aclFormat format) {
     DeviceTensor t;
     t.create(values.dtype(), values.shape(), TensorView::contiguousStrides(values.shape()), 0, values.numel(), format);
@@ -112,15 +116,19 @@ std::vector<double> randomUniform(std::size_t n, double lo, double hi, uint32_t 
     return v;
 }
 
-BoolArray::BoolArray(std::vector<bool> v) {
+namespace {
+
+aclBoolArray* createBoolArray(const std::vector<bool>& v) {
     bool buf[16] = {};
     for (std::size_t i = 0; i < v.size() && i < 16; ++i) buf[i] = v[i];
-    array = aclCreateBoolArray(buf, v.size());
+    return aclCreateBoolArray(buf, v.size());
 }
-BoolArray::~BoolArray() { aclDestroyBoolArray(array); }
 
-IntArray::IntArray(const std::vector<int64_t>& v) { array = aclCreateIntArray(v.data(), v.size()); }
-IntArray::~IntArray() { aclDestroyIntArray(array); }
+}  // namespace
+
+BoolArray::BoolArray(const std::vector<bool>& v) : OwnedArray(createBoolArray(v)) {}
+
+IntArray::IntArray(const std::vector<int64_t>& v) : OwnedArray(aclCreateIntArray(v.data(), v.size())) {}
 
 aclnnStatus runWithWorkspace(aclnnStatus (*launch)(void*, uint64_t, aclOpExecutor*, aclrtStream),
                              uint64_t workspaceSize, aclOpExecutor* executor) {

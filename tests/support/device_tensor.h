@@ -9,6 +9,9 @@
 #include "acl/acl.h"
 #include "opscope/host_tensor.h"
 
+// Asserts that an aclnn call returned success; a failure shows the call's message.
+#define ASSERT_ACLNN_OK(call) ASSERT_EQ((call), ACLNN_SUCCESS) << aclGetRecentErrMsg()
+
 namespace opscope::test {
 
 class DeviceTensor {
@@ -21,6 +24,8 @@ public:
     static DeviceTensor strided(const HostTensor& values, const std::vector<int64_t>& strides, int64_t offset,
                                 double fill = -777.0);
     static DeviceTensor zeros(DType dtype, const std::vector<int64_t>& shape);
+    // Dense `values` rounded to `dtype`.
+    static DeviceTensor fromDoubles(DType dtype, std::vector<int64_t> shape, const std::vector<double>& values);
     // Non-contiguous view of a zero tensor: its last two axes transposed in storage.
     static DeviceTensor transposedZeros(DType dtype, const std::vector<int64_t>& shape);
 
@@ -51,25 +56,27 @@ private:
 
 std::vector<double> randomUniform(std::size_t n, double lo, double hi, uint32_t seed);
 
-// A bool array / int array that frees itself.
-struct BoolArray {
-    explicit BoolArray(std::vector<bool> v);
-    ~BoolArray();
-    BoolArray(const BoolArray&) = delete;
-    BoolArray& operator=(const BoolArray&) = delete;
-    aclBoolArray* get() const { return array; }
-    operator aclBoolArray*() const { return array; }
-    aclBoolArray* array = nullptr;
+// An aclnn array that frees itself.
+template <class Array, aclnnStatus (*destroy)(const Array*)>
+class OwnedArray {
+public:
+    explicit OwnedArray(Array* array) : array_(array) {}
+    ~OwnedArray() { destroy(array_); }
+    OwnedArray(const OwnedArray&) = delete;
+    OwnedArray& operator=(const OwnedArray&) = delete;
+    Array* get() const { return array_; }
+    operator Array*() const { return array_; }
+
+private:
+    Array* array_;
 };
 
-struct IntArray {
+struct BoolArray : OwnedArray<aclBoolArray, aclDestroyBoolArray> {
+    explicit BoolArray(const std::vector<bool>& v);
+};
+
+struct IntArray : OwnedArray<aclIntArray, aclDestroyIntArray> {
     explicit IntArray(const std::vector<int64_t>& v);
-    ~IntArray();
-    IntArray(const IntArray&) = delete;
-    IntArray& operator=(const IntArray&) = delete;
-    aclIntArray* get() const { return array; }
-    operator aclIntArray*() const { return array; }
-    aclIntArray* array = nullptr;
 };
 
 // Runs phase 1 result through phase 2 with a freshly allocated workspace; returns the status.

@@ -46,4 +46,22 @@ void expectDocumentedError(const ErrorCase<Call>& c) {
     EXPECT_NE(msg.find(std::to_string(c.code)), std::string::npos) << "message: " << msg;
 }
 
+// Phase 1 for a row, `getWorkspaceSize(workspaceSize, executor)` with the out-pointers the row
+// may null; frees the executor it makes and returns the status.
+template <class GetWorkspaceSize>
+aclnnStatus phase1Status(bool nullWorkspaceSize, bool nullExecutor, GetWorkspaceSize getWorkspaceSize) {
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    const aclnnStatus st =
+        getWorkspaceSize(nullWorkspaceSize ? nullptr : &workspaceSize, nullExecutor ? nullptr : &executor);
+    if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
+    return st;
+}
+
 }  // namespace opscope::test
+
+// An operator's expected-failure suite: `Suite` checks every row of the table it is
+// instantiated with (INSTANTIATE_TEST_SUITE_P) for its documented code and message.
+#define OPSCOPE_ERROR_SUITE(Suite, Call)                          \
+    class Suite : public ::opscope::test::ErrorCaseTest<Call> {}; \
+    TEST_P(Suite, ReturnsDocumentedCodeAndMessage) { ::opscope::test::expectDocumentedError(GetParam()); }

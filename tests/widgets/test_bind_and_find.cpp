@@ -223,8 +223,7 @@ private Q_SLOTS:
     void arrowKeysLoadTheCaseTheSelectionRestsOn() {
         DebugContext ctx;
         FileBrowserPanel panel(&ctx);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(test::showExposed(panel));
         QVERIFY(ctx.openFile(file_));
         QTableView* cases = panel.caseView();
         const QRect first = cases->visualRect(cases->model()->index(0, 0));
@@ -253,9 +252,7 @@ private Q_SLOTS:
         QVERIFY(ctx.openFile(file_));
         QSignalSpy loaded(&ctx, &DebugContext::caseLoaded);
         ctx.loadCase("/cases/a");
-        ctx.loadCase("/cases/b");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/cases/b"));
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(loaded[0][0].toString(), QString("/cases/b"));
     }
@@ -314,9 +311,7 @@ private Q_SLOTS:
     void chartAxesShowNoElidedLabels() {
         DebugContext ctx;
         ChartsPanel charts(&ctx);
-        charts.resize(420, 300);  // the Charts dock's minimum width
-        charts.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&charts));
+        QVERIFY(test::showExposed(charts, {420, 300}));  // the Charts dock's minimum width
         QVERIFY(ctx.openFile(file_));
         QVERIFY(runToAnalysis(ctx, "/cases/a"));
         QVERIFY(QTest::qWaitFor([&] { return charts.seriesCounts()[1] == 2; }, 10000));
@@ -347,8 +342,7 @@ private Q_SLOTS:
         view.chart()->addAxis(y, Qt::AlignLeft);
         series->attachAxis(x);
         series->attachAxis(y);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(test::showExposed(view));
         QTest::qWait(50);
         const QStringList labels = chartTexts(&view);
         int numeric = 0;
@@ -361,8 +355,7 @@ private Q_SLOTS:
 
 private:
     static bool runToAnalysis(DebugContext& ctx, const QString& casePath) {
-        ctx.loadCase(casePath);
-        if (!QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000) || !test::waitIdle(ctx)) return false;
+        if (!test::loadPrepared(ctx, casePath)) return false;
         ctx.continueRun();
         return QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 20000) && test::waitIdle(ctx);
     }

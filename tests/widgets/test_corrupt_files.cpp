@@ -21,10 +21,7 @@ const QString kMalformed = QStringLiteral(OPSCOPE_SOURCE_DIR "/tests/data/malfor
 class TestCorruptFiles : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() {
-        QCoreApplication::setOrganizationName("OpScopeTest");  // keep the user's settings alone
-        good_ = test::writeCaseFile(dir_.path());
-    }
+    void initTestCase() { good_ = test::useTestSettingsAndCaseFile(dir_.path()); }
 
     void contextRefusesWithTheSentence() {
         DebugContext ctx;
@@ -61,8 +58,7 @@ private Q_SLOTS:
 
     void windowShowsTheErrorAndKeepsRunning() {
         MainWindow w(nullptr, false);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::showExposed(w));
         QString shown;
         // The warning box is modal: read and close it from the event loop it runs.
         QTimer closer;
@@ -77,9 +73,7 @@ private Q_SLOTS:
         closer.stop();
         QVERIFY2(shown.contains("the file is corrupt"), qPrintable(shown));
         QVERIFY(w.openFile(good_));
-        w.context()->loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return w.context()->isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(*w.context()));
+        QVERIFY(test::loadPrepared(*w.context(), "/gn/basic"));
     }
 
 private:

@@ -71,17 +71,14 @@ class TestDatasetView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
-        QCoreApplication::setOrganizationName("OpScopeTest");
-        file_ = addDatasets(test::writeCaseFile(dir_.path()), 0.0);
+        file_ = addDatasets(test::useTestSettingsAndCaseFile(dir_.path()), 0.0);
         QDir(dir_.path()).mkdir("other");
         other_ = addDatasets(test::writeCaseFile(dir_.filePath("other")), 1e-3);  // the same paths, perturbed
     }
 
     void init() {
         window_ = std::make_unique<MainWindow>(nullptr, false);
-        window_->resize(1400, 900);
-        window_->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(test::showExposed(*window_, {1400, 900}));
         QVERIFY(window_->openFile(file_));
     }
     void cleanup() { window_.reset(); }
@@ -204,9 +201,7 @@ private Q_SLOTS:
     void runOutputAgainstADataset() {
         MainWindow& w = *window_;
         DebugContext* ctx = w.context();
-        ctx->loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(test::loadPrepared(*ctx, "/gn/basic"));
         ctx->continueRun();
         QVERIFY(test::waitIdle(*ctx));
         QVERIFY(QTest::qWaitFor([&] { return ctx->finalOutputs() != nullptr; }, 20000));

@@ -42,9 +42,7 @@ private Q_SLOTS:
         QSignalSpy plan(&ctx, &DebugContext::planChanged);
         QSignalSpy stopped(&ctx, &DebugContext::runStopped);
         QSignalSpy analysis(&ctx, &DebugContext::analysisChanged);
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         QVERIFY(plan.count() >= 1);
         QCOMPARE(QString::fromStdString(ctx.plan().op), QString("aclnnGroupNormBackward"));
         QVERIFY(ctx.plan().steps.size() >= 2);
@@ -180,9 +178,7 @@ private Q_SLOTS:
         cases::writeCaseFile(path.toStdString(), {test::largeGroupNormCase(4, 32, 16384)});
         DebugContext ctx;
         QVERIFY(ctx.openFile(path));
-        ctx.loadCase("/gn/large");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 60000));
-        QVERIFY(test::waitIdle(ctx, 60000));
+        QVERIFY(test::loadPrepared(ctx, "/gn/large", 60000));
         QVERIFY(ctx.plan().steps.size() >= 2);
         QSignalSpy stopped(&ctx, &DebugContext::runStopped);
         ctx.continueRun();
@@ -204,9 +200,7 @@ private Q_SLOTS:
         cases::writeCaseFile(path.toStdString(), {c});
         DebugContext ctx;
         QVERIFY(ctx.openFile(path));
-        ctx.loadCase("/gn/nan");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/nan"));
         ctx.setBreakOnNonFinite(true);
         QSignalSpy stopped(&ctx, &DebugContext::runStopped);
         ctx.continueRun();
@@ -283,9 +277,7 @@ private Q_SLOTS:
     void runAsHalfChangesThePlan() {
         DebugContext ctx;
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         ctx.setRunAs(DType::Float16);
         QVERIFY(!ctx.isPrepared());  // the plan no longer matches
         ctx.prepare();
@@ -326,9 +318,7 @@ private Q_SLOTS:
         clock.start();
         gap.start();
         tick.start();
-        ctx.loadCase("/gn/large");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 60000));
-        QVERIFY(test::waitIdle(ctx, 60000));
+        QVERIFY(test::loadPrepared(ctx, "/gn/large", 60000));
         ctx.continueRun();
         QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() != nullptr; }, 60000));
         QVERIFY(test::waitIdle(ctx, 60000));
@@ -361,9 +351,7 @@ private Q_SLOTS:
 private:
     void prepareBasic(DebugContext& ctx) {
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
     }
 
     QTemporaryDir dir_;

@@ -6,22 +6,32 @@
 #include "views/heatmap_widget.h"
 #include "views/range_histogram_widget.h"
 #include "views/tensor_display.h"
+#include "widget_test_support.h"
 
 using namespace opscope;
 using namespace opscope::gui;
+
+namespace {
+
+// Shows `w` at `size` with a rows x cols image of one colour, fitted to the window.
+bool showPlainImage(HeatmapWidget& w, QSize size, int rows, int cols, Qt::GlobalColor colour) {
+    w.resize(size);
+    QImage img(cols, rows, QImage::Format_RGB32);
+    img.fill(colour);
+    w.setImage(img, rows, cols);
+    if (!test::showExposed(w)) return false;
+    w.fitToWindow();
+    return true;
+}
+
+}  // namespace
 
 class TestHeatmap : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void hoverAndClickReportElements() {
         HeatmapWidget w;
-        w.resize(408, 208);  // 4-pixel margin: 8 columns x 4 rows of 50 px
-        QImage img(8, 4, QImage::Format_RGB32);
-        img.fill(Qt::red);
-        w.setImage(img, 4, 8);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.fitToWindow();
+        QVERIFY(showPlainImage(w, {408, 208}, 4, 8, Qt::red));  // 4-pixel margin: 8 columns x 4 rows of 50 px
         QCOMPARE(w.zoom(), 50.0);
         int64_t r = -1, c = -1;
         QVERIFY(w.elementAt(QPointF(204, 104), &r, &c));  // the centre of the slice
@@ -43,13 +53,7 @@ private Q_SLOTS:
 
     void zoomAndPanMoveTheView() {
         HeatmapWidget w;
-        w.resize(400, 400);
-        QImage img(10, 10, QImage::Format_RGB32);
-        img.fill(Qt::blue);
-        w.setImage(img, 10, 10);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.fitToWindow();
+        QVERIFY(showPlainImage(w, {400, 400}, 10, 10, Qt::blue));
         const double z0 = w.zoom();
         QSignalSpy view(&w, &HeatmapWidget::viewChanged);
         QWheelEvent wheel(QPointF(200, 200), w.mapToGlobal(QPointF(200, 200)), {}, QPoint(0, 120), Qt::NoButton,
@@ -78,8 +82,7 @@ private Q_SLOTS:
         const view::ValueScale scale(view::ScaleKind::Linear, {-1, 1});
         const view::ValueHistogram hist = view::valueHistogram({-1, -0.5, 0, 0.5, 1}, scale, 10);
         h.setHistogram(hist, scale, scale, view::Colormap::CoolWarm);
-        h.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&h));
+        QVERIFY(test::showExposed(h));
         QSignalSpy edited(&h, &RangeHistogramWidget::rangeEdited);
         // The low handle sits at the plot's left edge (x = 8); drag it to the middle.
         QTest::mousePress(&h, Qt::LeftButton, {}, QPoint(9, 40));

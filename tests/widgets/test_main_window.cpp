@@ -23,22 +23,15 @@ using namespace opscope::gui;
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() {
-        QCoreApplication::setOrganizationName("OpScopeTest");  // keep the user's settings alone
-        file_ = test::writeCaseFile(dir_.path());
-    }
+    void initTestCase() { file_ = test::useTestSettingsAndCaseFile(dir_.path()); }
 
     void shortcutsDriveTheDebugger() {
         MainWindow w(nullptr, false);
-        w.resize(1400, 900);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::showExposed(w, {1400, 900}));
         QVERIFY(!w.action("step")->isEnabled());
         QVERIFY(w.openFile(file_));
         DebugContext* ctx = w.context();
-        ctx->loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(test::loadPrepared(*ctx, "/gn/basic"));
         QVERIFY(w.action("step")->isEnabled());
         QCOMPARE(w.action("step")->shortcut(), QKeySequence(Qt::Key_F10));
         QCOMPARE(w.action("continue")->shortcut(), QKeySequence(Qt::Key_F5));
@@ -75,9 +68,7 @@ private Q_SLOTS:
     void sessionsAndReportsAreKept() {
         DebugContext ctx;
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         ctx.continueRun();
         QVERIFY(test::waitIdle(ctx));
         QVERIFY(QTest::qWaitFor([&] { return ctx.analysis() && ctx.finalOutputs(); }, 20000));
@@ -117,9 +108,7 @@ private Q_SLOTS:
         QVERIFY(again.openFile(QString::fromStdString(saved)));
         QVERIFY(again.isTraceFile());
         QCOMPARE(again.cases().size(), std::size_t(1));
-        again.loadCase(QString::fromStdString(again.cases()[0].path));
-        QVERIFY(QTest::qWaitFor([&] { return again.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(again));
+        QVERIFY(test::loadPrepared(again, QString::fromStdString(again.cases()[0].path)));
 
         const QByteArray json = reportJson(snap);
         const QJsonDocument doc = QJsonDocument::fromJson(json);

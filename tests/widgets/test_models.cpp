@@ -41,9 +41,7 @@ private Q_SLOTS:
                  QString("aclnnGroupNormBackward"));
 
         QSignalSpy reset(&steps, &QAbstractItemModel::modelReset);
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         QVERIFY(reset.count() >= 1);
         const int n = steps.rowCount();
         QVERIFY(n >= 2);

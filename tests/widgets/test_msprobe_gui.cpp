@@ -26,9 +26,8 @@ class TestMsprobeGui : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
-        QCoreApplication::setOrganizationName("OpScopeTest");  // keep the user's settings alone
-        qputenv("XDG_CACHE_HOME", cache_.path().toUtf8());     // the imported case files go here
-        file_ = test::writeCaseFile(dir_.path());
+        qputenv("XDG_CACHE_HOME", cache_.path().toUtf8());  // the imported case files go here
+        file_ = test::useTestSettingsAndCaseFile(dir_.path());
     }
 
     void openingADumpFolderListsItsCallsAndTheCallsNotImported() {
@@ -52,9 +51,7 @@ private Q_SLOTS:
         QVERIFY2(log.contains("step0/rank0/Functional.group_norm.2: missing file"), qPrintable(log));
 
         // The wrong device gradient: the metrics panel says the device fails (ops::deviceVerdict).
-        ctx->loadCase("/msprobe/step0/rank0/Functional.conv2d.4");
-        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 60000));
-        QVERIFY(test::waitIdle(*ctx));
+        QVERIFY(test::loadPrepared(*ctx, "/msprobe/step0/rank0/Functional.conv2d.4", 60000));
         w.action("continue")->trigger();
         QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000));
         QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::DeviceFails);
@@ -71,9 +68,7 @@ private Q_SLOTS:
         ArgumentForm form(&ctx);
         form.show();
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         auto* slot = qobject_cast<TensorSlotWidget*>(form.editorFor("gamma"));
         QVERIFY(slot);
         QVERIFY(slot->findChild<QToolButton*>("bindFromFile"));

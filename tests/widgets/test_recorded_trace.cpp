@@ -21,17 +21,14 @@ class TestRecordedTrace : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
-        QCoreApplication::setOrganizationName("OpScopeTest");
-        const QString cases = test::writeCaseFile(dir_.path());
+        const QString cases = test::useTestSettingsAndCaseFile(dir_.path());
         trace_ = dir_.filePath("stats.h5");
         // Two runs of the case, recorded at level stats (statistics, no values).
         auto writer = startTrace(trace_.toStdString(), TraceLevel::Stats, TraceWriteMode::Synchronous);
         for (int i = 0; i < 2; ++i) {
             DebugContext ctx;
             QVERIFY(ctx.openFile(cases));
-            ctx.loadCase("/gn/basic");
-            QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-            QVERIFY(test::waitIdle(ctx));
+            QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
             ctx.continueRun();
             QVERIFY(test::waitIdle(ctx));
             QVERIFY(ctx.atEnd());
@@ -120,11 +117,7 @@ private Q_SLOTS:
     }
 
 private:
-    bool showWithTrace(MainWindow& w) {
-        w.resize(1400, 900);
-        w.show();
-        return QTest::qWaitForWindowExposed(&w) && w.openFile(trace_);
-    }
+    bool showWithTrace(MainWindow& w) { return test::showExposed(w, {1400, 900}) && w.openFile(trace_); }
 
     QTemporaryDir dir_;
     QString trace_;

@@ -32,9 +32,7 @@ private Q_SLOTS:
     void unwrittenOutputHasNoBeyondToleranceCount() {
         DebugContext ctx;
         TensorViewPanel view(&ctx);
-        view.resize(900, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(test::showExposed(view, {900, 700}));
         QVERIFY(ctx.openFile(file_));
         ctx.loadCase("/gn/basic");
         QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared() && ctx.baseline(); }, 20000));
@@ -47,9 +45,7 @@ private Q_SLOTS:
     void tensorViewShowsEveryTensorOfThePlan() {
         DebugContext ctx;
         TensorViewPanel view(&ctx);
-        view.resize(900, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(test::showExposed(view, {900, 700}));
         runBasic(ctx);
         QSignalSpy frames(&view, &TensorViewPanel::frameShown);
         QVERIFY(QTest::qWaitFor([&] { return view.frame().valid() && !view.isLoading(); }, 20000));
@@ -160,9 +156,7 @@ private Q_SLOTS:
         form->activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(form.get()));
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         auto* group = qobject_cast<QLineEdit*>(form->editorFor("group"));
         QVERIFY(group);
         group->setFocus();
@@ -194,9 +188,7 @@ private Q_SLOTS:
 private:
     void runBasic(DebugContext& ctx) {
         QVERIFY(ctx.openFile(file_));
-        ctx.loadCase("/gn/basic");
-        QVERIFY(QTest::qWaitFor([&] { return ctx.isPrepared(); }, 20000));
-        QVERIFY(test::waitIdle(ctx));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
         ctx.continueRun();
         QVERIFY(test::waitIdle(ctx));
     }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "group_norm_params.h"
 #include "opscope/case_file.h"
 #include "opscope/host_tensor.h"
 #include "session/debug_context.h"
@@ -28,11 +29,7 @@ inline cases::Case groupNormCase(const std::string& path = "/gn/basic", DType dt
     c.path = path;
     c.op = "aclnnGroupNormBackward";
     c.description = "small synthetic case";
-    c.params = {{"N", int64_t{2}},
-                {"C", int64_t{4}},
-                {"HxW", int64_t{6}},
-                {"group", int64_t{2}},
-                {"outputMask", std::vector<bool>{true, true, true}}};
+    c.params = fixtures::groupNormParams(2, 4, 6, 2);
     c.inputs = {{"gradOut", ramp(dt, {2, 4, 2, 3}, 1.0, 0.0)},
                 {"input", ramp(dt, {2, 4, 2, 3}, 2.0, 0.5)},
                 {"mean", ramp(dt, {2, 2}, 0.1, 0.5)},
@@ -46,8 +43,7 @@ inline cases::Case largeGroupNormCase(int64_t N, int64_t C, int64_t HxW) {
     cases::Case c;
     c.path = "/gn/large";
     c.op = "aclnnGroupNormBackward";
-    c.params = {
-        {"N", N}, {"C", C}, {"HxW", HxW}, {"group", int64_t{4}}, {"outputMask", std::vector<bool>{true, true, true}}};
+    c.params = fixtures::groupNormParams(N, C, HxW, 4);
     c.inputs = {{"gradOut", ramp(DType::Float32, {N, C, HxW}, 1.0, 0.0)},
                 {"input", ramp(DType::Float32, {N, C, HxW}, 2.0, 0.5)},
                 {"mean", ramp(DType::Float32, {N, 4}, 0.1, 0.5)},
@@ -65,9 +61,28 @@ inline QString writeCaseFile(const QString& dir) {
     return path;
 }
 
+// For initTestCase: keeps the user's settings alone (a test organisation) and writes the case file.
+inline QString useTestSettingsAndCaseFile(const QString& dir) {
+    QCoreApplication::setOrganizationName("OpScopeTest");
+    return writeCaseFile(dir);
+}
+
 // Waits for the context to become idle (no prepare/run/reference/analysis in flight).
 inline bool waitIdle(DebugContext& ctx, int timeoutMs = 20000) {
     return QTest::qWaitFor([&] { return ctx.isIdle(); }, timeoutMs);
+}
+
+// Shows a top-level widget (resized first when a size is given); true once it is on screen.
+inline bool showExposed(QWidget& w, QSize size = {}) {
+    if (size.isValid()) w.resize(size);
+    w.show();
+    return QTest::qWaitForWindowExposed(&w);
+}
+
+// Loads a case of the open file; true once it is prepared and the context idle.
+inline bool loadPrepared(DebugContext& ctx, const QString& casePath, int timeoutMs = 20000) {
+    ctx.loadCase(casePath);
+    return QTest::qWaitFor([&] { return ctx.isPrepared(); }, timeoutMs) && waitIdle(ctx, timeoutMs);
 }
 
 // The action of `menu` or of any of its submenus with this object name; null when none.

@@ -6,7 +6,8 @@
 
 namespace opscope::gui {
 
-CaseListModel::CaseListModel(DebugContext* context, QObject* parent) : QAbstractTableModel(parent), context_(context) {
+CaseListModel::CaseListModel(DebugContext* context, QObject* parent)
+    : ContextTableModel(context, {tr("Case"), tr("Operator"), tr("Description")}, parent) {
     connect(context, &DebugContext::fileChanged, this, [this] {
         beginResetModel();
         loaded_.clear();
@@ -14,15 +15,13 @@ CaseListModel::CaseListModel(DebugContext* context, QObject* parent) : QAbstract
     });
     connect(context, &DebugContext::caseLoaded, this, [this](const QString& path) {
         loaded_ = path;
-        if (rowCount() > 0) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+        repaintAll();
     });
 }
 
 int CaseListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(context_->cases().size());
 }
-
-int CaseListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant CaseListModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -42,12 +41,6 @@ QVariant CaseListModel::data(const QModelIndex& index, int role) const {
         case Description: return QString::fromStdString(c.description);
     }
     return {};
-}
-
-QVariant CaseListModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"Case", "Operator", "Description"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
 }  // namespace opscope::gui

@@ -1,13 +1,11 @@
 // The cases (or recorded executors) of the open file: one click loads one.
 #pragma once
 
-#include <QAbstractTableModel>
+#include "models/context_table_model.h"
 
 namespace opscope::gui {
 
-class DebugContext;
-
-class CaseListModel : public QAbstractTableModel {
+class CaseListModel : public ContextTableModel {
     Q_OBJECT
 public:
     enum Column { Path, Operator, Description, ColumnCount };
@@ -15,12 +13,9 @@ public:
 
     explicit CaseListModel(DebugContext* context, QObject* parent = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
-    DebugContext* context_;
     QString loaded_;
 };
 

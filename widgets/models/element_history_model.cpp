@@ -10,20 +10,16 @@
 namespace opscope::gui {
 
 ElementHistoryModel::ElementHistoryModel(DebugContext* context, QObject* parent)
-    : QAbstractTableModel(parent), context_(context) {
-    auto reset = [this] {
-        beginResetModel();
-        endResetModel();
-    };
-    connect(context, &DebugContext::historyChanged, this, reset);
-    connect(context, &DebugContext::baselineChanged, this, reset);
+    : ContextTableModel(
+          context, {tr("#"), tr("Step"), tr("Tensor"), tr("Value"), tr("Reference"), tr("|Error|"), tr("Rel. error")},
+          parent) {
+    connect(context, &DebugContext::historyChanged, this, &ElementHistoryModel::resetAll);
+    connect(context, &DebugContext::baselineChanged, this, &ElementHistoryModel::resetAll);
 }
 
 int ElementHistoryModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(context_->history().size());
 }
-
-int ElementHistoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 bool ElementHistoryModel::referenceValue(double* out) const {
     const ElementPick& p = context_->pick();
@@ -58,12 +54,6 @@ QVariant ElementHistoryModel::data(const QModelIndex& index, int role) const {
         case RelError: return hasRef ? formatNumber(rel, 3) : QString();
     }
     return {};
-}
-
-QVariant ElementHistoryModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"#", "Step", "Tensor", "Value", "Reference", "|Error|", "Rel. error"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
 }  // namespace opscope::gui

@@ -8,21 +8,15 @@
 namespace opscope::gui {
 
 SlotTableModel::SlotTableModel(DebugContext* context, QObject* parent)
-    : QAbstractTableModel(parent), context_(context) {
-    connect(context, &DebugContext::planChanged, this, [this] {
-        beginResetModel();
-        endResetModel();
-    });
-    connect(context, &DebugContext::positionChanged, this, [this] {
-        if (rowCount() > 0) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-    });
+    : ContextTableModel(
+          context, {tr("Slot"), tr("Kind"), tr("Dtype"), tr("Shape"), tr("Workspace"), tr("Written by step")}, parent) {
+    connect(context, &DebugContext::planChanged, this, &SlotTableModel::resetAll);
+    connect(context, &DebugContext::positionChanged, this, &SlotTableModel::repaintAll);
 }
 
 int SlotTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(context_->plan().slots.size());
 }
-
-int SlotTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant SlotTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -49,12 +43,6 @@ QVariant SlotTableModel::data(const QModelIndex& index, int role) const {
         case WrittenBy: return writers.join(", ");
     }
     return {};
-}
-
-QVariant SlotTableModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"Slot", "Kind", "Dtype", "Shape", "Workspace", "Written by step"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
 }  // namespace opscope::gui

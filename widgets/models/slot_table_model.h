@@ -2,25 +2,20 @@
 // with the steps that write them. Selecting one shows it in the tensor view.
 #pragma once
 
-#include <QAbstractTableModel>
+#include "models/context_table_model.h"
 
 namespace opscope::gui {
 
-class DebugContext;
-
-class SlotTableModel : public QAbstractTableModel {
+class SlotTableModel : public ContextTableModel {
     Q_OBJECT
 public:
     enum Column { Name, Kind, DType, Shape, Workspace, WrittenBy, ColumnCount };
     enum Role { SlotNameRole = Qt::UserRole + 1 };
     explicit SlotTableModel(DebugContext* context, QObject* parent = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
-    DebugContext* context_;
 };
 
 }  // namespace opscope::gui

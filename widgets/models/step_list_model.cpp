@@ -8,7 +8,11 @@
 
 namespace opscope::gui {
 
-StepListModel::StepListModel(DebugContext* context, QObject* parent) : QAbstractTableModel(parent), context_(context) {
+StepListModel::StepListModel(DebugContext* context, QObject* parent)
+    : ContextTableModel(context,
+                        {tr("●"), tr("#"), tr("Step"), tr("Status"), tr("Verdict"), tr("NaN/Inf"), tr("Max rel"),
+                         tr("Time (µs)"), tr("Writes"), tr("Min"), tr("Max"), tr("Mean |x|")},
+                        parent) {
     connect(context, &DebugContext::planChanged, this, [this] {
         beginResetModel();
         shownPosition_ = context_->nextStep();
@@ -22,12 +26,10 @@ int StepListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(context_->plan().steps.size());
 }
 
-int StepListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
 void StepListModel::onStepChanged(std::size_t step) {
     if (static_cast<int>(step) >= rowCount()) return;
     const int r = static_cast<int>(step);
-    Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
+    repaintRows(r, r);
 }
 
 void StepListModel::onPositionChanged(std::size_t next) {
@@ -53,10 +55,7 @@ QVariant StepListModel::headerData(int section, Qt::Orientation o, int role) con
             default: return {};
         }
     }
-    if (role != Qt::DisplayRole) return {};
-    static const char* names[] = {"●",       "#",         "Step",   "Status", "Verdict", "NaN/Inf",
-                                  "Max rel", "Time (µs)", "Writes", "Min",    "Max",     "Mean |x|"};
-    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+    return ContextTableModel::headerData(section, o, role);
 }
 
 Qt::ItemFlags StepListModel::flags(const QModelIndex& index) const {

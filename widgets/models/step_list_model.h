@@ -2,15 +2,13 @@
 // duration, statistics of what the step wrote, and the verdict against the reference.
 #pragma once
 
-#include <QAbstractTableModel>
+#include "models/context_table_model.h"
 
 #include "session/session_types.h"
 
 namespace opscope::gui {
 
-class DebugContext;
-
-class StepListModel : public QAbstractTableModel {
+class StepListModel : public ContextTableModel {
     Q_OBJECT
 public:
     // The verdict and NaN columns come first: they are what a user scans for.
@@ -33,7 +31,6 @@ public:
     explicit StepListModel(DebugContext* context, QObject* parent = nullptr);
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
@@ -45,7 +42,6 @@ private:
     QVariant styleData(std::size_t row, int column, int role) const;
     QVariant displayText(std::size_t row, int column) const;
     static QString nonFiniteText(const StepState& state);
-    DebugContext* context_;
     std::size_t shownPosition_ = 0;
 };
 

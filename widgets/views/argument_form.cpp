@@ -11,12 +11,14 @@
 #include <QPushButton>
 #include <QRegularExpressionValidator>
 #include <QVBoxLayout>
+#include <optional>
 
 #include "opscope/ops/operator.h"
 #include "session/argument_binding.h"
 #include "session/debug_context.h"
 #include "palette.h"
 #include "views/tensor_slot_widget.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
@@ -37,6 +39,21 @@ bool parseList(QString text, std::vector<QString>* items) {
     if (text.trimmed().isEmpty()) return true;
     for (const QString& part : text.split(',')) items->push_back(part.trimmed());
     return true;
+}
+
+// Each item of a list through `parseOne(item, &ok)`; nothing when it refuses one.
+template <class T, class ParseOne>
+std::optional<std::vector<T>> parseItems(const QString& text, ParseOne parseOne) {
+    std::vector<QString> items;
+    parseList(text, &items);
+    std::vector<T> values;
+    for (const QString& item : items) {
+        bool ok = false;
+        const T value = parseOne(item, &ok);
+        if (!ok) return std::nullopt;
+        values.push_back(value);
+    }
+    return values;
 }
 
 std::vector<int64_t> asIntVector(const ParamValue& v) {
@@ -73,8 +90,7 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
     operator_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     operator_->setMinimumContentsLength(16);
     head->addRow(tr("Operator"), operator_);
-    summary_ = new QLabel(this);
-    summary_->setWordWrap(true);
+    summary_ = wrappedLabel(this);
     summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     summary_->setStyleSheet("color: gray");
     head->addRow(summary_);
@@ -97,8 +113,7 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
 
     fieldsHost_ = new QVBoxLayout();
     layout->addLayout(fieldsHost_);
-    generalError_ = new QLabel(this);
-    generalError_->setWordWrap(true);
+    generalError_ = wrappedLabel(this);
     generalError_->setStyleSheet("color: #b71c1c");
     generalError_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     generalError_->hide();
@@ -107,8 +122,7 @@ ArgumentForm::ArgumentForm(DebugContext* context, QWidget* parent) : QWidget(par
     prepare_ = new QPushButton(tr("Prepare"), this);
     prepare_->setToolTip(tr("Phase 1: validate the arguments and build the plan (Ctrl+P)"));
     bottom->addWidget(prepare_);
-    planSummary_ = new QLabel(this);
-    planSummary_->setWordWrap(true);
+    planSummary_ = wrappedLabel(this);
     planSummary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bottom->addWidget(planSummary_, 1);
     layout->addLayout(bottom);
@@ -163,8 +177,7 @@ void ArgumentForm::rebuild() {
     const ops::OpSchema& s = op->schema();
 
     auto errorLabel = [this] {
-        auto* e = new QLabel(fields_);
-        e->setWordWrap(true);
+        auto* e = wrappedLabel(fields_);
         e->setStyleSheet("color: #b71c1c; font-weight: bold");
         e->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // long words must not widen the form
         e->hide();
@@ -316,30 +329,20 @@ void ArgumentForm::commitAttribute(const std::string& name) {
             break;
         }
         case ops::ArgKind::IntArray: {
-            std::vector<QString> items;
-            parseList(text, &items);
-            std::vector<int64_t> v;
-            for (const QString& it : items) {
-                v.push_back(it.toLongLong(&ok));
-                if (!ok) break;
-            }
-            if (ok) context_->setAttribute(name, v);
+            const auto v = parseItems<int64_t>(
+                text, [](const QString& item, bool* good) { return static_cast<int64_t>(item.toLongLong(good)); });
+            ok = v.has_value();
+            if (ok) context_->setAttribute(name, *v);
             break;
         }
         case ops::ArgKind::BoolArray: {
-            std::vector<QString> items;
-            parseList(text, &items);
-            std::vector<bool> v;
-            for (const QString& it : items) {
-                const QString t = it.toLower();
-                if (t == "true" || t == "1")
-                    v.push_back(true);
-                else if (t == "false" || t == "0")
-                    v.push_back(false);
-                else
-                    ok = false;
-            }
-            if (ok) context_->setAttribute(name, v);
+            const auto v = parseItems<bool>(text, [](const QString& item, bool* good) {
+                const QString t = item.toLower();
+                *good = t == "true" || t == "1" || t == "false" || t == "0";
+                return t == "true" || t == "1";
+            });
+            ok = v.has_value();
+            if (ok) context_->setAttribute(name, *v);
             break;
         }
         default: break;

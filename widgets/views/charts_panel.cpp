@@ -20,6 +20,7 @@
 #include "session/gui_invoke.h"
 #include "palette.h"
 #include "views/chart_axes.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
@@ -63,8 +64,7 @@ void attach(QChart* c, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y) {
 }  // namespace
 
 ChartsPanel::ChartsPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
+    auto* l = panelLayout(this);
     auto* top = new QHBoxLayout();
     top->addWidget(new QLabel(tr("Output:"), this));
     output_ = new QComboBox(this);

@@ -25,14 +25,14 @@
 #include "views/metrics_table_menu.h"
 #include "views/range_histogram_widget.h"
 #include "views/slice_controls.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
 QString DatasetRef::label() const { return QFileInfo(file).fileName() + QLatin1Char(':') + path; }
 
 DatasetViewPanel::DatasetViewPanel(QWidget* parent) : QWidget(parent) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
+    auto* layout = panelLayout(this);
     layout->setSpacing(4);
     buildTop(layout);
     auto* split = new QSplitter(Qt::Vertical, this);
@@ -100,8 +100,7 @@ QWidget* DatasetViewPanel::buildMaps() {
     histogram_ = new RangeHistogramWidget(area);
     va->addWidget(histogram_);
     connect(histogram_, &RangeHistogramWidget::rangeEdited, controls_, &DisplayControls::setManualRange);
-    stats_ = new QLabel(area);
-    stats_->setWordWrap(true);
+    stats_ = wrappedLabel(area);
     stats_->setTextFormat(Qt::RichText);
     stats_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
     connect(stats_, &QLabel::linkActivated, this, [this](const QString&) {

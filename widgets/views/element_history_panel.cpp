@@ -14,14 +14,13 @@
 #include "models/element_history_model.h"
 #include "session/debug_context.h"
 #include "palette.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
 ElementHistoryPanel::ElementHistoryPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
-    title_ = new QLabel(this);
-    title_->setWordWrap(true);
+    auto* l = panelLayout(this);
+    title_ = wrappedLabel(this);
     l->addWidget(title_);
     auto* split = new QSplitter(Qt::Horizontal, this);
     table_ = new QTableView(split);

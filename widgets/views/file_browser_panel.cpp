@@ -23,6 +23,7 @@
 #include "opscope/ops/argument_fit.h"
 #include "opscope/h5/attribute_value.h"
 #include "session/debug_context.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
@@ -31,10 +32,8 @@ constexpr int kMaxCaseColumnWidth = 320;
 }  // namespace
 
 FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
-    title_ = new QLabel(this);
-    title_->setWordWrap(true);
+    auto* l = panelLayout(this);
+    title_ = wrappedLabel(this);
     l->addWidget(title_);
     auto* split = new QSplitter(Qt::Vertical, this);
     caseView_ = new QTableView(split);
@@ -81,10 +80,7 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
 void FileBrowserPanel::buildCaseView() {
     cases_ = new CaseListModel(context_, this);
     caseView_->setModel(cases_);
-    caseView_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    caseView_->setSelectionMode(QAbstractItemView::SingleSelection);
-    caseView_->verticalHeader()->hide();
-    caseView_->horizontalHeader()->setStretchLastSection(true);
+    setUpRowTable(caseView_);
     caseView_->verticalHeader()->setDefaultSectionSize(caseView_->fontMetrics().height() + 4);
     caseView_->setTextElideMode(Qt::ElideRight);
     caseView_->setWordWrap(false);

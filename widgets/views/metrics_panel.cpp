@@ -12,6 +12,7 @@
 #include "session/debug_context.h"
 #include "palette.h"
 #include "views/metrics_table_menu.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
@@ -20,8 +21,7 @@ constexpr int kMaxColumnWidth = 260;
 }  // namespace
 
 MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
+    auto* l = panelLayout(this);
     auto* form = new QFormLayout();
     baseline_ = new QComboBox(this);
     baseline_->setToolTip(
@@ -59,8 +59,7 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     table_->setWordWrap(false);
     addCopyTableMenu(table_, model_);
     l->addWidget(table_, 1);
-    standardInfo_ = new QLabel(this);
-    standardInfo_->setWordWrap(true);
+    standardInfo_ = wrappedLabel(this);
     standardInfo_->setTextFormat(Qt::PlainText);
     standardInfo_->setStyleSheet("color: gray");
     l->addWidget(standardInfo_);

@@ -12,26 +12,22 @@
 #include "session/argument_binding.h"
 #include "session/debug_context.h"
 #include "palette.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
 StepListPanel::StepListPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* l = new QVBoxLayout(this);
-    l->setContentsMargins(4, 4, 4, 4);
-    summary_ = new QLabel(this);
-    summary_->setWordWrap(true);
+    auto* l = panelLayout(this);
+    summary_ = wrappedLabel(this);
     l->addWidget(summary_);
     tabs_ = new QTabWidget(this);
     steps_ = new QTableView(tabs_);
     stepModel_ = new StepListModel(context, this);
     steps_->setModel(stepModel_);
-    steps_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    steps_->setSelectionMode(QAbstractItemView::SingleSelection);
-    steps_->verticalHeader()->hide();
+    setUpRowTable(steps_);
     steps_->verticalHeader()->setDefaultSectionSize(steps_->fontMetrics().height() + 6);
     steps_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     steps_->horizontalHeader()->setSectionResizeMode(StepListModel::Writes, QHeaderView::Interactive);
-    steps_->horizontalHeader()->setStretchLastSection(true);
     steps_->setColumnWidth(StepListModel::Writes, 200);
     steps_->setWordWrap(false);
     steps_->setTextElideMode(Qt::ElideMiddle);
@@ -41,11 +37,8 @@ StepListPanel::StepListPanel(DebugContext* context, QWidget* parent) : QWidget(p
     slots_ = new QTableView(tabs_);
     slotModel_ = new SlotTableModel(context, this);
     slots_->setModel(slotModel_);
-    slots_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    slots_->setSelectionMode(QAbstractItemView::SingleSelection);
-    slots_->verticalHeader()->hide();
+    setUpRowTable(slots_);
     slots_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    slots_->horizontalHeader()->setStretchLastSection(true);
     tabs_->addTab(slots_, tr("Slots"));
     l->addWidget(tabs_, 1);
 

@@ -21,6 +21,7 @@
 #include "palette.h"
 #include "views/range_histogram_widget.h"
 #include "views/slice_controls.h"
+#include "views/panel_setup.h"
 
 namespace opscope::gui {
 
@@ -31,8 +32,7 @@ QString indexText(const std::vector<int64_t>& index) { return formatShape(index)
 }  // namespace
 
 TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
+    auto* layout = panelLayout(this);
     layout->setSpacing(4);
 
     layout->addLayout(buildTopBar());
@@ -47,8 +47,7 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
     readout_->setMinimumHeight(readout_->fontMetrics().height() * 2 + 4);
     readout_->setWordWrap(true);
     layout->addWidget(readout_);
-    stats_ = new QLabel(this);
-    stats_->setWordWrap(true);
+    stats_ = wrappedLabel(this);
     stats_->setTextFormat(Qt::RichText);
     connect(stats_, &QLabel::linkActivated, this, [this](const QString& link) {
         std::vector<int64_t> target = frame_.firstNonFinite;

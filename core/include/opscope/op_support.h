@@ -33,6 +33,16 @@ void checkSameShape(const TensorView& v, const char* name, const TensorView& ref
 void checkPlainFormat(const TensorView& v, const char* name);
 void checkRankRange(const TensorView& v, const char* name, int64_t lo, int64_t hi);
 
+// 161002 "<op> is not supported on <product>" on the product that lacks the operator.
+void checkProductHasOperator(const char* op, Product product, Product lacking);
+
+// 161002 "outputMask has N entries; expected K (<outputs>)" unless one entry per output.
+void checkMaskLength(const std::vector<bool>& mask, std::initializer_list<const char*> outputs);
+// The mask's length, then each output it selects (161001 when null): selected[i] is that
+// output's view, left alone where the mask is off.
+void checkMaskedOutputs(const std::vector<bool>& mask, std::initializer_list<aclTensor*> outputs,
+                        std::initializer_list<const char*> names, const TensorView** selected);
+
 // fp16 and fp32 everywhere; bf16 only where the product has it.
 std::vector<DType> normDtypesFor(Product p);
 

@@ -176,55 +176,45 @@ std::vector<std::string> walkForCases(const h5::File& file, const std::string& r
     return out;
 }
 
-CaseSummary summarizeCase(const h5::File& file, const std::string& casePath) {
+// One walk of a case group for the listing and for the run: `readTensor(path, name)` gives each
+// input and source tensor as a summary or with its data. A strict read refuses an empty 'op'
+// and unreadable parameters; a lenient one lists what it finds.
+template <class CaseT, class SourceT, class ReadTensor>
+CaseT walkCase(const h5::File& file, const std::string& casePath, bool strict, ReadTensor readTensor) {
     const std::string path = h5::normalizePath(casePath);
     requireCase(file, path);
-    CaseSummary s;
-    s.path = path;
-    s.op = file.readAttribute<std::string>(path, kOpAttribute);
-    s.description = optionalString(file, path, kDescriptionAttribute);
-    s.standard = optionalString(file, path, kStandardAttribute);
-    s.params = readParams(file, path, true);
-    const std::string inputs = join(path, kInputsGroup);
-    for (const std::string& name : datasetChildren(file, inputs))
-        s.inputs.push_back(summarize(file, join(inputs, name), name));
-    for (const std::string& name : sourceGroups(file, path)) {
-        const std::string sp = join(path, name);
-        SourceSummary src;
-        src.name = name;
-        src.role = roleOf(file, sp, name);
-        src.description = optionalString(file, sp, kDescriptionAttribute);
-        for (const std::string& out : datasetChildren(file, sp))
-            src.tensors.push_back(summarize(file, join(sp, out), out));
-        s.sources.push_back(std::move(src));
-    }
-    return s;
-}
-
-Case readCaseData(const h5::File& file, const std::string& casePath) {
-    const std::string path = h5::normalizePath(casePath);
-    requireCase(file, path);
-    Case c;
+    CaseT c;
     c.path = path;
     c.op = file.readAttribute<std::string>(path, kOpAttribute);
-    if (c.op.empty()) throw ContentError("case " + where(file, path) + " has an empty 'op' attribute");
+    if (strict && c.op.empty()) throw ContentError("case " + where(file, path) + " has an empty 'op' attribute");
     c.description = optionalString(file, path, kDescriptionAttribute);
     c.standard = optionalString(file, path, kStandardAttribute);
-    c.params = readParams(file, path, false);
+    c.params = readParams(file, path, !strict);
     const std::string inputs = join(path, kInputsGroup);
     for (const std::string& name : datasetChildren(file, inputs))
-        c.inputs.emplace_back(name, h5::readTensor(file, join(inputs, name)));
+        c.inputs.push_back(readTensor(join(inputs, name), name));
     for (const std::string& name : sourceGroups(file, path)) {
         const std::string sp = join(path, name);
-        OutputSource src;
+        SourceT src;
         src.name = name;
         src.role = roleOf(file, sp, name);
         src.description = optionalString(file, sp, kDescriptionAttribute);
-        for (const std::string& out : datasetChildren(file, sp))
-            src.tensors.emplace_back(out, h5::readTensor(file, join(sp, out)));
+        for (const std::string& out : datasetChildren(file, sp)) src.tensors.push_back(readTensor(join(sp, out), out));
         c.sources.push_back(std::move(src));
     }
     return c;
+}
+
+CaseSummary summarizeCase(const h5::File& file, const std::string& casePath) {
+    return walkCase<CaseSummary, SourceSummary>(
+        file, casePath, false,
+        [&](const std::string& path, const std::string& name) { return summarize(file, path, name); });
+}
+
+Case readCaseData(const h5::File& file, const std::string& casePath) {
+    return walkCase<Case, OutputSource>(file, casePath, true, [&](const std::string& path, const std::string& name) {
+        return std::pair<std::string, HostTensor>(name, h5::readTensor(file, path));
+    });
 }
 
 }  // namespace

@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <set>
 
 #include "opscope/h5/file_safety.h"
+#include "opscope/printf_text.h"
 #include "opscope/tensor_view.h"
 
 namespace opscope::h5 {
@@ -267,9 +267,7 @@ std::string humanBytes(uint64_t bytes) {
         value /= 1024;
         ++unit;
     }
-    char text[32];
-    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-    return text;
+    return unit == 0 ? printfText("%.0f %s", value, units[unit]) : printfText("%.1f %s", value, units[unit]);
 }
 
 // A corrupt or hostile file may declare any shape: refuse before allocating, not by crashing,

@@ -32,6 +32,7 @@
 #include <utility>
 
 #include "opscope/h5/h5_handle.h"
+#include "opscope/printf_text.h"
 
 namespace opscope::h5 {
 namespace {
@@ -55,19 +56,11 @@ constexpr uint64_t kGiB = 1024 * kMiB;
 constexpr std::size_t kMaxStderr = 64 * 1024;  // enough for a sanitizer's first lines
 
 std::string memoryText(uint64_t bytes) {
-    char buf[32];
-    if (bytes >= kGiB)
-        std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
-    else
-        std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
-    return buf;
+    if (bytes >= kGiB) return printfText("%.1f GiB", static_cast<double>(bytes) / static_cast<double>(kGiB));
+    return printfText("%.0f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
 }
 
-std::string secondsText(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g s", s);
-    return buf;
-}
+std::string secondsText(double s) { return printfText("%g s", s); }
 
 std::string signalText(int sig) {
     const char* abbrev = sigabbrev_np(sig);

@@ -6,11 +6,12 @@
 // Arguments follow PyTorch's signatures and defaults; the device's gradients become the
 // source "npu" (role actual), judged against OpScope's float64 golden.
 #include <cmath>
-#include <cstdio>
+#include <initializer_list>
 
 #include "msprobe_call.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
+#include "opscope/printf_text.h"
 
 namespace opscope::import::msprobe::detail {
 namespace {
@@ -31,6 +32,18 @@ cases::Case newCase(const Call& call, const char* op) {
     npu.description = "the gradients the NPU computed (msprobe dump)";
     c.sources.push_back(std::move(npu));
     return c;
+}
+
+struct DumpedInput {
+    const char* name;  // the operator's argument
+    const json* tensor;
+    const char* what;  // for messages
+};
+
+// Reads the case's inputs from the dump, then requires each to be a floating type the operator takes.
+void addFloatingInputs(cases::Case& c, const Call& call, std::initializer_list<DumpedInput> inputs) {
+    for (const DumpedInput& in : inputs) c.inputs.emplace_back(in.name, call.tensor(in.tensor, in.what));
+    for (const auto& [name, t] : c.inputs) requireFloating(t, name, c.op.c_str());
 }
 
 // Reads an optional device gradient into the "npu" source; returns whether it is there.
@@ -164,11 +177,10 @@ ConvGeometry functionalGeometry(const Call& call, const std::vector<int64_t>& wS
 // The tensors of the case and the device's gradients (source npu); returns the output mask.
 std::vector<bool> convolutionTensors(cases::Case& c, const Call& call, const json* input, const json* weight,
                                      const json* bias) {
-    const json* gradOut = &call.incomingGradient();
-    c.inputs.emplace_back("gradOutput", call.tensor(gradOut, "the output gradient"));
-    c.inputs.emplace_back("input", call.tensor(input, "the input"));
-    c.inputs.emplace_back("weight", call.tensor(weight, "the weight"));
-    for (const auto& [name, t] : c.inputs) requireFloating(t, name, "aclnnConvolutionBackward");
+    addFloatingInputs(c, call,
+                      {{"gradOutput", &call.incomingGradient(), "the output gradient"},
+                       {"input", input, "the input"},
+                       {"weight", weight, "the weight"}});
     const bool gi = addGradient(c, call, call.gradientOfArg(0), "gradInput", "the input's gradient");
     const bool gw = addGradient(c, call, call.module ? call.gradientOfParameter("weight") : call.gradientOfArg(1),
                                 "gradWeight", "the weight's gradient");
@@ -274,11 +286,7 @@ int64_t guessGroups(const Call& call, const HostTensor& x, const HostTensor* gam
     return best;
 }
 
-std::string formatEps(double eps) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", eps);
-    return text;
-}
+std::string formatEps(double eps) { return printfText("%g", eps); }
 
 }  // namespace
 
@@ -349,11 +357,11 @@ cases::Case rmsNormCase(const Call& call) {
     if (!isTensor(x) || !isTensor(gamma)) throw Unsupported("the forward call has no x or gamma tensor");
     if (!isTensor(rstd)) throw Unsupported("the device's rstd (forward output 1) is not in the dump");
     if (!isTensor(dy)) throw Unsupported("the backward call has no incoming gradient of y (backward input 0)");
-    c.inputs.emplace_back("dy", call.tensor(dy, "the gradient of y"));
-    c.inputs.emplace_back("x", call.tensor(x, "x"));
-    c.inputs.emplace_back("rstd", call.tensor(rstd, "the device's rstd"));
-    c.inputs.emplace_back("gamma", call.tensor(gamma, "gamma"));
-    for (const auto& [name, t] : c.inputs) requireFloating(t, name, "aclnnRmsNormGrad");
+    addFloatingInputs(c, call,
+                      {{"dy", dy, "the gradient of y"},
+                       {"x", x, "x"},
+                       {"rstd", rstd, "the device's rstd"},
+                       {"gamma", gamma, "gamma"}});
     if (c.inputs[2].second.dtype() != DType::Float32)
         throw Unsupported(std::string("the device's rstd is ") + dtypeName(c.inputs[2].second.dtype()) +
                           "; aclnnRmsNormGrad takes a float32 rstd");
@@ -375,11 +383,10 @@ cases::Case gridSampleCase(const Call& call) {
     const json* mode = call.arg(2, "mode");
     const json* paddingMode = call.arg(3, "padding_mode");
     const json* align = call.arg(4, "align_corners");
-    const json* gradOut = &call.incomingGradient();
-    c.inputs.emplace_back("gradOutput", call.tensor(gradOut, "the output gradient"));
-    c.inputs.emplace_back("input", call.tensor(input, "the input"));
-    c.inputs.emplace_back("grid", call.tensor(grid, "the grid"));
-    for (const auto& [name, t] : c.inputs) requireFloating(t, name, "aclnnGridSampler2DBackward");
+    addFloatingInputs(c, call,
+                      {{"gradOutput", &call.incomingGradient(), "the output gradient"},
+                       {"input", input, "the input"},
+                       {"grid", grid, "the grid"}});
     const bool gi = addGradient(c, call, call.gradientOfArg(0), "inputGrad", "the input's gradient");
     const bool gg = addGradient(c, call, call.gradientOfArg(1), "gridGrad", "the grid's gradient");
     if (!gi && !gg) throw Unsupported("the backward call has no gradient of input or grid");

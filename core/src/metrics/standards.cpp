@@ -1,34 +1,21 @@
 // The pass/fail standards as data: name, rule text, thresholds and the verdict function.
-#include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 #include "opscope/error.h"
 #include "opscope/metrics.h"
+#include "opscope/names.h"
+#include "opscope/printf_text.h"
 
 namespace opscope::metrics {
 namespace {
 
-std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-}
+std::string num(double v) { return printfText("%.3g", v); }
 
 // Element values need more digits than error sizes to tell them apart.
-std::string val(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.7g", v);
-    return buf;
-}
+std::string val(double v) { return printfText("%.7g", v); }
 
-std::string percent(double share) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f%%", share * 100.0);
-    return buf;
-}
+std::string percent(double share) { return printfText("%.3f%%", share * 100.0); }
 
 std::string coords(const ElementRef& e) {
     std::string s = "[";
@@ -115,11 +102,6 @@ Judgement judgeMsprobeLegacy(const ComparisonMetrics& m) {
 
 std::string toleranceName(double rtol, double atol) { return "rtol=" + num(rtol) + ",atol=" + num(atol); }
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 bool parseNumber(const std::string& text, double* out) {
     if (text.empty()) return false;
     char* end = nullptr;
@@ -197,7 +179,7 @@ Standard toleranceStandard(double rtol, double atol) {
 }
 
 Standard parseStandard(const std::string& spec) {
-    const std::string s = lower(spec);
+    const std::string s = lowerCase(spec);
     static const std::pair<const char*, const char*> aliases[] = {{"cann", "cann"},
                                                                   {"cann-single", "cann"},
                                                                   {"single-benchmark", "cann"},
@@ -238,7 +220,7 @@ Standard parseStandard(const std::string& spec) {
 }
 
 std::string defaultStandardName(const std::string& opName) {
-    const std::string s = lower(opName);
+    const std::string s = lowerCase(opName);
     if (s == "aclnnconvolutionbackward" || s == "convolution_backward") return "dual-thousandth";
     return "cann";
 }

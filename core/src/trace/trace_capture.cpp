@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "opscope/names.h"
 #include "opscope/parallel.h"
 #include "opscope/trace.h"
 
@@ -22,12 +23,9 @@ bool parseTraceLevel(const std::string& text, TraceLevel* out) {
         {"metadata", TraceLevel::Metadata}, {"meta", TraceLevel::Metadata},    {"0", TraceLevel::Metadata},
         {"stats", TraceLevel::Stats},       {"statistics", TraceLevel::Stats}, {"1", TraceLevel::Stats},
         {"full", TraceLevel::Full},         {"tensors", TraceLevel::Full},     {"2", TraceLevel::Full}};
-    for (const auto& n : names)
-        if (text == n.first) {
-            if (out) *out = n.second;
-            return true;
-        }
-    return false;
+    const std::optional<TraceLevel> level = findAlias(text, names);
+    if (level && out) *out = *level;
+    return level.has_value();
 }
 
 TensorRecord TraceCapture::recordSlot(const Executor& e, int slot, bool withValues) const {

@@ -1,5 +1,7 @@
 #include "opscope/view/colormap.h"
 
+#include "opscope/names.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -51,12 +53,9 @@ const char* colormapName(Colormap c) {
 }
 
 bool parseColormap(const std::string& name, Colormap* out) {
-    for (Colormap c : allColormaps())
-        if (name == colormapName(c)) {
-            *out = c;
-            return true;
-        }
-    return false;
+    const std::optional<Colormap> c = findNamed(name, allColormaps(), colormapName);
+    if (c) *out = *c;
+    return c.has_value();
 }
 
 bool isDiverging(Colormap c) { return c == Colormap::CoolWarm; }

@@ -1,5 +1,7 @@
 #include "opscope/view/scale.h"
 
+#include "opscope/names.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -35,12 +37,11 @@ const char* rangeModeName(RangeMode m) {
 }
 
 bool parseRangeMode(const std::string& name, RangeMode* out) {
-    for (RangeMode m : {RangeMode::Autofit, RangeMode::Symmetric, RangeMode::Percentile, RangeMode::Manual})
-        if (name == rangeModeName(m)) {
-            *out = m;
-            return true;
-        }
-    return false;
+    static const RangeMode kModes[] = {RangeMode::Autofit, RangeMode::Symmetric, RangeMode::Percentile,
+                                       RangeMode::Manual};
+    const std::optional<RangeMode> mode = findNamed(name, kModes, rangeModeName);
+    if (mode) *out = *mode;
+    return mode.has_value();
 }
 
 namespace {
