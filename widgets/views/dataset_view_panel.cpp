@@ -417,8 +417,8 @@ void DatasetViewPanel::showStats() {
                      .arg(a.blockRows)
                      .arg(a.blockCols);
     if (holdsSliceOnly())
-        lines << tr("only slice %1 of %2 was read (%3, over the %4 read whole): statistics and NaN/Inf counts "
-                    "are the slice's")
+        lines << tr("only slice %1 of %2 was read (the dataset is %3; above %4 one slice at a time): "
+                    "statistics and NaN/Inf counts are the slice's")
                      .arg(sliceText(a_.shape, slice_->slice()), formatShape(a_.shape),
                           formatBytes(double(shapeNumel(a_.shape)) * double(dtypeSize(a_.tensor->dtype()))),
                           formatBytes(double(sliceOnlyAbove_)));
