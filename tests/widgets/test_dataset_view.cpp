@@ -324,6 +324,15 @@ private Q_SLOTS:
         QCOMPARE(exported.shape(), (std::vector<int64_t>{8, 10}));
         QCOMPARE(exported.getAsDouble(0), stack(0).getAsDouble(4 * 80));
 
+        for (int64_t k : {1, 2, 5}) {  // moved on before the reads end: only the last one shows
+            s = controls->slice();
+            s.index[0] = k;
+            controls->setSlice(s);
+        }
+        QVERIFY(waitShown(v));
+        expectSlice(v, {5, 0, 0}, 1, 2);
+        QVERIFY(v->statsText().contains("only slice [5, :, :]"));
+
         s = controls->slice();  // rows along axis 0, columns along axis 2, at index 5 of axis 1
         s.rowAxis = 0;
         s.colAxis = 2;

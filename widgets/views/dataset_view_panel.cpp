@@ -165,6 +165,7 @@ DatasetViewPanel::Operand DatasetViewPanel::operandOf(const DatasetRef& ref, Dat
 // A alone may be read one slice at a time; B, and A when B comes, are read whole.
 void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
     const uint64_t gen = ++readGeneration_;
+    latestRead_->store(gen);
     ++pendingReads_;
     message_.clear();
     title_->setText(tr("Reading %1…").arg(ref.label()));
@@ -176,8 +177,9 @@ void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
     const view::SliceSpec slice = slice_->slice();
     runInBackground<Loaded>(
         this,
-        [file, path, aFile, aPath, limit, slice] {
+        [file, path, aFile, aPath, limit, slice, gen, latest = latestRead_] {
             Loaded l;
+            if (latest->load() != gen) return l;  // dropped on arrival anyway
             if (!aFile.empty()) l.wholeA = readDatasetForView(aFile, aPath, {}, UINT64_MAX);
             l.main = readDatasetForView(file, path, slice, limit);
             return l;
@@ -192,7 +194,7 @@ void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
 }
 
 void DatasetViewPanel::showTensor(const QString& label, TensorPtr tensor, const QString& sourceFile) {
-    ++readGeneration_;  // a read still in flight no longer applies
+    latestRead_->store(++readGeneration_);  // a read still in flight no longer applies
     message_.clear();
     const std::vector<int64_t> shape = tensor ? tensor->shape() : std::vector<int64_t>{};
     setOperand(false, {label, std::move(tensor), sourceFile, std::nullopt, shape, {}});

@@ -9,6 +9,8 @@
 
 #include <QWidget>
 #include <array>
+#include <atomic>
+#include <memory>
 #include <optional>
 
 #include "session/dataset_read.h"
@@ -131,6 +133,9 @@ private:
     uint64_t sliceOnlyAbove_ = kSliceOnlyAboveBytes;
     int pendingReads_ = 0;
     bool analyzing_ = false;
+    // readGeneration_ as the reading threads see it: a queued read the user moved on from (a
+    // slider dragged across many slices) is skipped, not read.
+    std::shared_ptr<std::atomic<uint64_t>> latestRead_ = std::make_shared<std::atomic<uint64_t>>(0);
     uint64_t readGeneration_ = 0, analysisGeneration_ = 0, computeGeneration_ = 0, shownGeneration_ = 0;
 };
 
