@@ -8,6 +8,7 @@
 #include <QClipboard>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QMenu>
 #include <QProcess>
 #include <QTabWidget>
@@ -29,6 +30,7 @@
 #include "views/dataset_view_panel.h"
 #include "views/file_browser_panel.h"
 #include "views/heatmap_widget.h"
+#include "views/slice_controls.h"
 #include "views/tensor_view_panel.h"
 #include "widget_test_support.h"
 
@@ -50,9 +52,18 @@ HostTensor weight(double noise) {
     return t;
 }
 
+// A stack [6, 8, 10] of distinct values, a NaN at [4, 3, 7]: read slice by slice above 1 KiB.
+HostTensor stack(double noise) {
+    std::vector<double> v(6 * 8 * 10);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = (double(i) - 100.0) * 0.25 * (1 + noise);
+    v[4 * 80 + 3 * 10 + 7] = kNaN;
+    return HostTensor::fromDoubles(DType::Float32, {6, 8, 10}, v);
+}
+
 QString addDatasets(const QString& file, double noise) {
     h5::File f = h5::File::openReadWrite(file.toStdString());
     h5::writeTensor(f, "/ckpt/layer0/weight", weight(noise));
+    h5::writeTensor(f, "/ckpt/stack", stack(noise));
     h5::writeTensor(f, "/ckpt/layer0/bias", test::ramp(DType::Float64, {16}, 0.25, 0.0));
     h5::writeTensor(f, "/ckpt/layer0/bias_fp16", test::ramp(DType::Float16, {16}, 0.25, 0.01));
     return file;
@@ -271,6 +282,81 @@ private Q_SLOTS:
         QCOMPARE(QFileInfo(file_).size(), size);
     }
 
+    // A big dataset of rank >= 3 viewed alone holds only the block of the slice on screen; moving
+    // the slice (index or displayed axes) reads that slice's block; the readout, the exports and
+    // the first NaN speak of the dataset's indices; comparing reads both whole.
+    void bigDatasetIsReadOneSliceAtATime() {
+        MainWindow& w = *window_;
+        DatasetViewPanel* v = w.datasetView();
+        v->setSliceOnlyAbove(1024);  // the stack is 1920 bytes
+        w.viewDataset("/ckpt/stack");
+        QVERIFY(waitShown(v));
+        QVERIFY(v->holdsSliceOnly());
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{1, 8, 10}));
+        QVERIFY(v->title().contains("[6, 8, 10]"));
+        QVERIFY(v->statsText().contains("only slice [0, :, :] of [6, 8, 10] was read"));
+        expectSlice(v, {0, 0, 0}, 1, 2);
+
+        SliceControls* controls = v->findChild<SliceControls*>();
+        view::SliceSpec s = controls->slice();
+        s.index[0] = 4;
+        controls->setSlice(s);
+        QVERIFY(v->isLoading());
+        QVERIFY(waitShown(v));
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{1, 8, 10}));
+        expectSlice(v, {4, 0, 0}, 1, 2);
+        const DisplayFrame& f = v->frame(DatasetViewPanel::MapA);
+        QCOMPARE(f.tensorStats.count, 80);  // the slice's statistics
+        QCOMPARE(f.tensorStats.nanCount, 1);
+        QCOMPARE(f.firstNonFinite, (std::vector<int64_t>{4, 3, 7}));
+        QVERIFY(v->statsText().contains("[4, 3, 7]"));
+        QVERIFY(v->statsText().contains("only slice [4, :, :]"));
+        const HeatmapContent content = v->content(DatasetViewPanel::MapA);
+        QCOMPARE(contentTitle(content), QString("cases.h5:/ckpt/stack [4, :, :] · cases.h5"));
+        const QString npy = dir_.filePath("stack.npy");
+        QCOMPARE(exportSliceNpy(content, npy), QString());
+        const HostTensor exported = import::readNpy(npy.toStdString());
+        QCOMPARE(exported.shape(), (std::vector<int64_t>{8, 10}));
+        QCOMPARE(exported.getAsDouble(0), stack(0).getAsDouble(4 * 80));
+
+        for (int64_t k : {1, 2, 5}) {  // moved on before the reads end: only the last one shows
+            s = controls->slice();
+            s.index[0] = k;
+            controls->setSlice(s);
+        }
+        QVERIFY(waitShown(v));
+        expectSlice(v, {5, 0, 0}, 1, 2);
+        QVERIFY(v->statsText().contains("only slice [5, :, :]"));
+
+        s = controls->slice();  // rows along axis 0, columns along axis 2, at index 5 of axis 1
+        s.rowAxis = 0;
+        s.colAxis = 2;
+        s.index = {0, 5, 0};
+        controls->setSlice(s);
+        QVERIFY(waitShown(v));
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{6, 1, 10}));
+        expectSlice(v, {0, 5, 0}, 0, 2);
+
+        w.compareDataset({other_, "/ckpt/stack"});  // the comparison needs all of A
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(!v->holdsSliceOnly());
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{6, 8, 10}));
+        QVERIFY(v->analysis()->outputs.front().compared);
+    }
+
+    // Ctrl+F anywhere in the window puts the cursor in the tree's filter box.
+    void ctrlFFocusesTheTreeFilter() {
+        MainWindow& w = *window_;
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.datasetView()->heatmap(DatasetViewPanel::MapA)->setFocus();
+        QVERIFY(!w.fileBrowser()->filterBox()->hasFocus());
+        w.fileBrowser()->filterBox()->setText("weight");
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_F, Qt::ControlModifier);
+        QVERIFY(QTest::qWaitFor([&] { return w.fileBrowser()->filterBox()->hasFocus(); }, 2000));
+        QCOMPARE(w.fileBrowser()->filterBox()->selectedText(), QString("weight"));  // typing replaces it
+    }
+
     // "Copy table" on the metrics table: tab-separated, one row per standard and metric.
     void metricsTableCopiesAsTabSeparated() {
         MainWindow& w = *window_;
@@ -297,6 +383,31 @@ private Q_SLOTS:
     }
 
 private:
+    // Every cell of the shown slice (the plane through `at` along rowAxis x colAxis) has the
+    // stack's value, in the frame's range and in the full-precision readout.
+    void expectSlice(DatasetViewPanel* v, std::vector<int64_t> at, int rowAxis, int colAxis) {
+        const HostTensor full = stack(0);
+        const HeatmapContent content = v->content(DatasetViewPanel::MapA);
+        const int64_t rows = full.shape()[rowAxis], cols = full.shape()[colAxis];
+        double lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < cols; ++c) {
+                at[rowAxis] = r;
+                at[colAxis] = c;
+                const double want = view::elementValue(full.view(), at);
+                const QString shown = fullPrecisionValue(content, r, c);
+                if (std::isnan(want)) {
+                    QVERIFY2(shown.contains("nan", Qt::CaseInsensitive), qPrintable(shown));
+                    continue;
+                }
+                QCOMPARE(shown, QString::fromStdString(view::fullPrecisionText(want, DType::Float32)));
+                lo = std::min(lo, want);
+                hi = std::max(hi, want);
+            }
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, lo);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.max, hi);
+    }
+
     // The CLI itself, when it was built beside the tests: the same values in its JSON.
     void compareWithCliJson(const ops::Comparison& gui, const QString& a, const QString& b) {
         const QString cli = QCoreApplication::applicationDirPath() + "/../app/opscope-cli";

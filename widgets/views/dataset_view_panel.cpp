@@ -144,26 +144,59 @@ void DatasetViewPanel::compareWith(const DatasetRef& ref) {
     read(ref, true);
 }
 
+namespace {
+
+// What one background read brings: the dataset asked for and, when comparing with an A that
+// holds only a slice, all of A (the comparison needs every element).
+struct Loaded {
+    DatasetForView main;
+    std::optional<DatasetForView> wholeA;
+};
+
+}  // namespace
+
+DatasetViewPanel::Operand DatasetViewPanel::operandOf(const DatasetRef& ref, DatasetForView d) {
+    return {ref.label(),        std::make_shared<const HostTensor>(std::move(d.tensor)),
+            ref.file,           ref,
+            std::move(d.shape), std::move(d.block.start)};
+}
+
+// A alone may be read one slice at a time; B, and A when B comes, are read whole.
 void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
     const uint64_t gen = ++readGeneration_;
+    latestRead_->store(gen);
     ++pendingReads_;
     message_.clear();
     title_->setText(tr("Reading %1…").arg(ref.label()));
+    const std::optional<DatasetRef> aRef = asReference && holdsSliceOnly() ? a_.ref : std::nullopt;
+    const std::string aFile = aRef ? aRef->file.toStdString() : std::string(),
+                      aPath = aRef ? aRef->path.toStdString() : std::string();
     const std::string file = ref.file.toStdString(), path = ref.path.toStdString();
-    runInBackground<TensorPtr>(
-        this, [file, path] { return std::make_shared<const HostTensor>(readDatasetVetted(file, path)); },
-        [this, gen, ref, asReference](TensorPtr t, QString error) {
+    const uint64_t limit = asReference ? UINT64_MAX : sliceOnlyAbove_;
+    const view::SliceSpec slice = slice_->slice();
+    runInBackground<Loaded>(
+        this,
+        [file, path, aFile, aPath, limit, slice, gen, latest = latestRead_] {
+            Loaded l;
+            if (latest->load() != gen) return l;  // dropped on arrival anyway
+            if (!aFile.empty()) l.wholeA = readDatasetForView(aFile, aPath, {}, UINT64_MAX);
+            l.main = readDatasetForView(file, path, slice, limit);
+            return l;
+        },
+        [this, gen, ref, aRef, asReference](Loaded l, QString error) {
             --pendingReads_;
             if (gen != readGeneration_) return;
             if (!error.isEmpty()) return fail(tr("Cannot read %1: %2").arg(ref.label(), error));
-            setOperand(asReference, {ref.label(), std::move(t), ref.file, ref});
+            if (l.wholeA) a_ = operandOf(*aRef, std::move(*l.wholeA));
+            setOperand(asReference, operandOf(ref, std::move(l.main)));
         });
 }
 
 void DatasetViewPanel::showTensor(const QString& label, TensorPtr tensor, const QString& sourceFile) {
-    ++readGeneration_;  // a read still in flight no longer applies
+    latestRead_->store(++readGeneration_);  // a read still in flight no longer applies
     message_.clear();
-    setOperand(false, {label, std::move(tensor), sourceFile, std::nullopt});
+    const std::vector<int64_t> shape = tensor ? tensor->shape() : std::vector<int64_t>{};
+    setOperand(false, {label, std::move(tensor), sourceFile, std::nullopt, shape, {}});
 }
 
 void DatasetViewPanel::setOperand(bool asReference, Operand operand) {
@@ -185,7 +218,7 @@ QString DatasetViewPanel::title() const {
     if (!hasTensor()) return {};
     const auto desc = [](const Operand& o) {
         return QStringLiteral("%1  %2%3")
-            .arg(o.label, QString::fromUtf8(dtypeName(o.tensor->dtype())), formatShape(o.tensor->shape()));
+            .arg(o.label, QString::fromUtf8(dtypeName(o.tensor->dtype())), formatShape(o.shape));
     };
     return isComparing() ? tr("A: %1   vs   B (reference): %2").arg(desc(a_), desc(b_)) : desc(a_);
 }
@@ -279,9 +312,17 @@ TensorPtr DatasetViewPanel::mapTensor(Map map) const {
     return nullptr;
 }
 
+// A held as one slice's block and the user moved to another slice: read that one first.
+bool DatasetViewPanel::needsSliceRead() const {
+    if (!holdsSliceOnly() || !a_.ref) return false;
+    const SliceBlock shown = sliceBlock(a_.shape, slice_->slice());
+    return shown.start != a_.blockStart || shown.count != a_.tensor->shape();
+}
+
 void DatasetViewPanel::recompute() {
     if (!hasTensor()) return;
-    slice_->setShape(a_.tensor->shape());
+    slice_->setShape(a_.shape);
+    if (needsSliceRead()) return read(*a_.ref, false);
     DisplaySettings values;
     controls_->apply(&values);
     values.slice = slice_->slice();
@@ -317,6 +358,8 @@ void DatasetViewPanel::recompute() {
 
 void DatasetViewPanel::showFrames(std::array<DisplayFrame, 3> frames) {
     frames_ = std::move(frames);
+    std::vector<int64_t>& first = frames_[MapA].firstNonFinite;  // in the block: move it into the dataset
+    for (std::size_t i = 0; i < first.size() && i < a_.blockStart.size(); ++i) first[i] += a_.blockStart[i];
     const bool side = sideBySide_->isChecked();
     const QString captions[3] = {ab_->isChecked() && isComparing() ? tr("B: reference") : tr("A"), tr("B: reference"),
                                  tr("relative error")};
@@ -374,6 +417,12 @@ void DatasetViewPanel::showStats() {
                      .arg(a.planeCols)
                      .arg(a.blockRows)
                      .arg(a.blockCols);
+    if (holdsSliceOnly())
+        lines << tr("only slice %1 of %2 was read (the dataset is %3; above %4 one slice at a time): "
+                    "statistics and NaN/Inf counts are the slice's")
+                     .arg(sliceText(a_.shape, slice_->slice()), formatShape(a_.shape),
+                          formatBytes(double(shapeNumel(a_.shape)) * double(dtypeSize(a_.tensor->dtype()))),
+                          formatBytes(double(sliceOnlyAbove_)));
     stats_->setText(lines.join(QStringLiteral("<br>")));
 }
 
@@ -381,7 +430,7 @@ QString DatasetViewPanel::statsText() const { return stats_->text(); }
 
 void DatasetViewPanel::onHover(qint64 row, qint64 col) {
     if (row < 0 || !hasTensor()) return readout_->clear();
-    const view::SliceSpec s = view::normalizeSlice(a_.tensor->shape(), slice_->slice());
+    const view::SliceSpec s = view::normalizeSlice(a_.shape, slice_->slice());
     const std::vector<int64_t> index = view::elementIndex(s, row, col);
     QString text = tr("%1  A = %2").arg(formatShape(index), fullPrecisionValue(content(MapA), row, col));
     if (b_.tensor && b_.tensor->shape() == a_.tensor->shape())
@@ -399,6 +448,7 @@ HeatmapContent DatasetViewPanel::content(Map map) const {
     c.tensorName = map == MapError ? tr("relative error of %1").arg(a_.label) : o.label;
     c.caseName = map == MapError ? tr("against %1").arg(b_.label) : QFileInfo(o.file).fileName();
     c.sourceFile = o.file;
+    if (!o.blockStart.empty()) c.datasetShape = o.shape;
     return c;
 }
 

@@ -3,13 +3,17 @@
 // two compared, A against the reference B (two datasets, the same path in two files, a call's
 // output and a dataset), judged by the CLI's evaluation (analyzeOutputs -> ops::compareOutputs,
 // as `opscope-cli compare`): A | B | relative error side by side or A/B, the metrics table and
-// the error charts.
+// the error charts. A big dataset of rank >= 3 viewed alone is read one slice at a time
+// (readDatasetForView); comparing reads both whole.
 #pragma once
 
 #include <QWidget>
 #include <array>
+#include <atomic>
+#include <memory>
 #include <optional>
 
+#include "session/dataset_read.h"
 #include "session/session_types.h"
 #include "views/heatmap_menu.h"
 #include "views/tensor_display.h"
@@ -43,7 +47,11 @@ class DatasetViewPanel : public QWidget {
 public:
     enum Map { MapA, MapB, MapError };
 
+    // Above this many bytes a dataset of rank >= 3 viewed alone is read one 2-D slice at a time.
+    static constexpr uint64_t kSliceOnlyAboveBytes = uint64_t(64) << 20;
+
     explicit DatasetViewPanel(QWidget* parent = nullptr);
+    void setSliceOnlyAbove(uint64_t bytes) { sliceOnlyAbove_ = bytes; }  // tests use small files
 
     // Reads the dataset in the background and shows it as A; a comparison ends.
     void view(const DatasetRef& ref);
@@ -57,6 +65,9 @@ public:
     void setShowReference(bool on);  // A/B: B in the main map
 
     bool hasTensor() const { return a_.tensor != nullptr; }
+    // What the view holds of A: the whole tensor, or only the block of the slice on screen.
+    TensorPtr heldTensor() const { return a_.tensor; }
+    bool holdsSliceOnly() const { return !a_.blockStart.empty(); }
     bool isComparing() const { return b_.tensor != nullptr; }
     bool isLoading() const;
     std::optional<DatasetRef> viewedDataset() const { return a_.ref; }
@@ -79,11 +90,15 @@ private:
         TensorPtr tensor;
         QString file;  // the file it was read from, "" for a call's output
         std::optional<DatasetRef> ref;
+        std::vector<int64_t> shape;       // the dataset's (tensor's, unless it is a block)
+        std::vector<int64_t> blockStart;  // where tensor's [0, ...] lies; empty: tensor is all of it
     };
     void buildTop(QVBoxLayout* layout);
     QWidget* buildMaps();
     QWidget* buildComparison();
+    static Operand operandOf(const DatasetRef& ref, DatasetForView d);
     void read(const DatasetRef& ref, bool asReference);
+    bool needsSliceRead() const;
     void setOperand(bool asReference, Operand operand);
     void analyze();
     void recompute();
@@ -115,8 +130,12 @@ private:
     TensorPtr relError_;
     QString message_;
     std::array<DisplayFrame, 3> frames_;
+    uint64_t sliceOnlyAbove_ = kSliceOnlyAboveBytes;
     int pendingReads_ = 0;
     bool analyzing_ = false;
+    // readGeneration_ as the reading threads see it: a queued read the user moved on from (a
+    // slider dragged across many slices) is skipped, not read.
+    std::shared_ptr<std::atomic<uint64_t>> latestRead_ = std::make_shared<std::atomic<uint64_t>>(0);
     uint64_t readGeneration_ = 0, analysisGeneration_ = 0, computeGeneration_ = 0, shownGeneration_ = 0;
 };
 

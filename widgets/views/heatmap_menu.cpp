@@ -48,7 +48,8 @@ QString sliceText(const std::vector<int64_t>& shape, const view::SliceSpec& give
 
 QString contentTitle(const HeatmapContent& c) {
     QString t = c.tensorName;
-    if (c.tensor) t += QLatin1Char(' ') + sliceText(c.tensor->shape(), c.slice);
+    if (c.tensor)
+        t += QLatin1Char(' ') + sliceText(c.datasetShape.empty() ? c.tensor->shape() : c.datasetShape, c.slice);
     if (!c.caseName.isEmpty()) t += QStringLiteral(" · ") + c.caseName;
     return t;
 }

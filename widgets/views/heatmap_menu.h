@@ -24,6 +24,9 @@ struct HeatmapContent {
     QString tensorName;  // "gradInput", "/model/embed"
     QString caseName;    // the case or file it belongs to
     QString sourceFile;  // never written over by an export
+    // Set when `tensor` is only the block of `slice` read from a bigger dataset of this shape:
+    // the values come from the block, the slice's indices in titles from the dataset.
+    std::vector<int64_t> datasetShape;
 };
 
 // "[0, :, :]": the fixed indices and ':' for the displayed axes.
