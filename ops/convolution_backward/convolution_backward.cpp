@@ -193,23 +193,14 @@ void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGe
     if (cols >= 0) outs.push_back(cols);
     if (c.inputAsForward) {
         planInputGradAsForward(plan, g, c, dx);
-    } else if (!p.transposed) {
-        plan.addStep({c.convName + "BackpropInput",
-                      "gradInput = col2im(weight^T x gradOutput) per image, group and channel block" + c.dims,
-                      {dy, w},
-                      outs,
-                      [=](const StepContext& ctx) {
-                          zeroScratch(ctx, cols);
-                          withOperandType(bf16, [&](auto zero) {
-                              using T = decltype(zero);
-                              kernels::convScatterInput(g, tiling, ctx.data<T>(w), ctx.data<T>(dy), ctx.data<float>(dx),
-                                                        dataOrNull(ctx, cols));
-                          });
-                      }});
     } else {
-        plan.addStep({c.convName,
-                      "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
-                      "convolution, per image, group and tile" +
+        // A transposed convolution's gradInput is the forward convolution of gradOutput (gather);
+        // a convolution's is weight^T x gradOutput scattered back by col2im.
+        const bool gather = p.transposed;
+        plan.addStep({gather ? c.convName : c.convName + "BackpropInput",
+                      (gather ? "gradInput of the transposed convolution = weight x im2col(gradOutput), the forward "
+                                "convolution, per image, group and tile"
+                              : "gradInput = col2im(weight^T x gradOutput) per image, group and channel block") +
                           c.dims,
                       {dy, w},
                       outs,
@@ -217,8 +208,12 @@ void planInputGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvGe
                           zeroScratch(ctx, cols);
                           withOperandType(bf16, [&](auto zero) {
                               using T = decltype(zero);
-                              kernels::convGatherOutput(g, tiling, ctx.data<T>(w), ctx.data<T>(dy), ctx.data<float>(dx),
-                                                        dataOrNull<T>(ctx, cols));
+                              if (gather)
+                                  kernels::convGatherOutput(g, tiling, ctx.data<T>(w), ctx.data<T>(dy),
+                                                            ctx.data<float>(dx), dataOrNull<T>(ctx, cols));
+                              else
+                                  kernels::convScatterInput(g, tiling, ctx.data<T>(w), ctx.data<T>(dy),
+                                                            ctx.data<float>(dx), dataOrNull(ctx, cols));
                           });
                       }});
     }
