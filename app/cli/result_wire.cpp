@@ -159,8 +159,8 @@ void encodeResult(Encoder& e, std::size_t order, const ops::CaseResult& r) {
     e.f64(r.goldenMs);
 }
 
-WireResult decodeResult(Decoder& d) {
-    WireResult w;
+OrderedResult decodeResult(Decoder& d) {
+    OrderedResult w;
     w.order = static_cast<std::size_t>(d.u64());
     ops::CaseResult& r = w.result;
     for (std::string* s : {&r.file, &r.path, &r.op, &r.origin, &r.description, &r.standard, &r.error}) *s = d.str();
@@ -194,7 +194,7 @@ void appendResultFrame(std::string& out, std::size_t order, const ops::CaseResul
     std::memcpy(&out[lengthAt], &length, sizeof length);
 }
 
-std::size_t takeResultFrames(const std::string& bytes, std::vector<WireResult>& out) {
+std::size_t takeResultFrames(const std::string& bytes, std::vector<OrderedResult>& out) {
     std::size_t at = 0;
     while (bytes.size() - at >= sizeof(uint64_t)) {
         uint64_t length;

@@ -17,13 +17,14 @@ namespace opscope::cli {
 // Appends one frame: the payload's length (8 bytes) and the payload.
 void appendResultFrame(std::string& out, std::size_t order, const ops::CaseResult& r);
 
-struct WireResult {
+// A case's result and its position among all the cases of the run (before --shard).
+struct OrderedResult {
     std::size_t order = 0;
     ops::CaseResult result;
 };
 
 // Decodes every complete frame at the front of `bytes` into `out`; returns how many bytes they
 // took (the caller keeps the rest for when more arrives). Throws CliError for a malformed frame.
-std::size_t takeResultFrames(const std::string& bytes, std::vector<WireResult>& out);
+std::size_t takeResultFrames(const std::string& bytes, std::vector<OrderedResult>& out);
 
 }  // namespace opscope::cli

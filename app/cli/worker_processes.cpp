@@ -117,12 +117,11 @@ bool readSome(int& fd, std::string& pending) {
 
 // The complete result frames a worker has sent so far, added to `out`.
 void takeResults(Worker& w, std::vector<OrderedResult>& out, const WorkerPlan& plan) {
-    std::vector<WireResult> got;
-    w.resultPending.erase(0, takeResultFrames(w.resultPending, got));
-    for (WireResult& r : got) {
-        out.push_back({r.order, std::move(r.result)});
+    const std::size_t before = out.size();
+    w.resultPending.erase(0, takeResultFrames(w.resultPending, out));
+    for (std::size_t i = before; i < out.size(); ++i) {
         ++w.received;
-        if (plan.progress) plan.progress(out.size(), out.back().result.path);
+        if (plan.progress) plan.progress(i + 1, out[i].result.path);
     }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "opscope/ops/case_runner.h"
+#include "result_wire.h"
 
 namespace opscope::cli {
 
@@ -29,11 +30,6 @@ struct WorkerPlan {
     std::vector<std::vector<WorkerItem>> shares;  // one per worker process
     // Called on this thread as each case is done (in any order): the number done and its path.
     std::function<void(std::size_t done, const std::string& path)> progress;
-};
-
-struct OrderedResult {
-    std::size_t order = 0;
-    ops::CaseResult result;
 };
 
 // Runs every share in its own process; the results sorted by order. A worker that stops before

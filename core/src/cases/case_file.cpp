@@ -132,9 +132,18 @@ const OutputSource* Case::source(const std::string& name) const {
     return nullptr;
 }
 
+namespace {
+
+// What makes a group a case: an 'op' attribute that is a string (any other 'op' is someone
+// else's data).
+bool hasOpString(const h5::File& file, const std::string& groupPath) {
+    return h5::readStringAttributeIfPresent(file, groupPath, kOpAttribute).has_value();
+}
+
+}  // namespace
+
 bool isCaseGroup(const h5::File& file, const std::string& path) {
-    // An 'op' attribute that is not a string is someone else's data.
-    return file.isGroup(path) && h5::readStringAttributeIfPresent(file, path, kOpAttribute).has_value();
+    return file.isGroup(path) && hasOpString(file, path);
 }
 
 namespace {
@@ -164,8 +173,7 @@ std::vector<std::string> walkForCases(const h5::File& file, const std::string& r
         if (p.depth > 0) budget.visit(p.path, p.depth);
         if (p.info.kind != h5::ObjectKind::Group || p.info.viaSoftLink || !walked.insert(p.info.identity).second)
             continue;
-        // A group already: only its 'op' attribute is left to look at (isCaseGroup's test).
-        if (h5::readStringAttributeIfPresent(file, p.path, kOpAttribute)) {
+        if (hasOpString(file, p.path)) {  // a group already: isCaseGroup without looking it up again
             out.push_back(p.path);
             continue;
         }
