@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cli_common.h"
+#include "opscope/file_text.h"
 #include "opscope/metric_fields.h"
 
 namespace opscope::cli {
@@ -125,9 +126,8 @@ ops::CaseResult caseFromJson(const json& j) {
 
 json readReportFile(const std::string& path) {
     requireReadableFile(path);
-    std::ifstream in(path, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    json r = json::parse(text, nullptr, false);  // from memory: several times faster than from the stream
+    const std::optional<std::string> text = readFileText(path);
+    json r = json::parse(text.value_or(""), nullptr, false);
     if (r.is_discarded() || !r.is_object() || !r.contains("opscope_report") || !r.contains("cases") ||
         !r["cases"].is_array() || r.value("command", "") != "run")
         throw CliError("'" + path + "' is not a JSON report of 'opscope-cli run' (written by --report OUT.json)");

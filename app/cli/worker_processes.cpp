@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "opscope/file_text.h"
 #include "cli_common.h"
 #include "report.h"
 #include "report_merge.h"
@@ -275,9 +276,8 @@ std::vector<OrderedResult> runInWorkerProcesses(const WorkerPlan& plan) {
 }
 
 std::vector<WorkerItem> readWorkerShare(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const ReportJson list = ReportJson::parse(text, nullptr, false);
+    const std::optional<std::string> text = readFileText(path);
+    const ReportJson list = ReportJson::parse(text.value_or(""), nullptr, false);
     std::vector<WorkerItem> items;
     const auto malformed = [&] { return CliError("'" + path + "' is not a list of a worker's cases"); };
     if (list.is_discarded() || !list.is_array()) throw malformed();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "opscope/h5/atomic_write.h"
+#include "opscope/h5/attribute_value.h"
 #include "opscope/h5/h5_file.h"
 #include "scratch_dir.h"
 #include "opscope/h5/tensor_io.h"
@@ -315,6 +316,26 @@ TEST(H5File, GroupsChildrenAndKinds) {
     EXPECT_EQ(file.info("/a/z").identity, listed[2].info.identity);
 }
 
+TEST(H5File, ListingReadsAStringMarkerOfEachChildGroup) {
+    ScratchDir dir;
+    const std::string path = dir.file("marked.h5");
+    {
+        File file = File::create(path);
+        for (const char* g : {"/a", "/b", "/c", "/e"}) file.createGroup(g);
+        file.writeAttribute("/a", "op", "aclnnGroupNormBackward");
+        file.writeAttribute("/b", "op", int64_t{3});
+        file.writeAttribute("/e", "op", std::vector<std::string>{"x", "y"});
+        writeTensor(file, "/d", pattern(DType::Int8, {2}));
+        file.close();
+    }
+    const File file = File::openReadOnly(path);
+    const std::vector<File::Child> listed = file.listChildren("/", "op");
+    ASSERT_EQ(5u, listed.size());
+    EXPECT_EQ(std::optional<std::string>("aclnnGroupNormBackward"), listed[0].marker);
+    for (std::size_t i = 1; i < listed.size(); ++i) EXPECT_FALSE(listed[i].marker.has_value()) << listed[i].name;
+    EXPECT_FALSE(file.listChildren("/")[0].marker.has_value());  // only when asked
+}
+
 TEST(H5File, AttributesLargerThan64KiB) {
     // Files are created in the 1.8 format, whose dense attribute storage lifts HDF5's 64 KiB limit.
     ScratchDir dir;
@@ -580,6 +601,40 @@ TEST(H5Errors, SilentOnWorkerThreadsToo) {
 // identifiers at exit, so valgrind cannot see them. (Transient types, dataspaces and property
 // lists are not counted by HDF5; they go through the same Handle.)
 ssize_t openObjectCount() { return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL); }
+
+TEST(H5File, ACreatedFileWritesFromItsOpenGroupsAndClosesThemAll) {
+    // A created file keeps the groups it wrote last open (each case's objects are written from
+    // them); writing back to an older group, and closing, must still be exact.
+    ScratchDir dir;
+    const std::string path = dir.file("created.h5");
+    const ssize_t before = openObjectCount();
+    {
+        File file = File::create(path);
+        for (int i = 0; i < 20; ++i) {
+            const std::string c = "/cases/rank0/case" + std::to_string(i);
+            file.createGroup(c);
+            file.writeAttribute(c, "op", "aclnnRmsNormGrad");
+            file.writeAttribute(c, "index", int64_t{i});
+            writeTensor(file, c + "/inputs/x", pattern(DType::Float32, {2, 3}));
+            writeTensor(file, c + "/npu/y", pattern(DType::Int8, {4}));
+            file.writeAttribute(c + "/npu", "role", "actual");
+        }
+        file.writeAttribute("/cases/rank0/case3", "late", std::vector<bool>{true, false});  // long since evicted
+        writeTensor(file, "/cases/rank0/case3/inputs/x", pattern(DType::Float32, {1}), WriteOptions{false, true});
+        EXPECT_LE(openObjectCount(), before + 1 + 8);  // the file and at most 8 groups
+        file.close();
+    }
+    EXPECT_EQ(before, openObjectCount());
+    File file = File::openReadOnly(path);
+    for (int i = 0; i < 20; ++i) {
+        const std::string c = "/cases/rank0/case" + std::to_string(i);
+        EXPECT_EQ(i, file.readAttribute<int64_t>(c, "index"));
+        EXPECT_EQ("actual", file.readAttribute<std::string>(c + "/npu", "role"));
+        const std::vector<int64_t> shape = i == 3 ? std::vector<int64_t>{1} : std::vector<int64_t>{2, 3};
+        EXPECT_EQ(shape, readTensor(file, c + "/inputs/x").shape());
+    }
+    EXPECT_EQ(ParamValue(std::vector<bool>{true, false}), readAttributeValue(file, "/cases/rank0/case3", "late"));
+}
 
 TEST(H5Handles, NoIdentifierOutlivesItsCallEvenOnErrors) {
     ScratchDir dir;

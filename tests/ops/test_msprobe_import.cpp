@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
+#include "opscope/file_text.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
@@ -235,4 +237,28 @@ TEST(MsprobeImport, WritesAFileWithStacksAndTheSameCasesForAnyJobsOrShard) {
     std::sort(all.begin(), all.end());
     std::sort(sharded.begin(), sharded.end());
     EXPECT_EQ(sharded, all);
+}
+
+TEST(MsprobeImport, ADamagedEntrySkipsItsCallAndTheRestImport) {
+    // dump.json is outlined in one pass and each call's entries are parsed when the call is
+    // replayed: a value broken inside one entry costs that call only, with the reason.
+    opscope::test::ScratchDir dir("msprobe");
+    const fs::path rank = fs::path(dir.file("dump")) / "step0" / "rank0";
+    fs::create_directories(rank.parent_path());
+    fs::copy(dumps() / "dump_l1" / "step0" / "rank0", rank, fs::copy_options::recursive);
+    std::string text = readFileText(rank / "dump.json").value();
+    const std::size_t entry = text.find("\"Functional.conv2d.1.forward\"");
+    const std::size_t args = text.find("\"input_args\"", entry);
+    ASSERT_NE(args, std::string::npos);
+    text.insert(args, "\"damaged\": tru, ");
+    std::ofstream(rank / "dump.json", std::ios::binary | std::ios::trunc) << text;
+
+    msprobe::ImportSummary damaged, intact;
+    const auto got = msprobe::importCases(dir.file("dump"), {}, &damaged);
+    msprobe::importCases((dumps() / "dump_l1" / "step0" / "rank0").string(), {}, &intact);
+    const msprobe::Skipped* k = skipped(damaged, "step0/rank0/Functional.conv2d.1");
+    ASSERT_NE(k, nullptr);
+    EXPECT_CONTAINS(k->reason, "entry of Functional.conv2d.1 is not valid JSON");
+    EXPECT_EQ(damaged.imported.size() + 1, intact.imported.size());
+    EXPECT_EQ(damaged.supported, intact.supported);
 }

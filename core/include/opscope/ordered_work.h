@@ -1,8 +1,10 @@
 // Work whose two ends are serial and ordered (HDF5 reads and writes: the library is not
 // thread-safe) and whose middle is parallel: the calling thread runs produce(i) and then
 // consume(i, result) in order, while `workers` persistent threads run work(input) for the items
-// in between. At most `workers` items are in flight, so memory stays bounded. With one worker
-// everything runs on the calling thread. What the CLI's import and run --jobs share.
+// in between. At most kLookahead * `workers` items are in flight, so memory stays bounded, and
+// workers keep going while the calling thread consumes (with only `workers` in flight, a worker
+// waited for every consume). With one worker everything runs on the calling thread. What the
+// CLI's import uses.
 #pragma once
 
 #include <condition_variable>
@@ -16,6 +18,8 @@
 #include <vector>
 
 namespace opscope {
+
+inline constexpr std::size_t kLookahead = 4;
 
 template <class Produce, class Work, class Consume>
 void runOrdered(std::size_t n, int workers, Produce produce, Work work, Consume consume) {
@@ -67,7 +71,7 @@ void runOrdered(std::size_t n, int workers, Produce produce, Work work, Consume 
     try {
         std::size_t next = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            for (; next < n && next - i < static_cast<std::size_t>(workers); ++next) {
+            for (; next < n && next - i < kLookahead * static_cast<std::size_t>(workers); ++next) {
                 In in = produce(next);
                 std::lock_guard<std::mutex> lock(m);
                 todo.emplace_back(next, std::move(in));

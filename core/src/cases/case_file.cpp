@@ -163,23 +163,24 @@ std::vector<std::string> walkForCases(const h5::File& file, const std::string& r
         std::string path;
         int depth;  // below start
         h5::ObjectInfo info;
+        bool isCase;
     };
-    // Depth first in name order: children are pushed in reverse. Each child's kind comes from
-    // listing its parent (one call per child instead of a lookup from the root).
-    std::vector<Pending> stack{{start, 0, file.info(start)}};
+    // Depth first in name order: children are pushed in reverse. Each child's kind and 'op' come
+    // from listing its parent (read from the open parent instead of a lookup from the root).
+    std::vector<Pending> stack{{start, 0, file.info(start), hasOpString(file, start)}};
     while (!stack.empty()) {
         const Pending p = std::move(stack.back());
         stack.pop_back();
         if (p.depth > 0) budget.visit(p.path, p.depth);
         if (p.info.kind != h5::ObjectKind::Group || p.info.viaSoftLink || !walked.insert(p.info.identity).second)
             continue;
-        if (hasOpString(file, p.path)) {  // a group already: isCaseGroup without looking it up again
+        if (p.isCase) {
             out.push_back(p.path);
             continue;
         }
-        const std::vector<h5::File::Child> children = file.listChildren(p.path);
+        const std::vector<h5::File::Child> children = file.listChildren(p.path, kOpAttribute);
         for (auto it = children.rbegin(); it != children.rend(); ++it)
-            stack.push_back({join(p.path, it->name), p.depth + 1, it->info});
+            stack.push_back({join(p.path, it->name), p.depth + 1, it->info, it->marker.has_value()});
     }
     return out;
 }

@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,9 @@ struct AttributeReader {
 // Opens `name` of `objectPath` (refusing a path that leaves the file), with its type and
 // extent; throws FileError naming the attribute, the object and the file.
 AttributeReader openAttribute(const File& file, const std::string& objectPath, const std::string& name);
+// The attribute `name` of the object `objectName` in `location` (a group, or the file and a
+// path); `object` words it in messages ("'/p' in 'f.h5'"). nullopt when there is no such attribute.
+std::optional<AttributeReader> openAttributeAt(Id location, const std::string& objectName, const std::string& name,
+                                               const std::string& object);
 
 }  // namespace opscope::h5

@@ -79,32 +79,7 @@ std::optional<std::string> readStringAttributeIfPresent(const File& file, const 
 }
 
 void writeAttributeValue(File& file, const std::string& objectPath, const std::string& name, const ParamValue& value) {
-    if (const auto* bools = std::get_if<std::vector<bool>>(&value)) {
-        const std::string path = normalizePath(objectPath);
-        const std::string what = "cannot write attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
-        file.requireWritable(what);
-        if (file.hasAttribute(path, name))
-            call(what, [&] { return H5Adelete_by_name(file.id(), path.c_str(), name.c_str(), H5P_DEFAULT); });
-        std::vector<int8_t> bytes;
-        for (bool b : *bools) bytes.push_back(b ? 1 : 0);
-        const hsize_t dims[1] = {bytes.size()};
-        Handle type = makeBoolType();
-        Handle space = open(Handle::Kind::Dataspace, what, [&] { return H5Screate_simple(1, dims, nullptr); });
-        Handle attribute = open(Handle::Kind::Attribute, what, [&] {
-            return H5Acreate_by_name(file.id(), path.c_str(), name.c_str(), type.id(), space.id(), H5P_DEFAULT,
-                                     H5P_DEFAULT, H5P_DEFAULT);
-        });
-        const int8_t none = 0;
-        call(what, [&] { return H5Awrite(attribute.id(), type.id(), bytes.empty() ? &none : bytes.data()); });
-        attribute.close(what);
-        return;
-    }
-    std::visit(
-        [&](const auto& v) {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (!std::is_same_v<T, std::vector<bool>>) file.writeAttribute(objectPath, name, v);
-        },
-        value);
+    std::visit([&](const auto& v) { file.writeAttribute(objectPath, name, v); }, value);
 }
 
 std::string describeAttribute(const File& file, const std::string& objectPath, const std::string& name) {

@@ -149,6 +149,15 @@ std::vector<std::string> readStrings(const AttributeReader& r) {
     return out;
 }
 
+// The attribute `name` of the object `objectName` in `location` when it holds one string (what
+// marks a case group: its 'op'); nullopt when it is absent or anything else.
+std::optional<std::string> stringMarker(Id location, const std::string& objectName, const std::string& name,
+                                        const std::string& object) {
+    const std::optional<AttributeReader> r = openAttributeAt(location, objectName, name, object);
+    if (!r || r->typeClass != H5T_STRING || r->count != 1) return std::nullopt;
+    return readStrings(*r).front();
+}
+
 std::vector<int64_t> readIntegers(const AttributeReader& r) {
     if (r.typeClass != H5T_INTEGER) r.mismatch("an integer");
     return r.readAs<int64_t>(H5T_NATIVE_INT64);
@@ -163,19 +172,27 @@ std::vector<double> readReals(const AttributeReader& r) {
 
 AttributeReader openAttribute(const File& file, const std::string& objectPath, const std::string& name) {
     const std::string path = normalizePath(objectPath);
-    AttributeReader r;
-    r.where = "attribute '" + name + "' of '" + path + "' in '" + file.path() + "'";
-    r.what = "cannot read " + r.where;
     const ObjectInfo found = file.info(path);
     file.refuseIfExternal(path, found);
     const ObjectKind kind = found.kind;
     if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
         throw ContentError("no object '" + path + "' in file '" + file.path() + "'");
-    const hid_t fid = file.id();
-    if (call(r.what, [&] { return H5Aexists_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
-        throw ContentError("no " + r.where);
-    r.attribute = open(Handle::Kind::Attribute, r.what,
-                       [&] { return H5Aopen_by_name(fid, path.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT); });
+    std::optional<AttributeReader> r =
+        openAttributeAt(file.id(), path, name, "'" + path + "' in '" + file.path() + "'");
+    if (!r) throw ContentError("no attribute '" + name + "' of '" + path + "' in '" + file.path() + "'");
+    return std::move(*r);
+}
+
+std::optional<AttributeReader> openAttributeAt(Id location, const std::string& objectName, const std::string& name,
+                                               const std::string& object) {
+    AttributeReader r;
+    r.where = "attribute '" + name + "' of " + object;
+    r.what = "cannot read " + r.where;
+    if (call(r.what, [&] { return H5Aexists_by_name(location, objectName.c_str(), name.c_str(), H5P_DEFAULT); }) == 0)
+        return std::nullopt;
+    r.attribute = open(Handle::Kind::Attribute, r.what, [&] {
+        return H5Aopen_by_name(location, objectName.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+    });
     r.type = open(Handle::Kind::Datatype, r.what, [&] { return H5Aget_type(r.attribute.id()); });
     r.space = open(Handle::Kind::Dataspace, r.what, [&] { return H5Aget_space(r.attribute.id()); });
     r.typeClass = call(r.what, [&] { return H5Tget_class(r.type.id()); });
@@ -249,6 +266,15 @@ File File::openReadWrite(const std::string& path) { return open(path, true); }
 File File::create(const std::string& path) {
     const std::string what = "cannot create '" + path + "'";
     Handle access = fileAccessList(what, true);
+    // A created file is written object after object (an import: thousands of small groups). HDF5's
+    // 2 MiB starting metadata cache then spends its time evicting and rereading; start bigger.
+    H5AC_cache_config_t cache;
+    cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    call(what, [&] { return H5Pget_mdc_config(access.id(), &cache); });
+    cache.set_initial_size = true;
+    cache.initial_size = std::size_t(16) << 20;
+    cache.max_size = std::max<std::size_t>(cache.max_size, cache.initial_size);
+    call(what, [&] { return H5Pset_mdc_config(access.id(), &cache); });
     Handle file = h5::open(Handle::Kind::File, what,
                            [&] { return H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id()); });
     File created(std::move(file), path, true);
@@ -260,7 +286,10 @@ void File::flush() {
     call("cannot flush '" + path_ + "'", [&] { return H5Fflush(id(), H5F_SCOPE_LOCAL); });
 }
 
-void File::close() { handle_.close("cannot close '" + path_ + "'"); }
+void File::close() {
+    openGroups_.clear();
+    handle_.close("cannot close '" + path_ + "'");
+}
 
 void File::requireWritable(const std::string& what) const {
     if (!writable_) throw IoError(what + ": the file is open read-only");
@@ -330,17 +359,48 @@ ObjectInfo File::lookUp(const std::string& normalized, int hops) const {
 
 ObjectInfo File::lookUpCreated(const std::string& normalized) const {
     const std::string what = "cannot look up '" + normalized + "' in '" + path_ + "'";
-    for (std::size_t end = normalized.find('/', 1);; end = normalized.find('/', end + 1)) {
-        const std::string prefix = normalized.substr(0, end);
-        const bool last = end == std::string::npos;
-        if (!last && knownGroups_.count(prefix)) continue;
-        // Below a dataset HDF5 reports an error, not "no": either way there is nothing there.
-        if (probe([&] { return H5Lexists(id(), prefix.c_str(), H5P_DEFAULT); }) <= 0) return {};
-        if (last) break;
+    const std::string parent = parentPath(normalized);
+    if (parent != "/" && !knownGroups_.count(parent)) {
+        for (std::size_t end = normalized.find('/', 1); end != std::string::npos; end = normalized.find('/', end + 1)) {
+            const std::string prefix = normalized.substr(0, end);
+            if (knownGroups_.count(prefix)) continue;
+            // Below a dataset HDF5 reports an error, not "no": either way there is nothing there.
+            if (probe([&] { return H5Lexists(id(), prefix.c_str(), H5P_DEFAULT); }) <= 0) return {};
+        }
+        if (objectInfo(id(), parent, what).kind != ObjectKind::Group) return {};
+        knownGroups_.insert(parent);
     }
-    ObjectInfo found = objectInfo(id(), normalized, what);
+    const auto [location, name] = placeOf(normalized);
+    if (probe([&] { return H5Lexists(location, name.c_str(), H5P_DEFAULT); }) <= 0) return {};
+    ObjectInfo found = objectInfo(location, name, what);
     if (found.kind == ObjectKind::Group) knownGroups_.insert(normalized);
     return found;
+}
+
+std::pair<Id, std::string> File::placeOf(const std::string& normalized) const {
+    const std::string parent = parentPath(normalized);
+    if (!createdHere_ || normalized == "/") return {id(), normalized};
+    const std::string name = normalized.substr(parent == "/" ? 1 : parent.size() + 1);
+    if (parent == "/") return {id(), name};
+    if (const Id open = openGroup(parent); open >= 0) return {open, name};
+    const std::string what = "cannot open group '" + parent + "' in '" + path_ + "'";
+    return {keepOpen(parent,
+                     h5::open(Handle::Kind::Group, what, [&] { return H5Gopen2(id(), parent.c_str(), H5P_DEFAULT); })),
+            name};
+}
+
+Id File::openGroup(const std::string& normalized) const {
+    for (const auto& [path, group] : openGroups_)
+        if (path == normalized) return group.id();
+    return -1;
+}
+
+Id File::keepOpen(const std::string& normalized, Handle group) const {
+    // A few suffice: a case's own groups and the one holding the cases.
+    constexpr std::size_t kOpenGroups = 8;
+    if (openGroups_.size() == kOpenGroups) openGroups_.erase(openGroups_.begin());
+    openGroups_.emplace_back(normalized, std::move(group));
+    return openGroups_.back().second.id();
 }
 
 void File::refuseIfExternal(const std::string& path, const ObjectInfo& found) const {
@@ -360,16 +420,31 @@ void File::createGroup(const std::string& path) {
     if (kind == ObjectKind::Group) return;
     if (kind != ObjectKind::Missing) throw IoError(what + ": '" + normalized + "' is a " + kindName(kind));
     // Name a dataset in the way rather than let HDF5 fail obscurely below it.
-    for (std::string parent = parentPath(normalized); parent != "/"; parent = parentPath(parent)) {
-        const ObjectKind parentKind = info(parent).kind;
-        if (parentKind == ObjectKind::Group) break;
-        if (parentKind != ObjectKind::Missing) throw IoError(what + ": '" + parent + "' is a " + kindName(parentKind));
+    const std::string parent = parentPath(normalized);
+    bool parentExists = parent == "/";
+    for (std::string above = parent; above != "/"; above = parentPath(above)) {
+        const ObjectKind aboveKind = info(above).kind;
+        if (aboveKind == ObjectKind::Group) {
+            parentExists = above == parent;
+            break;
+        }
+        if (aboveKind != ObjectKind::Missing) throw IoError(what + ": '" + above + "' is a " + kindName(aboveKind));
     }
     Handle links = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_LINK_CREATE); });
     call(what, [&] { return H5Pset_create_intermediate_group(links.id(), 1); });
-    Handle group = h5::open(Handle::Kind::Group, what,
-                            [&] { return H5Gcreate2(id(), normalized.c_str(), links.id(), H5P_DEFAULT, H5P_DEFAULT); });
-    group.close(what);
+    // A case's parameters are its group's attributes: keep up to 32 in the object header, where
+    // HDF5 writes them far faster than in the dense storage it moves to after 8 by default.
+    Handle settings = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_GROUP_CREATE); });
+    call(what, [&] { return H5Pset_attr_phase_change(settings.id(), 32, 24); });
+    call(what, [&] { return H5Pset_obj_track_times(settings.id(), false); });
+    const auto [location, name] = parentExists ? placeOf(normalized) : std::pair<Id, std::string>(id(), normalized);
+    Handle group = h5::open(Handle::Kind::Group, what, [&, &location = location, &name = name] {
+        return H5Gcreate2(location, name.c_str(), links.id(), settings.id(), H5P_DEFAULT);
+    });
+    if (createdHere_)
+        keepOpen(normalized, std::move(group));  // its attributes and children come next
+    else
+        group.close(what);
 }
 
 std::vector<std::string> File::children(const std::string& groupPath) const {
@@ -378,22 +453,26 @@ std::vector<std::string> File::children(const std::string& groupPath) const {
     return names;
 }
 
-std::vector<File::Child> File::listChildren(const std::string& groupPath) const {
+std::vector<File::Child> File::listChildren(const std::string& groupPath, const std::string& marker) const {
     const GroupLinks group(*this, groupPath);
     std::vector<Child> out;
     out.reserve(group.links.size());
     const std::string parent = normalizePath(groupPath);
     for (const Link& link : group.links) {
         if (link.type != H5L_TYPE_SOFT) {
-            out.push_back({link.name, resolveLink(group.handle.id(), link.name, link.type, group.what)});
+            out.push_back({link.name, resolveLink(group.handle.id(), link.name, link.type, group.what), {}});
+            const std::string path = (parent == "/" ? "" : parent) + "/" + link.name;
+            if (!marker.empty() && link.type == H5L_TYPE_HARD && out.back().info.kind == ObjectKind::Group)
+                out.back().marker =
+                    stringMarker(group.handle.id(), link.name, marker, "'" + path + "' in '" + path_ + "'");
             continue;
         }
         // HDF5 would follow a soft link through an external one: look it up the careful way.
         const std::string path = (parent == "/" ? "" : parent) + "/" + link.name;
         try {
-            out.push_back({link.name, info(path)});
+            out.push_back({link.name, info(path), {}});
         } catch (const ExternalDataError&) {
-            out.push_back({link.name, ObjectInfo{ObjectKind::Link, true, 0, {}, "(through a soft link)"}});
+            out.push_back({link.name, ObjectInfo{ObjectKind::Link, true, 0, {}, "(through a soft link)"}, {}});
         }
     }
     return out;
@@ -407,7 +486,9 @@ Handle File::openObject(const std::string& objectPath, const std::string& what) 
     const ObjectKind kind = found.kind;
     if (kind == ObjectKind::Missing || kind == ObjectKind::Link)
         throw ContentError("no object '" + objectPath + "' in file '" + path_ + "'");
-    return h5::open(Handle::Kind::Object, what, [&] { return H5Oopen(id(), objectPath.c_str(), H5P_DEFAULT); });
+    const auto [location, name] = placeOf(normalizePath(objectPath));
+    return h5::open(Handle::Kind::Object, what,
+                    [&, &location = location, &name = name] { return H5Oopen(location, name.c_str(), H5P_DEFAULT); });
 }
 
 bool File::hasAttribute(const std::string& objectPath, const std::string& name) const {
@@ -433,11 +514,13 @@ void File::writeAttributeData(const std::string& objectPath, const std::string& 
     const std::string path = normalizePath(objectPath);
     const std::string what = "cannot write attribute '" + name + "' of '" + path + "' in '" + path_ + "'";
     requireWritable(what);
-    Handle object = openObject(path, what);
-    if (call(what, [&] { return H5Aexists(object.id(), name.c_str()); }) > 0)
-        call(what, [&] { return H5Adelete(object.id(), name.c_str()); });
+    // A group this file just created is still open (createGroup): write to it directly.
+    Handle opened = createdHere_ && openGroup(path) >= 0 ? Handle() : openObject(path, what);
+    const Id object = opened.valid() ? opened.id() : openGroup(path);
+    if (call(what, [&] { return H5Aexists(object, name.c_str()); }) > 0)
+        call(what, [&] { return H5Adelete(object, name.c_str()); });
     Handle attribute = h5::open(Handle::Kind::Attribute, what, [&] {
-        return H5Acreate2(object.id(), name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
+        return H5Acreate2(object, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
     });
     // Our memory layouts equal the file layouts (native = little-endian on every supported host).
     call(what, [&] { return H5Awrite(attribute.id(), type, data); });
@@ -487,6 +570,14 @@ void File::writeAttribute(const std::string& objectPath, const std::string& name
     const char* none = "";
     writeAttributeData(objectPath, name, variableStringType(H5T_CSET_UTF8, what).id(),
                        vectorSpace(value.size(), what).id(), texts.empty() ? &none : texts.data());
+}
+
+void File::writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<bool>& value) {
+    std::vector<int8_t> bytes;
+    for (bool b : value) bytes.push_back(b ? 1 : 0);
+    const int8_t none = 0;
+    writeAttributeData(objectPath, name, makeBoolType().id(), vectorSpace(value.size(), "cannot write attribute").id(),
+                       bytes.empty() ? &none : bytes.data());
 }
 
 template <>

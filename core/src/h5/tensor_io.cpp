@@ -488,8 +488,11 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
     const bool compress = options.compress && !dims.empty() && tensor.numel() > 0;
     Handle createList = compress ? compressedCreateList(dims, dtypeSize(tensor.dtype()), what)
                                  : open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
-    Handle dataset = open(Handle::Kind::Dataset, what, [&] {
-        return H5Dcreate2(file.id(), path.c_str(), type.id(), space.id(), H5P_DEFAULT, createList.id(), H5P_DEFAULT);
+    // No timestamps: the same tensors make the same file.
+    call(what, [&] { return H5Pset_obj_track_times(createList.id(), false); });
+    const auto [location, name] = file.placeOf(path);
+    Handle dataset = open(Handle::Kind::Dataset, what, [&, &location = location, &name = name] {
+        return H5Dcreate2(location, name.c_str(), type.id(), space.id(), H5P_DEFAULT, createList.id(), H5P_DEFAULT);
     });
     try {
         if (tensor.numel() > 0)

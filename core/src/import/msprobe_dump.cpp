@@ -10,8 +10,12 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <string_view>
+#include <unordered_map>
 
+#include "json_outline.h"
 #include "msprobe_call.h"
+#include "opscope/file_text.h"
 #include "opscope/import/format_error.h"
 #include "opscope/ordered_work.h"
 
@@ -107,15 +111,28 @@ std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::strin
     return kept;
 }
 
+// A call's entries in dump.json, parsed when the call is replayed (json_outline.h).
+using import::detail::documentSpan;
+using import::detail::JsonMember;
+using import::detail::JsonSpan;
+using import::detail::outlineObject;
+
+struct CallEntries {
+    JsonSpan forward, backward, parametersGrad;  // an empty span: not in the dump
+};
+
 struct Dump::Impl {
     DumpFolder folder;
-    json dump;
+    std::string dumpText;  // dump.json, whose entries are parsed call by call
     std::string level;
+    std::map<std::string, CallEntries> entries;
     std::vector<std::string> names;
     std::map<std::string, detail::Call> calls;
     std::map<std::string, std::string> stacks;  // forward key -> frames
     std::map<std::string, std::string> forwardKeyOf;
 
+    // The supported calls among dump.json's "data" members, in the dump's order.
+    void findCalls(const std::vector<JsonMember>& data);
     void readStacks() {
         const fs::path p = fs::path(folder.path) / "stack.json";
         std::error_code ec;
@@ -149,6 +166,16 @@ const std::vector<std::string> kConvApis = {"conv1d",           "conv2d",       
 const std::vector<std::string> kConvModules = {"Conv1d",          "Conv2d",          "Conv3d",
                                                "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"};
 
+// One entry of dump.json; null for an empty span (the entry is not in the dump).
+json parseEntry(const std::string& text, JsonSpan span, const std::string& source) {
+    if (span.end <= span.begin) return nullptr;
+    try {
+        return json::parse(std::string_view(text).substr(span.begin, span.end - span.begin));
+    } catch (const json::exception& e) {
+        throw FormatError(source + " is not valid JSON (" + e.what() + ")");
+    }
+}
+
 bool contains(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -161,34 +188,27 @@ bool supportedApi(const std::string& prefix, const std::string& api) {
 
 }  // namespace
 
-Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
-    impl_->folder = std::move(folder);
-    const fs::path file = fs::path(impl_->folder.path) / "dump.json";
-    std::ifstream in(file);
-    if (!in) throw FormatError("cannot open '" + file.string() + "'");
-    try {
-        impl_->dump = json::parse(in);
-    } catch (const json::exception& e) {
-        throw FormatError("'" + file.string() + "' is not valid JSON (" + e.what() + ")");
-    }
-    if (!impl_->dump.is_object() || !impl_->dump.contains("data") || !impl_->dump["data"].is_object())
-        throw FormatError("'" + file.string() + "' has no \"data\" object: it is not an msprobe dump.json");
-    if (impl_->dump.contains("level") && impl_->dump["level"].is_string())
-        impl_->level = impl_->dump["level"].get<std::string>();
-    const json& data = impl_->dump["data"];
+void Dump::Impl::findCalls(const std::vector<JsonMember>& data) {
+    std::unordered_map<std::string_view, JsonSpan> byName;
+    byName.reserve(data.size());
+    for (const JsonMember& m : data) byName.emplace(m.name, m.value);
+    const auto span = [&](const std::string& key) {
+        const auto found = byName.find(key);
+        return found == byName.end() ? JsonSpan{} : found->second;
+    };
     static const std::regex moduleKey(R"(^(Module\..*\.)([A-Za-z0-9_]+)\.forward\.(\d+)$)");
-    for (auto it = data.begin(); it != data.end(); ++it) {
-        const std::string& key = it.key();
+    for (const JsonMember& m : data) {
+        const std::string& key = m.name;
         detail::Call call;
-        std::string backwardKey, gradKey;
-        std::smatch m;
-        if (std::regex_match(key, m, moduleKey)) {
-            if (!contains(kConvModules, m[2].str()) && m[2].str() != "GroupNorm") continue;
+        CallEntries e;
+        std::smatch match;
+        if (key.rfind("Module.", 0) == 0 && std::regex_match(key, match, moduleKey)) {
+            if (!contains(kConvModules, match[2].str()) && match[2].str() != "GroupNorm") continue;
             call.module = true;
-            call.api = m[2].str();
-            call.name = m[1].str() + m[2].str() + "." + m[3].str();
-            backwardKey = m[1].str() + m[2].str() + ".backward." + m[3].str();
-            gradKey = m[1].str() + m[2].str() + ".parameters_grad." + m[3].str();
+            call.api = match[2].str();
+            call.name = match[1].str() + match[2].str() + "." + match[3].str();
+            e.backward = span(match[1].str() + match[2].str() + ".backward." + match[3].str());
+            e.parametersGrad = span(match[1].str() + match[2].str() + ".parameters_grad." + match[3].str());
         } else if (key.size() > 8 && key.compare(key.size() - 8, 8, ".forward") == 0) {
             const std::string base = key.substr(0, key.size() - 8);
             const std::size_t first = base.find('.'), last = base.rfind('.');
@@ -196,20 +216,46 @@ Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
             if (!supportedApi(base.substr(0, first), base.substr(first + 1, last - first - 1))) continue;
             call.api = base.substr(first + 1, last - first - 1);
             call.name = base;
-            backwardKey = base + ".backward";
+            e.backward = span(base + ".backward");
         } else {
             continue;
         }
-        call.forward = &it.value();
-        if (data.contains(backwardKey)) call.backward = &data[backwardKey];
-        if (!gradKey.empty() && data.contains(gradKey)) call.parametersGrad = &data[gradKey];
-        call.folder = impl_->folder.path;
-        call.description = "msprobe " + call.name + " (" + impl_->folder.label() +
-                           (impl_->level.empty() ? "" : ", level " + impl_->level) + ")";
-        impl_->forwardKeyOf[call.name] = key;
-        impl_->names.push_back(call.name);
-        impl_->calls.emplace(call.name, std::move(call));
+        if (calls.count(call.name)) continue;  // a key the file repeats: the first one counts
+        e.forward = m.value;
+        call.folder = folder.path;
+        call.description =
+            "msprobe " + call.name + " (" + folder.label() + (level.empty() ? "" : ", level " + level) + ")";
+        forwardKeyOf[call.name] = key;
+        names.push_back(call.name);
+        entries.emplace(call.name, e);
+        calls.emplace(call.name, std::move(call));
     }
+}
+
+Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
+    impl_->folder = std::move(folder);
+    const fs::path file = fs::path(impl_->folder.path) / "dump.json";
+    std::optional<std::string> read = readFileText(file);
+    if (!read) throw FormatError("cannot read '" + file.string() + "'");
+    impl_->dumpText = std::move(*read);
+    const std::string source = "'" + file.string() + "'";
+    const std::string_view text = impl_->dumpText;
+    const JsonSpan document = documentSpan(text, source);
+    const auto notDump = [&] {
+        return FormatError(source + " has no \"data\" object: it is not an msprobe dump.json");
+    };
+    if (text[document.begin] != '{') throw notDump();
+    std::vector<JsonMember> data;
+    bool hasData = false;
+    for (const JsonMember& m : outlineObject(text, document, source)) {
+        if (m.name == "data" && text[m.value.begin] != '{') throw notDump();
+        if (m.name == "data") data = outlineObject(text, m.value, source);
+        hasData = hasData || m.name == "data";
+        if (m.name == "level" && text[m.value.begin] == '"')
+            impl_->level = json::parse(text.substr(m.value.begin, m.value.end - m.value.begin)).get<std::string>();
+    }
+    if (!hasData) throw notDump();
+    impl_->findCalls(data);
     impl_->readStacks();
 }
 
@@ -237,7 +283,16 @@ std::string Dump::casePath(const std::string& call) const {
 cases::Case Dump::makeCase(const std::string& name, uint64_t* bytesRead) const {
     auto it = impl_->calls.find(name);
     if (it == impl_->calls.end()) throw FormatError("no supported call '" + name + "' in " + impl_->folder.path);
-    const detail::Call& call = it->second;
+    // This call's entries, parsed here (on the replaying thread) into the call's own copy.
+    detail::Call call = it->second;
+    const CallEntries& e = impl_->entries.at(name);
+    const std::string source = "'" + (fs::path(impl_->folder.path) / "dump.json").string() + "' entry of " + name;
+    const json forward = parseEntry(impl_->dumpText, e.forward, source);
+    const json backward = parseEntry(impl_->dumpText, e.backward, source);
+    const json parametersGrad = parseEntry(impl_->dumpText, e.parametersGrad, source);
+    call.forward = &forward;
+    call.backward = e.backward.end > e.backward.begin ? &backward : nullptr;
+    call.parametersGrad = e.parametersGrad.end > e.parametersGrad.begin ? &parametersGrad : nullptr;
     call.bytesRead = 0;
     struct Count {
         const detail::Call& call;
@@ -342,6 +397,7 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
         if (out.parent_path() == fs::path(f.path) / "dump_tensor_data")
             throw FormatError("the output '" + output + "' would be written among the dump's tensor files");
     cases::CaseFileWriter writer(output, inputs);
+
     ImportSummary summary = importWith(dir, options, [&](cases::Case c) { writer.add(c); });
     if (!summary.imported.empty()) {
         writer.commit();

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
-#include <unordered_set>
 #include <type_traits>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "opscope/h5/h5_handle.h"
@@ -59,6 +61,11 @@ public:
     // only when external data is allowed (file_safety.h): otherwise one at the end of the path
     // is a Link with its externalTarget, and one inside the path throws ExternalDataError.
     ObjectInfo info(const std::string& path) const;
+    // Where the object at `normalized` is named from: its parent group, held open, and its own
+    // name, in a file created here (a case's objects are written together, so the parent stays
+    // open for the next call and no call walks from the root, through a rank group of thousands
+    // of calls); elsewhere the file and the whole path. The id is valid until the next call.
+    std::pair<Id, std::string> placeOf(const std::string& normalized) const;
     // Whether this file may read what it points at outside itself (file_safety.h).
     bool externalAllowed() const { return externalAllowed_; }
     // Throws ExternalDataError naming the target when `found` (the info of `path`) is an
@@ -67,11 +74,15 @@ public:
     // Names of the links in a group, sorted.
     std::vector<std::string> children(const std::string& groupPath = "/") const;
     // The same with what each link leads to, in one pass over the group: for tree views.
+    // With a `marker` attribute name, each group reached by a hard link also gets the value of
+    // that attribute when it holds one string (a case's 'op'), read from the listed group: no
+    // lookup from the root per child.
     struct Child {
         std::string name;
         ObjectInfo info;
+        std::optional<std::string> marker;
     };
-    std::vector<Child> listChildren(const std::string& groupPath = "/") const;
+    std::vector<Child> listChildren(const std::string& groupPath = "/", const std::string& marker = {}) const;
 
     // Attributes of the object at objectPath ("/" for the file itself). Writing replaces an
     // attribute of the same name. Strings are variable-length UTF-8 (h5py reads str), bool
@@ -86,6 +97,8 @@ public:
     void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<int64_t>& value);
     void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<double>& value);
     void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<std::string>& value);
+    // h5py's bool enum, one per element (a mask).
+    void writeAttribute(const std::string& objectPath, const std::string& name, const std::vector<bool>& value);
     // Other integer types (int, size_t, ...) are stored as int64.
     template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
     void writeAttribute(const std::string& objectPath, const std::string& name, T value) {
@@ -109,6 +122,10 @@ private:
     // through hard links (this layer makes no soft or external links), so there is no link to
     // guard against and each component is one existence check.
     ObjectInfo lookUpCreated(const std::string& normalized) const;
+    // In a created file: the id of `normalized` when it is one of the open groups, else -1;
+    // keepOpen adds one (dropping the oldest) and returns its id.
+    Id openGroup(const std::string& normalized) const;
+    Id keepOpen(const std::string& normalized, Handle group) const;
     void writeAttributeData(const std::string& objectPath, const std::string& name, Id type, Id space,
                             const void* data);
 
@@ -119,6 +136,8 @@ private:
     bool createdHere_ = false;  // by create(): see lookUpCreated
     // In a created file: groups seen so far (this layer deletes datasets, never groups).
     mutable std::unordered_set<std::string> knownGroups_;
+    // In a created file: the groups placeOf() opened last, most recent at the back.
+    mutable std::vector<std::pair<std::string, Handle>> openGroups_;
 };
 
 template <>
