@@ -7,20 +7,16 @@
 #include "builtin_operators.h"
 #include "opscope/convert.h"
 #include "opscope/error.h"
+#include "opscope/names.h"
 
 namespace opscope::ops {
 
 const char* argKindName(ArgKind k) {
-    switch (k) {
-        case ArgKind::Tensor: return "tensor";
-        case ArgKind::Int: return "int";
-        case ArgKind::Bool: return "bool";
-        case ArgKind::Float: return "float";
-        case ArgKind::IntArray: return "int[]";
-        case ArgKind::BoolArray: return "bool[]";
-        case ArgKind::Enum: return "enum";
-    }
-    return "?";
+    static constexpr Named<ArgKind> kArgKinds[] = {{ArgKind::Tensor, "tensor"},  {ArgKind::Int, "int"},
+                                                   {ArgKind::Bool, "bool"},      {ArgKind::Float, "float"},
+                                                   {ArgKind::IntArray, "int[]"}, {ArgKind::BoolArray, "bool[]"},
+                                                   {ArgKind::Enum, "enum"}};
+    return nameOf(kArgKinds, k);
 }
 
 ArgSpec tensorArg(std::string name, std::string help, bool optional) {

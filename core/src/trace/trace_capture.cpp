@@ -9,24 +9,17 @@
 
 namespace opscope {
 
-const char* traceLevelName(TraceLevel l) {
-    switch (l) {
-        case TraceLevel::Metadata: return "metadata";
-        case TraceLevel::Stats: return "stats";
-        case TraceLevel::Full: return "full";
-    }
-    return "stats";
-}
+namespace {
+// The name each level is written with comes first; the rest are the spellings `parseTraceLevel` accepts.
+constexpr Named<TraceLevel> kTraceLevels[] = {
+    {TraceLevel::Metadata, "metadata"}, {TraceLevel::Stats, "stats"},  {TraceLevel::Full, "full"},
+    {TraceLevel::Metadata, "meta"},     {TraceLevel::Metadata, "0"},   {TraceLevel::Stats, "statistics"},
+    {TraceLevel::Stats, "1"},           {TraceLevel::Full, "tensors"}, {TraceLevel::Full, "2"}};
+}  // namespace
 
-bool parseTraceLevel(const std::string& text, TraceLevel* out) {
-    static const std::pair<const char*, TraceLevel> names[] = {
-        {"metadata", TraceLevel::Metadata}, {"meta", TraceLevel::Metadata},    {"0", TraceLevel::Metadata},
-        {"stats", TraceLevel::Stats},       {"statistics", TraceLevel::Stats}, {"1", TraceLevel::Stats},
-        {"full", TraceLevel::Full},         {"tensors", TraceLevel::Full},     {"2", TraceLevel::Full}};
-    const std::optional<TraceLevel> level = findAlias(text, names);
-    if (level && out) *out = *level;
-    return level.has_value();
-}
+const char* traceLevelName(TraceLevel l) { return nameOf(kTraceLevels, l, "stats"); }
+
+bool parseTraceLevel(const std::string& text, TraceLevel* out) { return parseNamed(text, kTraceLevels, out); }
 
 TensorRecord TraceCapture::recordSlot(const Executor& e, int slot, bool withValues) const {
     const Slot& s = e.plan().slot(slot);
