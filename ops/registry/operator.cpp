@@ -234,6 +234,15 @@ const HostTensor* PreparedCall::output(const std::string& name) const {
 
 // ---- Operator ----
 
+std::unique_ptr<PreparedCall> Operator::prepare(const OpArguments& args) const {
+    auto call = std::make_unique<PreparedCall>(withDefaults(args));
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    const int32_t status = getWorkspaceSize(*call, &workspaceSize, &executor);
+    call->finishPhase1(status, workspaceSize, executor);
+    return call;
+}
+
 OpArguments Operator::castTo(const OpArguments& args, DType dtype) const {
     OpArguments out = args;
     for (auto& [name, t] : out.tensors) {
