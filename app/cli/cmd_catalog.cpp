@@ -13,13 +13,7 @@ namespace {
 
 // A command that lists what is built in: no positionals, text or --json.
 CommandSpec listingSpec(const std::string& name, const std::string& summary) {
-    CommandSpec s;
-    s.name = name;
-    s.usage = name + " [--json]";
-    s.summary = summary;
-    s.options = {kJsonOption};
-    s.maxPositionals = 0;
-    return s;
+    return {name, name + " [--json]", summary, "", {kJsonOption}, /*minPositionals=*/0, /*maxPositionals=*/0, ""};
 }
 
 }  // namespace
