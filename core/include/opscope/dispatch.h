@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "opscope/dtype.h"
 #include "opscope/error.h"
@@ -17,22 +18,15 @@ struct TypeTag {
     using type = T;
 };
 
+// The DType of a floating storage type; any other type does not compile.
 template <class T>
-constexpr DType dtypeOf();
-template <>
-constexpr DType dtypeOf<float>() {
-    return DType::Float32;
-}
-template <>
-constexpr DType dtypeOf<double>() {
-    return DType::Float64;
-}
-template <>
-constexpr DType dtypeOf<half>() {
-    return DType::Float16;
-}
-template <>
-constexpr DType dtypeOf<bfloat16>() {
+constexpr DType dtypeOf() {
+    static_assert(
+        std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>,
+        "dtypeOf takes float, double, half or bfloat16");
+    if constexpr (std::is_same_v<T, float>) return DType::Float32;
+    if constexpr (std::is_same_v<T, double>) return DType::Float64;
+    if constexpr (std::is_same_v<T, half>) return DType::Float16;
     return DType::BFloat16;
 }
 
