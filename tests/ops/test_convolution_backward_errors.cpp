@@ -94,8 +94,8 @@ void makeTransposed(ConvCall& c) {  // input [2,4,3,3], weight [4,3,3,3], groups
 // clang-format off
 const std::vector<ErrorCase> kCases = errorTable<ConvCall>(
     // 1. Null pointers and the mask.
-    nullPointerCases<ConvCall>({{"gradOutput", &ConvCall::nullDy}, {"input", &ConvCall::nullX}, {"weight", &ConvCall::nullW},
-                                {"stride", &ConvCall::nullStride}, {"padding", &ConvCall::nullPadding},
+    nullPointerCases<ConvCall>({{"gradOutput", &ConvCall::nullDy}, {"input", &ConvCall::nullX},
+                                {"weight", &ConvCall::nullW}, {"stride", &ConvCall::nullStride}, {"padding", &ConvCall::nullPadding},
                                 {"dilation", &ConvCall::nullDilation}, {"outputPadding", &ConvCall::nullOutputPadding},
                                 {"outputMask", &ConvCall::nullMask}, {"workspaceSize", &ConvCall::nullWs},
                                 {"executor", &ConvCall::nullExe}}),
