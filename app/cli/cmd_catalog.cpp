@@ -23,10 +23,18 @@ CommandSpec standardsSpec() {
                        "list the accuracy standards, their rules and thresholds, and each operator's default");
 }
 
+int runStandards(const ParsedArgs& a);  // below
+
+Command standardsCommand() { return {standardsSpec(), runStandards}; }
+
 CommandSpec operatorsSpec() {
     return listingSpec("operators",
                        "list the registered operators with their tensor arguments, attributes and outputs");
 }
+
+int runOperators(const ParsedArgs& a);  // below
+
+Command operatorsCommand() { return {operatorsSpec(), runOperators}; }
 
 int runStandards(const ParsedArgs& a) {
     const metrics::Standard tolerance = metrics::toleranceStandard(1e-3, 1e-5);

@@ -30,6 +30,10 @@ CommandSpec compareSpec() {
             "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n"};
 }
 
+int runCompare(const ParsedArgs& a);  // below
+
+Command compareCommand() { return {compareSpec(), runCompare}; }
+
 namespace {
 
 HostTensor readOperand(const DatasetRef& ref, const std::string& role) {

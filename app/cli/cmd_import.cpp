@@ -35,6 +35,10 @@ CommandSpec importMsprobeSpec() {
             "  opscope-cli run step0.h5 --report step0.json\n"};
 }
 
+int runImportMsprobe(const ParsedArgs& a);  // below
+
+Command importMsprobeCommand() { return {importMsprobeSpec(), runImportMsprobe}; }
+
 namespace {
 
 double secondsSince(std::chrono::steady_clock::time_point t) {

@@ -32,6 +32,10 @@ CommandSpec infoSpec() {
             "  opscope-cli info datasets/convolution_backward.h5\n  opscope-cli info model.h5 --attrs\n"};
 }
 
+int runInfo(const ParsedArgs& a);  // below
+
+Command infoCommand() { return {infoSpec(), runInfo}; }
+
 namespace {
 
 std::string tensorsText(const std::vector<cases::TensorSummary>& tensors) {

@@ -30,6 +30,10 @@ CommandSpec reportMergeSpec() {
             "  opscope-cli report merge shard_*.json -o all.json\n"};
 }
 
+int runReportMerge(const ParsedArgs& a);  // below
+
+Command reportMergeCommand() { return {reportMergeSpec(), runReportMerge}; }
+
 int runReportMerge(const ParsedArgs& a) {
     if (!a.has("-o")) throw CliError("'report merge' needs -o ALL.json (the merged report)");
     const std::string out = a.value("-o");

@@ -77,6 +77,10 @@ CommandSpec runSpec() {
         "      --bind mean=d.h5:/mean --bind rstd=d.h5:/rstd --attr N=2 --attr C=8 --attr HxW=16 --attr group=2\n"};
 }
 
+int runRun(const ParsedArgs& a);  // below
+
+Command runCommand() { return {runSpec(), runRun}; }
+
 namespace {
 
 std::pair<std::string, std::string> splitAssignment(const std::string& text, const std::string& option) {

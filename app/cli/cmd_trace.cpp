@@ -20,6 +20,10 @@ CommandSpec traceShowSpec() {
             "  OPSCOPE_TRACE=t.h5 ./my_program && opscope-cli trace show t.h5\n"};
 }
 
+int runTraceShow(const ParsedArgs& a);  // below
+
+Command traceShowCommand() { return {traceShowSpec(), runTraceShow}; }
+
 CommandSpec traceExportSpec() {
     return {"trace export",
             "trace export TRACE.h5 --chrome OUT.json",
@@ -30,6 +34,10 @@ CommandSpec traceExportSpec() {
             /*maxPositionals=*/1,
             "  opscope-cli trace export t.h5 --chrome t.json\n"};
 }
+
+int runTraceExport(const ParsedArgs& a);  // below
+
+Command traceExportCommand() { return {traceExportSpec(), runTraceExport}; }
 
 namespace {
 
