@@ -56,6 +56,9 @@ void runToyExecutor(double scale = 0.1) {
 // child shares no HDF5 state with it), once the parent writes to the pipe; returns its exit code.
 class ChildReader {
 public:
+    // The exit code of a body that throws.
+    static constexpr int kThrew = 99;
+
     template <class Body>
     explicit ChildReader(Body body) {
         if (pipe(fds_) != 0) throw std::runtime_error("pipe");
@@ -64,7 +67,11 @@ public:
             char go = 0;
             close(fds_[1]);
             if (read(fds_[0], &go, 1) != 1) _exit(100);
-            _exit(body());
+            try {
+                _exit(body());
+            } catch (...) {
+                _exit(kThrew);
+            }
         }
         close(fds_[0]);
     }
@@ -159,13 +166,7 @@ TEST(TraceFormat, ReadsBackWhatWasRecorded) {
 TEST(TraceFormat, ALiveTraceCanBeReadByAnotherProcess) {
     const std::string path = tempPath("live.h5");
     std::remove(path.c_str());
-    ChildReader child([&] {
-        try {
-            return static_cast<int>(readTraceFile(path).size());
-        } catch (...) {
-            return 99;
-        }
-    });
+    ChildReader child([&] { return static_cast<int>(readTraceFile(path).size()); });
     auto trace = startTrace(path, TraceLevel::Stats, TraceWriteMode::Synchronous);
     for (int i = 0; i < 3; ++i) runToyExecutor();
     // The writer still has the file open (and locked); a reader takes no lock and sees every
@@ -179,12 +180,8 @@ TEST(TraceFormat, BackgroundWriterClosesTheFileWhenIdle) {
     const std::string path = tempPath("idle.h5");
     std::remove(path.c_str());
     ChildReader child([&] {
-        try {
-            h5::File::openReadWrite(path).close();  // needs the writer's lock to be gone
-            return 0;
-        } catch (...) {
-            return 1;
-        }
+        h5::File::openReadWrite(path).close();  // needs the writer's lock to be gone
+        return 0;
     });
     auto trace = startTrace(path, TraceLevel::Metadata);
     runToyExecutor();
