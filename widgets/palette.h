@@ -10,32 +10,26 @@
 
 namespace opscope::gui {
 
-inline QColor verdictBackground(metrics::Verdict v) {
-    switch (v) {
-        case metrics::Verdict::Pass: return QColor(0xc8, 0xe6, 0xc9);
-        case metrics::Verdict::Warning: return QColor(0xff, 0xe0, 0xb2);
-        case metrics::Verdict::Fail: return QColor(0xff, 0xcd, 0xd2);
-    }
-    return {};
+// How a verdict looks in every view: one row per verdict.
+struct VerdictStyle {
+    metrics::Verdict verdict;
+    QRgb background;
+    QRgb foreground;
+    const char* text;  // the result tables' word: a failure in capitals
+};
+
+inline const VerdictStyle& verdictStyle(metrics::Verdict v) {
+    static constexpr VerdictStyle kStyles[] = {{metrics::Verdict::Pass, 0xffc8e6c9, 0xff1b5e20, "pass"},
+                                               {metrics::Verdict::Warning, 0xffffe0b2, 0xffb25e00, "warning"},
+                                               {metrics::Verdict::Fail, 0xffffcdd2, 0xffb71c1c, "FAIL"}};
+    for (const VerdictStyle& s : kStyles)
+        if (s.verdict == v) return s;
+    return kStyles[2];
 }
 
-inline QColor verdictForeground(metrics::Verdict v) {
-    switch (v) {
-        case metrics::Verdict::Pass: return QColor(0x1b, 0x5e, 0x20);
-        case metrics::Verdict::Warning: return QColor(0xb2, 0x5e, 0x00);
-        case metrics::Verdict::Fail: return QColor(0xb7, 0x1c, 0x1c);
-    }
-    return {};
-}
-
-inline QString verdictText(metrics::Verdict v) {
-    switch (v) {
-        case metrics::Verdict::Pass: return QStringLiteral("pass");
-        case metrics::Verdict::Warning: return QStringLiteral("warning");
-        case metrics::Verdict::Fail: return QStringLiteral("FAIL");
-    }
-    return {};
-}
+inline QColor verdictBackground(metrics::Verdict v) { return QColor::fromRgb(verdictStyle(v).background); }
+inline QColor verdictForeground(metrics::Verdict v) { return QColor::fromRgb(verdictStyle(v).foreground); }
+inline QString verdictText(metrics::Verdict v) { return QString::fromLatin1(verdictStyle(v).text); }
 
 // 6 significant digits, "nan"/"inf" spelled out: what every table cell shows.
 inline QString formatNumber(double v, int precision = 6) {

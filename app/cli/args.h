@@ -15,6 +15,7 @@ struct OptionSpec {
     std::string help;
 };
 
+// Each command writes its spec as one literal, fields in this order.
 struct CommandSpec {
     std::string name;         // "run", "trace export"
     std::string usage;        // "run FILE... [options]"
@@ -47,6 +48,9 @@ private:
 
 // The --json flag of the commands that print JSON instead of text.
 inline const OptionSpec kJsonOption{"--json", "", false, "print JSON on stdout"};
+// The --progress flag of the commands that report progress on a terminal.
+inline const OptionSpec kProgressOption{"--progress", "", false,
+                                        "print progress on stderr even when it is not a terminal"};
 
 // Given to a command that reads files, lets every file it opens read other files
 // (h5::allowExternalData); without it such a file is refused with a sentence.

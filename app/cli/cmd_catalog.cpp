@@ -13,13 +13,7 @@ namespace {
 
 // A command that lists what is built in: no positionals, text or --json.
 CommandSpec listingSpec(const std::string& name, const std::string& summary) {
-    CommandSpec s;
-    s.name = name;
-    s.usage = name + " [--json]";
-    s.summary = summary;
-    s.options = {kJsonOption};
-    s.maxPositionals = 0;
-    return s;
+    return {name, name + " [--json]", summary, "", {kJsonOption}, /*minPositionals=*/0, /*maxPositionals=*/0, ""};
 }
 
 }  // namespace
@@ -29,10 +23,18 @@ CommandSpec standardsSpec() {
                        "list the accuracy standards, their rules and thresholds, and each operator's default");
 }
 
+int runStandards(const ParsedArgs& a);  // below
+
+Command standardsCommand() { return {standardsSpec(), runStandards}; }
+
 CommandSpec operatorsSpec() {
     return listingSpec("operators",
                        "list the registered operators with their tensor arguments, attributes and outputs");
 }
+
+int runOperators(const ParsedArgs& a);  // below
+
+Command operatorsCommand() { return {operatorsSpec(), runOperators}; }
 
 int runStandards(const ParsedArgs& a) {
     const metrics::Standard tolerance = metrics::toleranceStandard(1e-3, 1e-5);

@@ -16,24 +16,23 @@
 namespace opscope::cli {
 
 CommandSpec compareSpec() {
-    CommandSpec s;
-    s.name = "compare";
-    s.usage = "compare ACTUAL.h5:/path REFERENCE.h5:/path [--dtype DTYPE] [--standard NAME] [--json]";
-    s.summary = "metrics and a verdict between two tensors (an output and its reference)";
-    s.description =
-        "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
-        "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
-        "The element counts must agree; shapes may differ ([C] against [1, C]).";
-    s.options = {
-        {"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
-        {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
-        kJsonOption,
-    };
-    s.minPositionals = 2;
-    s.maxPositionals = 2;
-    s.examples = "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n";
-    return s;
+    return {"compare",
+            "compare ACTUAL.h5:/path REFERENCE.h5:/path [--dtype DTYPE] [--standard NAME] [--json]",
+            "metrics and a verdict between two tensors (an output and its reference)",
+            "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
+            "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
+            "The element counts must agree; shapes may differ ([C] against [1, C]).",
+            {{"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
+             {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
+             kJsonOption},
+            /*minPositionals=*/2,
+            /*maxPositionals=*/2,
+            "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n"};
 }
+
+int runCompare(const ParsedArgs& a);  // below
+
+Command compareCommand() { return {compareSpec(), runCompare}; }
 
 namespace {
 

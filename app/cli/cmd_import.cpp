@@ -11,35 +11,33 @@
 namespace opscope::cli {
 
 CommandSpec importMsprobeSpec() {
-    CommandSpec s;
-    s.name = "import msprobe";
-    s.usage = "import msprobe DIR -o OUT.h5 [--step S] [--rank R] [--jobs N] [--shard I/N]";
-    s.summary = "turn an msprobe dump (dump.json + tensor files) into cases judged against the device";
-    s.description =
-        "DIR is msprobe's dump_path (step*/rank*/), a step folder, or a rank or proc folder. Every backward call\n"
-        "whose forward runs one of OpScope's operators becomes one case at /msprobe/<step>/<rank>/<call>:\n"
-        "conv1d/2d/3d and conv_transpose1d/2d/3d (Functional., Torch., L0 Conv*d modules), group_norm\n"
-        "(and GroupNorm modules), torch_npu's npu_rms_norm and 4-D grid_sample. The device's gradients are\n"
-        "the source 'npu' (role actual); 'opscope-cli run OUT.h5' then says, per call, whether the device fails.\n"
-        "Other APIs are skipped silently; supported calls that cannot be replayed are listed with the reason.\n"
-        "See docs/MSPROBE.md.";
-    s.options = {
-        {"-o", "OUT.h5", false, "the case file to write (atomically; never over a file of the dump)"},
-        {"--step", "S", false, "only this step (0 or step0)"},
-        {"--rank", "R", false, "only this rank (0, rank0 or proc123)"},
-        {"--jobs", "N", false, "threads reading tensor files (default: the number of cores)"},
-        {"--shard", "I/N", false, "only the calls whose position % N == I (for a Slurm array or GNU parallel)"},
-        {"--progress", "", false, "print progress on stderr even when it is not a terminal"},
-        {"--quiet", "", false, "print only the summary line"},
-    };
-    s.minPositionals = 1;
-    s.maxPositionals = 1;
-    s.examples =
-        "  opscope-cli import msprobe ./dump_path -o step0.h5\n"
-        "  opscope-cli import msprobe ./dump_path --step 0 --rank 3 -o step0_rank3.h5\n"
-        "  opscope-cli run step0.h5 --report step0.json\n";
-    return s;
+    return {"import msprobe",
+            "import msprobe DIR -o OUT.h5 [--step S] [--rank R] [--jobs N] [--shard I/N]",
+            "turn an msprobe dump (dump.json + tensor files) into cases judged against the device",
+            "DIR is msprobe's dump_path (step*/rank*/), a step folder, or a rank or proc folder. Every backward call\n"
+            "whose forward runs one of OpScope's operators becomes one case at /msprobe/<step>/<rank>/<call>:\n"
+            "conv1d/2d/3d and conv_transpose1d/2d/3d (Functional., Torch., L0 Conv*d modules), group_norm\n"
+            "(and GroupNorm modules), torch_npu's npu_rms_norm and 4-D grid_sample. The device's gradients are\n"
+            "the source 'npu' (role actual); 'opscope-cli run OUT.h5' then says, per call, whether the device fails.\n"
+            "Other APIs are skipped silently; supported calls that cannot be replayed are listed with the reason.\n"
+            "See docs/MSPROBE.md.",
+            {{"-o", "OUT.h5", false, "the case file to write (atomically; never over a file of the dump)"},
+             {"--step", "S", false, "only this step (0 or step0)"},
+             {"--rank", "R", false, "only this rank (0, rank0 or proc123)"},
+             {"--jobs", "N", false, "threads reading tensor files (default: the number of cores)"},
+             {"--shard", "I/N", false, "only the calls whose position % N == I (for a Slurm array or GNU parallel)"},
+             kProgressOption,
+             {"--quiet", "", false, "print only the summary line"}},
+            /*minPositionals=*/1,
+            /*maxPositionals=*/1,
+            "  opscope-cli import msprobe ./dump_path -o step0.h5\n"
+            "  opscope-cli import msprobe ./dump_path --step 0 --rank 3 -o step0_rank3.h5\n"
+            "  opscope-cli run step0.h5 --report step0.json\n"};
 }
+
+int runImportMsprobe(const ParsedArgs& a);  // below
+
+Command importMsprobeCommand() { return {importMsprobeSpec(), runImportMsprobe}; }
 
 namespace {
 

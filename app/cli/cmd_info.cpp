@@ -17,25 +17,24 @@
 namespace opscope::cli {
 
 CommandSpec infoSpec() {
-    CommandSpec s;
-    s.name = "info";
-    s.usage = "info FILE.h5 [--tree] [--attrs] [--depth N] [--json]";
-    s.summary = "list the cases, trace executors and datasets in an HDF5 file (reads no tensor data)";
-    s.description =
-        "A case file lists its cases (operator, parameters, inputs, output sources); a trace lists its\n"
-        "executors; any other HDF5 file (a checkpoint, a dump) lists its tree. Dataset paths in the\n"
-        "tree can be bound to operator arguments with 'run --op NAME --bind ARG=FILE.h5:/path'.";
-    s.options = {
-        {"--tree", "", false, "also list every group and dataset (the default for files without cases)"},
-        {"--attrs", "", false, "with the tree: show each object's attributes"},
-        {"--depth", "N", false, "with the tree: list at most N levels"},
-        kJsonOption,
-    };
-    s.minPositionals = 1;
-    s.maxPositionals = 1;
-    s.examples = "  opscope-cli info datasets/convolution_backward.h5\n  opscope-cli info model.h5 --attrs\n";
-    return s;
+    return {"info",
+            "info FILE.h5 [--tree] [--attrs] [--depth N] [--json]",
+            "list the cases, trace executors and datasets in an HDF5 file (reads no tensor data)",
+            "A case file lists its cases (operator, parameters, inputs, output sources); a trace lists its\n"
+            "executors; any other HDF5 file (a checkpoint, a dump) lists its tree. Dataset paths in the\n"
+            "tree can be bound to operator arguments with 'run --op NAME --bind ARG=FILE.h5:/path'.",
+            {{"--tree", "", false, "also list every group and dataset (the default for files without cases)"},
+             {"--attrs", "", false, "with the tree: show each object's attributes"},
+             {"--depth", "N", false, "with the tree: list at most N levels"},
+             kJsonOption},
+            /*minPositionals=*/1,
+            /*maxPositionals=*/1,
+            "  opscope-cli info datasets/convolution_backward.h5\n  opscope-cli info model.h5 --attrs\n"};
 }
+
+int runInfo(const ParsedArgs& a);  // below
+
+Command infoCommand() { return {infoSpec(), runInfo}; }
 
 namespace {
 

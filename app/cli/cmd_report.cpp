@@ -17,20 +17,22 @@ namespace opscope::cli {
 using json = ReportJson;
 
 CommandSpec reportMergeSpec() {
-    CommandSpec s;
-    s.name = "report merge";
-    s.usage = "report merge REPORT.json... -o ALL.json";
-    s.summary = "merge the JSON reports of several runs (e.g. --shard I/N on a cluster) into one";
-    s.description =
-        "Cases are concatenated in the order of the files; reports of the shards of one run (--shard I/N with\n"
-        "the same N) are put back in the order of the unsharded run. The summary is recounted. The reports\n"
-        "must agree on product, dtype and standard. Exit code as for 'run': 1 when a case failed or could\n"
-        "not run.";
-    s.options = {{"-o", "ALL.json", false, "the merged report (written atomically; never over an input)"}};
-    s.minPositionals = 1;
-    s.examples = "  opscope-cli report merge shard_*.json -o all.json\n";
-    return s;
+    return {"report merge",
+            "report merge REPORT.json... -o ALL.json",
+            "merge the JSON reports of several runs (e.g. --shard I/N on a cluster) into one",
+            "Cases are concatenated in the order of the files; reports of the shards of one run (--shard I/N with\n"
+            "the same N) are put back in the order of the unsharded run. The summary is recounted. The reports\n"
+            "must agree on product, dtype and standard. Exit code as for 'run': 1 when a case failed or could\n"
+            "not run.",
+            {{"-o", "ALL.json", false, "the merged report (written atomically; never over an input)"}},
+            /*minPositionals=*/1,
+            /*maxPositionals=*/-1,
+            "  opscope-cli report merge shard_*.json -o all.json\n"};
 }
+
+int runReportMerge(const ParsedArgs& a);  // below
+
+Command reportMergeCommand() { return {reportMergeSpec(), runReportMerge}; }
 
 int runReportMerge(const ParsedArgs& a) {
     if (!a.has("-o")) throw CliError("'report merge' needs -o ALL.json (the merged report)");

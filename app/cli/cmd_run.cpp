@@ -26,13 +26,11 @@
 namespace opscope::cli {
 
 CommandSpec runSpec() {
-    CommandSpec s;
-    s.name = "run";
-    s.usage =
+    return {
+        "run",
         "run FILE.h5... [--case PATH]... [options]\n       opscope-cli run --op NAME --bind ARG=FILE.h5:/path... "
-        "[--attr NAME=VALUE]... [options]";
-    s.summary = "run cases (or a trace's executors) and judge every output by an accuracy standard";
-    s.description =
+        "[--attr NAME=VALUE]... [options]",
+        "run cases (or a trace's executors) and judge every output by an accuracy standard",
         "Each case runs through the operator's public aclnn API. Every output is compared with OpScope's\n"
         "float64 golden reference computed from the same inputs (\"opscope vs golden\"), with the case's\n"
         "reference sources such as expected/ (\"opscope vs expected\"), and each of the case's actual\n"
@@ -44,33 +42,31 @@ CommandSpec runSpec() {
         "whether the device fails, the emulation and the device agree, or both fail (then the inputs are the\n"
         "problem); a failing device output makes the exit code 1.\n\n"
         "Thresholds follow each output's dtype. Default standard: dual-thousandth for\n"
-        "aclnnConvolutionBackward, cann for every other operator (see 'opscope-cli standards').";
-    s.options = {
-        {"--case", "PATH", true, "run only this case, or the cases under this group"},
-        {"--op", "NAME", false, "build one call of this operator instead of reading cases"},
-        {"--bind", "ARG=FILE.h5:/path", true,
-         "with --op: tensor argument ARG from a dataset of any HDF5 file, or FILE.npy, FILE.npz:KEY, FILE.pt"},
-        {"--attr", "NAME=VALUE", true, "with --op: an attribute (1, 2.5, true, 1,2,3 or [true,false])"},
-        {"--expect", "OUT=FILE.h5:/path", true,
-         "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt too"},
-        {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
-        {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
-        {"--product", "ID", false, "emulated product: a2 (default), a3, training, inference"},
-        {"--threads", "N", false, "CPU threads for the kernels (default: all cores; 1 in --jobs workers)"},
-        {"--jobs", "N", false,
-         "N worker processes (default: the cores, with at least 16 cases each); output order stays the same"},
-        {"--shard", "I/N", false, "only the cases whose position % N == I (see 'report merge', docs/SCALE.md)"},
-        {"--trace", "OUT.h5", false, "record every executor to this trace file"},
-        {"--trace-level", "LEVEL", false, "metadata, stats or full (default full: replayable)"},
-        {"--report", "OUT.json|OUT.csv", false, "write the results to a file (atomically; never over an input)"},
-        {"--json", "", false, "print the results as JSON on stdout instead of a table"},
-        {"--progress", "", false, "print progress on stderr even when it is not a terminal"},
-        {"--brief", "", false, "one row per case (its worst comparison) instead of one per comparison"},
-        {"--verbose", "", false, "print every comparison's reason and the notes"},
-        {"--worker", "SHARE", false, "internal, for --jobs: run the cases listed in SHARE, one JSON line each"},
-    };
-    s.minPositionals = 0;
-    s.examples =
+        "aclnnConvolutionBackward, cann for every other operator (see 'opscope-cli standards').",
+        {{"--case", "PATH", true, "run only this case, or the cases under this group"},
+         {"--op", "NAME", false, "build one call of this operator instead of reading cases"},
+         {"--bind", "ARG=FILE.h5:/path", true,
+          "with --op: tensor argument ARG from a dataset of any HDF5 file, or FILE.npy, FILE.npz:KEY, FILE.pt"},
+         {"--attr", "NAME=VALUE", true, "with --op: an attribute (1, 2.5, true, 1,2,3 or [true,false])"},
+         {"--expect", "OUT=FILE.h5:/path", true,
+          "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt too"},
+         {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
+         {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
+         {"--product", "ID", false, "emulated product: a2 (default), a3, training, inference"},
+         {"--threads", "N", false, "CPU threads for the kernels (default: all cores; 1 in --jobs workers)"},
+         {"--jobs", "N", false,
+          "N worker processes (default: the cores, with at least 16 cases each); output order stays the same"},
+         {"--shard", "I/N", false, "only the cases whose position % N == I (see 'report merge', docs/SCALE.md)"},
+         {"--trace", "OUT.h5", false, "record every executor to this trace file"},
+         {"--trace-level", "LEVEL", false, "metadata, stats or full (default full: replayable)"},
+         {"--report", "OUT.json|OUT.csv", false, "write the results to a file (atomically; never over an input)"},
+         {"--json", "", false, "print the results as JSON on stdout instead of a table"},
+         kProgressOption,
+         {"--brief", "", false, "one row per case (its worst comparison) instead of one per comparison"},
+         {"--verbose", "", false, "print every comparison's reason and the notes"},
+         {"--worker", "SHARE", false, "internal, for --jobs: run the cases listed in SHARE, one JSON line each"}},
+        /*minPositionals=*/0,
+        /*maxPositionals=*/-1,
         "  opscope-cli run datasets/group_norm_backward.h5\n"
         "  opscope-cli run datasets/*.h5 --report results.json\n"
         "  opscope-cli run datasets/group_norm_backward.h5 --case /group_norm_backward/fp16 --dtype bf16\n"
@@ -78,9 +74,12 @@ CommandSpec runSpec() {
         "  opscope-cli run step0.h5 --jobs 2 --report step0.json      # an imported msprobe dump\n"
         "  opscope-cli run --op rms_norm_grad --bind dy=dy.npy --bind x=x.pt --bind rstd=s.npz:rstd --bind gamma=g.pt\n"
         "  opscope-cli run --op group_norm_backward --bind gradOut=d.h5:/dy --bind input=d.h5:/x \\\n"
-        "      --bind mean=d.h5:/mean --bind rstd=d.h5:/rstd --attr N=2 --attr C=8 --attr HxW=16 --attr group=2\n";
-    return s;
+        "      --bind mean=d.h5:/mean --bind rstd=d.h5:/rstd --attr N=2 --attr C=8 --attr HxW=16 --attr group=2\n"};
 }
+
+int runRun(const ParsedArgs& a);  // below
+
+Command runCommand() { return {runSpec(), runRun}; }
 
 namespace {
 

@@ -10,31 +10,34 @@
 namespace opscope::cli {
 
 CommandSpec traceShowSpec() {
-    CommandSpec s;
-    s.name = "trace show";
-    s.usage = "trace show TRACE.h5 [--executor N] [--json]";
-    s.summary = "print a trace's executors, parameters, tensors and steps with timings and statistics";
-    s.options = {
-        {"--executor", "N", false, "only the executor with this index (0-based)"},
-        kJsonOption,
-    };
-    s.minPositionals = 1;
-    s.maxPositionals = 1;
-    s.examples = "  OPSCOPE_TRACE=t.h5 ./my_program && opscope-cli trace show t.h5\n";
-    return s;
+    return {"trace show",
+            "trace show TRACE.h5 [--executor N] [--json]",
+            "print a trace's executors, parameters, tensors and steps with timings and statistics",
+            "",
+            {{"--executor", "N", false, "only the executor with this index (0-based)"}, kJsonOption},
+            /*minPositionals=*/1,
+            /*maxPositionals=*/1,
+            "  OPSCOPE_TRACE=t.h5 ./my_program && opscope-cli trace show t.h5\n"};
 }
 
+int runTraceShow(const ParsedArgs& a);  // below
+
+Command traceShowCommand() { return {traceShowSpec(), runTraceShow}; }
+
 CommandSpec traceExportSpec() {
-    CommandSpec s;
-    s.name = "trace export";
-    s.usage = "trace export TRACE.h5 --chrome OUT.json";
-    s.summary = "write a trace as Chrome trace-event JSON (Perfetto, chrome://tracing)";
-    s.options = {{"--chrome", "OUT.json", false, "destination (written atomically; never the trace itself)"}};
-    s.minPositionals = 1;
-    s.maxPositionals = 1;
-    s.examples = "  opscope-cli trace export t.h5 --chrome t.json\n";
-    return s;
+    return {"trace export",
+            "trace export TRACE.h5 --chrome OUT.json",
+            "write a trace as Chrome trace-event JSON (Perfetto, chrome://tracing)",
+            "",
+            {{"--chrome", "OUT.json", false, "destination (written atomically; never the trace itself)"}},
+            /*minPositionals=*/1,
+            /*maxPositionals=*/1,
+            "  opscope-cli trace export t.h5 --chrome t.json\n"};
 }
+
+int runTraceExport(const ParsedArgs& a);  // below
+
+Command traceExportCommand() { return {traceExportSpec(), runTraceExport}; }
 
 namespace {
 

@@ -5,26 +5,26 @@ namespace opscope::cli {
 namespace {
 
 // Commands that open HDF5 files accept --allow-external (parseArgs applies it).
-CommandSpec readsFiles(CommandSpec spec) {
-    spec.options.push_back({kAllowExternalOption, "", false,
-                            "let files read other files (external storage, virtual datasets, external links); "
-                            "only for files you trust"});
-    return spec;
+Command readsFiles(Command command) {
+    command.spec.options.push_back({kAllowExternalOption, "", false,
+                                    "let files read other files (external storage, virtual datasets, external "
+                                    "links); only for files you trust"});
+    return command;
 }
 
 }  // namespace
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> list = {
-        {readsFiles(infoSpec()), runInfo},
-        {readsFiles(runSpec()), runRun},
-        {readsFiles(compareSpec()), runCompare},
-        {readsFiles(traceShowSpec()), runTraceShow},
-        {readsFiles(traceExportSpec()), runTraceExport},
-        {importMsprobeSpec(), runImportMsprobe},
-        {reportMergeSpec(), runReportMerge},
-        {standardsSpec(), runStandards},
-        {operatorsSpec(), runOperators},
+        readsFiles(infoCommand()),
+        readsFiles(runCommand()),
+        readsFiles(compareCommand()),
+        readsFiles(traceShowCommand()),
+        readsFiles(traceExportCommand()),
+        importMsprobeCommand(),
+        reportMergeCommand(),
+        standardsCommand(),
+        operatorsCommand(),
     };
     return list;
 }

@@ -16,23 +16,15 @@ struct Command {
 // info, run, compare, trace show, trace export, standards, operators.
 const std::vector<Command>& commands();
 
-CommandSpec infoSpec();
-int runInfo(const ParsedArgs& args);
-CommandSpec runSpec();
-int runRun(const ParsedArgs& args);
-CommandSpec compareSpec();
-int runCompare(const ParsedArgs& args);
-CommandSpec traceShowSpec();
-int runTraceShow(const ParsedArgs& args);
-CommandSpec traceExportSpec();
-int runTraceExport(const ParsedArgs& args);
-CommandSpec importMsprobeSpec();
-int runImportMsprobe(const ParsedArgs& args);
-CommandSpec reportMergeSpec();
-int runReportMerge(const ParsedArgs& args);
-CommandSpec standardsSpec();
-int runStandards(const ParsedArgs& args);
-CommandSpec operatorsSpec();
-int runOperators(const ParsedArgs& args);
+// Each command's spec and function, from its cmd_*.cpp file.
+Command infoCommand();
+Command runCommand();
+Command compareCommand();
+Command traceShowCommand();
+Command traceExportCommand();
+Command importMsprobeCommand();
+Command reportMergeCommand();
+Command standardsCommand();
+Command operatorsCommand();
 
 }  // namespace opscope::cli

@@ -66,8 +66,8 @@ int dispatch(std::vector<std::string> args) {
     if (args[0] == "trace") {
         if (args.size() == 1 || args[1] == "--help" || args[1] == "-h") {
             std::cout << "usage: opscope-cli trace show TRACE.h5 | trace export TRACE.h5 --chrome OUT.json\n\n"
-                      << helpText(traceShowSpec()) << "\n"
-                      << helpText(traceExportSpec());
+                      << helpText(traceShowCommand().spec) << "\n"
+                      << helpText(traceExportCommand().spec);
             return args.size() == 1 ? kExitError : kExitPass;
         }
         throw CliError("unknown trace command '" + args[1] + "': use 'trace show' or 'trace export'");

@@ -91,9 +91,7 @@ ops::Comparison comparisonFromJson(const json& j) {
                     {"reason", &c.judgement.reason}});
     c.compared = j.value("compared", true);
     c.judged = j.value("judged", true);
-    const std::string verdict = j.value("verdict", "");
-    for (metrics::Verdict v : {metrics::Verdict::Pass, metrics::Verdict::Warning, metrics::Verdict::Fail})
-        if (verdict == metrics::verdictName(v)) c.judgement.verdict = v;
+    if (const auto v = metrics::verdictNamed(j.value("verdict", ""))) c.judgement.verdict = *v;
     if (!c.compared) c.judgement.verdict = metrics::Verdict::Fail;  // as compareOutput leaves it
     if (c.compared && j.contains("metrics") && j["metrics"].is_object()) c.metrics = metricsFromJson(j["metrics"]);
     return c;

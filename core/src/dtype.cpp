@@ -27,43 +27,28 @@ std::size_t dtypeSize(DType t) {
     return 0;
 }
 
-const char* dtypeName(DType t) {
-    switch (t) {
-        case DType::Float32: return "float32";
-        case DType::Float16: return "float16";
-        case DType::BFloat16: return "bfloat16";
-        case DType::Float64: return "float64";
-        case DType::Int8: return "int8";
-        case DType::Int16: return "int16";
-        case DType::Int32: return "int32";
-        case DType::Int64: return "int64";
-        case DType::UInt8: return "uint8";
-        case DType::UInt16: return "uint16";
-        case DType::UInt32: return "uint32";
-        case DType::UInt64: return "uint64";
-        case DType::Bool: return "bool";
-        case DType::String: return "string";
-        case DType::Complex64: return "complex64";
-        case DType::Complex128: return "complex128";
-        case DType::Undefined: return "undefined";
-    }
-    return "unknown";
-}
+namespace {
+// The name each dtype is written with comes first; the rest are the spellings `dtypeFromName` accepts.
+constexpr Named<DType> kDTypeNames[] = {{DType::Float32, "float32"},     {DType::Float16, "float16"},
+                                        {DType::BFloat16, "bfloat16"},   {DType::Float64, "float64"},
+                                        {DType::Int8, "int8"},           {DType::Int16, "int16"},
+                                        {DType::Int32, "int32"},         {DType::Int64, "int64"},
+                                        {DType::UInt8, "uint8"},         {DType::UInt16, "uint16"},
+                                        {DType::UInt32, "uint32"},       {DType::UInt64, "uint64"},
+                                        {DType::Bool, "bool"},           {DType::String, "string"},
+                                        {DType::Complex64, "complex64"}, {DType::Complex128, "complex128"},
+                                        {DType::Undefined, "undefined"}, {DType::Float32, "fp32"},
+                                        {DType::Float32, "float"},       {DType::Float32, "f32"},
+                                        {DType::Float16, "fp16"},        {DType::Float16, "half"},
+                                        {DType::Float16, "f16"},         {DType::BFloat16, "bf16"},
+                                        {DType::Float64, "fp64"},        {DType::Float64, "double"},
+                                        {DType::Float64, "f64"}};
+}  // namespace
+
+const char* dtypeName(DType t) { return nameOf(kDTypeNames, t, "unknown"); }
 
 DType dtypeFromName(const std::string& name) {
-    const std::string n = lowerCase(name);
-    static const std::pair<const char*, DType> aliases[] = {
-        {"fp32", DType::Float32},   {"float", DType::Float32}, {"f32", DType::Float32},   {"fp16", DType::Float16},
-        {"half", DType::Float16},   {"f16", DType::Float16},   {"bf16", DType::BFloat16}, {"fp64", DType::Float64},
-        {"double", DType::Float64}, {"f64", DType::Float64},
-    };
-    if (const std::optional<DType> t = findAlias(n, aliases)) return *t;
-    for (int32_t v = -1; v <= 27; ++v) {
-        if (!isValidAclDataType(v)) continue;
-        DType t = static_cast<DType>(v);
-        if (n == dtypeName(t)) return t;
-    }
-    return DType::Undefined;
+    return valueNamed(lowerCase(name), kDTypeNames).value_or(DType::Undefined);
 }
 
 bool isFloatingType(DType t) {

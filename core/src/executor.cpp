@@ -8,41 +8,25 @@
 #include "opscope/error.h"
 #include "opscope/stats.h"
 #include "opscope/trace.h"
+#include "process_list.h"
 
 namespace opscope {
 namespace {
 
-struct GlobalObservers {
-    std::mutex m;
-    std::vector<std::shared_ptr<ExecutorObserver>> list;
-};
-
-GlobalObservers& globalObservers() {
-    static GlobalObservers* g = new GlobalObservers();
-    return *g;
+ProcessList<std::shared_ptr<ExecutorObserver>>& globalObservers() {
+    static auto* observers = new ProcessList<std::shared_ptr<ExecutorObserver>>();
+    return *observers;
 }
 
-std::vector<std::shared_ptr<ExecutorObserver>> snapshotObservers() {
-    GlobalObservers& g = globalObservers();
-    std::lock_guard<std::mutex> lk(g.m);
-    return g.list;
-}
+std::vector<std::shared_ptr<ExecutorObserver>> snapshotObservers() { return globalObservers().snapshot(); }
 
 std::atomic<uint64_t> gNextExecutorId{1};
 
 }  // namespace
 
-void addGlobalObserver(std::shared_ptr<ExecutorObserver> observer) {
-    GlobalObservers& g = globalObservers();
-    std::lock_guard<std::mutex> lk(g.m);
-    g.list.push_back(std::move(observer));
-}
+void addGlobalObserver(std::shared_ptr<ExecutorObserver> observer) { globalObservers().add(std::move(observer)); }
 
-void removeGlobalObserver(const std::shared_ptr<ExecutorObserver>& observer) {
-    GlobalObservers& g = globalObservers();
-    std::lock_guard<std::mutex> lk(g.m);
-    g.list.erase(std::remove(g.list.begin(), g.list.end(), observer), g.list.end());
-}
+void removeGlobalObserver(const std::shared_ptr<ExecutorObserver>& observer) { globalObservers().remove(observer); }
 
 double traceClockUs() {
     using Clock = std::chrono::steady_clock;

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "opscope/error.h"
+#include "opscope/names.h"
 
 namespace opscope {
 namespace {
@@ -36,16 +37,12 @@ constexpr std::size_t kSpentKept = 256;
 }  // namespace
 
 const char* handleKindName(HandleKind k) {
-    switch (k) {
-        case HandleKind::Tensor: return "aclTensor";
-        case HandleKind::IntArray: return "aclIntArray";
-        case HandleKind::FloatArray: return "aclFloatArray";
-        case HandleKind::BoolArray: return "aclBoolArray";
-        case HandleKind::Scalar: return "aclScalar";
-        case HandleKind::Executor: return "aclOpExecutor";
-        case HandleKind::Stream: return "aclrtStream";
-    }
-    return "handle";
+    static constexpr Named<HandleKind> kHandleKinds[] = {
+        {HandleKind::Tensor, "aclTensor"},         {HandleKind::IntArray, "aclIntArray"},
+        {HandleKind::FloatArray, "aclFloatArray"}, {HandleKind::BoolArray, "aclBoolArray"},
+        {HandleKind::Scalar, "aclScalar"},         {HandleKind::Executor, "aclOpExecutor"},
+        {HandleKind::Stream, "aclrtStream"}};
+    return nameOf(kHandleKinds, k, "handle");
 }
 
 void registerHandle(HandleKind k, const void* p) {

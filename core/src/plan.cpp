@@ -2,17 +2,16 @@
 
 #include "opscope/checked_math.h"
 #include "opscope/error.h"
+#include "opscope/names.h"
 
 namespace opscope {
 
-const char* slotKindName(SlotKind k) {
-    switch (k) {
-        case SlotKind::Input: return "input";
-        case SlotKind::Output: return "output";
-        case SlotKind::Scratch: return "scratch";
-    }
-    return "?";
-}
+namespace {
+constexpr Named<SlotKind> kSlotKinds[] = {
+    {SlotKind::Input, "input"}, {SlotKind::Output, "output"}, {SlotKind::Scratch, "scratch"}};
+}  // namespace
+
+const char* slotKindName(SlotKind k) { return nameOf(kSlotKinds, k); }
 
 int Plan::addInput(const std::string& name, const TensorView& view) {
     slots_.push_back({name, SlotKind::Input, view, 0, 0});

@@ -33,48 +33,38 @@ std::atomic<int>& productSlot() {
 Product currentProduct() { return static_cast<Product>(productSlot().load()); }
 void setProduct(Product p) { productSlot().store(static_cast<int>(p)); }
 
-const char* productId(Product p) {
-    switch (p) {
-        case Product::AtlasTraining: return "training";
-        case Product::AtlasA2: return "a2";
-        case Product::AtlasA3: return "a3";
-        case Product::AtlasInference: return "inference";
-    }
-    return "a2";
-}
+namespace {
 
-const char* productName(Product p) {
-    switch (p) {
-        case Product::AtlasTraining: return "Atlas training series (Ascend 910)";
-        case Product::AtlasA2: return "Atlas A2 training series / Atlas 800I A2 (Ascend 910B)";
-        case Product::AtlasA3: return "Atlas A3 training / inference series";
-        case Product::AtlasInference: return "Atlas inference series (Ascend 310P)";
-    }
-    return "?";
-}
+// The id each product is written with comes first; the rest are the spellings `parseProduct` accepts.
+constexpr Named<Product> kProductIds[] = {{Product::AtlasTraining, "training"},
+                                          {Product::AtlasA2, "a2"},
+                                          {Product::AtlasA3, "a3"},
+                                          {Product::AtlasInference, "inference"},
+                                          {Product::AtlasTraining, "910"},
+                                          {Product::AtlasTraining, "ascend910"},
+                                          {Product::AtlasTraining, "atlas-training"},
+                                          {Product::AtlasA2, "910b"},
+                                          {Product::AtlasA2, "ascend910b"},
+                                          {Product::AtlasA2, "atlas-a2"},
+                                          {Product::AtlasA3, "910c"},
+                                          {Product::AtlasA3, "atlas-a3"},
+                                          {Product::AtlasInference, "310p"},
+                                          {Product::AtlasInference, "ascend310p"},
+                                          {Product::AtlasInference, "atlas-inference"}};
 
-bool parseProduct(const std::string& text, Product* out) {
-    static const std::pair<const char*, Product> aliases[] = {
-        {"training", Product::AtlasTraining},
-        {"910", Product::AtlasTraining},
-        {"ascend910", Product::AtlasTraining},
-        {"atlas-training", Product::AtlasTraining},
-        {"a2", Product::AtlasA2},
-        {"910b", Product::AtlasA2},
-        {"ascend910b", Product::AtlasA2},
-        {"atlas-a2", Product::AtlasA2},
-        {"a3", Product::AtlasA3},
-        {"910c", Product::AtlasA3},
-        {"atlas-a3", Product::AtlasA3},
-        {"inference", Product::AtlasInference},
-        {"310p", Product::AtlasInference},
-        {"ascend310p", Product::AtlasInference},
-        {"atlas-inference", Product::AtlasInference},
-    };
-    const std::optional<Product> p = findAlias(lowerCase(text), aliases);
-    if (p && out) *out = *p;
-    return p.has_value();
-}
+constexpr Named<Product> kProductNames[] = {
+    {Product::AtlasTraining, "Atlas training series (Ascend 910)"},
+    {Product::AtlasA2, "Atlas A2 training series / Atlas 800I A2 (Ascend 910B)"},
+    {Product::AtlasA3, "Atlas A3 training / inference series"},
+    {Product::AtlasInference, "Atlas inference series (Ascend 310P)"}};
+
+}  // namespace
+
+const char* productId(Product p) { return nameOf(kProductIds, p, "a2"); }
+
+const char* productName(Product p) { return nameOf(kProductNames, p); }
+
+bool parseProduct(const std::string& text, Product* out) { return parseNamed(lowerCase(text), kProductIds, out); }
 
 std::vector<Product> allProducts() {
     return {Product::AtlasTraining, Product::AtlasA2, Product::AtlasA3, Product::AtlasInference};

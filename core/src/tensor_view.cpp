@@ -4,25 +4,24 @@
 
 #include "opscope/checked_math.h"
 #include "opscope/error.h"
+#include "opscope/names.h"
 
 namespace opscope {
 
 const char* formatName(Format f) {
-    switch (f) {
-        case Format::Undefined: return "UNDEFINED";
-        case Format::NCHW: return "NCHW";
-        case Format::NHWC: return "NHWC";
-        case Format::ND: return "ND";
-        case Format::NC1HWC0: return "NC1HWC0";
-        case Format::FractalZ: return "FRACTAL_Z";
-        case Format::HWCN: return "HWCN";
-        case Format::NDHWC: return "NDHWC";
-        case Format::FractalNZ: return "FRACTAL_NZ";
-        case Format::NCDHW: return "NCDHW";
-        case Format::NC: return "NC";
-        case Format::NCL: return "NCL";
-    }
-    return "UNKNOWN";
+    static constexpr Named<Format> kFormats[] = {{Format::Undefined, "UNDEFINED"},
+                                                 {Format::NCHW, "NCHW"},
+                                                 {Format::NHWC, "NHWC"},
+                                                 {Format::ND, "ND"},
+                                                 {Format::NC1HWC0, "NC1HWC0"},
+                                                 {Format::FractalZ, "FRACTAL_Z"},
+                                                 {Format::HWCN, "HWCN"},
+                                                 {Format::NDHWC, "NDHWC"},
+                                                 {Format::FractalNZ, "FRACTAL_NZ"},
+                                                 {Format::NCDHW, "NCDHW"},
+                                                 {Format::NC, "NC"},
+                                                 {Format::NCL, "NCL"}};
+    return nameOf(kFormats, f, "UNKNOWN");
 }
 
 bool isPrivateFormat(Format f) { return f == Format::NC1HWC0 || f == Format::FractalZ || f == Format::FractalNZ; }

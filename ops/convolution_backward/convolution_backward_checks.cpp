@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "dtype_promotion.h"
+#include "opscope/names.h"
 #include "opscope/op_support.h"
 
 namespace opscope::conv {
@@ -318,23 +319,17 @@ void checkProductLimits(const ConvProblem& p, Product product) {
 }  // namespace
 
 const char* cubePrecisionName(CubePrecision p) {
-    switch (p) {
-        case CubePrecision::Float32: return "float32";
-        case CubePrecision::HFloat32: return "hfloat32";
-        case CubePrecision::Float16: return "float16";
-        case CubePrecision::BFloat16: return "bfloat16";
-    }
-    return "?";
+    static constexpr Named<CubePrecision> kPrecisions[] = {{CubePrecision::Float32, "float32"},
+                                                           {CubePrecision::HFloat32, "hfloat32"},
+                                                           {CubePrecision::Float16, "float16"},
+                                                           {CubePrecision::BFloat16, "bfloat16"}};
+    return nameOf(kPrecisions, p);
 }
 
 const char* cubeMathTypeName(int8_t cubeMathType) {
-    switch (cubeMathType) {
-        case 0: return "KEEP_DTYPE";
-        case 1: return "ALLOW_FP32_DOWN_PRECISION";
-        case 2: return "USE_FP16";
-        case 3: return "USE_HF32";
-        default: return "unknown";
-    }
+    static constexpr Named<int8_t> kCubeMathTypes[] = {
+        {0, "KEEP_DTYPE"}, {1, "ALLOW_FP32_DOWN_PRECISION"}, {2, "USE_FP16"}, {3, "USE_HF32"}};
+    return nameOf(kCubeMathTypes, cubeMathType, "unknown");
 }
 
 CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t mode) {

@@ -20,30 +20,29 @@ std::vector<int64_t> perDim(const std::vector<int64_t>& v, std::size_t spatial, 
 
 class ConvolutionBackwardOperator final : public Operator {
 public:
-    const OpSchema& schema() const override {
-        static const OpSchema s = {
-            "aclnnConvolutionBackward",
-            "convolution_backward",
-            "Gradients of 1-D/2-D/3-D (transposed) convolution with respect to input, weight and bias",
-            {tensorArg("gradOutput", "gradient of the forward output [N, Cout, ...]"),
-             tensorArg("input", "forward input [N, Cin, ...]"),
-             tensorArg("weight", "[Cout, Cin/groups, k...] ([Cin, Cout/groups, k...] when transposed)")},
-            {intArrayArg("biasSizes", "[Cout] (may be absent unless gradBias is wanted for empty input)", {}, true),
-             intArrayArg("stride", "one per spatial dimension", {1}),
-             intArrayArg("padding", "one per spatial dimension (2-D: or top, bottom, left, right)", {0}),
-             intArrayArg("dilation", "one per spatial dimension", {1}),
-             boolArg("transposed", "transposed (fractionally strided) convolution", false),
-             intArrayArg("outputPadding", "transposed only: extra size on one side", {0}),
-             intArg("groups", "channel groups", 1),
-             boolArrayArg("outputMask", "[gradInput, gradWeight, gradBias]", {true, true, true}),
-             enumArg("cubeMathType", "precision of the cube unit",
-                     {"KEEP_DTYPE", "ALLOW_FP32_DOWN_PRECISION", "USE_FP16", "USE_HF32"}, 0)},
-            "outputMask",
-            {{"gradInput", 0}, {"gradWeight", 1}, {"gradBias", 2}},
-        };
-        return s;
-    }
+    ConvolutionBackwardOperator()
+        : Operator({
+              "aclnnConvolutionBackward",
+              "convolution_backward",
+              "Gradients of 1-D/2-D/3-D (transposed) convolution with respect to input, weight and bias",
+              {tensorArg("gradOutput", "gradient of the forward output [N, Cout, ...]"),
+               tensorArg("input", "forward input [N, Cin, ...]"),
+               tensorArg("weight", "[Cout, Cin/groups, k...] ([Cin, Cout/groups, k...] when transposed)")},
+              {intArrayArg("biasSizes", "[Cout] (may be absent unless gradBias is wanted for empty input)", {}, true),
+               intArrayArg("stride", "one per spatial dimension", {1}),
+               intArrayArg("padding", "one per spatial dimension (2-D: or top, bottom, left, right)", {0}),
+               intArrayArg("dilation", "one per spatial dimension", {1}),
+               boolArg("transposed", "transposed (fractionally strided) convolution", false),
+               intArrayArg("outputPadding", "transposed only: extra size on one side", {0}),
+               intArg("groups", "channel groups", 1),
+               boolArrayArg("outputMask", "[gradInput, gradWeight, gradBias]", {true, true, true}),
+               enumArg("cubeMathType", "precision of the cube unit",
+                       {"KEEP_DTYPE", "ALLOW_FP32_DOWN_PRECISION", "USE_FP16", "USE_HF32"}, 0)},
+              "outputMask",
+              {{"gradInput", 0}, {"gradWeight", 1}, {"gradBias", 2}},
+          }) {}
 
+private:
     // Schema defaults are one value; an argument the caller left out gets one per spatial
     // dimension, as the device requires (the rule the debugger's form prefills with).
     void completeDefaults(OpArguments& a, const OpArguments& given) const override {
@@ -54,15 +53,14 @@ public:
             if (!given.hasAttr(name)) a.attributes[name] = value;
     }
 
-    std::unique_ptr<PreparedCall> prepare(const OpArguments& given) const override {
-        const OpArguments a = withDefaults(given);
-        auto call = std::make_unique<PreparedCall>(a);
+    int32_t getWorkspaceSize(PreparedCall& call, uint64_t* ws, aclOpExecutor** exe) const override {
+        const OpArguments& a = call.arguments();
         const HostTensor& gy = a.tensor("gradOutput");
         const HostTensor& x = a.tensor("input");
         const HostTensor& w = a.tensor("weight");
-        aclTensor* tGy = call->inputTensor("gradOutput");
-        aclTensor* tX = call->inputTensor("input");
-        aclTensor* tW = call->inputTensor("weight");
+        aclTensor* tGy = call.inputTensor("gradOutput");
+        aclTensor* tX = call.inputTensor("input");
+        aclTensor* tW = call.inputTensor("weight");
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         const std::vector<int64_t> biasSizes = a.intArrayAttr("biasSizes");
         const bool transposed = a.boolAttr("transposed");
@@ -70,28 +68,25 @@ public:
         int64_t biasLen = biasSizes.empty() ? 0 : biasSizes[0];
         if (biasSizes.empty() && w.rank() >= 2) biasLen = transposed ? w.shape()[1] * groups : w.shape()[0];
         aclTensor* gi = maskSelects(mask, 0)
-                            ? call->outputTensor("gradInput", conv::promoteDtype(x.dtype(), gy.dtype()), x.shape())
+                            ? call.outputTensor("gradInput", conv::promoteDtype(x.dtype(), gy.dtype()), x.shape())
                             : nullptr;
         aclTensor* gw = maskSelects(mask, 1)
-                            ? call->outputTensor("gradWeight", conv::promoteDtype(w.dtype(), gy.dtype()), w.shape())
+                            ? call.outputTensor("gradWeight", conv::promoteDtype(w.dtype(), gy.dtype()), w.shape())
                             : nullptr;
-        aclTensor* gb = maskSelects(mask, 2) ? call->outputTensor("gradBias", gy.dtype(), {biasLen}) : nullptr;
-        aclIntArray* bias = biasSizes.empty() ? nullptr : call->intArray(biasSizes);
-        aclIntArray* stride = call->intArray(a.intArrayAttr("stride"));
-        aclIntArray* padding = call->intArray(a.intArrayAttr("padding"));
-        aclIntArray* dilation = call->intArray(a.intArrayAttr("dilation"));
-        aclIntArray* outputPadding = call->intArray(a.intArrayAttr("outputPadding"));
-        aclBoolArray* outputMask = call->boolArray(mask);
+        aclTensor* gb = maskSelects(mask, 2) ? call.outputTensor("gradBias", gy.dtype(), {biasLen}) : nullptr;
+        aclIntArray* bias = biasSizes.empty() ? nullptr : call.intArray(biasSizes);
+        aclIntArray* stride = call.intArray(a.intArrayAttr("stride"));
+        aclIntArray* padding = call.intArray(a.intArrayAttr("padding"));
+        aclIntArray* dilation = call.intArray(a.intArrayAttr("dilation"));
+        aclIntArray* outputPadding = call.intArray(a.intArrayAttr("outputPadding"));
+        aclBoolArray* outputMask = call.boolArray(mask);
         const auto cube = static_cast<int8_t>(a.intAttr("cubeMathType"));
-        return finishPrepare(std::move(call), [&](uint64_t* ws, aclOpExecutor** exe) {
-            return aclnnConvolutionBackwardGetWorkspaceSize(tGy, tX, tW, bias, stride, padding, dilation, transposed,
-                                                            outputPadding, static_cast<int>(groups), outputMask, cube,
-                                                            gi, gw, gb, ws, exe);
-        });
+        return aclnnConvolutionBackwardGetWorkspaceSize(tGy, tX, tW, bias, stride, padding, dilation, transposed,
+                                                        outputPadding, static_cast<int>(groups), outputMask, cube, gi,
+                                                        gw, gb, ws, exe);
     }
 
-    std::map<std::string, HostTensor> reference(const OpArguments& given) const override {
-        const OpArguments a = withDefaults(given);
+    std::map<std::string, HostTensor> golden(const OpArguments& a) const override {
         const HostTensor& gy = a.tensor("gradOutput");
         const HostTensor& x = a.tensor("input");
         const HostTensor& w = a.tensor("weight");

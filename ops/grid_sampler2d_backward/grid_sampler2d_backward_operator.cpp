@@ -9,49 +9,43 @@ namespace {
 
 class GridSampler2DBackwardOperator final : public Operator {
 public:
-    const OpSchema& schema() const override {
-        static const OpSchema s = {
-            "aclnnGridSampler2DBackward",
-            "grid_sampler2d_backward",
-            "Gradients of 2-D grid sampling with respect to input and grid",
-            {tensorArg("gradOutput", "gradient of the forward output, [N, C, Ho, Wo]"),
-             tensorArg("input", "forward input, [N, C, H, W]"),
-             tensorArg("grid", "sampling positions (x, y) in [-1, 1], [N, Ho, Wo, 2]")},
-            {enumArg("interpolationMode", "interpolation", {"bilinear", "nearest", "bicubic"}, 0),
-             enumArg("paddingMode", "values outside the input", {"zeros", "border", "reflection"}, 0),
-             boolArg("alignCorners", "the extreme grid values are the corner pixels' centres", false),
-             boolArrayArg("outputMask", "[inputGrad, gridGrad]", {true, true})},
-            "outputMask",
-            {{"inputGrad", 0}, {"gridGrad", 1}},
-        };
-        return s;
-    }
+    GridSampler2DBackwardOperator()
+        : Operator({
+              "aclnnGridSampler2DBackward",
+              "grid_sampler2d_backward",
+              "Gradients of 2-D grid sampling with respect to input and grid",
+              {tensorArg("gradOutput", "gradient of the forward output, [N, C, Ho, Wo]"),
+               tensorArg("input", "forward input, [N, C, H, W]"),
+               tensorArg("grid", "sampling positions (x, y) in [-1, 1], [N, Ho, Wo, 2]")},
+              {enumArg("interpolationMode", "interpolation", {"bilinear", "nearest", "bicubic"}, 0),
+               enumArg("paddingMode", "values outside the input", {"zeros", "border", "reflection"}, 0),
+               boolArg("alignCorners", "the extreme grid values are the corner pixels' centres", false),
+               boolArrayArg("outputMask", "[inputGrad, gridGrad]", {true, true})},
+              "outputMask",
+              {{"inputGrad", 0}, {"gridGrad", 1}},
+          }) {}
 
-    std::unique_ptr<PreparedCall> prepare(const OpArguments& given) const override {
-        const OpArguments a = withDefaults(given);
-        auto call = std::make_unique<PreparedCall>(a);
+private:
+    int32_t getWorkspaceSize(PreparedCall& call, uint64_t* ws, aclOpExecutor** exe) const override {
+        const OpArguments& a = call.arguments();
         const DType dt = a.tensor("input").dtype();
-        aclTensor* go = call->inputTensor("gradOutput");
-        aclTensor* in = call->inputTensor("input");
-        aclTensor* grid = call->inputTensor("grid");
+        aclTensor* go = call.inputTensor("gradOutput");
+        aclTensor* in = call.inputTensor("input");
+        aclTensor* grid = call.inputTensor("grid");
         // The operator needs both output tensors whatever the mask selects; only the selected
         // ones are reported.
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         auto output = [&](std::size_t i, const char* name, const std::vector<int64_t>& shape) {
-            return maskSelects(mask, i) ? call->outputTensor(name, dt, shape) : call->unusedOutputTensor(dt, shape);
+            return maskSelects(mask, i) ? call.outputTensor(name, dt, shape) : call.unusedOutputTensor(dt, shape);
         };
         aclTensor* gi = output(0, "inputGrad", a.tensor("input").shape());
         aclTensor* gg = output(1, "gridGrad", a.tensor("grid").shape());
-        aclBoolArray* outputMask = call->boolArray(mask);
-        return finishPrepare(std::move(call), [&](uint64_t* ws, aclOpExecutor** exe) {
-            return aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, a.intAttr("interpolationMode"),
-                                                              a.intAttr("paddingMode"), a.boolAttr("alignCorners"),
-                                                              outputMask, gi, gg, ws, exe);
-        });
+        return aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, a.intAttr("interpolationMode"),
+                                                          a.intAttr("paddingMode"), a.boolAttr("alignCorners"),
+                                                          call.boolArray(mask), gi, gg, ws, exe);
     }
 
-    std::map<std::string, HostTensor> reference(const OpArguments& given) const override {
-        const OpArguments a = withDefaults(given);
+    std::map<std::string, HostTensor> golden(const OpArguments& a) const override {
         const HostTensor& in = a.tensor("input");
         const HostTensor& grid = a.tensor("grid");
         if (in.rank() != 4 || grid.rank() != 4) return {};

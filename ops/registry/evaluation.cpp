@@ -2,6 +2,7 @@
 #include "opscope/ops/evaluation.h"
 
 #include "opscope/error.h"
+#include "opscope/names.h"
 #include "opscope/metric_fields.h"
 
 namespace opscope::ops {
@@ -97,12 +98,9 @@ Overall overallOf(const std::vector<Comparison>& comparisons) {
 }
 
 const char* overallName(Overall o) {
-    switch (o) {
-        case Overall::Pass: return "pass";
-        case Overall::Fail: return "fail";
-        case Overall::NotJudged: return "not judged";
-    }
-    return "?";
+    static constexpr Named<Overall> kOveralls[] = {
+        {Overall::Pass, "pass"}, {Overall::Fail, "fail"}, {Overall::NotJudged, "not judged"}};
+    return nameOf(kOveralls, o);
 }
 
 void writeComparisonJson(JsonWriter& w, const Comparison& c) {
@@ -122,14 +120,12 @@ void writeComparisonJson(JsonWriter& w, const Comparison& c) {
 }
 
 const char* deviceVerdictName(DeviceVerdict::Kind k) {
-    switch (k) {
-        case DeviceVerdict::Kind::DeviceFails: return "device fails";
-        case DeviceVerdict::Kind::Agree: return "emulation and device agree";
-        case DeviceVerdict::Kind::BothFail: return "both fail";
-        case DeviceVerdict::Kind::EmulationFails: return "emulation fails";
-        case DeviceVerdict::Kind::NoDevice: break;
-    }
-    return "no device outputs";
+    using Kind = DeviceVerdict::Kind;
+    static constexpr Named<Kind> kKinds[] = {{Kind::DeviceFails, "device fails"},
+                                             {Kind::Agree, "emulation and device agree"},
+                                             {Kind::BothFail, "both fail"},
+                                             {Kind::EmulationFails, "emulation fails"}};
+    return nameOf(kKinds, k, "no device outputs");
 }
 
 DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons) {

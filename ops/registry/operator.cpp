@@ -7,20 +7,16 @@
 #include "builtin_operators.h"
 #include "opscope/convert.h"
 #include "opscope/error.h"
+#include "opscope/names.h"
 
 namespace opscope::ops {
 
 const char* argKindName(ArgKind k) {
-    switch (k) {
-        case ArgKind::Tensor: return "tensor";
-        case ArgKind::Int: return "int";
-        case ArgKind::Bool: return "bool";
-        case ArgKind::Float: return "float";
-        case ArgKind::IntArray: return "int[]";
-        case ArgKind::BoolArray: return "bool[]";
-        case ArgKind::Enum: return "enum";
-    }
-    return "?";
+    static constexpr Named<ArgKind> kArgKinds[] = {{ArgKind::Tensor, "tensor"},  {ArgKind::Int, "int"},
+                                                   {ArgKind::Bool, "bool"},      {ArgKind::Float, "float"},
+                                                   {ArgKind::IntArray, "int[]"}, {ArgKind::BoolArray, "bool[]"},
+                                                   {ArgKind::Enum, "enum"}};
+    return nameOf(kArgKinds, k);
 }
 
 ArgSpec tensorArg(std::string name, std::string help, bool optional) {
@@ -237,6 +233,15 @@ const HostTensor* PreparedCall::output(const std::string& name) const {
 }
 
 // ---- Operator ----
+
+std::unique_ptr<PreparedCall> Operator::prepare(const OpArguments& args) const {
+    auto call = std::make_unique<PreparedCall>(withDefaults(args));
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    const int32_t status = getWorkspaceSize(*call, &workspaceSize, &executor);
+    call->finishPhase1(status, workspaceSize, executor);
+    return call;
+}
 
 OpArguments Operator::castTo(const OpArguments& args, DType dtype) const {
     OpArguments out = args;

@@ -19,41 +19,48 @@ std::vector<double> rowsOf(const HostTensor& t, int64_t first, int64_t count) {
 
 class RmsNormGradOperator final : public Operator {
 public:
-    const OpSchema& schema() const override {
-        static const OpSchema s = {
-            "aclnnRmsNormGrad",
-            "rms_norm_grad",
-            "Gradients of RmsNorm with respect to x and gamma",
-            {tensorArg("dy", "gradient of the forward output, the shape of x"),
-             tensorArg("x", "forward input, rank 1-8"),
-             tensorArg("rstd", "forward 1/rms per row, float32, the leading axes x[0:n]"),
-             tensorArg("gamma", "scale, the trailing axes x[n:]")},
-            {},
-            "",
-            {{"dxOut", -1}, {"dgammaOut", -1}},
-        };
-        return s;
+    RmsNormGradOperator()
+        : Operator({
+              "aclnnRmsNormGrad",
+              "rms_norm_grad",
+              "Gradients of RmsNorm with respect to x and gamma",
+              {tensorArg("dy", "gradient of the forward output, the shape of x"),
+               tensorArg("x", "forward input, rank 1-8"),
+               tensorArg("rstd", "forward 1/rms per row, float32, the leading axes x[0:n]"),
+               tensorArg("gamma", "scale, the trailing axes x[n:]")},
+              {},
+              "",
+              {{"dxOut", -1}, {"dgammaOut", -1}},
+          }) {}
+
+    // rstd stays float32 (the only dtype the operator takes for it); dy, x and gamma follow.
+    OpArguments castTo(const OpArguments& args, DType dtype) const override {
+        OpArguments out = args;
+        for (auto& [name, t] : out.tensors) {
+            if (name == "rstd" || !isFloatingType(t.dtype()) || t.dtype() == dtype) continue;
+            HostTensor c(dtype, t.shape());
+            copyConvert(t.view(), c.view());
+            t = std::move(c);
+        }
+        return out;
     }
 
-    std::unique_ptr<PreparedCall> prepare(const OpArguments& given) const override {
-        const OpArguments a = withDefaults(given);
-        auto call = std::make_unique<PreparedCall>(a);
-        aclTensor* dy = call->inputTensor("dy");
-        aclTensor* x = call->inputTensor("x");
-        aclTensor* rstd = call->inputTensor("rstd");
-        aclTensor* gamma = call->inputTensor("gamma");
-        aclTensor* dx = call->outputTensor("dxOut", a.tensor("dy").dtype(), a.tensor("dy").shape());
-        aclTensor* dg = call->outputTensor("dgammaOut", DType::Float32, a.tensor("gamma").shape());
-        return finishPrepare(std::move(call), [&](uint64_t* ws, aclOpExecutor** exe) {
-            return aclnnRmsNormGradGetWorkspaceSize(dy, x, rstd, gamma, dx, dg, ws, exe);
-        });
+private:
+    int32_t getWorkspaceSize(PreparedCall& call, uint64_t* ws, aclOpExecutor** exe) const override {
+        const OpArguments& a = call.arguments();
+        aclTensor* dy = call.inputTensor("dy");
+        aclTensor* x = call.inputTensor("x");
+        aclTensor* rstd = call.inputTensor("rstd");
+        aclTensor* gamma = call.inputTensor("gamma");
+        aclTensor* dx = call.outputTensor("dxOut", a.tensor("dy").dtype(), a.tensor("dy").shape());
+        aclTensor* dg = call.outputTensor("dgammaOut", DType::Float32, a.tensor("gamma").shape());
+        return aclnnRmsNormGradGetWorkspaceSize(dy, x, rstd, gamma, dx, dg, ws, exe);
     }
 
     // The scalar reference over blocks of rows (dx rows are independent; dgamma adds the blocks'
     // sums): a [32768, 4096] call holds its float64 dx and a few MB of rows, not four
     // tensor-sized vectors of doubles.
-    std::map<std::string, HostTensor> reference(const OpArguments& given) const override {
-        const OpArguments a = withDefaults(given);
+    std::map<std::string, HostTensor> golden(const OpArguments& a) const override {
         const HostTensor& x = a.tensor("x");
         const HostTensor& gamma = a.tensor("gamma");
         const int64_t cols = gamma.numel();
@@ -71,18 +78,6 @@ public:
             for (int64_t j = 0; j < cols; ++j) dgamma.dataAs<double>()[j] += r.dgamma[static_cast<std::size_t>(j)];
         }
         return {{"dxOut", std::move(dx)}, {"dgammaOut", std::move(dgamma)}};
-    }
-
-    // rstd stays float32 (the only dtype the operator takes for it); dy, x and gamma follow.
-    OpArguments castTo(const OpArguments& args, DType dtype) const override {
-        OpArguments out = args;
-        for (auto& [name, t] : out.tensors) {
-            if (name == "rstd" || !isFloatingType(t.dtype()) || t.dtype() == dtype) continue;
-            HostTensor c(dtype, t.shape());
-            copyConvert(t.view(), c.view());
-            t = std::move(c);
-        }
-        return out;
     }
 };
 

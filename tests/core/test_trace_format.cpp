@@ -56,6 +56,9 @@ void runToyExecutor(double scale = 0.1) {
 // child shares no HDF5 state with it), once the parent writes to the pipe; returns its exit code.
 class ChildReader {
 public:
+    // The exit code of a body that throws.
+    static constexpr int kThrew = 99;
+
     template <class Body>
     explicit ChildReader(Body body) {
         if (pipe(fds_) != 0) throw std::runtime_error("pipe");
@@ -64,7 +67,11 @@ public:
             char go = 0;
             close(fds_[1]);
             if (read(fds_[0], &go, 1) != 1) _exit(100);
-            _exit(body());
+            try {
+                _exit(body());
+            } catch (...) {
+                _exit(kThrew);
+            }
         }
         close(fds_[0]);
     }
@@ -159,13 +166,7 @@ TEST(TraceFormat, ReadsBackWhatWasRecorded) {
 TEST(TraceFormat, ALiveTraceCanBeReadByAnotherProcess) {
     const std::string path = tempPath("live.h5");
     std::remove(path.c_str());
-    ChildReader child([&] {
-        try {
-            return static_cast<int>(readTraceFile(path).size());
-        } catch (...) {
-            return 99;
-        }
-    });
+    ChildReader child([&] { return static_cast<int>(readTraceFile(path).size()); });
     auto trace = startTrace(path, TraceLevel::Stats, TraceWriteMode::Synchronous);
     for (int i = 0; i < 3; ++i) runToyExecutor();
     // The writer still has the file open (and locked); a reader takes no lock and sees every
@@ -179,12 +180,8 @@ TEST(TraceFormat, BackgroundWriterClosesTheFileWhenIdle) {
     const std::string path = tempPath("idle.h5");
     std::remove(path.c_str());
     ChildReader child([&] {
-        try {
-            h5::File::openReadWrite(path).close();  // needs the writer's lock to be gone
-            return 0;
-        } catch (...) {
-            return 1;
-        }
+        h5::File::openReadWrite(path).close();  // needs the writer's lock to be gone
+        return 0;
     });
     auto trace = startTrace(path, TraceLevel::Metadata);
     runToyExecutor();
@@ -226,27 +223,33 @@ trace_v2::ExecutorRow firstExecutorRow(const h5::File& f) {
     return row;
 }
 
+// damagedTrace whose damage is a third executor row: a copy of the first, changed by `edit`.
+template <class Edit>
+std::string traceWithCopiedExecutor(const std::string& name, Edit edit) {
+    return damagedTrace(name, [&](h5::File& f) {
+        trace_v2::ExecutorRow row = firstExecutorRow(f);
+        edit(row);
+        h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
+    });
+}
+
+// The FileError of reading executor 2 alone.
+std::string executor2Error(const std::string& path) {
+    return test::errorOf<FileError>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
+}
+
 TEST(TraceFormat, DamagedFilesGiveSentences) {
     // Rows past the end of a table are what a kill leaves (TornTailIsIgnored); asked for by
     // itself, such an executor is damage.
-    std::string path = damagedTrace("bad_range.h5", [](h5::File& f) {
-        trace_v2::ExecutorRow row = firstExecutorRow(f);
-        row.firstStep = 1000;
-        h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
-    });
-    const std::string rangeError =
-        test::errorOf<FileError>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
+    std::string path =
+        traceWithCopiedExecutor("bad_range.h5", [](trace_v2::ExecutorRow& row) { row.firstStep = 1000; });
+    const std::string rangeError = executor2Error(path);
     EXPECT_NE(rangeError.find("is damaged: executor 2 points at rows 1000 + 2 of table '/steps'"), std::string::npos)
         << rangeError;
     std::remove(path.c_str());
 
-    path = damagedTrace("bad_string.h5", [](h5::File& f) {
-        trace_v2::ExecutorRow row = firstExecutorRow(f);
-        row.product = 99999;
-        h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
-    });
-    const std::string stringError =
-        test::errorOf<FileError>([&] { readTraceExecutor(h5::File::openReadOnly(path), 2); });
+    path = traceWithCopiedExecutor("bad_string.h5", [](trace_v2::ExecutorRow& row) { row.product = 99999; });
+    const std::string stringError = executor2Error(path);
     EXPECT_NE(stringError.find("/executors row 2 refers to string 99999, outside /strings"), std::string::npos)
         << stringError;
     EXPECT_EQ(readTraceFile(path).size(), 2u);  // past the end of /strings: a torn tail
@@ -269,10 +272,8 @@ TEST(TraceFormat, DamagedFilesGiveSentences) {
     EXPECT_NE(readError(path).find("has rank 9 (0 to 8 allowed)"), std::string::npos) << readError(path);
     std::remove(path.c_str());
 
-    path = damagedTrace("bad_owner.h5", [](h5::File& f) {
-        trace_v2::ExecutorRow row = firstExecutorRow(f);  // executor 2 claiming executor 0's rows
-        h5::Table::open(f, "/executors").append(trace_v2::executorRowType(), &row, 1);
-    });
+    // Executor 2 claiming executor 0's rows.
+    path = traceWithCopiedExecutor("bad_owner.h5", [](trace_v2::ExecutorRow&) {});
     EXPECT_NE(readError(path).find("belongs to executor 0, but executor 2 points at it"), std::string::npos)
         << readError(path);
     std::remove(path.c_str());

@@ -73,16 +73,24 @@ std::vector<float> roundingCases() {
     return v;
 }
 
+// Stores every rounding case through V into T, lane block by lane block, and hands each
+// (source, stored) pair to `check` until one fails an ASSERT.
+template <class V, class T, class Check>
+void checkFullStores(Check check) {
+    const std::vector<float> src = roundingCases();
+    std::vector<T> out(src.size());
+    for (std::size_t i = 0; i < src.size(); i += kLanes) V::load(src.data() + i).store(out.data() + i);
+    for (std::size_t i = 0; i < src.size() && !::testing::Test::HasFatalFailure(); ++i) check(src[i], out[i]);
+}
+
 // bfloat16 stores round exactly like floatToBFloat16Bits and Eigen (NaN: 0x7fc0 with its sign).
 template <class V>
 void checkBFloat16Stores() {
+    checkFullStores<V, bfloat16>([](float s, bfloat16 stored) {
+        ASSERT_EQ(bitsOf(stored), floatToBFloat16Bits(s)) << std::hex << floatBits(s);
+        ASSERT_EQ(bitsOf(stored), bitsOf(bfloat16(s))) << std::hex << floatBits(s);
+    });
     const std::vector<float> src = roundingCases();
-    std::vector<bfloat16> out(src.size());
-    for (std::size_t i = 0; i < src.size(); i += kLanes) V::load(src.data() + i).store(out.data() + i);
-    for (std::size_t i = 0; i < src.size(); ++i) {
-        ASSERT_EQ(bitsOf(out[i]), floatToBFloat16Bits(src[i])) << std::hex << floatBits(src[i]);
-        ASSERT_EQ(bitsOf(out[i]), bitsOf(bfloat16(src[i]))) << std::hex << floatBits(src[i]);
-    }
     // A partial store writes its n lanes and nothing after them.
     for (int n = 0; n < kLanes; ++n) {
         std::vector<bfloat16> part(kLanes, fromBits<bfloat16>(0x1234));
@@ -95,15 +103,12 @@ void checkBFloat16Stores() {
 // float16 stores round to nearest even like Eigen (any NaN stays a NaN).
 template <class V>
 void checkHalfStores() {
-    const std::vector<float> src = roundingCases();
-    std::vector<half> out(src.size());
-    for (std::size_t i = 0; i < src.size(); i += kLanes) V::load(src.data() + i).store(out.data() + i);
-    for (std::size_t i = 0; i < src.size(); ++i) {
-        if (std::isnan(src[i]))
-            ASSERT_TRUE(std::isnan(static_cast<float>(out[i]))) << i;
+    checkFullStores<V, half>([](float s, half stored) {
+        if (std::isnan(s))
+            ASSERT_TRUE(std::isnan(static_cast<float>(stored))) << s;
         else
-            ASSERT_EQ(bitsOf(out[i]), bitsOf(half(src[i]))) << src[i];
-    }
+            ASSERT_EQ(bitsOf(stored), bitsOf(half(s))) << s;
+    });
 }
 
 TEST(Vec16, LoadsWidenEveryBFloat16AndHalfPatternExactly) {

@@ -92,21 +92,17 @@ void makeTransposed(ConvCall& c) {  // input [2,4,3,3], weight [4,3,3,3], groups
 }
 
 // clang-format off
-const ErrorCase kCases[] = {
+const std::vector<ErrorCase> kCases = errorTable<ConvCall>(
     // 1. Null pointers and the mask.
-    {"NullGradOutput", [](ConvCall& c) { c.nullDy = true; }, kNull, "gradOutput is null"},
-    {"NullInput", [](ConvCall& c) { c.nullX = true; }, kNull, "input is null"},
-    {"NullWeight", [](ConvCall& c) { c.nullW = true; }, kNull, "weight is null"},
-    {"NullStride", [](ConvCall& c) { c.nullStride = true; }, kNull, "stride is null"},
-    {"NullPadding", [](ConvCall& c) { c.nullPadding = true; }, kNull, "padding is null"},
-    {"NullDilation", [](ConvCall& c) { c.nullDilation = true; }, kNull, "dilation is null"},
-    {"NullOutputPadding", [](ConvCall& c) { c.nullOutputPadding = true; }, kNull, "outputPadding is null"},
-    {"NullOutputMask", [](ConvCall& c) { c.nullMask = true; }, kNull, "outputMask is null"},
+    nullPointerCases<ConvCall>({{"gradOutput", &ConvCall::nullDy}, {"input", &ConvCall::nullX},
+                                {"weight", &ConvCall::nullW}, {"stride", &ConvCall::nullStride}, {"padding", &ConvCall::nullPadding},
+                                {"dilation", &ConvCall::nullDilation}, {"outputPadding", &ConvCall::nullOutputPadding},
+                                {"outputMask", &ConvCall::nullMask}, {"workspaceSize", &ConvCall::nullWs},
+                                {"executor", &ConvCall::nullExe}}),
+    {
     {"NullGradInputWhenMasked", [](ConvCall& c) { c.nullDx = true; }, kNull, "gradInput is null but outputMask[0] is true"},
     {"NullGradWeightWhenMasked", [](ConvCall& c) { c.nullDw = true; }, kNull, "gradWeight is null but outputMask[1] is true"},
     {"NullGradBiasWhenMasked", [](ConvCall& c) { c.nullDb = true; }, kNull, "gradBias is null but outputMask[2] is true"},
-    {"NullWorkspaceSize", [](ConvCall& c) { c.nullWs = true; }, kNull, "workspaceSize is null"},
-    {"NullExecutor", [](ConvCall& c) { c.nullExe = true; }, kNull, "executor is null"},
     {"MaskWrongLength", [](ConvCall& c) { c.mask = {true, true}; }, kInvalid, "outputMask has 2 entries; expected 3"},
     // 2. Dtypes.
     {"Float64", [](ConvCall& c) { c.tdy = DType::Float64; }, kInvalid, "gradOutput dtype float64 is not supported on Atlas A2"},
@@ -240,7 +236,7 @@ const ErrorCase kCases[] = {
      "strideH = 64 is outside [1, 63]"},
     {"StrideAbove2147483646", [](ConvCall& c) { c.setShapes({1, 1, 4}, {1, 1, 1}, {1, 1, 1}); c.stride = {2147483647}; }, kInvalid,
      "strideL = 2147483647 is outside [1, 2147483646]"},
-};
+    });
 // clang-format on
 
 INSTANTIATE_TEST_SUITE_P(Documented, ConvolutionBackwardErrors, ::testing::ValuesIn(kCases),

@@ -60,86 +60,90 @@ void oneGroupOf8001Channels(GnCall& c) {
     c.gammaShape = c.dgShape = c.dbShape = {8001};
 }
 
-const ErrorCase kCases[] = {
-    {"NullGradOut", [](GnCall& c) { c.nullGradOut = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradOut is null"},
-    {"NullInput", [](GnCall& c) { c.nullInput = true; }, ACLNN_ERR_PARAM_NULLPTR, "input is null"},
-    {"NullMean", [](GnCall& c) { c.nullMean = true; }, ACLNN_ERR_PARAM_NULLPTR, "mean is null"},
-    {"NullRstd", [](GnCall& c) { c.nullRstd = true; }, ACLNN_ERR_PARAM_NULLPTR, "rstd is null"},
-    {"NullOutputMask", [](GnCall& c) { c.nullMask = true; }, ACLNN_ERR_PARAM_NULLPTR, "outputMask is null"},
-    {"NullGradInputWhenMasked", [](GnCall& c) { c.nullDx = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradInput is null"},
-    {"NullGradGammaWhenMasked", [](GnCall& c) { c.nullDg = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradGammaOut is null"},
-    {"NullGradBetaWhenMasked", [](GnCall& c) { c.nullDb = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradBetaOut is null"},
-    {"NullWorkspaceSize", [](GnCall& c) { c.nullWs = true; }, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null"},
-    {"NullExecutor", [](GnCall& c) { c.nullExe = true; }, ACLNN_ERR_PARAM_NULLPTR, "executor is null"},
-    {"MaskWrongLength",
-     [](GnCall& c) {
-         c.mask = {true, true};
-     },
-     ACLNN_ERR_PARAM_INVALID, "outputMask has 2"},
-    {"UnsupportedDtype", [](GnCall& c) { c.dtype = DType::Float64; }, ACLNN_ERR_PARAM_INVALID,
-     "gradOut dtype float64 is not supported"},
-    {"IntDtype", [](GnCall& c) { c.dtype = DType::Int32; }, ACLNN_ERR_PARAM_INVALID, "gradOut dtype int32"},
-    {"MeanDtypeDiffers", [](GnCall& c) { c.meanDtype = DType::Float16; }, ACLNN_ERR_PARAM_INVALID,
-     "mean dtype float16 must equal gradOut dtype float32"},
-    {"OutputDtypeDiffers", [](GnCall& c) { c.dxDtype = DType::Float16; }, ACLNN_ERR_PARAM_INVALID,
-     "gradInput dtype float16"},
-    {"GradInputShape",
-     [](GnCall& c) {
-         c.dxShape = {2, 24};
-     },
-     ACLNN_ERR_PARAM_INVALID, "gradInput shape [2, 24] must equal input shape [2, 4, 6]"},
-    {"GradGammaShape",
-     [](GnCall& c) {
-         c.dgShape = {1, 4};
-     },
-     ACLNN_ERR_PARAM_INVALID, "gradGammaOut shape [1, 4]"},
-    {"GradBetaShape", [](GnCall& c) { c.dbShape = {5}; }, ACLNN_ERR_PARAM_INVALID, "gradBetaOut shape [5]"},
-    {"GroupZero", [](GnCall& c) { c.group = 0; }, ACLNN_ERR_PARAM_INVALID, "group must be greater than 0, got 0"},
-    {"GroupNegative", [](GnCall& c) { c.group = -2; }, ACLNN_ERR_PARAM_INVALID, "got -2"},
-    {"CNotDivisible",
-     [](GnCall& c) {
-         c.group = 3;
-         c.statShape = {2, 3};
-     },
-     ACLNN_ERR_PARAM_INVALID, "C (4) must be divisible by group (3)"},
-    // 5a. Ranks beyond 8 (op_api's case_9d: 161002), gradOut first as on the device.
-    {"GradOut9D", [](GnCall& c) { c.xShape = c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
-     "gradOut rank 9 (shape [2, 4, 6, 1, 1, 1, 1, 1, 1]) is outside [0, 8]"},
-    {"Mean9D", [](GnCall& c) { c.statShape = {2, 2, 1, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
-     "mean rank 9 (shape [2, 2, 1, 1, 1, 1, 1, 1, 1]) is outside [0, 8]"},
-    {"Gamma9D", [](GnCall& c) { c.gammaShape = c.dgShape = c.dbShape = {4, 1, 1, 1, 1, 1, 1, 1, 1}; },
-     ACLNN_ERR_PARAM_INVALID, "gamma rank 9"},
-    {"GradInput9D", [](GnCall& c) { c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
-     "gradInput rank 9"},
-    {"GradBetaOut12D",
-     [](GnCall& c) {
-         c.dbShape = std::vector<int64_t>(11, 1);
-         c.dbShape.push_back(4);
-     },
-     ACLNN_ERR_PARAM_INVALID, "gradBetaOut rank 12"},
-    {"InputNumel", [](GnCall& c) { c.HxW = 5; }, ACLNN_ERR_PARAM_INVALID, "input has 48 elements"},
-    {"MeanNumel",
-     [](GnCall& c) {
-         c.statShape = {2, 3};
-     },
-     ACLNN_ERR_PARAM_INVALID, "mean has 6 elements"},
-    {"GammaNumel",
-     [](GnCall& c) {
-         c.gammaShape = {5};
-         c.dgShape = {5};
-         c.dbShape = {5};
-     },
-     ACLNN_ERR_PARAM_INVALID, "gamma has 5 elements"},
-    {"NegativeN", [](GnCall& c) { c.N = -1; }, ACLNN_ERR_PARAM_INVALID, "N=-1"},
-    {"PrivateFormat", [](GnCall& c) { c.xFormat = ACL_FORMAT_NC1HWC0; }, ACLNN_ERR_PARAM_INVALID,
-     "input format NC1HWC0"},
-    {"ChannelsPerGroupOver8000OnA2", oneGroupOf8001Channels, ACLNN_ERR_PARAM_INVALID, "C / group = 8001 exceeds 8000"},
-    {"ChannelsPerGroupOver8000OnA3", oneGroupOf8001Channels, ACLNN_ERR_PARAM_INVALID, "exceeds 8000", Product::AtlasA3},
-    {"Bf16OnTrainingSeries", [](GnCall& c) { c.dtype = DType::BFloat16; }, ACLNN_ERR_PARAM_INVALID,
-     "bfloat16 is not supported on Atlas training series", Product::AtlasTraining},
-    {"InferenceSeriesHasNoGroupNormBackward", [](GnCall&) {}, ACLNN_ERR_PARAM_INVALID,
-     "not supported on Atlas inference series", Product::AtlasInference},
-};
+const std::vector<ErrorCase> kCases = errorTable<GnCall>(
+    nullPointerCases<GnCall>({{"gradOut", &GnCall::nullGradOut},
+                              {"input", &GnCall::nullInput},
+                              {"mean", &GnCall::nullMean},
+                              {"rstd", &GnCall::nullRstd},
+                              {"outputMask", &GnCall::nullMask},
+                              {"workspaceSize", &GnCall::nullWs},
+                              {"executor", &GnCall::nullExe}}),
+    {
+        {"NullGradInputWhenMasked", [](GnCall& c) { c.nullDx = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradInput is null"},
+        {"NullGradGammaWhenMasked", [](GnCall& c) { c.nullDg = true; }, ACLNN_ERR_PARAM_NULLPTR,
+         "gradGammaOut is null"},
+        {"NullGradBetaWhenMasked", [](GnCall& c) { c.nullDb = true; }, ACLNN_ERR_PARAM_NULLPTR, "gradBetaOut is null"},
+        {"MaskWrongLength",
+         [](GnCall& c) {
+             c.mask = {true, true};
+         },
+         ACLNN_ERR_PARAM_INVALID, "outputMask has 2"},
+        {"UnsupportedDtype", [](GnCall& c) { c.dtype = DType::Float64; }, ACLNN_ERR_PARAM_INVALID,
+         "gradOut dtype float64 is not supported"},
+        {"IntDtype", [](GnCall& c) { c.dtype = DType::Int32; }, ACLNN_ERR_PARAM_INVALID, "gradOut dtype int32"},
+        {"MeanDtypeDiffers", [](GnCall& c) { c.meanDtype = DType::Float16; }, ACLNN_ERR_PARAM_INVALID,
+         "mean dtype float16 must equal gradOut dtype float32"},
+        {"OutputDtypeDiffers", [](GnCall& c) { c.dxDtype = DType::Float16; }, ACLNN_ERR_PARAM_INVALID,
+         "gradInput dtype float16"},
+        {"GradInputShape",
+         [](GnCall& c) {
+             c.dxShape = {2, 24};
+         },
+         ACLNN_ERR_PARAM_INVALID, "gradInput shape [2, 24] must equal input shape [2, 4, 6]"},
+        {"GradGammaShape",
+         [](GnCall& c) {
+             c.dgShape = {1, 4};
+         },
+         ACLNN_ERR_PARAM_INVALID, "gradGammaOut shape [1, 4]"},
+        {"GradBetaShape", [](GnCall& c) { c.dbShape = {5}; }, ACLNN_ERR_PARAM_INVALID, "gradBetaOut shape [5]"},
+        {"GroupZero", [](GnCall& c) { c.group = 0; }, ACLNN_ERR_PARAM_INVALID, "group must be greater than 0, got 0"},
+        {"GroupNegative", [](GnCall& c) { c.group = -2; }, ACLNN_ERR_PARAM_INVALID, "got -2"},
+        {"CNotDivisible",
+         [](GnCall& c) {
+             c.group = 3;
+             c.statShape = {2, 3};
+         },
+         ACLNN_ERR_PARAM_INVALID, "C (4) must be divisible by group (3)"},
+        // 5a. Ranks beyond 8 (op_api's case_9d: 161002), gradOut first as on the device.
+        {"GradOut9D", [](GnCall& c) { c.xShape = c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+         "gradOut rank 9 (shape [2, 4, 6, 1, 1, 1, 1, 1, 1]) is outside [0, 8]"},
+        {"Mean9D", [](GnCall& c) { c.statShape = {2, 2, 1, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+         "mean rank 9 (shape [2, 2, 1, 1, 1, 1, 1, 1, 1]) is outside [0, 8]"},
+        {"Gamma9D", [](GnCall& c) { c.gammaShape = c.dgShape = c.dbShape = {4, 1, 1, 1, 1, 1, 1, 1, 1}; },
+         ACLNN_ERR_PARAM_INVALID, "gamma rank 9"},
+        {"GradInput9D", [](GnCall& c) { c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1, 1}; }, ACLNN_ERR_PARAM_INVALID,
+         "gradInput rank 9"},
+        {"GradBetaOut12D",
+         [](GnCall& c) {
+             c.dbShape = std::vector<int64_t>(11, 1);
+             c.dbShape.push_back(4);
+         },
+         ACLNN_ERR_PARAM_INVALID, "gradBetaOut rank 12"},
+        {"InputNumel", [](GnCall& c) { c.HxW = 5; }, ACLNN_ERR_PARAM_INVALID, "input has 48 elements"},
+        {"MeanNumel",
+         [](GnCall& c) {
+             c.statShape = {2, 3};
+         },
+         ACLNN_ERR_PARAM_INVALID, "mean has 6 elements"},
+        {"GammaNumel",
+         [](GnCall& c) {
+             c.gammaShape = {5};
+             c.dgShape = {5};
+             c.dbShape = {5};
+         },
+         ACLNN_ERR_PARAM_INVALID, "gamma has 5 elements"},
+        {"NegativeN", [](GnCall& c) { c.N = -1; }, ACLNN_ERR_PARAM_INVALID, "N=-1"},
+        {"PrivateFormat", [](GnCall& c) { c.xFormat = ACL_FORMAT_NC1HWC0; }, ACLNN_ERR_PARAM_INVALID,
+         "input format NC1HWC0"},
+        {"ChannelsPerGroupOver8000OnA2", oneGroupOf8001Channels, ACLNN_ERR_PARAM_INVALID,
+         "C / group = 8001 exceeds 8000"},
+        {"ChannelsPerGroupOver8000OnA3", oneGroupOf8001Channels, ACLNN_ERR_PARAM_INVALID, "exceeds 8000",
+         Product::AtlasA3},
+        {"Bf16OnTrainingSeries", [](GnCall& c) { c.dtype = DType::BFloat16; }, ACLNN_ERR_PARAM_INVALID,
+         "bfloat16 is not supported on Atlas training series", Product::AtlasTraining},
+        {"InferenceSeriesHasNoGroupNormBackward", [](GnCall&) {}, ACLNN_ERR_PARAM_INVALID,
+         "not supported on Atlas inference series", Product::AtlasInference},
+    });
 
 INSTANTIATE_TEST_SUITE_P(Documented, GroupNormBackwardErrors, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return std::string(info.param.name); });

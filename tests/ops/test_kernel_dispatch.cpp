@@ -2,6 +2,7 @@
 // promotion rule of ConvolutionBackward's outputs.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <type_traits>
 
@@ -43,6 +44,26 @@ TEST(KernelDispatch, ADtypeTheKernelDoesNotTakeIsAnInternalErrorNamingTheKernel)
     expectNoVariant([] { storageDtype<Float32Family>(DType::Float64); }, "TestKernel has no float64 variant");
     expectNoVariant([] { storageDtype<Float32Family>(DType::Int32); }, "TestKernel has no int32 variant");
     expectNoVariant([] { storageDtype<Float32OrFloat64>(DType::BFloat16); }, "TestKernel has no bfloat16 variant");
+}
+
+// dispatchAll shares the kernels' dispatch over every storage type: each tensor dtype reaches
+// its own type, and the dtypes without numeric storage are a parameter error.
+TEST(KernelDispatch, DispatchAllReachesEveryStorageTypeAndRefusesTheRest) {
+    for (DType t : kStorageDTypes) {
+        const DType reached = dispatchAll(t, [](auto tag) { return dtypeOf<typename decltype(tag)::type>(); });
+        EXPECT_EQ(reached, t) << dtypeName(t);
+        EXPECT_EQ(dispatchAll(t, [](auto tag) { return sizeof(typename decltype(tag)::type); }), dtypeSize(t));
+    }
+    EXPECT_EQ(std::size(kStorageDTypes), 13u);
+    for (DType t : {DType::String, DType::Complex64, DType::Complex128, DType::Undefined}) {
+        try {
+            dispatchAll(t, [](auto) { return 0; });
+            ADD_FAILURE() << "no error for " << dtypeName(t);
+        } catch (const StatusError& e) {
+            EXPECT_EQ(e.code(), status::kParamInvalid);
+            EXPECT_EQ(std::string(e.what()), std::string("dtype ") + dtypeName(t) + " has no numeric storage");
+        }
+    }
 }
 
 TEST(ConvolutionDtypePromotion, EqualStaysMorePreciseWinsHalfWithBFloat16IsFloat32) {

@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <functional>
+#include <initializer_list>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "aclnn/acl_meta.h"
 #include "opscope/product.h"
@@ -16,12 +19,42 @@ namespace opscope::test {
 // Call: a struct with the fields a row may change and `aclnnStatus run() const`.
 template <class Call>
 struct ErrorCase {
-    const char* name;
+    std::string name;
     std::function<void(Call&)> breakIt;
     aclnnStatus code;
-    const char* messagePart;
+    std::string messagePart;
     Product product = Product::AtlasA2;
 };
+
+// A required pointer: the argument's name and the Call flag that passes it as null.
+template <class Call>
+struct NullArgument {
+    const char* argument;
+    bool Call::*flag;
+};
+
+// The rule every operator checks first: each required pointer passed as null fails with
+// ACLNN_ERR_PARAM_NULLPTR and "<argument> is null". One row per argument, named Null<Argument>.
+template <class Call>
+std::vector<ErrorCase<Call>> nullPointerCases(std::initializer_list<NullArgument<Call>> arguments) {
+    std::vector<ErrorCase<Call>> rows;
+    for (const NullArgument<Call>& a : arguments) {
+        std::string name = std::string("Null") + a.argument;
+        name[4] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[4])));
+        const auto flag = a.flag;
+        rows.push_back(
+            {name, [flag](Call& c) { c.*flag = true; }, ACLNN_ERR_PARAM_NULLPTR, std::string(a.argument) + " is null"});
+    }
+    return rows;
+}
+
+// A table of generated rows followed by written ones.
+template <class Call>
+std::vector<ErrorCase<Call>> errorTable(std::vector<ErrorCase<Call>> generated,
+                                        std::initializer_list<ErrorCase<Call>> written) {
+    generated.insert(generated.end(), written.begin(), written.end());
+    return generated;
+}
 
 template <class Call>
 void PrintTo(const ErrorCase<Call>& c, std::ostream* os) {

@@ -1,5 +1,7 @@
 #include "session/session_types.h"
 
+#include "opscope/names.h"
+
 namespace opscope::gui {
 
 std::optional<metrics::Verdict> StepState::verdict() const {
@@ -21,17 +23,12 @@ bool slotWritten(const PlanInfo& plan, const std::vector<StepState>& steps, int 
 }
 
 const char* stopKindText(StopKind k) {
-    switch (k) {
-        case StopKind::None: return "ready";
-        case StopKind::End: return "finished";
-        case StopKind::Step: return "stepped";
-        case StopKind::Breakpoint: return "breakpoint";
-        case StopKind::NonFinite: return "NaN/Inf";
-        case StopKind::ErrorExceeded: return "error exceeds the standard";
-        case StopKind::Cancelled: return "cancelled";
-        case StopKind::Failed: return "failed";
-    }
-    return "?";
+    static constexpr Named<StopKind> kStopKinds[] = {
+        {StopKind::None, "ready"},          {StopKind::End, "finished"},
+        {StopKind::Step, "stepped"},        {StopKind::Breakpoint, "breakpoint"},
+        {StopKind::NonFinite, "NaN/Inf"},   {StopKind::ErrorExceeded, "error exceeds the standard"},
+        {StopKind::Cancelled, "cancelled"}, {StopKind::Failed, "failed"}};
+    return nameOf(kStopKinds, k);
 }
 
 }  // namespace opscope::gui

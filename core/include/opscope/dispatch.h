@@ -3,8 +3,11 @@
 // Kernels switch once, at their entry, over the floating types they take: dispatchKernel.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <type_traits>
 
 #include "opscope/dtype.h"
 #include "opscope/error.h"
@@ -17,41 +20,52 @@ struct TypeTag {
     using type = T;
 };
 
-template <class T>
-constexpr DType dtypeOf();
-template <>
-constexpr DType dtypeOf<float>() {
-    return DType::Float32;
-}
-template <>
-constexpr DType dtypeOf<double>() {
-    return DType::Float64;
-}
-template <>
-constexpr DType dtypeOf<half>() {
-    return DType::Float16;
-}
-template <>
-constexpr DType dtypeOf<bfloat16>() {
-    return DType::BFloat16;
-}
-
-// The floating storage types a kernel takes, as a list: dispatchKernel<Float32Family>(...).
+// The storage types, as a list: dispatchKernel<Float32Family>(...).
 template <class... Ts>
 struct KernelTypes {};
 // float32, float16, bfloat16: stored so, computed in float32.
 using Float32Family = KernelTypes<float, half, bfloat16>;
 // float32 or float64 compute buffers: a kernel that also runs an operator's float64 data.
 using Float32OrFloat64 = KernelTypes<float, double>;
+// Every type a tensor can hold, and beside it, in the same order, the DType of each.
+using StorageTypes = KernelTypes<float, half, bfloat16, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+                                 uint32_t, uint64_t, bool>;
+inline constexpr DType kStorageDTypes[] = {
+    DType::Float32, DType::Float16, DType::BFloat16, DType::Float64, DType::Int8,   DType::Int16, DType::Int32,
+    DType::Int64,   DType::UInt8,   DType::UInt16,   DType::UInt32,  DType::UInt64, DType::Bool};
 
 namespace detail {
+template <class T, class... Ts>
+constexpr std::size_t indexIn(KernelTypes<Ts...>) {
+    constexpr bool same[] = {std::is_same_v<T, Ts>...};
+    std::size_t i = 0;
+    while (i < sizeof...(Ts) && !same[i]) ++i;
+    return i;
+}
+}  // namespace detail
+
+// The DType of a storage type; any other type does not compile.
+template <class T>
+constexpr DType dtypeOf() {
+    constexpr std::size_t i = detail::indexIn<T>(StorageTypes{});
+    static_assert(i < std::size(kStorageDTypes), "dtypeOf takes the storage types listed in StorageTypes");
+    return kStorageDTypes[i];
+}
+
+namespace detail {
+// A dtype outside the list: an internal error naming the kernel (the front end has rejected it
+// already), or, for any tensor (kernel null), a dtype with no numeric storage.
+[[noreturn]] inline void failDispatch(DType t, const char* kernel) {
+    if (kernel) fail(status::kInner, std::string(kernel) + " has no " + dtypeName(t) + " variant");
+    fail(status::kParamInvalid, std::string("dtype ") + dtypeName(t) + " has no numeric storage");
+}
 template <class Fn, class T, class... Rest>
 decltype(auto) dispatchAmong(DType t, const char* kernel, Fn& fn) {
     if (t == dtypeOf<T>()) return fn(TypeTag<T>{});
     if constexpr (sizeof...(Rest) > 0) {
         return dispatchAmong<Fn, Rest...>(t, kernel, fn);
     } else {
-        fail(status::kInner, std::string(kernel) + " has no " + dtypeName(t) + " variant");
+        failDispatch(t, kernel);
     }
 }
 template <class Types>
@@ -74,26 +88,10 @@ decltype(auto) dispatchKernel(DType t, const char* kernel, Fn&& fn) {
     return detail::Dispatcher<Types>::run(t, kernel, fn);
 }
 
-// Every dtype a tensor can hold (floating, integer, bool).
+// Every dtype a tensor can hold (floating, integer, bool); others (string, complex) fail.
 template <class Fn>
 decltype(auto) dispatchAll(DType t, Fn&& fn) {
-    switch (t) {
-        case DType::Float32: return fn(TypeTag<float>{});
-        case DType::Float16: return fn(TypeTag<half>{});
-        case DType::BFloat16: return fn(TypeTag<bfloat16>{});
-        case DType::Float64: return fn(TypeTag<double>{});
-        case DType::Int8: return fn(TypeTag<int8_t>{});
-        case DType::Int16: return fn(TypeTag<int16_t>{});
-        case DType::Int32: return fn(TypeTag<int32_t>{});
-        case DType::Int64: return fn(TypeTag<int64_t>{});
-        case DType::UInt8: return fn(TypeTag<uint8_t>{});
-        case DType::UInt16: return fn(TypeTag<uint16_t>{});
-        case DType::UInt32: return fn(TypeTag<uint32_t>{});
-        case DType::UInt64: return fn(TypeTag<uint64_t>{});
-        case DType::Bool: return fn(TypeTag<bool>{});
-        default: break;
-    }
-    fail(status::kParamInvalid, std::string("dtype ") + dtypeName(t) + " has no numeric storage");
+    return detail::Dispatcher<StorageTypes>::run(t, nullptr, fn);
 }
 
 // Conversions used by every copy: via float for the 16-bit types (round to nearest even).

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,8 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference)
 
 enum class Verdict { Pass, Warning, Fail };  // Warning passes (msprobe's "warning")
 const char* verdictName(Verdict v);          // "pass", "warning", "fail"
+// The verdict verdictName gives `name`, or nothing.
+std::optional<Verdict> verdictNamed(const std::string& name);
 
 struct Judgement {
     Verdict verdict = Verdict::Pass;

@@ -1,32 +1,46 @@
-// Names people type for enum values: one case folding and one table lookup for every parser.
+// Names of enum values: one table per enum, read both ways, and one case folding for every parser.
 #pragma once
 
-#include <iterator>
+#include <cstddef>
 #include <optional>
 #include <string>
-#include <type_traits>
-#include <utility>
 
 namespace opscope {
 
 // An ASCII lower-case copy: names on the command line and in files match whatever the case.
 std::string lowerCase(std::string text);
 
-// The value `text` names in a table of {name, value} aliases, or nothing.
+// One row of an enum's name table. A table may name a value more than once (aliases a parser
+// accepts); the first row for a value is the name it is written with.
+template <class E>
+struct Named {
+    E value;
+    const char* name;
+};
+
+// The name `table` writes `value` with, or `fallback` for a value the table does not hold.
 template <class E, std::size_t N>
-std::optional<E> findAlias(const std::string& text, const std::pair<const char*, E> (&aliases)[N]) {
-    for (const auto& [name, value] : aliases)
-        if (text == name) return value;
+constexpr const char* nameOf(const Named<E> (&table)[N], E value, const char* fallback = "?") {
+    for (const Named<E>& row : table)
+        if (row.value == value) return row.name;
+    return fallback;
+}
+
+// The value `table` names `text` (exactly, case and all), or nothing.
+template <class E, std::size_t N>
+std::optional<E> valueNamed(const std::string& text, const Named<E> (&table)[N]) {
+    for (const Named<E>& row : table)
+        if (text == row.name) return row.value;
     return std::nullopt;
 }
 
-// The one of `values` whose `nameOf(value)` is `text`, or nothing.
-template <class Values, class NameOf>
-auto findNamed(const std::string& text, const Values& values, NameOf nameOf)
-    -> std::optional<std::decay_t<decltype(*std::begin(values))>> {
-    for (const auto& value : values)
-        if (text == nameOf(value)) return value;
-    return std::nullopt;
+// The bool-and-out-pointer form of the parse functions: stores the value `table` names `text`
+// through `out` (when given) and says whether there was one.
+template <class E, std::size_t N>
+bool parseNamed(const std::string& text, const Named<E> (&table)[N], E* out) {
+    const std::optional<E> found = valueNamed(text, table);
+    if (found && out) *out = *found;
+    return found.has_value();
 }
 
 }  // namespace opscope

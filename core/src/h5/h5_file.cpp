@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "opscope/h5/file_safety.h"
+#include "opscope/names.h"
 #include "attribute_reader.h"
 #include "strings_internal.h"
 
@@ -205,14 +206,11 @@ std::optional<AttributeReader> openAttributeAt(Id location, const std::string& o
 }
 
 const char* kindName(ObjectKind kind) {
-    switch (kind) {
-        case ObjectKind::Group: return "group";
-        case ObjectKind::Dataset: return "dataset";
-        case ObjectKind::Datatype: return "named datatype";
-        case ObjectKind::Link: return "link";
-        case ObjectKind::Missing: break;
-    }
-    return "missing object";
+    static constexpr Named<ObjectKind> kKinds[] = {{ObjectKind::Group, "group"},
+                                                   {ObjectKind::Dataset, "dataset"},
+                                                   {ObjectKind::Datatype, "named datatype"},
+                                                   {ObjectKind::Link, "link"}};
+    return nameOf(kKinds, kind, "missing object");
 }
 
 std::string parentPath(const std::string& normalized) {

@@ -38,14 +38,10 @@ bool nonFiniteFailure(const ComparisonMetrics& m, const std::string& standard, J
     return true;
 }
 
-const char* shortDtype(DType d) {
-    switch (d) {
-        case DType::Float16: return "fp16";
-        case DType::BFloat16: return "bf16";
-        case DType::Float64: return "fp64";
-        default: return "fp32";
-    }
-}
+constexpr Named<DType> kShortDtypes[] = {
+    {DType::Float16, "fp16"}, {DType::BFloat16, "bf16"}, {DType::Float64, "fp64"}, {DType::Float32, "fp32"}};
+
+const char* shortDtype(DType d) { return nameOf(kShortDtypes, d, "fp32"); }
 
 Judgement judgeCann(const ComparisonMetrics& m) {
     const std::string name = "cann";
@@ -116,14 +112,14 @@ const char* kAccepted =
 
 }  // namespace
 
-const char* verdictName(Verdict v) {
-    switch (v) {
-        case Verdict::Pass: return "pass";
-        case Verdict::Warning: return "warning";
-        case Verdict::Fail: return "fail";
-    }
-    return "fail";
-}
+namespace {
+constexpr Named<Verdict> kVerdicts[] = {
+    {Verdict::Pass, "pass"}, {Verdict::Warning, "warning"}, {Verdict::Fail, "fail"}};
+}  // namespace
+
+const char* verdictName(Verdict v) { return nameOf(kVerdicts, v, "fail"); }
+
+std::optional<Verdict> verdictNamed(const std::string& name) { return valueNamed(name, kVerdicts); }
 
 const std::vector<Standard>& builtinStandards() {
     static const std::vector<Standard> standards = [] {

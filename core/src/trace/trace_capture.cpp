@@ -6,27 +6,21 @@
 #include "opscope/names.h"
 #include "opscope/parallel.h"
 #include "opscope/trace.h"
+#include "../process_list.h"
 
 namespace opscope {
 
-const char* traceLevelName(TraceLevel l) {
-    switch (l) {
-        case TraceLevel::Metadata: return "metadata";
-        case TraceLevel::Stats: return "stats";
-        case TraceLevel::Full: return "full";
-    }
-    return "stats";
-}
+namespace {
+// The name each level is written with comes first; the rest are the spellings `parseTraceLevel` accepts.
+constexpr Named<TraceLevel> kTraceLevels[] = {
+    {TraceLevel::Metadata, "metadata"}, {TraceLevel::Stats, "stats"},  {TraceLevel::Full, "full"},
+    {TraceLevel::Metadata, "meta"},     {TraceLevel::Metadata, "0"},   {TraceLevel::Stats, "statistics"},
+    {TraceLevel::Stats, "1"},           {TraceLevel::Full, "tensors"}, {TraceLevel::Full, "2"}};
+}  // namespace
 
-bool parseTraceLevel(const std::string& text, TraceLevel* out) {
-    static const std::pair<const char*, TraceLevel> names[] = {
-        {"metadata", TraceLevel::Metadata}, {"meta", TraceLevel::Metadata},    {"0", TraceLevel::Metadata},
-        {"stats", TraceLevel::Stats},       {"statistics", TraceLevel::Stats}, {"1", TraceLevel::Stats},
-        {"full", TraceLevel::Full},         {"tensors", TraceLevel::Full},     {"2", TraceLevel::Full}};
-    const std::optional<TraceLevel> level = findAlias(text, names);
-    if (level && out) *out = *level;
-    return level.has_value();
-}
+const char* traceLevelName(TraceLevel l) { return nameOf(kTraceLevels, l, "stats"); }
+
+bool parseTraceLevel(const std::string& text, TraceLevel* out) { return parseNamed(text, kTraceLevels, out); }
 
 TensorRecord TraceCapture::recordSlot(const Executor& e, int slot, bool withValues) const {
     const Slot& s = e.plan().slot(slot);
@@ -95,27 +89,18 @@ void TraceCapture::onRunEnd(const Executor& e, bool completed) {
 
 namespace {
 
-struct ActiveTraces {
-    std::mutex m;
-    std::vector<std::weak_ptr<TraceFileWriter>> list;
-};
-
-ActiveTraces& activeTraces() {
-    static ActiveTraces* a = new ActiveTraces();
-    return *a;
+ProcessList<std::weak_ptr<TraceFileWriter>>& activeTraces() {
+    static auto* traces = new ProcessList<std::weak_ptr<TraceFileWriter>>();
+    return *traces;
 }
 
 }  // namespace
 
 std::shared_ptr<TraceFileWriter> startTrace(const std::string& path, TraceLevel level, TraceWriteMode mode) {
     auto w = std::make_shared<TraceFileWriter>(path, level, mode);
-    {
-        ActiveTraces& a = activeTraces();
-        std::lock_guard<std::mutex> lk(a.m);
-        static const bool registered = std::atexit(flushTraces) == 0;  // a queued executor is not lost at exit
-        (void)registered;
-        a.list.push_back(w);
-    }
+    static const bool registered = std::atexit(flushTraces) == 0;  // a queued executor is not lost at exit
+    (void)registered;
+    activeTraces().add(w);
     addGlobalObserver(w);
     return w;
 }
@@ -126,14 +111,8 @@ void stopTrace(const std::shared_ptr<TraceFileWriter>& trace) {
 }
 
 void flushTraces() {
-    std::vector<std::shared_ptr<TraceFileWriter>> live;
-    {
-        ActiveTraces& a = activeTraces();
-        std::lock_guard<std::mutex> lk(a.m);
-        for (auto& w : a.list)
-            if (auto p = w.lock()) live.push_back(std::move(p));
-    }
-    for (auto& w : live) w->drain();
+    for (const std::weak_ptr<TraceFileWriter>& w : activeTraces().snapshot())
+        if (auto live = w.lock()) live->drain();
 }
 
 void startTraceFromEnvironment() {

@@ -42,21 +42,16 @@ std::vector<Colormap> allColormaps() {
     return {Colormap::CoolWarm, Colormap::Viridis, Colormap::Magma, Colormap::Gray};
 }
 
-const char* colormapName(Colormap c) {
-    switch (c) {
-        case Colormap::CoolWarm: return "coolwarm";
-        case Colormap::Viridis: return "viridis";
-        case Colormap::Magma: return "magma";
-        case Colormap::Gray: return "gray";
-    }
-    return "?";
-}
+namespace {
+constexpr Named<Colormap> kColormaps[] = {{Colormap::CoolWarm, "coolwarm"},
+                                          {Colormap::Viridis, "viridis"},
+                                          {Colormap::Magma, "magma"},
+                                          {Colormap::Gray, "gray"}};
+}  // namespace
 
-bool parseColormap(const std::string& name, Colormap* out) {
-    const std::optional<Colormap> c = findNamed(name, allColormaps(), colormapName);
-    if (c) *out = *c;
-    return c.has_value();
-}
+const char* colormapName(Colormap c) { return nameOf(kColormaps, c); }
+
+bool parseColormap(const std::string& name, Colormap* out) { return parseNamed(name, kColormaps, out); }
 
 bool isDiverging(Colormap c) { return c == Colormap::CoolWarm; }
 

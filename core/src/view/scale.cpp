@@ -8,41 +8,25 @@
 
 namespace opscope::view {
 
-const char* scaleName(ScaleKind s) {
-    switch (s) {
-        case ScaleKind::Linear: return "linear";
-        case ScaleKind::Log: return "log";
-        case ScaleKind::SymLog: return "symlog";
-    }
-    return "?";
-}
+namespace {
 
-bool parseScale(const std::string& name, ScaleKind* out) {
-    for (ScaleKind s : {ScaleKind::Linear, ScaleKind::Log, ScaleKind::SymLog})
-        if (name == scaleName(s)) {
-            *out = s;
-            return true;
-        }
-    return false;
-}
+constexpr Named<ScaleKind> kScales[] = {
+    {ScaleKind::Linear, "linear"}, {ScaleKind::Log, "log"}, {ScaleKind::SymLog, "symlog"}};
 
-const char* rangeModeName(RangeMode m) {
-    switch (m) {
-        case RangeMode::Autofit: return "autofit";
-        case RangeMode::Symmetric: return "symmetric";
-        case RangeMode::Percentile: return "percentile";
-        case RangeMode::Manual: return "manual";
-    }
-    return "?";
-}
+constexpr Named<RangeMode> kRangeModes[] = {{RangeMode::Autofit, "autofit"},
+                                            {RangeMode::Symmetric, "symmetric"},
+                                            {RangeMode::Percentile, "percentile"},
+                                            {RangeMode::Manual, "manual"}};
 
-bool parseRangeMode(const std::string& name, RangeMode* out) {
-    static const RangeMode kModes[] = {RangeMode::Autofit, RangeMode::Symmetric, RangeMode::Percentile,
-                                       RangeMode::Manual};
-    const std::optional<RangeMode> mode = findNamed(name, kModes, rangeModeName);
-    if (mode) *out = *mode;
-    return mode.has_value();
-}
+}  // namespace
+
+const char* scaleName(ScaleKind s) { return nameOf(kScales, s); }
+
+bool parseScale(const std::string& name, ScaleKind* out) { return parseNamed(name, kScales, out); }
+
+const char* rangeModeName(RangeMode m) { return nameOf(kRangeModes, m); }
+
+bool parseRangeMode(const std::string& name, RangeMode* out) { return parseNamed(name, kRangeModes, out); }
 
 namespace {
 

@@ -141,15 +141,19 @@ private:
     HostTensor workspace_;
 };
 
+// An operator is its schema plus two functions of the completed arguments (withDefaults):
+// the binding to its aclnnXxxGetWorkspaceSize and its float64 reference. The entry points
+// that complete the arguments and run phase 1 are the same for every operator, here.
 class Operator {
 public:
+    explicit Operator(OpSchema schema) : schema_(std::move(schema)) {}
     virtual ~Operator() = default;
-    virtual const OpSchema& schema() const = 0;
+    const OpSchema& schema() const { return schema_; }
     // Phase 1 through the public C API; throws StatusError (the aclnn code and message) when the
     // operator rejects the arguments, ArgumentError when they do not fit the schema.
-    virtual std::unique_ptr<PreparedCall> prepare(const OpArguments& args) const = 0;
+    std::unique_ptr<PreparedCall> prepare(const OpArguments& args) const;
     // Float64 outputs of the scalar reference, by output name (only the masked-in ones).
-    virtual std::map<std::string, HostTensor> reference(const OpArguments& args) const = 0;
+    std::map<std::string, HostTensor> reference(const OpArguments& args) const { return golden(withDefaults(args)); }
     // The arguments with every floating tensor converted to `dtype` ("run as"); operators
     // whose tensors have fixed dtypes (RmsNormGrad's rstd) override this.
     virtual OpArguments castTo(const OpArguments& args, DType dtype) const;
@@ -161,6 +165,14 @@ protected:
     // Adjusts defaults that depend on the tensors (e.g. one stride per spatial dimension);
     // `given` tells which attributes the caller set.
     virtual void completeDefaults(OpArguments& filled, const OpArguments& given) const {}
+    // Creates the call's tensors and arrays from its completed arguments (call.arguments()) and
+    // calls the operator's aclnnXxxGetWorkspaceSize, returning its status.
+    virtual int32_t getWorkspaceSize(PreparedCall& call, uint64_t* workspaceSize, aclOpExecutor** executor) const = 0;
+    // The scalar reference's outputs for completed arguments.
+    virtual std::map<std::string, HostTensor> golden(const OpArguments& filled) const = 0;
+
+private:
+    OpSchema schema_;
 };
 
 // All registered operators, sorted by name.
