@@ -344,6 +344,31 @@ private Q_SLOTS:
         QVERIFY(v->analysis()->outputs.front().compared);
     }
 
+    // A slice read vets only its block: in a file whose slice 3 is damaged (one gzip chunk per
+    // slice, tests/data/make_damaged_chunk.py) slice 0 shows, slice 3 is refused in one sentence
+    // naming the file, and slice 4 shows after it.
+    void damagedSliceIsRefusedAndIntactSlicesShow() {
+        DatasetViewPanel* v = window_->datasetView();
+        v->setSliceOnlyAbove(1024);
+        const QString damaged = QStringLiteral(OPSCOPE_SOURCE_DIR "/tests/data/damaged_chunk.h5");
+        v->view({damaged, "/stack"});
+        QVERIFY(waitShown(v));
+        QVERIFY(v->holdsSliceOnly());
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, -100.0);
+        QCOMPARE(v->message(), QString());
+        SliceControls* controls = v->findChild<SliceControls*>();
+        view::SliceSpec s = controls->slice();
+        s.index[0] = 3;
+        controls->setSlice(s);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && !v->message().isEmpty(); }, 20000));
+        QVERIFY2(v->message().contains(damaged) && !v->message().contains('\n'), qPrintable(v->message()));
+        s.index[0] = 4;
+        controls->setSlice(s);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && v->message().isEmpty(); }, 20000));
+        QVERIFY(waitShown(v));
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, 0.25 * (4 * 64 * 64) - 100);
+    }
+
     // Ctrl+F anywhere in the window puts the cursor in the tree's filter box.
     void ctrlFFocusesTheTreeFilter() {
         MainWindow& w = *window_;

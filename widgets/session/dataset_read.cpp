@@ -10,9 +10,11 @@ namespace opscope::gui {
 
 namespace {
 
-// Vets the file, opens it and checks that `path` is a dataset.
-h5::File openVettedDataset(const std::string& file, const std::string& path) {
-    h5::vetFile(file, {path});
+// Vets the file (its metadata, and the data of dataPaths), opens it and checks that `path` is
+// a dataset.
+h5::File openVettedDataset(const std::string& file, const std::string& path,
+                           const std::vector<std::string>& dataPaths) {
+    h5::vetFile(file, dataPaths);
     h5::File f = h5::File::openReadOnly(file);
     const h5::ObjectKind kind = f.info(path).kind;
     if (kind == h5::ObjectKind::Missing) throw std::runtime_error("no dataset '" + path + "' in '" + file + "'");
@@ -24,7 +26,7 @@ h5::File openVettedDataset(const std::string& file, const std::string& path) {
 }  // namespace
 
 HostTensor readDatasetVetted(const std::string& file, const std::string& path) {
-    return h5::readTensor(openVettedDataset(file, path), path);
+    return h5::readTensor(openVettedDataset(file, path, {path}), path);
 }
 
 SliceBlock sliceBlock(const std::vector<int64_t>& shape, const view::SliceSpec& given) {
@@ -41,18 +43,20 @@ SliceBlock sliceBlock(const std::vector<int64_t>& shape, const view::SliceSpec& 
 
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
                                   uint64_t sliceOnlyAboveBytes) {
-    const h5::File f = openVettedDataset(file, path);
+    const h5::File f = openVettedDataset(file, path, {});  // the data is vetted below, as it is read
     const h5::DatasetInfo info = h5::datasetInfo(f, path);
     DatasetForView d;
     d.shape = info.shape;
     const bool big = info.dtype != DType::Undefined &&
                      static_cast<uint64_t>(info.numel()) * dtypeSize(info.dtype) > sliceOnlyAboveBytes;
     if (info.shape.size() < 3 || !big) {
+        h5::vetFile(file, {path});
         d.tensor = h5::readTensor(f, path);
         d.shape = d.tensor.shape();
         return d;
     }
     d.block = sliceBlock(info.shape, slice.index.size() == info.shape.size() ? slice : view::defaultSlice(info.shape));
+    h5::vetBlocks(file, {{path, d.block.start, d.block.count}});  // only the block, not the dataset
     d.tensor = h5::readTensorBlock(f, path, d.block.start, d.block.count);
     return d;
 }

@@ -31,7 +31,7 @@ struct DatasetForView {
     SliceBlock block;            // empty start: `tensor` is the whole dataset
     bool sliceOnly() const { return !block.start.empty(); }
 };
-// Reads (vetted, as readDatasetVetted) the whole dataset, or when it has rank >= 3 and more
+// Reads (vetted, as readDatasetVetted; a block vets only itself) the whole dataset, or when it has rank >= 3 and more
 // than sliceOnlyAboveBytes bytes only the block of `slice` (normalized for its shape; the
 // default slice when the rank differs, as SliceControls::setShape does). Throws as above.
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
