@@ -12,43 +12,29 @@ namespace {
 
 template <class T>
 TensorStats statsContiguous(const T* p, int64_t n) {
-    TensorStats s;
-    s.count = n;
-    // Sums of v - shift (the first finite value): the variance does not cancel for a large mean.
-    double sum = 0, sumAbs = 0, shifted = 0, shiftedSq = 0, shift = std::numeric_limits<double>::quiet_NaN();
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (int64_t i = 0; i < n; ++i) {
-        const double v = convertValue<double>(p[i]);
-        if (std::isnan(v)) {
-            ++s.nanCount;
-            continue;
-        }
-        if (std::isinf(v)) {
-            ++s.infCount;
-            continue;
-        }
-        ++s.finiteCount;
-        if (std::isnan(shift)) shift = v;
-        s.zeroCount += v == 0;
-        sum += v;
-        shifted += v - shift;
-        shiftedSq += (v - shift) * (v - shift);
-        sumAbs += std::fabs(v);
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-    }
-    if (s.finiteCount > 0) {
-        s.min = lo;
-        s.max = hi;
-        const double finite = static_cast<double>(s.finiteCount), shiftedMean = shifted / finite;
-        s.mean = sum / finite;
-        s.meanAbs = sumAbs / finite;
-        s.stddev = std::sqrt(std::max(0.0, shiftedSq / finite - shiftedMean * shiftedMean));
-    }
-    return s;
+    StatsAccumulator acc;
+    for (int64_t i = 0; i < n; ++i) acc.add(convertValue<double>(p[i]));
+    return acc.stats();
 }
 
 }  // namespace
+
+TensorStats StatsAccumulator::stats() const {
+    TensorStats s;
+    s.count = count_;
+    s.finiteCount = finite_;
+    s.nanCount = nan_;
+    s.infCount = inf_;
+    s.zeroCount = zero_;
+    if (finite_ == 0) return s;
+    const double finite = static_cast<double>(finite_), shiftedMean = shifted_ / finite;
+    s.min = lo_;
+    s.max = hi_;
+    s.mean = sum_ / finite;
+    s.meanAbs = sumAbs_ / finite;
+    s.stddev = std::sqrt(std::max(0.0, shiftedSq_ / finite - shiftedMean * shiftedMean));
+    return s;
+}
 
 TensorStats computeStats(const TensorView& v) {
     if (v.numel() == 0) return {};

@@ -59,5 +59,10 @@ struct DisplayFrame {
 };
 
 DisplayFrame computeDisplay(const DisplayRequest& request);
+// The frame of a pass made elsewhere (a dataset of `shape` streamed in row bands): its
+// statistics are the slice's, its first NaN/Inf the first in the slice's row-major order.
+// request.tensor is not read; its settings, range and bins apply.
+DisplayFrame displayFromSummary(const view::SliceSummary& slice, const std::vector<int64_t>& shape,
+                                const DisplayRequest& request);
 
 }  // namespace opscope::gui
