@@ -396,7 +396,7 @@ void DatasetViewPanel::showFrames(std::array<DisplayFrame, 3> frames) {
         const DisplayFrame& f = frames_[m];
         maps_[m]->setVisible(m == MapA || (side && mapTensor(m)));
         if (f.valid())
-            maps_[m]->setImage(f.image, f.planeRows, f.planeCols);
+            maps_[m]->setImage(f.image, f.planeRows, f.planeCols, f.flaggedCells);
         else
             maps_[m]->clear(f.tensorStats.count == 0 ? tr("Empty tensor") : QString());
         maps_[m]->setCaption(isComparing() ? captions[m] : QString());

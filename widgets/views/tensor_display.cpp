@@ -41,6 +41,22 @@ QImage toImage(const view::Downsampled& cells, const view::DisplaySettings& ds, 
 
 namespace {
 
+// The cells painted in an overlay colour (NaN/Inf, beyond tolerance), while they are few.
+std::vector<QPoint> flaggedCells(const view::Downsampled& cells, const view::DisplaySettings& ds,
+                                 const view::Downsampled* beyond) {
+    constexpr uint8_t kNonFinite = view::kCellNaN | view::kCellPosInf | view::kCellNegInf;
+    std::vector<QPoint> out;
+    for (int64_t r = 0; r < cells.rows; ++r)
+        for (int64_t c = 0; c < cells.cols; ++c) {
+            const bool flagged = (ds.showNonFinite && (cells.at(r, c).flags & kNonFinite)) ||
+                                 (ds.showBeyond && beyond && beyond->at(r, c).max > 0);
+            if (!flagged) continue;
+            if (out.size() == DisplayFrame::kMaxFlaggedCells) return {};
+            out.emplace_back(static_cast<int>(c), static_cast<int>(r));
+        }
+    return out;
+}
+
 // Everything of the frame that comes from the pass over the slice.
 void fillFromSummary(DisplayFrame& f, const view::SliceSummary& slice, const DisplayRequest& req) {
     if (slice.rows * slice.cols == 0) return;
@@ -67,6 +83,7 @@ void fillFromSummary(DisplayFrame& f, const view::SliceSummary& slice, const Dis
     ds.showNonFinite = req.settings.showNonFinite;
     ds.showBeyond = req.settings.showBeyond;
     f.image = toImage(slice.cells, ds, slice.beyond ? &*slice.beyond : nullptr);
+    f.flaggedCells = flaggedCells(slice.cells, ds, slice.beyond ? &*slice.beyond : nullptr);
 }
 
 }  // namespace
