@@ -10,14 +10,53 @@
 namespace opscope {
 namespace {
 
+// Through rows of doubles, as the heatmap's pass adds them: the same values give the same sums.
 template <class T>
 TensorStats statsContiguous(const T* p, int64_t n) {
+    constexpr int64_t kRow = 4096;
     StatsAccumulator acc;
-    for (int64_t i = 0; i < n; ++i) acc.add(convertValue<double>(p[i]));
+    double row[kRow];
+    for (int64_t i = 0; i < n; i += kRow) {
+        const int64_t m = std::min(kRow, n - i);
+        for (int64_t j = 0; j < m; ++j) row[j] = convertValue<double>(p[i + j]);
+        acc.add(row, m);
+    }
     return acc.stats();
 }
 
 }  // namespace
+
+bool StatsAccumulator::add(const double* v, int64_t n) {
+    bool finite = true;
+    for (int64_t i = 0; i < n; ++i) finite &= v[i] - v[i] == 0;
+    if (!finite || n == 0) {
+        for (int64_t i = 0; i < n; ++i) add(v[i]);
+        return finite;
+    }
+    if (finite_ == 0) shift_ = v[0];
+    double sum = 0, sumAbs = 0, shifted = 0, shiftedSq = 0, lo = lo_, hi = hi_;
+    int64_t zero = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double x = v[i], d = x - shift_;
+        zero += x == 0;
+        sum += x;
+        sumAbs += std::fabs(x);
+        shifted += d;
+        shiftedSq += d * d;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    count_ += n;
+    finite_ += n;
+    zero_ += zero;
+    sum_ += sum;
+    sumAbs_ += sumAbs;
+    shifted_ += shifted;
+    shiftedSq_ += shiftedSq;
+    lo_ = lo;
+    hi_ = hi;
+    return true;
+}
 
 TensorStats StatsAccumulator::stats() const {
     TensorStats s;

@@ -50,20 +50,23 @@ namespace {
 // The slice's statistics gathered row by row in the pass that feeds the cells, the smallest
 // positive value a log scale's autofit needs, and where the first NaN/Inf is.
 struct RowAccumulator {
+    static constexpr double kInf = std::numeric_limits<double>::infinity();
     StatsAccumulator stats;
     double minPositive = std::numeric_limits<double>::infinity();
     int64_t firstRow = -1, firstCol = -1;
 
     void add(int64_t row, const double* v, int64_t n) {
-        for (int64_t c = 0; c < n; ++c) {
-            const double x = v[c];
-            stats.add(x);
-            if (x > 0 && x < minPositive && x - x == 0) minPositive = x;
-            if (x - x != 0 && (firstRow < 0 || row < firstRow || (row == firstRow && c < firstCol))) {
+        const bool finite = stats.add(v, n);
+        double smallest = minPositive;
+        for (int64_t c = 0; c < n; ++c) smallest = std::min(smallest, v[c] > 0 ? v[c] : kInf);
+        minPositive = smallest;  // NaN is not > 0; +Inf never lowers it
+        if (finite || (firstRow >= 0 && row >= firstRow)) return;
+        for (int64_t c = 0; c < n; ++c)
+            if (v[c] - v[c] != 0) {
                 firstRow = row;
                 firstCol = c;
+                return;
             }
-        }
     }
 };
 
