@@ -142,15 +142,19 @@ SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& req) 
     SliceSummarizer pass(nRows, nCols, req);
     const auto n = static_cast<std::size_t>(nCols);
     std::vector<double> row(n), abs(n), rel(n), mask(n);
+    // An error map with the mask computes each element's errors once, for both.
+    const double* shown = source.content == SliceContent::AbsError   ? abs.data()
+                          : source.content == SliceContent::RelError ? rel.data()
+                                                                     : row.data();
     for (int64_t r = 0; r < nRows; ++r) {
         if (req.cancelled && r % 64 == 0 && req.cancelled()) return SliceSummary{};
-        rows.read(r, row.data());
         if (req.tolerance) {
             rows.readErrors(r, abs.data(), rel.data());
             for (std::size_t c = 0; c < n; ++c)
                 mask[c] = isBeyondTolerance(abs[c], rel[c], req.absTolerance, req.relTolerance) ? 1.0 : 0.0;
         }
-        pass.addRow(r, row.data(), req.tolerance ? mask.data() : nullptr);
+        if (!req.tolerance || shown == row.data()) rows.read(r, row.data());
+        pass.addRow(r, req.tolerance ? shown : row.data(), req.tolerance ? mask.data() : nullptr);
     }
     return pass.take();
 }
