@@ -139,6 +139,19 @@ void expectSameStats(const TensorStats& a, const TensorStats& b) {
     EXPECT_DOUBLE_EQ(a.stddev, b.stddev);
 }
 
+// The default slice of t (all of a 2-D tensor) summarised in at most maxCells per axis.
+SliceRequest wholeSliceRequest(const HostTensor& t, int64_t maxCells) {
+    SliceRequest req;
+    req.spec = defaultSlice(t.shape());
+    req.maxCells = maxCells;
+    return req;
+}
+SliceSummary summaryOf(const HostTensor& t, const SliceRequest& req) {
+    SliceSource src;
+    src.tensor = t.view();
+    return summarizeSlice(src, req);
+}
+
 // The pass's statistics are computeStats' (standard deviation and zeros included), and it
 // finds the first NaN/Inf in row-major order.
 TEST(SliceSummary, StatisticsAreComputeStatsAndTheFirstNonFiniteIsFound) {
@@ -146,12 +159,7 @@ TEST(SliceSummary, StatisticsAreComputeStatsAndTheFirstNonFiniteIsFound) {
     t.setFromDouble(5, 0.0);
     t.setFromDouble(20 * 53 + 7, kInf);
     t.setFromDouble(31 * 53 + 2, kNaN);
-    SliceSource src;
-    src.tensor = t.view();
-    SliceRequest req;
-    req.spec = defaultSlice(t.shape());
-    req.maxCells = 8;
-    const SliceSummary s = summarizeSlice(src, req);
+    const SliceSummary s = summaryOf(t, wholeSliceRequest(t, 8));
     expectSameStats(s.stats, computeStats(t.view()));
     EXPECT_EQ(s.firstNonFiniteRow, 20);
     EXPECT_EQ(s.firstNonFiniteCol, 7);
@@ -163,12 +171,8 @@ TEST(SliceSummary, RowBandsFedFromOutsideEqualTheWholePass) {
     HostTensor t = randomTensor(DType::Float32, {101, 64}, 11);
     t.setFromDouble(77 * 64 + 40, kNaN);
     t.setFromDouble(90 * 64 + 1, -kInf);
-    SliceSource src;
-    src.tensor = t.view();
-    SliceRequest req;
-    req.spec = defaultSlice(t.shape());
-    req.maxCells = 16;
-    const SliceSummary whole = summarizeSlice(src, req);
+    const SliceRequest req = wholeSliceRequest(t, 16);
+    const SliceSummary whole = summaryOf(t, req);
     SliceSummarizer pass(101, 64, req);
     std::vector<double> row(64);
     for (int64_t band : {3, 0, 2, 1})  // bands of 32 rows (the last one 5)
