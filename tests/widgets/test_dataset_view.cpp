@@ -410,6 +410,27 @@ private Q_SLOTS:
         QVERIFY2(v->statsText().contains("10 bands"), qPrintable(v->statsText()));
         QVERIFY(v->statsText().contains("[217, 13]"));
 
+        // Rows along axis 1: streamed again in bands of dataset columns; the first NaN/Inf is
+        // the first in the slice's row-major order (display row 0 holds the Inf at [250, 0]).
+        SliceControls* controls = v->findChild<SliceControls*>();
+        view::SliceSpec t = controls->slice();
+        t.rowAxis = 1;
+        t.colAxis = 0;
+        controls->setSlice(t);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && v->frame(DatasetViewPanel::MapA).planeRows == 40; },
+                                20000));
+        QVERIFY(v->isStreamed());
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).planeCols, 300);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, want.min);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.nanCount, 1);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).firstNonFinite, (std::vector<int64_t>{250, 0}));
+
+        // Comparing needs every element: A is read whole.
+        v->compareWith({file, "/embed"});
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(!v->isStreamed());
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{300, 40}));
+
         // Moved on while streaming: the stale stream stops and only the last dataset shows.
         v->view({file, "/embed"});
         v->view({file_, "/ckpt/layer0/bias"});
@@ -423,7 +444,6 @@ private Q_SLOTS:
         v->setStreamBandBytes(16 * 64 * 4);
         v->view({damaged, "/stack"});
         QVERIFY(QTest::qWaitFor([&] { return v->isStreamed() && !v->isLoading(); }, 20000));
-        SliceControls* controls = v->findChild<SliceControls*>();
         view::SliceSpec s = controls->slice();
         s.index[0] = 3;
         controls->setSlice(s);
