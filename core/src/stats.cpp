@@ -10,7 +10,7 @@
 namespace opscope {
 namespace {
 
-// Through rows of doubles, as the heatmap's pass adds them: the same values give the same sums.
+// In rows of doubles, as the heatmap's pass adds them (a row without NaN/Inf takes the fast loop).
 template <class T>
 TensorStats statsContiguous(const T* p, int64_t n) {
     constexpr int64_t kRow = 4096;
