@@ -10,45 +10,70 @@
 namespace opscope {
 namespace {
 
+// In rows of doubles, as the heatmap's pass adds them (a row without NaN/Inf takes the fast loop).
 template <class T>
 TensorStats statsContiguous(const T* p, int64_t n) {
-    TensorStats s;
-    s.count = n;
-    // Sums of v - shift (the first finite value): the variance does not cancel for a large mean.
-    double sum = 0, sumAbs = 0, shifted = 0, shiftedSq = 0, shift = std::numeric_limits<double>::quiet_NaN();
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (int64_t i = 0; i < n; ++i) {
-        const double v = convertValue<double>(p[i]);
-        if (std::isnan(v)) {
-            ++s.nanCount;
-            continue;
-        }
-        if (std::isinf(v)) {
-            ++s.infCount;
-            continue;
-        }
-        ++s.finiteCount;
-        if (std::isnan(shift)) shift = v;
-        s.zeroCount += v == 0;
-        sum += v;
-        shifted += v - shift;
-        shiftedSq += (v - shift) * (v - shift);
-        sumAbs += std::fabs(v);
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
+    constexpr int64_t kRow = 4096;
+    StatsAccumulator acc;
+    double row[kRow];
+    for (int64_t i = 0; i < n; i += kRow) {
+        const int64_t m = std::min(kRow, n - i);
+        for (int64_t j = 0; j < m; ++j) row[j] = convertValue<double>(p[i + j]);
+        acc.add(row, m);
     }
-    if (s.finiteCount > 0) {
-        s.min = lo;
-        s.max = hi;
-        const double finite = static_cast<double>(s.finiteCount), shiftedMean = shifted / finite;
-        s.mean = sum / finite;
-        s.meanAbs = sumAbs / finite;
-        s.stddev = std::sqrt(std::max(0.0, shiftedSq / finite - shiftedMean * shiftedMean));
-    }
-    return s;
+    return acc.stats();
 }
 
 }  // namespace
+
+bool StatsAccumulator::add(const double* v, int64_t n) {
+    bool finite = true;
+    for (int64_t i = 0; i < n; ++i) finite &= v[i] - v[i] == 0;
+    if (!finite || n == 0) {
+        for (int64_t i = 0; i < n; ++i) add(v[i]);
+        return finite;
+    }
+    if (finite_ == 0) shift_ = v[0];
+    double sum = 0, sumAbs = 0, shifted = 0, shiftedSq = 0, lo = lo_, hi = hi_;
+    int64_t zero = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double x = v[i], d = x - shift_;
+        zero += x == 0;
+        sum += x;
+        sumAbs += std::fabs(x);
+        shifted += d;
+        shiftedSq += d * d;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+    }
+    count_ += n;
+    finite_ += n;
+    zero_ += zero;
+    sum_ += sum;
+    sumAbs_ += sumAbs;
+    shifted_ += shifted;
+    shiftedSq_ += shiftedSq;
+    lo_ = lo;
+    hi_ = hi;
+    return true;
+}
+
+TensorStats StatsAccumulator::stats() const {
+    TensorStats s;
+    s.count = count_;
+    s.finiteCount = finite_;
+    s.nanCount = nan_;
+    s.infCount = inf_;
+    s.zeroCount = zero_;
+    if (finite_ == 0) return s;
+    const double finite = static_cast<double>(finite_), shiftedMean = shifted_ / finite;
+    s.min = lo_;
+    s.max = hi_;
+    s.mean = sum_ / finite;
+    s.meanAbs = sumAbs_ / finite;
+    s.stddev = std::sqrt(std::max(0.0, shiftedSq_ / finite - shiftedMean * shiftedMean));
+    return s;
+}
 
 TensorStats computeStats(const TensorView& v) {
     if (v.numel() == 0) return {};

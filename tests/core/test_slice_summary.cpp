@@ -126,6 +126,73 @@ TEST(SliceSummary, TransposedSliceOfAStridedView) {
     expectSameCells(s.cells, naiveDownsample(extractPlane(t.view(), spec), 3, 3));
 }
 
+void expectSameStats(const TensorStats& a, const TensorStats& b) {
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.finiteCount, b.finiteCount);
+    EXPECT_EQ(a.nanCount, b.nanCount);
+    EXPECT_EQ(a.infCount, b.infCount);
+    EXPECT_EQ(a.zeroCount, b.zeroCount);
+    EXPECT_EQ(a.min, b.min);
+    EXPECT_EQ(a.max, b.max);
+    EXPECT_DOUBLE_EQ(a.mean, b.mean);
+    EXPECT_DOUBLE_EQ(a.meanAbs, b.meanAbs);
+    EXPECT_DOUBLE_EQ(a.stddev, b.stddev);
+}
+
+// The default slice of t (all of a 2-D tensor) summarised in at most maxCells per axis.
+SliceRequest wholeSliceRequest(const HostTensor& t, int64_t maxCells) {
+    SliceRequest req;
+    req.spec = defaultSlice(t.shape());
+    req.maxCells = maxCells;
+    return req;
+}
+SliceSummary summaryOf(const HostTensor& t, const SliceRequest& req) {
+    SliceSource src;
+    src.tensor = t.view();
+    return summarizeSlice(src, req);
+}
+
+// The pass's statistics are computeStats' (standard deviation and zeros included), and it
+// finds the first NaN/Inf in row-major order.
+TEST(SliceSummary, StatisticsAreComputeStatsAndTheFirstNonFiniteIsFound) {
+    HostTensor t = randomTensor(DType::Float32, {37, 53}, 9, 3.0);
+    t.setFromDouble(5, 0.0);
+    t.setFromDouble(20 * 53 + 7, kInf);
+    t.setFromDouble(31 * 53 + 2, kNaN);
+    const SliceSummary s = summaryOf(t, wholeSliceRequest(t, 8));
+    expectSameStats(s.stats, computeStats(t.view()));
+    EXPECT_EQ(s.firstNonFiniteRow, 20);
+    EXPECT_EQ(s.firstNonFiniteCol, 7);
+}
+
+// Fed from outside in row bands, bands in any order (as the dataset view streams a big
+// dataset), the summarizer gives summarizeSlice's cells, statistics and first NaN.
+TEST(SliceSummary, RowBandsFedFromOutsideEqualTheWholePass) {
+    HostTensor t = randomTensor(DType::Float32, {101, 64}, 11);
+    t.setFromDouble(77 * 64 + 40, kNaN);
+    t.setFromDouble(90 * 64 + 1, -kInf);
+    const SliceRequest req = wholeSliceRequest(t, 16);
+    const SliceSummary whole = summaryOf(t, req);
+    SliceSummarizer pass(101, 64, req);
+    std::vector<double> row(64);
+    for (int64_t band : {3, 0, 2, 1})  // bands of 32 rows (the last one 5)
+        for (int64_t r = band * 32; r < std::min<int64_t>(101, band * 32 + 32); ++r) {
+            for (int64_t c = 0; c < 64; ++c) row[std::size_t(c)] = t.getAsDouble(r * 64 + c);
+            pass.addRow(r, row.data());
+        }
+    const SliceSummary banded = pass.take();
+    expectSameCells(banded.cells, whole.cells);
+    EXPECT_EQ(banded.stats.count, whole.stats.count);
+    EXPECT_EQ(banded.stats.nanCount, 1);
+    EXPECT_EQ(banded.stats.infCount, 1);
+    EXPECT_EQ(banded.stats.min, whole.stats.min);
+    EXPECT_EQ(banded.stats.max, whole.stats.max);
+    EXPECT_NEAR(banded.stats.mean, whole.stats.mean, 1e-12);
+    EXPECT_NEAR(banded.stats.stddev, whole.stats.stddev, 1e-12);
+    EXPECT_EQ(banded.firstNonFiniteRow, 77);
+    EXPECT_EQ(banded.firstNonFiniteCol, 40);
+}
+
 TEST(SliceSummary, LargeSlicesAreSampledWithExactExtremes) {
     HostTensor t = randomTensor(DType::Float32, {300, 200}, 5);
     t.setFromDouble(12345, 77.0);  // not on the sampling grid (step 60)

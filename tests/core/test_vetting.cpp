@@ -10,7 +10,9 @@
 #include <chrono>
 #include <filesystem>
 
+#include "opscope/h5/h5_file.h"
 #include "opscope/h5/h5_handle.h"
+#include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
 #include "scratch_dir.h"
 
@@ -125,6 +127,38 @@ TEST(VetFile, TrustedFilesAreNotVetted) {
     ::unsetenv("OPSCOPE_TRUST_FILES");
     EXPECT_FALSE(h5::vettingDisabled());
     EXPECT_CONTAINS(errorOf<FileError>([&] { h5::vetFile(bad); }), "the file is corrupt");
+}
+
+TEST(VetBlocks, AxesAreWrittenAndReadBack) {
+    EXPECT_EQ(h5::blockAxesText({3, 0, 4096}), "3,0,4096");
+    EXPECT_EQ(h5::parseBlockAxes("3,0,4096"), (std::vector<int64_t>{3, 0, 4096}));
+    EXPECT_EQ(h5::parseBlockAxes(""), std::vector<int64_t>{});  // a scalar's block
+    for (const char* bad : {"3,,4", "3,x", "1.5", "3,"})
+        EXPECT_CONTAINS(errorOf<UsageError>([&] { h5::parseBlockAxes(bad); }), "not a list of integers");
+}
+
+// tests/data/damaged_chunk.h5: float32 [6, 64, 64], one gzip chunk per slice, values
+// 0.25 * (flat index) - 100; the compressed bytes of slice 3 are damaged (written by
+// tests/data/make_damaged_chunk.py). The child reads only the blocks asked for: slice 0 is vetted and
+// read; slice 3 is vetted too (decoding it fails with an error, not a crash: that is the
+// reader's to report) and its read is refused in one sentence.
+TEST(VetBlocks, AnIntactSliceReadsAndADamagedOneIsRefusedInOneSentence) {
+    const std::string file = (kRoot / "tests" / "data" / "damaged_chunk.h5").string();
+    EXPECT_NO_THROW(h5::vetBlocks(file, {{"/stack", {0, 0, 0}, {1, 64, 64}}}));
+    const h5::File f = h5::File::openReadOnly(file);
+    const HostTensor slice0 = h5::readTensorBlock(f, "/stack", {0, 0, 0}, {1, 64, 64});
+    for (int64_t i = 0; i < slice0.numel(); ++i) ASSERT_EQ(slice0.getAsDouble(i), 0.25 * double(i) - 100) << i;
+    // The next slice of the same file: only its block (the metadata was walked already).
+    EXPECT_NO_THROW(h5::vetBlocks(file, {{"/stack", {3, 0, 0}, {1, 64, 64}}}));
+    const std::string e = errorOf<FileError>([&] { h5::readTensorBlock(f, "/stack", {3, 0, 0}, {1, 64, 64}); });
+    EXPECT_CONTAINS(e, file);
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+TEST(VetBlocks, CrashingFileIsCorrupt) {
+    const std::string bad = (kRoot / "tests" / "data" / "malformed" / "01714.h5").string();
+    const std::string e = errorOf<FileError>([&] { h5::vetBlocks(bad, {{"/x", {0}, {1}}}); });
+    EXPECT_EQ(e.rfind("cannot open '" + bad + "': the file is corrupt (reading it ", 0), 0u) << e;
 }
 
 }  // namespace

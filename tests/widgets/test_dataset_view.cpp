@@ -344,6 +344,113 @@ private Q_SLOTS:
         QVERIFY(v->analysis()->outputs.front().compared);
     }
 
+    // A slice read vets only its block: in a file whose slice 3 is damaged (one gzip chunk per
+    // slice, tests/data/make_damaged_chunk.py) slice 0 shows, slice 3 is refused in one sentence
+    // naming the file, and slice 4 shows after it.
+    void damagedSliceIsRefusedAndIntactSlicesShow() {
+        DatasetViewPanel* v = window_->datasetView();
+        v->setSliceOnlyAbove(32 * 1024);  // the stack is 96 KiB, a slice 16 KiB
+        const QString damaged = QStringLiteral(OPSCOPE_SOURCE_DIR "/tests/data/damaged_chunk.h5");
+        v->view({damaged, "/stack"});
+        QVERIFY(waitShown(v));
+        QVERIFY(v->holdsSliceOnly());
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, -100.0);
+        QCOMPARE(v->message(), QString());
+        SliceControls* controls = v->findChild<SliceControls*>();
+        view::SliceSpec s = controls->slice();
+        s.index[0] = 3;
+        controls->setSlice(s);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && !v->message().isEmpty(); }, 20000));
+        QVERIFY2(v->message().contains(damaged) && !v->message().contains('\n'), qPrintable(v->message()));
+        s.index[0] = 4;
+        controls->setSlice(s);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && v->message().isEmpty(); }, 20000));
+        QVERIFY(waitShown(v));
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, 0.25 * (4 * 64 * 64) - 100);
+    }
+
+    // A big rank-2 dataset is streamed in row bands into one pass: the frame (cells, statistics
+    // with std and zeros, histogram, first NaN/Inf) equals the whole read's, only the summary is
+    // held, and a NaN and an Inf in two different bands are found. A damaged band is refused.
+    void bigRank2DatasetIsStreamedInRowBands() {
+        const QString file = dir_.filePath("embedding.h5");
+        HostTensor embed = test::ramp(DType::Float32, {300, 40}, 0.125, -700.0);
+        embed.setFromDouble(217 * 40 + 13, kNaN);  // band 7 of 10
+        embed.setFromDouble(250 * 40, HUGE_VAL);   // band 8
+        embed.setFromDouble(3, 0.0);
+        {
+            h5::File f = h5::File::create(file.toStdString());
+            h5::writeTensor(f, "/embed", embed);
+        }
+        DatasetViewPanel* v = window_->datasetView();
+        v->view({file, "/embed"});  // 48000 bytes: under the default threshold, read whole
+        QVERIFY(waitShown(v));
+        QVERIFY(!v->isStreamed());
+        const DisplayFrame whole = v->frame(DatasetViewPanel::MapA);
+
+        v->setSliceOnlyAbove(1024);
+        v->setStreamBandBytes(30 * 40 * 4);  // 30 rows a band: 10 bands
+        v->view({file, "/embed"});
+        QVERIFY(QTest::qWaitFor([&] { return v->isStreamed() && !v->isLoading(); }, 20000));
+        QVERIFY(v->heldTensor() == nullptr);
+        const DisplayFrame streamed = v->frame(DatasetViewPanel::MapA);
+        QCOMPARE(streamed.image, whole.image);
+        QCOMPARE(streamed.histogram.counts, whole.histogram.counts);
+        const TensorStats want = computeStats(embed.view());
+        QCOMPARE(streamed.tensorStats.count, want.count);
+        QCOMPARE(streamed.tensorStats.nanCount, 1);
+        QCOMPARE(streamed.tensorStats.infCount, 1);
+        QCOMPARE(streamed.tensorStats.zeroCount, want.zeroCount);
+        QCOMPARE(streamed.tensorStats.min, want.min);
+        QCOMPARE(streamed.tensorStats.max, want.max);
+        QVERIFY(std::fabs(streamed.tensorStats.mean - want.mean) <= 1e-12 * std::fabs(want.mean));
+        QVERIFY(std::fabs(streamed.tensorStats.stddev - want.stddev) <= 1e-12 * want.stddev);
+        QCOMPARE(whole.tensorStats.stddev, streamed.tensorStats.stddev);
+        QCOMPARE(streamed.firstNonFinite, (std::vector<int64_t>{217, 13}));
+        QVERIFY2(v->statsText().contains("10 bands"), qPrintable(v->statsText()));
+        QVERIFY(v->statsText().contains("[217, 13]"));
+
+        // Rows along axis 1: streamed again in bands of dataset columns; the first NaN/Inf is
+        // the first in the slice's row-major order (display row 0 holds the Inf at [250, 0]).
+        SliceControls* controls = v->findChild<SliceControls*>();
+        view::SliceSpec t = controls->slice();
+        t.rowAxis = 1;
+        t.colAxis = 0;
+        controls->setSlice(t);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && v->frame(DatasetViewPanel::MapA).planeRows == 40; },
+                                20000));
+        QVERIFY(v->isStreamed());
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).planeCols, 300);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, want.min);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.nanCount, 1);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).firstNonFinite, (std::vector<int64_t>{250, 0}));
+
+        // Comparing needs every element: A is read whole.
+        v->compareWith({file, "/embed"});
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(!v->isStreamed());
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{300, 40}));
+
+        // Moved on while streaming: the stale stream stops and only the last dataset shows.
+        v->view({file, "/embed"});
+        v->view({file_, "/ckpt/layer0/bias"});
+        QVERIFY(waitShown(v));
+        QTest::qWait(200);
+        QCOMPARE(v->viewedDataset()->path, QString("/ckpt/layer0/bias"));
+        QVERIFY(!v->isStreamed());
+
+        // The damaged slice of damaged_chunk.h5 streamed: refused in one sentence.
+        const QString damaged = QStringLiteral(OPSCOPE_SOURCE_DIR "/tests/data/damaged_chunk.h5");
+        v->setStreamBandBytes(16 * 64 * 4);
+        v->view({damaged, "/stack"});
+        QVERIFY(QTest::qWaitFor([&] { return v->isStreamed() && !v->isLoading(); }, 20000));
+        view::SliceSpec s = controls->slice();
+        s.index[0] = 3;
+        controls->setSlice(s);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && !v->message().isEmpty(); }, 20000));
+        QVERIFY2(v->message().contains(damaged), qPrintable(v->message()));
+    }
+
     // Ctrl+F anywhere in the window puts the cursor in the tree's filter box.
     void ctrlFFocusesTheTreeFilter() {
         MainWindow& w = *window_;

@@ -2,6 +2,8 @@
 // reports hover and clicks, zooms and pans; the range histogram's handles set a range.
 #include <QtTest>
 
+#include <limits>
+
 #include "opscope/host_tensor.h"
 #include "views/heatmap_widget.h"
 #include "views/range_histogram_widget.h"
@@ -29,6 +31,44 @@ bool showPlainImage(HeatmapWidget& w, QSize size, int rows, int cols, Qt::Global
 class TestHeatmap : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A lone NaN in a [2048, 1536] slice drawn at fit zoom (about 7 cells per screen pixel)
+    // shows in the painted pixels: the flagged cell is drawn again over the scaled image.
+    void loneNaNStaysVisibleAtFitZoom() {
+        HostTensor t = HostTensor::fromDoubles(DType::Float32, {2048, 1536}, std::vector<double>(2048 * 1536, 1.0));
+        t.setFromDouble(1001 * 1536 + 777, std::numeric_limits<double>::quiet_NaN());
+        DisplayRequest req;
+        req.tensor = std::make_shared<const HostTensor>(std::move(t));
+        req.settings.slice = view::defaultSlice({2048, 1536});
+        const DisplayFrame f = computeDisplay(req);
+        QCOMPARE(f.flaggedCells, (std::vector<QPoint>{QPoint(777, 1001)}));
+        const QRgb nan = f.image.pixel(777, 1001);
+        QVERIFY(nan != f.image.pixel(0, 0));
+        const auto nanPixels = [&](HeatmapWidget& w) {
+            const QImage shot = w.grab().toImage().convertToFormat(QImage::Format_RGB32);
+            QPoint where(-1, -1);
+            int n = 0;
+            for (int y = 0; y < shot.height(); ++y)
+                for (int x = 0; x < shot.width(); ++x)
+                    if (shot.pixel(x, y) == nan) ++n, where = QPoint(x, y);
+            return std::pair{n, where};
+        };
+        HeatmapWidget w;
+        w.resize(300, 300);
+        w.setImage(f.image, f.planeRows, f.planeCols, f.flaggedCells);
+        QVERIFY(test::showExposed(w));
+        w.fitToWindow();
+        QVERIFY(w.zoom() < 0.2);
+        const auto [n, at] = nanPixels(w);
+        QVERIFY2(n >= 9, qPrintable(QString::number(n)));  // at least 3 x 3 screen pixels
+        int64_t row = -1, col = -1;                        // where the NaN is
+        QVERIFY(w.elementAt(QPointF(at) + QPointF(0.5, 0.5), &row, &col));
+        QVERIFY2(std::abs(row - 1001) <= 16 && std::abs(col - 777) <= 16,
+                 qPrintable(QString("%1 %2").arg(row).arg(col)));
+        // Without the flagged cells the same picture may lose it (Qt samples one cell in ~7x7).
+        w.setImage(f.image, f.planeRows, f.planeCols);
+        qInfo("NaN pixels at fit zoom: %d with the flagged cell drawn, %d without", n, nanPixels(w).first);
+    }
+
     void hoverAndClickReportElements() {
         HeatmapWidget w;
         QVERIFY(showPlainImage(w, {408, 208}, 4, 8, Qt::red));  // 4-pixel margin: 8 columns x 4 rows of 50 px

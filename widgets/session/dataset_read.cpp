@@ -1,5 +1,6 @@
 #include "session/dataset_read.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "opscope/h5/h5_file.h"
@@ -10,9 +11,11 @@ namespace opscope::gui {
 
 namespace {
 
-// Vets the file, opens it and checks that `path` is a dataset.
-h5::File openVettedDataset(const std::string& file, const std::string& path) {
-    h5::vetFile(file, {path});
+// Vets the file (its metadata, and the data of dataPaths), opens it and checks that `path` is
+// a dataset.
+h5::File openVettedDataset(const std::string& file, const std::string& path,
+                           const std::vector<std::string>& dataPaths) {
+    h5::vetFile(file, dataPaths);
     h5::File f = h5::File::openReadOnly(file);
     const h5::ObjectKind kind = f.info(path).kind;
     if (kind == h5::ObjectKind::Missing) throw std::runtime_error("no dataset '" + path + "' in '" + file + "'");
@@ -24,7 +27,7 @@ h5::File openVettedDataset(const std::string& file, const std::string& path) {
 }  // namespace
 
 HostTensor readDatasetVetted(const std::string& file, const std::string& path) {
-    return h5::readTensor(openVettedDataset(file, path), path);
+    return h5::readTensor(openVettedDataset(file, path, {path}), path);
 }
 
 SliceBlock sliceBlock(const std::vector<int64_t>& shape, const view::SliceSpec& given) {
@@ -39,21 +42,83 @@ SliceBlock sliceBlock(const std::vector<int64_t>& shape, const view::SliceSpec& 
     return b;
 }
 
+namespace {
+
+// The slice block cut into bands of rows (along the slice's row axis) of at most maxBytes.
+std::vector<h5::DataBlock> rowBands(const std::string& path, const SliceBlock& block, int rowAxis, DType dtype,
+                                    uint64_t maxBytes) {
+    const uint64_t rowBytes = static_cast<uint64_t>(shapeNumel(block.count) / block.count[rowAxis]) * dtypeSize(dtype);
+    const int64_t rowsPerBand = std::max<int64_t>(1, static_cast<int64_t>(maxBytes / std::max<uint64_t>(1, rowBytes)));
+    std::vector<h5::DataBlock> bands;
+    for (int64_t r = 0; r < block.count[rowAxis]; r += rowsPerBand) {
+        h5::DataBlock b{path, block.start, block.count};
+        b.start[rowAxis] = block.start[rowAxis] + r;
+        b.count[rowAxis] = std::min(rowsPerBand, block.count[rowAxis] - r);
+        bands.push_back(std::move(b));
+    }
+    return bands;
+}
+
+// One pass over the slice, band after band; an empty summary when cancelled.
+view::SliceSummary streamSlice(const h5::File& f, const std::vector<h5::DataBlock>& bands, const view::SliceSpec& spec,
+                               int64_t rows, int64_t cols, const StreamControl& control) {
+    view::SliceRequest request;
+    request.spec = spec;
+    view::SliceSummarizer pass(rows, cols, request);
+    view::SliceSpec inBand = spec;  // a band holds one index of every other axis: index 0
+    std::fill(inBand.index.begin(), inBand.index.end(), 0);
+    std::vector<double> row(static_cast<std::size_t>(cols));
+    for (std::size_t i = 0; i < bands.size(); ++i) {
+        if (control.cancelled && control.cancelled()) return {};
+        const h5::DataBlock& b = bands[i];
+        const HostTensor band = h5::readTensorBlock(f, b.dataset, b.start, b.count);
+        view::SliceSource source;
+        source.tensor = band.view();
+        view::SliceRows bandRows(source, inBand);
+        const int64_t first = b.start[spec.rowAxis] - bands.front().start[spec.rowAxis];
+        for (int64_t r = 0; r < bandRows.rows(); ++r) {
+            bandRows.read(r, row.data());
+            pass.addRow(first + r, row.data());
+        }
+        if (control.progress) control.progress(static_cast<double>(i + 1) / static_cast<double>(bands.size()));
+    }
+    return pass.take();
+}
+
+}  // namespace
+
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
-                                  uint64_t sliceOnlyAboveBytes) {
-    const h5::File f = openVettedDataset(file, path);
+                                  uint64_t sliceOnlyAboveBytes, const StreamControl& control) {
+    const h5::File f = openVettedDataset(file, path, {});  // the data is vetted below, as it is read
     const h5::DatasetInfo info = h5::datasetInfo(f, path);
     DatasetForView d;
     d.shape = info.shape;
-    const bool big = info.dtype != DType::Undefined &&
-                     static_cast<uint64_t>(info.numel()) * dtypeSize(info.dtype) > sliceOnlyAboveBytes;
-    if (info.shape.size() < 3 || !big) {
+    d.dtype = info.dtype;
+    const auto bytes = [&](const std::vector<int64_t>& shape) {
+        return static_cast<uint64_t>(shapeNumel(shape)) * dtypeSize(info.dtype);
+    };
+    if (info.shape.size() < 2 || info.dtype == DType::Undefined || bytes(info.shape) <= sliceOnlyAboveBytes) {
+        h5::vetFile(file, {path});
         d.tensor = h5::readTensor(f, path);
         d.shape = d.tensor.shape();
         return d;
     }
-    d.block = sliceBlock(info.shape, slice.index.size() == info.shape.size() ? slice : view::defaultSlice(info.shape));
-    d.tensor = h5::readTensorBlock(f, path, d.block.start, d.block.count);
+    const view::SliceSpec spec = view::normalizeSlice(
+        info.shape, slice.index.size() == info.shape.size() ? slice : view::defaultSlice(info.shape));
+    const SliceBlock block = sliceBlock(info.shape, spec);
+    if (info.shape.size() >= 3 && bytes(block.count) <= sliceOnlyAboveBytes) {
+        d.block = block;
+        h5::vetBlocks(file, {{path, d.block.start, d.block.count}});  // only the block, not the dataset
+        d.tensor = h5::readTensorBlock(f, path, d.block.start, d.block.count);
+        return d;
+    }
+    const std::vector<h5::DataBlock> bands = rowBands(path, block, spec.rowAxis, info.dtype, control.bandBytes);
+    h5::vetBlocks(file, bands);  // one child reads them all, one band at a time
+    view::SliceSummary summary =
+        streamSlice(f, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control);
+    d.bands = static_cast<int64_t>(bands.size());
+    d.streamedSlice = spec;
+    if (summary.rows > 0) d.streamed = std::make_shared<const view::SliceSummary>(std::move(summary));
     return d;
 }
 

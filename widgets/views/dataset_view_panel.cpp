@@ -156,9 +156,21 @@ struct Loaded {
 }  // namespace
 
 DatasetViewPanel::Operand DatasetViewPanel::operandOf(const DatasetRef& ref, DatasetForView d) {
-    return {ref.label(),        std::make_shared<const HostTensor>(std::move(d.tensor)),
-            ref.file,           ref,
-            std::move(d.shape), std::move(d.block.start)};
+    Operand o{ref.label(), nullptr, ref.file, ref, std::move(d.shape), std::move(d.block.start)};
+    o.dtype = d.dtype;
+    if (d.streamed) {
+        o.streamed = std::move(d.streamed);
+        o.streamedSlice = d.streamedSlice;
+        o.bands = d.bands;
+    } else {
+        o.tensor = std::make_shared<const HostTensor>(std::move(d.tensor));
+        o.dtype = o.tensor->dtype();
+    }
+    return o;
+}
+
+void DatasetViewPanel::showReadProgress(uint64_t generation, const QString& label, double share) {
+    if (generation == readGeneration_) title_->setText(tr("Reading %1… %2 %").arg(label).arg(qRound(share * 100)));
 }
 
 // A alone may be read one slice at a time; B, and A when B comes, are read whole.
@@ -168,19 +180,25 @@ void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
     ++pendingReads_;
     message_.clear();
     title_->setText(tr("Reading %1…").arg(ref.label()));
-    const std::optional<DatasetRef> aRef = asReference && holdsSliceOnly() ? a_.ref : std::nullopt;
+    const std::optional<DatasetRef> aRef = asReference && (holdsSliceOnly() || isStreamed()) ? a_.ref : std::nullopt;
     const std::string aFile = aRef ? aRef->file.toStdString() : std::string(),
                       aPath = aRef ? aRef->path.toStdString() : std::string();
     const std::string file = ref.file.toStdString(), path = ref.path.toStdString();
     const uint64_t limit = asReference ? UINT64_MAX : sliceOnlyAbove_;
     const view::SliceSpec slice = slice_->slice();
+    StreamControl control;  // a streamed read stops between bands once the user moved on
+    control.bandBytes = bandBytes_;
+    control.cancelled = [gen, latest = latestRead_] { return latest->load() != gen; };
+    control.progress = [this, gen, label = ref.label()](double share) {
+        guiInvoke(this, [this, gen, label, share] { showReadProgress(gen, label, share); });
+    };
     runInBackground<Loaded>(
         this,
-        [file, path, aFile, aPath, limit, slice, gen, latest = latestRead_] {
+        [file, path, aFile, aPath, limit, slice, control, gen, latest = latestRead_] {
             Loaded l;
             if (latest->load() != gen) return l;  // dropped on arrival anyway
             if (!aFile.empty()) l.wholeA = readDatasetForView(aFile, aPath, {}, UINT64_MAX);
-            l.main = readDatasetForView(file, path, slice, limit);
+            l.main = readDatasetForView(file, path, slice, limit, control);
             return l;
         },
         [this, gen, ref, aRef, asReference](Loaded l, QString error) {
@@ -196,7 +214,10 @@ void DatasetViewPanel::showTensor(const QString& label, TensorPtr tensor, const 
     latestRead_->store(++readGeneration_);  // a read still in flight no longer applies
     message_.clear();
     const std::vector<int64_t> shape = tensor ? tensor->shape() : std::vector<int64_t>{};
-    setOperand(false, {label, std::move(tensor), sourceFile, std::nullopt, shape, {}});
+    const DType dtype = tensor ? tensor->dtype() : DType::Undefined;
+    Operand o{label, std::move(tensor), sourceFile, std::nullopt, shape, {}};
+    o.dtype = dtype;
+    setOperand(false, std::move(o));
 }
 
 void DatasetViewPanel::setOperand(bool asReference, Operand operand) {
@@ -217,8 +238,7 @@ void DatasetViewPanel::setOperand(bool asReference, Operand operand) {
 QString DatasetViewPanel::title() const {
     if (!hasTensor()) return {};
     const auto desc = [](const Operand& o) {
-        return QStringLiteral("%1  %2%3")
-            .arg(o.label, QString::fromUtf8(dtypeName(o.tensor->dtype())), formatShape(o.shape));
+        return QStringLiteral("%1  %2%3").arg(o.label, QString::fromUtf8(dtypeName(o.dtype)), formatShape(o.shape));
     };
     return isComparing() ? tr("A: %1   vs   B (reference): %2").arg(desc(a_), desc(b_)) : desc(a_);
 }
@@ -314,6 +334,11 @@ TensorPtr DatasetViewPanel::mapTensor(Map map) const {
 
 // A held as one slice's block and the user moved to another slice: read that one first.
 bool DatasetViewPanel::needsSliceRead() const {
+    if (isStreamed() && a_.ref) {  // another slice block, or the displayed axes changed
+        const view::SliceSpec now = view::normalizeSlice(a_.shape, slice_->slice()), was = a_.streamedSlice;
+        return now.rowAxis != was.rowAxis || now.colAxis != was.colAxis ||
+               !(sliceBlock(a_.shape, now) == sliceBlock(a_.shape, was));
+    }
     if (!holdsSliceOnly() || !a_.ref) return false;
     const SliceBlock shown = sliceBlock(a_.shape, slice_->slice());
     return shown.start != a_.blockStart || shown.count != a_.tensor->shape();
@@ -336,12 +361,16 @@ void DatasetViewPanel::recompute() {
         req[m].tensor = m == MapA || side ? mapTensor(m) : nullptr;
         req[m].settings = m == MapError ? errors : values;
     }
+    // A streamed A is drawn from its summary (the same pass, new colours): nothing is re-read.
+    const bool fromSummary = isStreamed() && !(ab_->isChecked() && b_.tensor);
+    const auto summary = fromSummary ? a_.streamed : nullptr;
+    const std::vector<int64_t> shape = a_.shape;
     const uint64_t gen = ++computeGeneration_;
     runInBackground<std::array<DisplayFrame, 3>>(
         this,
-        [req]() mutable {
+        [req, summary, shape]() mutable {
             std::array<DisplayFrame, 3> f;
-            f[MapA] = computeDisplay(req[MapA]);
+            f[MapA] = summary ? displayFromSummary(*summary, shape, req[MapA]) : computeDisplay(req[MapA]);
             if (req[MapB].tensor && req[MapB].tensor->shape() == req[MapA].tensor->shape())
                 req[MapB].fixedRange = f[MapA].scale.range();  // the same colours mean the same values
             f[MapB] = computeDisplay(req[MapB]);
@@ -367,7 +396,7 @@ void DatasetViewPanel::showFrames(std::array<DisplayFrame, 3> frames) {
         const DisplayFrame& f = frames_[m];
         maps_[m]->setVisible(m == MapA || (side && mapTensor(m)));
         if (f.valid())
-            maps_[m]->setImage(f.image, f.planeRows, f.planeCols);
+            maps_[m]->setImage(f.image, f.planeRows, f.planeCols, f.flaggedCells);
         else
             maps_[m]->clear(f.tensorStats.count == 0 ? tr("Empty tensor") : QString());
         maps_[m]->setCaption(isComparing() ? captions[m] : QString());
@@ -421,15 +450,45 @@ void DatasetViewPanel::showStats() {
         lines << tr("only slice %1 of %2 was read (the dataset is %3; above %4 one slice at a time): "
                     "statistics and NaN/Inf counts are the slice's")
                      .arg(sliceText(a_.shape, slice_->slice()), formatShape(a_.shape),
-                          formatBytes(double(shapeNumel(a_.shape)) * double(dtypeSize(a_.tensor->dtype()))),
+                          formatBytes(double(shapeNumel(a_.shape)) * double(dtypeSize(a_.dtype))),
                           formatBytes(double(sliceOnlyAbove_)));
+    if (isStreamed())
+        lines << tr("streamed: the slice %1 of %2 (%3) was read in %4 bands of at most %5 into one pass "
+                    "(statistics, histogram and NaN/Inf are the slice's); its values are not held, so "
+                    "the readout shows a cell's min and max")
+                     .arg(sliceText(a_.shape, a_.streamedSlice), formatShape(a_.shape),
+                          formatBytes(double(shapeNumel(a_.shape)) * double(dtypeSize(a_.dtype))))
+                     .arg(a_.bands)
+                     .arg(formatBytes(double(bandBytes_)));
     stats_->setText(lines.join(QStringLiteral("<br>")));
 }
 
 QString DatasetViewPanel::statsText() const { return stats_->text(); }
 
+// The cell under the mouse of a streamed slice: its element range and its min and max.
+QString DatasetViewPanel::streamedReadout(qint64 row, qint64 col) const {
+    const view::Downsampled& cells = a_.streamed->cells;
+    const int64_t r = std::min<int64_t>(row / cells.blockRows, cells.rows - 1),
+                  c = std::min<int64_t>(col / cells.blockCols, cells.cols - 1);
+    const view::Cell& cell = cells.at(r, c);
+    QString flags;
+    if (cell.flags & view::kCellNaN) flags += tr(" · NaN");
+    if (cell.flags & view::kCellPosInf) flags += tr(" · +Inf");
+    if (cell.flags & view::kCellNegInf) flags += tr(" · -Inf");
+    const QString range = cell.flags & view::kCellEmpty
+                              ? tr("no finite value")
+                              : tr("min %1 · max %2").arg(formatNumber(cell.min, 7), formatNumber(cell.max, 7));
+    const view::SliceSpec s = view::normalizeSlice(a_.shape, slice_->slice());
+    return tr("%1  A: cell of %2×%3 elements, %4%5")
+        .arg(formatShape(view::elementIndex(s, row, col)))
+        .arg(cells.blockRows)
+        .arg(cells.blockCols)
+        .arg(range, flags);
+}
+
 void DatasetViewPanel::onHover(qint64 row, qint64 col) {
     if (row < 0 || !hasTensor()) return readout_->clear();
+    if (isStreamed()) return readout_->setText(streamedReadout(row, col));
     const view::SliceSpec s = view::normalizeSlice(a_.shape, slice_->slice());
     const std::vector<int64_t> index = view::elementIndex(s, row, col);
     QString text = tr("%1  A = %2").arg(formatShape(index), fullPrecisionValue(content(MapA), row, col));

@@ -4,7 +4,8 @@
 // output and a dataset), judged by the CLI's evaluation (analyzeOutputs -> ops::compareOutputs,
 // as `opscope-cli compare`): A | B | relative error side by side or A/B, the metrics table and
 // the error charts. A big dataset of rank >= 3 viewed alone is read one slice at a time
-// (readDatasetForView); comparing reads both whole.
+// (readDatasetForView); a big rank-2 dataset (or a big slice) is streamed from the file in row
+// bands into one summary pass and not held at all; comparing reads both whole.
 #pragma once
 
 #include <QWidget>
@@ -52,6 +53,7 @@ public:
 
     explicit DatasetViewPanel(QWidget* parent = nullptr);
     void setSliceOnlyAbove(uint64_t bytes) { sliceOnlyAbove_ = bytes; }  // tests use small files
+    void setStreamBandBytes(uint64_t bytes) { bandBytes_ = bytes; }      // and small bands
 
     // Reads the dataset in the background and shows it as A; a comparison ends.
     void view(const DatasetRef& ref);
@@ -64,10 +66,12 @@ public:
     void setSideBySide(bool on);
     void setShowReference(bool on);  // A/B: B in the main map
 
-    bool hasTensor() const { return a_.tensor != nullptr; }
+    bool hasTensor() const { return a_.tensor != nullptr || a_.streamed != nullptr; }
     // What the view holds of A: the whole tensor, or only the block of the slice on screen.
     TensorPtr heldTensor() const { return a_.tensor; }
     bool holdsSliceOnly() const { return !a_.blockStart.empty(); }
+    // A's slice was streamed in row bands: only its summary (cells, sample, statistics) is held.
+    bool isStreamed() const { return a_.streamed != nullptr; }
     bool isComparing() const { return b_.tensor != nullptr; }
     bool isLoading() const;
     std::optional<DatasetRef> viewedDataset() const { return a_.ref; }
@@ -92,6 +96,10 @@ private:
         std::optional<DatasetRef> ref;
         std::vector<int64_t> shape;       // the dataset's (tensor's, unless it is a block)
         std::vector<int64_t> blockStart;  // where tensor's [0, ...] lies; empty: tensor is all of it
+        DType dtype = DType::Undefined;
+        std::shared_ptr<const view::SliceSummary> streamed;  // instead of a tensor (see isStreamed)
+        view::SliceSpec streamedSlice;
+        int64_t bands = 0;
     };
     void buildTop(QVBoxLayout* layout);
     QWidget* buildMaps();
@@ -99,6 +107,8 @@ private:
     static Operand operandOf(const DatasetRef& ref, DatasetForView d);
     void read(const DatasetRef& ref, bool asReference);
     bool needsSliceRead() const;
+    void showReadProgress(uint64_t generation, const QString& label, double share);
+    QString streamedReadout(qint64 row, qint64 col) const;
     void setOperand(bool asReference, Operand operand);
     void analyze();
     void recompute();
@@ -131,6 +141,7 @@ private:
     QString message_;
     std::array<DisplayFrame, 3> frames_;
     uint64_t sliceOnlyAbove_ = kSliceOnlyAboveBytes;
+    uint64_t bandBytes_ = StreamControl{}.bandBytes;
     int pendingReads_ = 0;
     bool analyzing_ = false;
     // readGeneration_ as the reading threads see it: a queued read the user moved on from (a

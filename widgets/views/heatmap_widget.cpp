@@ -16,9 +16,10 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
     setToolTip(tr("Wheel: zoom · drag: pan · double-click or F: fit · click: pick the element"));
 }
 
-void HeatmapWidget::setImage(const QImage& image, int64_t planeRows, int64_t planeCols) {
+void HeatmapWidget::setImage(const QImage& image, int64_t planeRows, int64_t planeCols, std::vector<QPoint> flagged) {
     const bool shapeChanged = planeRows != rows_ || planeCols != cols_;
     image_ = image;
+    flagged_ = std::move(flagged);
     rows_ = planeRows;
     cols_ = planeCols;
     message_.clear();
@@ -28,6 +29,7 @@ void HeatmapWidget::setImage(const QImage& image, int64_t planeRows, int64_t pla
 
 void HeatmapWidget::clear(const QString& message) {
     image_ = QImage();
+    flagged_.clear();
     rows_ = cols_ = 0;
     message_ = message;
     update();
@@ -95,6 +97,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     const QRectF target(-origin_.x() * zoom_, -origin_.y() * zoom_, cols_ * zoom_, rows_ * zoom_);
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     p.drawImage(target, image_);
+    paintFlagged(p, target);
     // Grid lines once cells are large enough to be told apart.
     if (zoom_ >= 14 && image_.width() == cols_ && image_.height() == rows_) {
         p.setPen(QColor(0, 0, 0, 40));
@@ -127,6 +130,21 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         p.fillRect(box, QColor(255, 255, 255, 200));
         p.setPen(Qt::black);
         p.drawText(box, Qt::AlignCenter, caption_);
+    }
+}
+
+// Scaled down without smoothing, the image shows one of several pixels per screen pixel and a
+// lone NaN may be the one left out: flagged pixels are drawn again, in their own colour, at
+// least kMinPixels wide (on top of their neighbours: an overlay must never vanish).
+void HeatmapWidget::paintFlagged(QPainter& p, const QRectF& target) const {
+    constexpr double kMinPixels = 3;
+    const double w = target.width() / image_.width(), h = target.height() / image_.height();
+    if (flagged_.empty() || (w >= kMinPixels && h >= kMinPixels)) return;
+    const double mw = std::max(w, kMinPixels), mh = std::max(h, kMinPixels);
+    for (const QPoint& cell : flagged_) {
+        if (!image_.valid(cell)) continue;
+        const QPointF at(std::floor(target.left() + cell.x() * w), std::floor(target.top() + cell.y() * h));
+        p.fillRect(QRectF(at, QSizeF(std::ceil(mw), std::ceil(mh))), image_.pixelColor(cell));
     }
 }
 

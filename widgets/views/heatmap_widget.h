@@ -5,6 +5,7 @@
 #include <QImage>
 #include <QPointF>
 #include <QWidget>
+#include <vector>
 
 namespace opscope::gui {
 
@@ -14,7 +15,9 @@ public:
     explicit HeatmapWidget(QWidget* parent = nullptr);
 
     // The image covers planeRows x planeCols elements (one pixel may stand for a block).
-    void setImage(const QImage& image, int64_t planeRows, int64_t planeCols);
+    // flagged: pixels (NaN/Inf, beyond tolerance) kept visible when the image is drawn smaller
+    // than one screen pixel per image pixel.
+    void setImage(const QImage& image, int64_t planeRows, int64_t planeCols, std::vector<QPoint> flagged = {});
     void clear(const QString& message = {});
     void setMarker(int64_t row, int64_t col);  // the picked element; -1 hides it
     void setCaption(const QString& caption);
@@ -49,7 +52,10 @@ protected:
     void keyPressEvent(QKeyEvent*) override;
 
 private:
+    void paintFlagged(QPainter& p, const QRectF& target) const;
+
     QImage image_;
+    std::vector<QPoint> flagged_;
     int64_t rows_ = 0, cols_ = 0;
     double zoom_ = 1;
     QPointF origin_;      // element coordinates (x = col, y = row) at the top-left

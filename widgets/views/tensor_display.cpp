@@ -39,18 +39,27 @@ QImage toImage(const view::Downsampled& cells, const view::DisplaySettings& ds, 
 
 }  // namespace
 
-DisplayFrame computeDisplay(const DisplayRequest& req) {
-    DisplayFrame f;
-    if (!req.tensor) return f;
-    const TensorView whole = req.tensor->view();
-    const view::SliceSummary slice = summarize(req);
-    if (req.cancelled && req.cancelled()) return f;
-    if (req.content == view::SliceContent::Values) {
-        // A slice that is the whole tensor (any 2-D one) needs no second pass for its statistics.
-        f.tensorStats = slice.rows * slice.cols == whole.numel() ? slice.stats : computeStats(whole);
-        if (f.tensorStats.nanCount + f.tensorStats.infCount > 0) f.firstNonFinite = view::firstNonFinite(whole);
-    }
-    if (slice.rows * slice.cols == 0) return f;
+namespace {
+
+// The cells painted in an overlay colour (NaN/Inf, beyond tolerance), while they are few.
+std::vector<QPoint> flaggedCells(const view::Downsampled& cells, const view::DisplaySettings& ds,
+                                 const view::Downsampled* beyond) {
+    constexpr uint8_t kNonFinite = view::kCellNaN | view::kCellPosInf | view::kCellNegInf;
+    std::vector<QPoint> out;
+    for (int64_t r = 0; r < cells.rows; ++r)
+        for (int64_t c = 0; c < cells.cols; ++c) {
+            const bool flagged = (ds.showNonFinite && (cells.at(r, c).flags & kNonFinite)) ||
+                                 (ds.showBeyond && beyond && beyond->at(r, c).max > 0);
+            if (!flagged) continue;
+            if (out.size() == DisplayFrame::kMaxFlaggedCells) return {};
+            out.emplace_back(static_cast<int>(c), static_cast<int>(r));
+        }
+    return out;
+}
+
+// Everything of the frame that comes from the pass over the slice.
+void fillFromSummary(DisplayFrame& f, const view::SliceSummary& slice, const DisplayRequest& req) {
+    if (slice.rows * slice.cols == 0) return;
     f.planeRows = slice.rows;
     f.planeCols = slice.cols;
     f.sliceStats = slice.stats;
@@ -74,6 +83,34 @@ DisplayFrame computeDisplay(const DisplayRequest& req) {
     ds.showNonFinite = req.settings.showNonFinite;
     ds.showBeyond = req.settings.showBeyond;
     f.image = toImage(slice.cells, ds, slice.beyond ? &*slice.beyond : nullptr);
+    f.flaggedCells = flaggedCells(slice.cells, ds, slice.beyond ? &*slice.beyond : nullptr);
+}
+
+}  // namespace
+
+DisplayFrame computeDisplay(const DisplayRequest& req) {
+    DisplayFrame f;
+    if (!req.tensor) return f;
+    const TensorView whole = req.tensor->view();
+    const view::SliceSummary slice = summarize(req);
+    if (req.cancelled && req.cancelled()) return f;
+    if (req.content == view::SliceContent::Values) {
+        // A slice that is the whole tensor (any 2-D one) needs no second pass for its statistics.
+        f.tensorStats = slice.rows * slice.cols == whole.numel() ? slice.stats : computeStats(whole);
+        if (f.tensorStats.nanCount + f.tensorStats.infCount > 0) f.firstNonFinite = view::firstNonFinite(whole);
+    }
+    fillFromSummary(f, slice, req);
+    return f;
+}
+
+DisplayFrame displayFromSummary(const view::SliceSummary& slice, const std::vector<int64_t>& shape,
+                                const DisplayRequest& req) {
+    DisplayFrame f;
+    f.tensorStats = slice.stats;
+    if (slice.firstNonFiniteRow >= 0)
+        f.firstNonFinite = view::elementIndex(view::normalizeSlice(shape, req.settings.slice), slice.firstNonFiniteRow,
+                                              slice.firstNonFiniteCol);
+    fillFromSummary(f, slice, req);
     return f;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QImage>
+#include <QPoint>
 #include <functional>
 #include <optional>
 
@@ -55,9 +56,20 @@ struct DisplayFrame {
     bool sampled = false;                  // range and histogram from an even sample of the slice
     int64_t beyondCount = 0;               // in the slice; -1 without error maps
     std::vector<int64_t> firstNonFinite;   // index of the first NaN/Inf in the tensor, empty if none
+    // Pixels of `image` (x = cell column, y = cell row) painted as NaN/Inf or beyond tolerance,
+    // at most kMaxFlaggedCells: the heatmap draws them at least 3 screen pixels wide when the
+    // image is drawn smaller than one screen pixel per cell, so a lone one never falls between
+    // pixels. Empty when there are more (they cannot all vanish then).
+    std::vector<QPoint> flaggedCells;
+    static constexpr std::size_t kMaxFlaggedCells = 4096;
     bool valid() const { return !image.isNull(); }
 };
 
 DisplayFrame computeDisplay(const DisplayRequest& request);
+// The frame of a pass made elsewhere (a dataset of `shape` streamed in row bands): its
+// statistics are the slice's, its first NaN/Inf the first in the slice's row-major order.
+// request.tensor is not read; its settings, range and bins apply.
+DisplayFrame displayFromSummary(const view::SliceSummary& slice, const std::vector<int64_t>& shape,
+                                const DisplayRequest& request);
 
 }  // namespace opscope::gui

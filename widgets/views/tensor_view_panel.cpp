@@ -437,7 +437,7 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
         heatmap_->clear(main.tensorStats.count == 0 ? tr("Empty tensor") : tr("Nothing to show"));
         histogram_->clear();
     } else {
-        heatmap_->setImage(main.image, main.planeRows, main.planeCols);
+        heatmap_->setImage(main.image, main.planeRows, main.planeCols, main.flaggedCells);
         const QString a = e ? e->label.section(QStringLiteral(" — "), 0, 0) : QString();
         heatmap_->setCaption(sideBySide_->isChecked() || ab ? (ab ? tr("B: reference") : tr("A: %1").arg(a))
                                                             : QString());
@@ -445,7 +445,7 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
         controls_->showRange(main.scale.range().lo, main.scale.range().hi);
     }
     if (side.valid()) {
-        sideHeatmap_->setImage(side.image, side.planeRows, side.planeCols);
+        sideHeatmap_->setImage(side.image, side.planeRows, side.planeCols, side.flaggedCells);
         sideHeatmap_->setCaption(ab ? tr("A: output") : tr("B: reference"));
         sideHeatmap_->setView(heatmap_->zoom(), heatmap_->origin());
     }

@@ -1,7 +1,10 @@
 // Summary statistics of a tensor, as shown per step in traces and the debugger.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "opscope/tensor_view.h"
 
@@ -21,5 +24,36 @@ struct TensorStats {
 
 // Any dtype, any strides; accumulates in double.
 TensorStats computeStats(const TensorView& v);
+
+// The same statistics gathered one value at a time, for passes that never hold the tensor
+// (computeStats and the heatmap's streaming pass over a slice or a dataset's row bands).
+class StatsAccumulator {
+public:
+    void add(double v) {
+        ++count_;
+        if (v - v != 0) {  // NaN or Inf
+            ++(std::isnan(v) ? nan_ : inf_);
+            return;
+        }
+        if (finite_++ == 0) shift_ = v;
+        zero_ += v == 0;
+        sum_ += v;
+        sumAbs_ += std::fabs(v);
+        shifted_ += v - shift_;
+        shiftedSq_ += (v - shift_) * (v - shift_);
+        lo_ = std::min(lo_, v);
+        hi_ = std::max(hi_, v);
+    }
+    // n values at once: a row without NaN/Inf (nearly every row) takes a loop without
+    // branches. Returns whether all n were finite.
+    bool add(const double* v, int64_t n);
+    TensorStats stats() const;
+
+private:
+    int64_t count_ = 0, finite_ = 0, nan_ = 0, inf_ = 0, zero_ = 0;
+    // Sums of v - shift (the first finite value): the variance does not cancel for a large mean.
+    double sum_ = 0, sumAbs_ = 0, shift_ = 0, shifted_ = 0, shiftedSq_ = 0;
+    double lo_ = std::numeric_limits<double>::infinity(), hi_ = -std::numeric_limits<double>::infinity();
+};
 
 }  // namespace opscope

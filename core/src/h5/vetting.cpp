@@ -96,8 +96,8 @@ struct FileVersion {
 };
 struct Verdict {
     bool metadataVetted = false;
-    std::set<std::string> dataVetted;
-    std::string corrupt;  // the sentence, once found
+    std::set<std::string> dataVetted;  // data paths read whole, and blocks (blockKey)
+    std::string corrupt;               // the sentence, once found
 };
 
 std::mutex cacheMutex;
@@ -302,39 +302,96 @@ bool vettingDisabled() {
     return v && std::strcmp(v, "1") == 0;
 }
 
-void vetFile(const std::string& path, const std::vector<std::string>& dataPaths) {
-    if (vettingDisabled()) return;
+std::string blockAxesText(const std::vector<int64_t>& axes) {
+    std::string t;
+    for (std::size_t i = 0; i < axes.size(); ++i) t += (i ? "," : "") + std::to_string(axes[i]);
+    return t;
+}
+
+std::vector<int64_t> parseBlockAxes(const std::string& text) {
+    std::vector<int64_t> axes;
+    if (text.empty()) return axes;  // a scalar's block
+    for (std::size_t at = 0;;) {
+        const std::size_t comma = text.find(',', at);
+        const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || errno != 0) throw UsageError("not a list of integers: '" + text + "'");
+        axes.push_back(v);
+        if (comma == std::string::npos) return axes;
+        at = comma + 1;
+    }
+}
+
+namespace {
+
+// How a block is remembered among a file version's vetted reads.
+std::string blockKey(const DataBlock& b) {
+    return b.dataset + "\n" + blockAxesText(b.start) + "\n" + blockAxesText(b.count);
+}
+
+// What the child must still read: the data paths and blocks no earlier child read.
+struct Unread {
+    std::vector<std::string> paths;
+    std::vector<DataBlock> blocks;
+    bool empty() const { return paths.empty() && blocks.empty(); }
+};
+
+std::vector<std::string> vetArguments(const std::string& helper, const std::string& path, const Unread& unread,
+                                      bool metadataVetted) {
+    std::vector<std::string> argv{helper};
+    if (metadataVetted && unread.paths.empty()) argv.push_back("--blocks-only");
+    for (const std::string& d : unread.paths) argv.insert(argv.end(), {"--data", d});
+    for (const DataBlock& b : unread.blocks)
+        argv.insert(argv.end(), {"--block", b.dataset, blockAxesText(b.start), blockAxesText(b.count)});
+    argv.insert(argv.end(), {"--", path});
+    return argv;
+}
+
+// The file version on disk; false for what is not a regular file (the open that follows says
+// what is wrong).
+bool fileVersionOf(const std::string& path, FileVersion* version) {
     struct stat st {};
-    // Missing files, directories and devices: the open that follows says what is wrong.
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     std::error_code ec;
     const std::filesystem::path canonical = std::filesystem::canonical(path, ec);
-    FileVersion version{ec ? path : canonical.string(), static_cast<uint64_t>(st.st_size),
-                        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-    std::vector<std::string> unread;
-    {
-        std::lock_guard<std::mutex> lock(cacheMutex);
-        const Verdict& v = cache()[version];
-        if (!v.corrupt.empty()) throw ContentError(v.corrupt);
-        for (const std::string& d : dataPaths)
-            if (!v.dataVetted.count(d)) unread.push_back(d);
-        if (v.metadataVetted && unread.empty()) return;
-    }
+    *version = {ec ? path : canonical.string(), static_cast<uint64_t>(st.st_size),
+                static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+    return true;
+}
+
+// What of the request no child has read yet; throws the sentence of a file known corrupt.
+Unread unreadOf(const FileVersion& version, const std::vector<std::string>& dataPaths,
+                const std::vector<DataBlock>& blocks, bool* metadataVetted) {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    const Verdict& v = cache()[version];
+    if (!v.corrupt.empty()) throw ContentError(v.corrupt);
+    Unread unread;
+    for (const std::string& d : dataPaths)
+        if (!v.dataVetted.count(d)) unread.paths.push_back(d);
+    for (const DataBlock& b : blocks)
+        if (!v.dataVetted.count(b.dataset) && !v.dataVetted.count(blockKey(b))) unread.blocks.push_back(b);
+    *metadataVetted = v.metadataVetted;
+    return unread;
+}
+
+void vet(const std::string& path, const std::vector<std::string>& dataPaths, const std::vector<DataBlock>& blocks) {
+    if (vettingDisabled()) return;
+    FileVersion version;
+    if (!fileVersionOf(path, &version)) return;
+    bool metadataVetted = false;
+    const Unread unread = unreadOf(version, dataPaths, blocks, &metadataVetted);
+    if (metadataVetted && unread.empty()) return;
     const std::string helper = vetHelperPath();
     if (helper.empty())
         throw IoError("cannot open '" + path +
                       "': its validator opscope-vet is not installed next to this program "
                       "(set OPSCOPE_TRUST_FILES=1 to open files you trust without it)");
-    std::vector<std::string> argv{helper};
-    for (const std::string& d : unread) {
-        argv.push_back("--data");
-        argv.push_back(d);
-    }
-    argv.push_back("--");
-    argv.push_back(path);
     ChildOutcome outcome;
     try {
-        outcome = runLimitedChild(argv, defaultVetLimits(version.size, !unread.empty()));
+        outcome = runLimitedChild(vetArguments(helper, path, unread, metadataVetted),
+                                  defaultVetLimits(version.size, !unread.empty()));
     } catch (const Error& e) {  // IoError, UsageError
         throw IoError("cannot open '" + path + "': it could not be validated (" + e.what() + ")");
     }
@@ -345,7 +402,14 @@ void vetFile(const std::string& path, const std::vector<std::string>& dataPaths)
         throw ContentError(v.corrupt);
     }
     v.metadataVetted = true;
-    v.dataVetted.insert(unread.begin(), unread.end());
+    v.dataVetted.insert(unread.paths.begin(), unread.paths.end());
+    for (const DataBlock& b : unread.blocks) v.dataVetted.insert(blockKey(b));
 }
+
+}  // namespace
+
+void vetFile(const std::string& path, const std::vector<std::string>& dataPaths) { vet(path, dataPaths, {}); }
+
+void vetBlocks(const std::string& path, const std::vector<DataBlock>& blocks) { vet(path, {}, blocks); }
 
 }  // namespace opscope::h5

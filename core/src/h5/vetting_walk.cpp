@@ -37,9 +37,20 @@ bool isUnder(const std::string& path, const std::string& root) {
            (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
 }
 
+void readBlocks(const File& f, const std::vector<DataBlock>& blocks) {
+    for (const DataBlock& b : blocks) attempt([&] { readTensorBlock(f, b.dataset, b.start, b.count); });
+}
+
 }  // namespace
 
-void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths) {
+void readBlocksUntrusted(const std::string& path, const std::vector<DataBlock>& blocks) {
+    std::unique_ptr<File> file;
+    attempt([&] { file = std::make_unique<File>(File::openReadOnly(path)); });
+    if (file) readBlocks(*file, blocks);
+}
+
+void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths,
+                   const std::vector<DataBlock>& blocks) {
     std::unique_ptr<File> file;
     attempt([&] { file = std::make_unique<File>(File::openReadOnly(path)); });
     if (!file) return;
@@ -90,6 +101,7 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
             for (const NodeInfo& n : nodes)
                 if (n.kind == ObjectKind::Dataset && isUnder(n.path, d)) attempt([&] { readTensor(f, n.path); });
     }
+    readBlocks(f, blocks);
 }
 
 }  // namespace opscope::h5

@@ -47,40 +47,26 @@ void SliceRows::read(int64_t row, double* out) {
 
 namespace {
 
-// The slice's statistics gathered row by row in the pass that feeds the cells (min and max
-// come from the cells), and the smallest positive value a log scale's autofit needs.
+// The slice's statistics gathered row by row in the pass that feeds the cells, the smallest
+// positive value a log scale's autofit needs, and where the first NaN/Inf is.
 struct RowAccumulator {
-    double sum = 0, sumAbs = 0;
-    int64_t finite = 0, nan = 0, inf = 0;
+    static constexpr double kInf = std::numeric_limits<double>::infinity();
+    StatsAccumulator stats;
     double minPositive = std::numeric_limits<double>::infinity();
+    int64_t firstRow = -1, firstCol = -1;
 
-    void add(const double* v, int64_t n) {
-        for (int64_t c = 0; c < n; ++c) {
-            const double x = v[c];
-            if (x - x == 0) {
-                sum += x;
-                sumAbs += std::fabs(x);
-                ++finite;
-                if (x > 0) minPositive = std::min(minPositive, x);
-            } else {
-                ++(std::isnan(x) ? nan : inf);
+    void add(int64_t row, const double* v, int64_t n) {
+        const bool finite = stats.add(v, n);
+        double smallest = minPositive;
+        for (int64_t c = 0; c < n; ++c) smallest = std::min(smallest, v[c] > 0 ? v[c] : kInf);
+        minPositive = smallest;  // NaN is not > 0; +Inf never lowers it
+        if (finite || (firstRow >= 0 && row >= firstRow)) return;
+        for (int64_t c = 0; c < n; ++c)
+            if (v[c] - v[c] != 0) {
+                firstRow = row;
+                firstCol = c;
+                return;
             }
-        }
-    }
-    TensorStats stats(const Downsampled& cells) const {
-        TensorStats s;
-        s.count = finite + nan + inf;
-        s.finiteCount = finite;
-        s.nanCount = nan;
-        s.infCount = inf;
-        if (finite == 0) return s;
-        s.min = std::numeric_limits<double>::infinity();
-        s.max = -s.min;
-        for (const Cell& c : cells.cells)
-            if (!(c.flags & kCellEmpty)) s.min = std::min(s.min, c.min), s.max = std::max(s.max, c.max);
-        s.mean = sum / static_cast<double>(finite);
-        s.meanAbs = sumAbs / static_cast<double>(finite);
-        return s;
     }
 };
 
@@ -105,41 +91,72 @@ private:
 
 }  // namespace
 
+struct SliceSummarizer::State {
+    State(int64_t rows, int64_t cols, const SliceRequest& req)
+        : cells(rows, cols, req.maxCells, req.maxCells), sampler(rows * cols, req.maxSamples) {
+        summary.rows = rows;
+        summary.cols = cols;
+        if (req.tolerance) beyond.emplace(rows, cols, req.maxCells, req.maxCells);
+        summary.beyondCount = req.tolerance ? 0 : -1;
+    }
+    SliceSummary summary;
+    Downsampler cells;
+    std::optional<Downsampler> beyond;
+    Sampler sampler;
+    RowAccumulator acc;
+};
+
+SliceSummarizer::SliceSummarizer(int64_t rows, int64_t cols, const SliceRequest& request)
+    : state_(std::make_unique<State>(rows, cols, request)) {}
+SliceSummarizer::~SliceSummarizer() = default;
+
+void SliceSummarizer::addRow(int64_t row, const double* values, const double* beyondMask) {
+    State& s = *state_;
+    const int64_t cols = s.summary.cols;
+    s.cells.addRow(row, values);
+    s.acc.add(row, values, cols);
+    s.sampler.add(row * cols, values, cols, s.summary.sample);
+    if (!s.beyond || !beyondMask) return;
+    s.beyond->addRow(row, beyondMask);
+    for (int64_t c = 0; c < cols; ++c) s.summary.beyondCount += beyondMask[c] > 0;
+}
+
+SliceSummary SliceSummarizer::take() {
+    State& s = *state_;
+    SliceSummary out = std::move(s.summary);
+    out.cells = s.cells.take();
+    out.stats = s.acc.stats.stats();
+    out.sampled = s.sampler.sampled();
+    s.sampler.finish(out.stats, s.acc.minPositive, out.sample);
+    if (s.beyond) out.beyond = s.beyond->take();
+    out.firstNonFiniteRow = s.acc.firstRow;
+    out.firstNonFiniteCol = s.acc.firstCol;
+    return out;
+}
+
 SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& req) {
-    SliceSummary s;
-    if (source.tensor.numel() == 0) return s;
+    if (source.tensor.numel() == 0) return {};
     const SliceSpec spec = normalizeSlice(source.tensor.shape, req.spec);
     SliceRows rows(source, spec);
-    s.rows = rows.rows();
-    s.cols = rows.cols();
-    Downsampler cells(s.rows, s.cols, req.maxCells, req.maxCells);
-    std::optional<Downsampler> beyond;
-    if (req.tolerance) beyond.emplace(s.rows, s.cols, req.maxCells, req.maxCells);
-    Sampler sampler(s.rows * s.cols, req.maxSamples);
-    RowAccumulator acc;
-    const auto n = static_cast<std::size_t>(s.cols);
+    const int64_t nRows = rows.rows(), nCols = rows.cols();
+    SliceSummarizer pass(nRows, nCols, req);
+    const auto n = static_cast<std::size_t>(nCols);
     std::vector<double> row(n), abs(n), rel(n), mask(n);
-    s.beyondCount = req.tolerance ? 0 : -1;
-    for (int64_t r = 0; r < s.rows; ++r) {
+    // An error map with the mask computes each element's errors once, for both.
+    const double* shown = source.content == SliceContent::AbsError   ? abs.data()
+                          : source.content == SliceContent::RelError ? rel.data()
+                                                                     : row.data();
+    for (int64_t r = 0; r < nRows; ++r) {
         if (req.cancelled && r % 64 == 0 && req.cancelled()) return SliceSummary{};
-        rows.read(r, row.data());
-        cells.addRow(r, row.data());
-        acc.add(row.data(), s.cols);
-        sampler.add(r * s.cols, row.data(), s.cols, s.sample);
-        if (!beyond) continue;
-        rows.readErrors(r, abs.data(), rel.data());
-        for (std::size_t c = 0; c < n; ++c) {
-            mask[c] = isBeyondTolerance(abs[c], rel[c], req.absTolerance, req.relTolerance) ? 1.0 : 0.0;
-            s.beyondCount += mask[c] > 0;
+        if (req.tolerance) {
+            rows.readErrors(r, abs.data(), rel.data());
+            for (std::size_t c = 0; c < n; ++c)
+                mask[c] = isBeyondTolerance(abs[c], rel[c], req.absTolerance, req.relTolerance) ? 1.0 : 0.0;
         }
-        beyond->addRow(r, mask.data());
+        if (!req.tolerance || shown == row.data()) rows.read(r, row.data());
+        pass.addRow(r, req.tolerance ? shown : row.data(), req.tolerance ? mask.data() : nullptr);
     }
-    s.cells = cells.take();
-    s.stats = acc.stats(s.cells);
-    s.sampled = sampler.sampled();
-    sampler.finish(s.stats, acc.minPositive, s.sample);
-    if (beyond) s.beyond = beyond->take();
-    return s;
+    return pass.take();
 }
 
 }  // namespace opscope::view

@@ -53,20 +53,43 @@ inline constexpr int kVetExitOutOfMemory = 3;
 // tree. Empty when none exists.
 std::string vetHelperPath();
 
+// A block of one dataset as h5::readTensorBlock reads it (start and count per axis).
+struct DataBlock {
+    std::string dataset;
+    std::vector<int64_t> start, count;
+};
+
 // What the child reads, in-process (opscope-vet and the fuzz targets call this). Always: every
 // object's header and attributes (values too, variable-length strings included), every
 // dataset's type, shape and storage, the case summaries or the trace's executors. Then the
 // tensor data under each of dataPaths: "/" reads every case (readCase) or every replayable
 // executor of a trace; a case group reads that case, a trace executor path that executor, a
-// dataset that tensor, another group every dataset below it. Errors the readers throw are
+// dataset that tensor, another group every dataset below it. Then each of `blocks` with
+// readTensorBlock, the reader the debugger then uses for it. Errors the readers throw are
 // caught and the walk goes on (the command will report them); std::bad_alloc propagates.
-void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths = {});
+void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths = {},
+                   const std::vector<DataBlock>& blocks = {});
+// Only the blocks, for a file version whose metadata a child already walked (opscope-vet
+// --blocks-only): opening the file and each block's dataset is all the metadata it touches.
+void readBlocksUntrusted(const std::string& path, const std::vector<DataBlock>& blocks);
 
 // Throws ContentError("cannot open '<path>': the file is corrupt (<reason>)") when reading the file
 // crashed, hung or exhausted memory in the child; IoError when the helper cannot be found or run.
 // Results are kept per (path, size, modification time) for the life of the process, so
 // vetting the same file again costs nothing. Thread-safe.
 void vetFile(const std::string& path, const std::vector<std::string>& dataPaths = {});
+
+// vetFile for a reader of blocks (a slice of a big dataset, the row bands of a streamed one):
+// the child reads exactly these blocks, so the first slice of a 1 GiB dataset costs its 64 MiB,
+// not the whole dataset; and the metadata as vetFile does, unless a child already walked this
+// file version's metadata (the next slice then costs only its block). A block is vetted again
+// only when neither it nor its whole dataset was. Throws as vetFile.
+void vetBlocks(const std::string& path, const std::vector<DataBlock>& blocks);
+
+// opscope-vet's argument for a block's start or count ("0,0,4096"), and back; parse throws
+// UsageError on anything but comma-separated integers.
+std::string blockAxesText(const std::vector<int64_t>& axes);
+std::vector<int64_t> parseBlockAxes(const std::string& text);
 
 // True when OPSCOPE_TRUST_FILES=1 turns vetting off.
 bool vettingDisabled();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -48,6 +49,24 @@ struct SliceSummary {
     bool sampled = false;
     std::optional<Downsampled> beyond;  // 1 where beyond tolerance (with request.tolerance)
     int64_t beyondCount = -1;
+    int64_t firstNonFiniteRow = -1, firstNonFiniteCol = -1;  // the first NaN/Inf in row-major order
+};
+
+// The pass of summarizeSlice fed from outside, for rows that come from somewhere else than
+// one tensor in memory (the row bands of a dataset read one after another): holds the cells,
+// the sample and the running statistics, never the rows.
+class SliceSummarizer {
+public:
+    SliceSummarizer(int64_t rows, int64_t cols, const SliceRequest& request);
+    ~SliceSummarizer();
+    // Row `row` of the slice (cols values), each row once, in any order; with
+    // request.tolerance also its beyond-tolerance mask (1 or 0 per value).
+    void addRow(int64_t row, const double* values, const double* beyondMask = nullptr);
+    SliceSummary take();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
 };
 
 // Throws std::invalid_argument when an error map or the mask lacks a reference of the
