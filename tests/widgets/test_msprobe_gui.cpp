@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "main_window.h"
+#include "palette.h"
 #include "session/debug_context.h"
 #include "session/dump_import.h"
 #include "views/argument_form.h"
@@ -57,6 +58,22 @@ private Q_SLOTS:
         QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::DeviceFails);
         QVERIFY(ctx->analysis()->device.line.find("npu/gradWeight") != std::string::npos);
         QVERIFY(test::waitIdle(*ctx));
+        // The banner leads with the failing device and is never a green PASS for this call, though
+        // OpScope's own outputs pass (the CLI exits 1 for it).
+        const QString banner = w.metricsPanel()->verdictText();
+        QVERIFY2(banner.startsWith("Device fails: npu/gradWeight"), qPrintable(banner));
+        QVERIFY2(banner.contains("\nopscope: PASS under"), qPrintable(banner));
+        QVERIFY2(w.metricsPanel()->verdictBackground() == verdictBackground(metrics::Verdict::Fail),
+                 qPrintable(banner));
+        // A call the device gets right keeps the plain banner.
+        QVERIFY(test::loadPrepared(*ctx, "/msprobe/step0/rank0/Functional.conv2d.1", 60000));
+        w.action("continue")->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000));
+        QVERIFY(test::waitIdle(*ctx));
+        QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::Agree);
+        const QString agree = w.metricsPanel()->verdictText();
+        QVERIFY2(agree.startsWith("PASS under") && agree.contains("\nemulation and device agree"), qPrintable(agree));
+        QVERIFY(w.metricsPanel()->verdictBackground() == verdictBackground(metrics::Verdict::Pass));
     }
 
     void aFolderWithoutADumpCannotBeImported() {

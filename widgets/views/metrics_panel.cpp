@@ -94,6 +94,7 @@ void MetricsPanel::refreshChoices() {
 }
 
 QString MetricsPanel::verdictText() const { return verdict_->text(); }
+QColor MetricsPanel::verdictBackground() const { return verdictBackground_; }
 
 void MetricsPanel::refreshVerdict() {
     const AnalysisPtr a = context_->analysis();
@@ -105,13 +106,14 @@ void MetricsPanel::refreshVerdict() {
                                                      QString::fromStdString(s.thresholds)));
     if (!a || a->outputs.empty()) {
         verdict_->setStyleSheet({});
+        verdictBackground_ = QColor();
         verdict_->setText(context_->isPrepared() ? (context_->baseline() ? tr("Run to the end (F5) for the verdict")
                                                                          : tr("Computing the golden…"))
                                                  : QString());
         return;
     }
     // The verdict is the evaluation's (ops::overallOf, as the CLI's): never a pass while an
-    // output was not judged.
+    // output was not judged, and never a pass while a device's output fails (the CLI exits 1).
     const ops::Overall overall = a->overall();
     metrics::Verdict worst = metrics::Verdict::Pass;
     QStringList failing, notJudged;
@@ -123,8 +125,13 @@ void MetricsPanel::refreshVerdict() {
         if (static_cast<int>(c.judgement.verdict) > static_cast<int>(worst)) worst = c.judgement.verdict;
         if (c.judgement.verdict == metrics::Verdict::Fail) failing << QString::fromStdString(c.output);
     }
-    const metrics::Verdict shown = overall == ops::Overall::NotJudged ? metrics::Verdict::Warning : worst;
-    const QColor bg = verdictBackground(shown), fg = verdictForeground(shown);
+    const bool deviceFails =
+        a->device.kind == ops::DeviceVerdict::Kind::DeviceFails || a->device.kind == ops::DeviceVerdict::Kind::BothFail;
+    const metrics::Verdict shown = deviceFails                          ? metrics::Verdict::Fail
+                                   : overall == ops::Overall::NotJudged ? metrics::Verdict::Warning
+                                                                        : worst;
+    const QColor bg = gui::verdictBackground(shown), fg = verdictForeground(shown);
+    verdictBackground_ = bg;
     verdict_->setStyleSheet(
         QStringLiteral("QLabel { background: %1; color: %2; font-weight: bold; font-size: 14px; border-radius: 4px; }")
             .arg(bg.name(), fg.name()));
@@ -132,9 +139,17 @@ void MetricsPanel::refreshVerdict() {
     QString detail;
     if (!failing.isEmpty()) detail += tr(" — failing: %1").arg(failing.join(", "));
     if (!notJudged.isEmpty()) detail += tr(" — not judged: %1").arg(notJudged.join(", "));
-    QString text = tr("%1 under %2 against %3%4")
-                       .arg(head, QString::fromStdString(a->standard), QString::fromStdString(a->baselineName), detail);
-    if (a->device.kind != ops::DeviceVerdict::Kind::NoDevice) text += "\n" + QString::fromStdString(a->device.line);
+    const QString actual =
+        a->comparisons.empty() ? QStringLiteral("opscope") : QString::fromStdString(a->comparisons.front().actual);
+    QString text = tr("%1%2 under %3 against %4%5")
+                       .arg(deviceFails ? actual + ": " : QString(), head, QString::fromStdString(a->standard),
+                            QString::fromStdString(a->baselineName), detail);
+    // A failing device leads: it is what the case is about (device fails / both fail).
+    const QString device = QString::fromStdString(a->device.line);
+    if (deviceFails)
+        text = device.left(1).toUpper() + device.mid(1) + "\n" + text;
+    else if (a->device.kind != ops::DeviceVerdict::Kind::NoDevice)
+        text += "\n" + device;
     verdict_->setText(text);
 }
 

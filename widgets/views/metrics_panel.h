@@ -2,6 +2,7 @@
 // outputs are compared with, under which standard, and the overall verdict in colour.
 #pragma once
 
+#include <QColor>
 #include <QWidget>
 
 class QComboBox;
@@ -19,6 +20,7 @@ public:
     explicit MetricsPanel(DebugContext* context, QWidget* parent = nullptr);
     MetricsTableModel* model() const { return model_; }
     QString verdictText() const;
+    QColor verdictBackground() const;  // the banner's colour (the verdict shown)
 
 private:
     void refreshChoices();
@@ -28,6 +30,7 @@ private:
     QComboBox* baseline_;
     QComboBox* standard_;
     QLabel* verdict_;
+    QColor verdictBackground_;  // invalid while there is no verdict
     QLabel* standardInfo_;
     QTableView* table_;
     MetricsTableModel* model_;
