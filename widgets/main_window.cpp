@@ -341,7 +341,8 @@ void MainWindow::openDumpFolder(const QString& dir) {
         [this, dir](DumpImport r, QString error) {
             if (!error.isEmpty()) {
                 log_->addMessage(tr("Cannot import %1: %2").arg(dir, error), true);
-                QMessageBox::warning(this, tr("Cannot import the dump"), error);
+                if (!unattended_) QMessageBox::warning(this, tr("Cannot import the dump"), error);
+                Q_EMIT dumpFolderFailed(error);
                 return;
             }
             log_->addMessage(r.summary, false);

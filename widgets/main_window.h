@@ -43,9 +43,13 @@ public:
     // the GUI thread, lists the calls not imported in the Log panel, then opens the file;
     // dumpFolderOpened follows.
     void openDumpFolder(const QString& dir);
+    // No dialogs without a user (--screenshot, scripts): errors go to the Log panel and the
+    // signals only.
+    void setUnattended(bool unattended) { unattended_ = unattended; }
 
 Q_SIGNALS:
     void dumpFolderOpened(const QString& caseFile);
+    void dumpFolderFailed(const QString& error);
 
 public:
     TensorViewPanel* tensorView() const { return tensorView_; }
@@ -113,6 +117,7 @@ private:
     StepListPanel* steps_;
     ArgumentForm* form_;
     MetricsPanel* metrics_;
+    bool unattended_ = false;
     ChartsPanel* charts_;
     FileBrowserPanel* files_;
     ElementHistoryPanel* history_;

@@ -1,6 +1,6 @@
 // opscope: the Qt debugger. Usage:
 //   opscope [FILE|DUMP_DIR] [--case PATH]
-//   opscope --screenshot OUT.png FILE [--case PATH] [--tensor NAME[:golden|:abs|:rel]]
+//   opscope --screenshot OUT.png FILE|DUMP_DIR [--case PATH] [--tensor NAME[:golden|:abs|:rel]]
 //           [--side-by-side] [--chart histogram|axis|scatter|tolerance] [--size WxH] [--no-run]
 //           [--run-as fp16] [--pick I,J,..] [--raise history|log|steps|call|file]
 //           [--set NAME=VALUE]... [--colormap NAME] [--scale linear|log|symlog] [--range
@@ -94,27 +94,51 @@ struct Options {
     }
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    SafeApplication app(argc, argv);
-    QApplication::setApplicationName("OpScope");
-    QApplication::setOrganizationName("OpScope");
-    QApplication::setApplicationVersion("0.1.0");
-
-    QCommandLineParser parser;
+void describe(QCommandLineParser& parser, const Options& options) {
     parser.setApplicationDescription("OpScope: step through aclnn operator executors and compare with the reference.");
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("file", "A case file, trace or msprobe dump folder to open.", "[FILE|DIR]");
-    const Options options;
     options.addTo(parser);
+}
+
+// --help and --version answer without a display: a QApplication would abort without one.
+bool asksForHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version") return true;
+    }
+    return false;
+}
+
+void setApplicationNames() {
+    QCoreApplication::setApplicationName("OpScope");
+    QCoreApplication::setOrganizationName("OpScope");
+    QCoreApplication::setApplicationVersion("0.1.0");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options options;
+    if (asksForHelpOrVersion(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        setApplicationNames();
+        QCommandLineParser parser;
+        describe(parser, options);
+        parser.process(app);  // prints and exits
+        return 0;
+    }
+    SafeApplication app(argc, argv);
+    setApplicationNames();
+    QCommandLineParser parser;
+    describe(parser, options);
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
     const bool screenshot = parser.isSet(options.shotOpt);
     if (screenshot && files.isEmpty()) {
-        std::fprintf(stderr, "opscope: --screenshot needs a FILE\n");
+        std::fprintf(stderr, "opscope: --screenshot needs a FILE or a dump folder\n");
         return 2;
     }
 
@@ -128,13 +152,25 @@ int main(int argc, char** argv) {
     int code = 0;
     if (screenshot) {
         // No dialogs without a user: report and quit.
-        QString error;
-        if (!window.context()->openFile(files.front(), &error)) {
-            std::fprintf(stderr, "opscope: %s\n", qPrintable(error));
-            return 1;
-        }
+        window.setUnattended(true);
         auto* driver = new opscope::gui::ScreenshotDriver(&window, options.screenshot(parser));
-        QTimer::singleShot(0, driver, &opscope::gui::ScreenshotDriver::start);
+        if (QFileInfo(files.front()).isDir()) {
+            // An msprobe dump folder: imported first (off the GUI thread), then its case.
+            QObject::connect(&window, &opscope::gui::MainWindow::dumpFolderOpened, driver,
+                             &opscope::gui::ScreenshotDriver::start);
+            QObject::connect(&window, &opscope::gui::MainWindow::dumpFolderFailed, &window, [](const QString& error) {
+                std::fprintf(stderr, "opscope: %s\n", qPrintable(error));
+                QApplication::exit(1);
+            });
+            window.openDumpFolder(files.front());
+        } else {
+            QString error;
+            if (!window.context()->openFile(files.front(), &error)) {
+                std::fprintf(stderr, "opscope: %s\n", qPrintable(error));
+                return 1;
+            }
+            QTimer::singleShot(0, driver, &opscope::gui::ScreenshotDriver::start);
+        }
         code = QApplication::exec();
     } else {
         if (!files.isEmpty()) openArgument(window, files.front(), parser.value(options.caseOpt));
