@@ -18,6 +18,16 @@ std::vector<DType> dtypesFor(Product p) {
     return {DType::Float32, DType::Float16, DType::Float64};
 }
 
+using Args = GridSamplerArgs;
+using Problem = GridSamplerProblem;
+
+// The five tensors in signature order.
+constexpr TensorArgument<Args, Problem> kTensors[] = {{&Args::gradOutput, &Problem::gradOutput, "gradOutput"},
+                                                      {&Args::input, &Problem::input, "input"},
+                                                      {&Args::grid, &Problem::grid, "grid"},
+                                                      {&Args::inputGrad, &Problem::inputGrad, "inputGrad"},
+                                                      {&Args::gridGrad, &Problem::gridGrad, "gridGrad"}};
+
 void checkRank4(const TensorView& v, const char* name) {
     if (v.rank() != 4)
         fail(status::kParamInvalid,
@@ -39,30 +49,18 @@ bool checkNothingAsked(const GridSamplerArgs& a, GridSamplerProblem& p) {
 }
 
 // 2. Required pointers: all five tensors, whichever outputs the mask selects (as the device).
-void checkPointers(const GridSamplerArgs& a, GridSamplerProblem& p) {
-    p.gradOutput = &requireTensor(a.gradOutput, "gradOutput");
-    p.input = &requireTensor(a.input, "input");
-    p.grid = &requireTensor(a.grid, "grid");
-    p.inputGrad = &requireTensor(a.inputGrad, "inputGrad");
-    p.gridGrad = &requireTensor(a.gridGrad, "gridGrad");
-}
+void checkPointers(const GridSamplerArgs& a, GridSamplerProblem& p) { requireTensors(kTensors, a, p); }
 
 // 3b. input's dtype is supported; every tensor has it.
 void checkDtypes(const GridSamplerProblem& p, Product product) {
     checkDtypeIn(*p.input, "input", dtypesFor(product), product);
-    checkSameDtype(*p.gradOutput, "gradOutput", *p.input, "input");
-    checkSameDtype(*p.grid, "grid", *p.input, "input");
-    checkSameDtype(*p.inputGrad, "inputGrad", *p.input, "input");
-    checkSameDtype(*p.gridGrad, "gridGrad", *p.input, "input");
+    for (const auto& t : kTensors)
+        if (t.view != &Problem::input) checkSameDtype(*(p.*t.view), t.name, *p.input, "input");
 }
 
 // 4. Formats: ND (origin formats are accepted as ND; private layouts are not).
 void checkFormats(const GridSamplerProblem& p) {
-    checkPlainFormat(*p.gradOutput, "gradOutput");
-    checkPlainFormat(*p.input, "input");
-    checkPlainFormat(*p.grid, "grid");
-    checkPlainFormat(*p.inputGrad, "inputGrad");
-    checkPlainFormat(*p.gridGrad, "gridGrad");
+    for (const auto& t : kTensors) checkPlainFormat(*(p.*t.view), t.name);
 }
 
 // 5. Attributes: interpolationMode and paddingMode in {0, 1, 2}.

@@ -19,7 +19,7 @@ struct GridSamplerArgs {
     int64_t interpolationMode, paddingMode;
     bool alignCorners;
     const aclBoolArray* outputMask;
-    aclTensor *inputGrad, *gridGrad;
+    const aclTensor *inputGrad, *gridGrad;
 };
 
 // A validated call. When the mask asks for nothing (null or [false, false]) only

@@ -3,7 +3,6 @@
 #include "rms_norm_grad_checks.h"
 
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 #include "opscope/op_support.h"
@@ -18,11 +17,14 @@ std::vector<int64_t> slice(const std::vector<int64_t>& v, int64_t b, int64_t e) 
     return {v.begin() + b, v.begin() + e};
 }
 
+using Args = RmsNormGradArgs;
+using Problem = RmsNormGradProblem;
+
 // Every tensor with the name its messages use, in the order of the signature.
-std::vector<std::pair<const TensorView*, const char*>> allTensors(const RmsNormGradProblem& p) {
-    return {{p.dy, "dy"},       {p.x, "x"},         {p.rstd, "rstd"},
-            {p.gamma, "gamma"}, {p.dxOut, "dxOut"}, {p.dgammaOut, "dgammaOut"}};
-}
+constexpr TensorArgument<Args, Problem> kTensors[] = {
+    {&Args::dy, &Problem::dy, "dy"},          {&Args::x, &Problem::x, "x"},
+    {&Args::rstd, &Problem::rstd, "rstd"},    {&Args::gamma, &Problem::gamma, "gamma"},
+    {&Args::dxOut, &Problem::dxOut, "dxOut"}, {&Args::dgammaOut, &Problem::dgammaOut, "dgammaOut"}};
 
 // The doc's dtype table: gamma may stay float32 under fp16/bf16 dy on A2/A3; on the inference
 // series gamma has dy's dtype.
@@ -38,14 +40,7 @@ void checkFloat32(const TensorView& v, const char* name) {
 }
 
 // 1. Required pointers.
-void checkPointers(const RmsNormGradArgs& a, RmsNormGradProblem& p) {
-    p.dy = &requireTensor(a.dy, "dy");
-    p.x = &requireTensor(a.x, "x");
-    p.rstd = &requireTensor(a.rstd, "rstd");
-    p.gamma = &requireTensor(a.gamma, "gamma");
-    p.dxOut = &requireTensor(a.dxOut, "dxOut");
-    p.dgammaOut = &requireTensor(a.dgammaOut, "dgammaOut");
-}
+void checkPointers(const RmsNormGradArgs& a, RmsNormGradProblem& p) { requireTensors(kTensors, a, p); }
 
 // 2b. Dtypes, the doc's table per product.
 void checkDtypes(const RmsNormGradProblem& p, Product product) {
@@ -63,12 +58,12 @@ void checkDtypes(const RmsNormGradProblem& p, Product product) {
 
 // 3. Formats: ND (origin formats are accepted as ND; private layouts are not).
 void checkFormats(const RmsNormGradProblem& p) {
-    for (const auto& [v, name] : allTensors(p)) checkPlainFormat(*v, name);
+    for (const auto& t : kTensors) checkPlainFormat(*(p.*t.view), t.name);
 }
 
 // 4a. Ranks 1-8.
 void checkRanks(const RmsNormGradProblem& p) {
-    for (const auto& [v, name] : allTensors(p)) checkRankRange(*v, name, 1, kMaxRank);
+    for (const auto& t : kTensors) checkRankRange(*(p.*t.view), t.name, 1, kMaxRank);
 }
 
 // 4b. gamma is the trailing axes of x (rank(gamma) <= rank(x)); dgammaOut equals gamma.

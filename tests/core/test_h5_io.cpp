@@ -569,6 +569,9 @@ TEST(H5Errors, DatasetsThatAreNotTensors) {
     EXPECT_EQ("no dataset '/group/x' in file '" + path + "'", errorOf([&] { readTensor(file, "group/x"); }));
     EXPECT_EQ("'/group' in file '" + path + "' is a group, not a dataset",
               errorOf([&] { readTensor(file, "/group"); }));
+    // Listing says the same of a dataset where a group is needed.
+    EXPECT_EQ("'/string' in file '" + path + "' is a dataset, not a group", errorOf([&] { file.children("/string"); }));
+    EXPECT_EQ("no group '/a' in file '" + path + "'", errorOf([&] { file.children("/a"); }));
     EXPECT_EQ("dataset '/string' in '" + path + "' holds string data, not a numeric tensor",
               errorOf([&] { readTensor(file, "/string"); }));
     EXPECT_EQ("dataset '/complex' in '" + path + "' holds compound data, not a numeric tensor",

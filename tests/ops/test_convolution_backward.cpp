@@ -10,6 +10,7 @@
 #include <string>
 
 #include "aclnnop/aclnn_convolution_backward.h"
+#include "conv_grad_input_call.h"
 #include "device_tensor.h"
 #include "error_bounds.h"
 #include "opscope/objects.h"
@@ -311,13 +312,9 @@ TEST(ConvolutionBackward, StridedOutputGapsAreUntouched) {
     DeviceTensor w = DeviceTensor::fromDoubles(DType::Float32, p.c.w, p.w);
     DeviceTensor dy = DeviceTensor::fromDoubles(DType::Float32, p.dyShape, p.dy);
     DeviceTensor dx = DeviceTensor::strided(HostTensor(DType::Float32, p.c.x), gappedStrides(p.c.x), 1, -5.0);
-    IntArray one({1, 1}), zero({0, 0});
-    BoolArray mask({true, false, false});
-    uint64_t ws = 0;
-    aclOpExecutor* exe = nullptr;
-    ASSERT_ACLNN_OK(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, one, one, one, false, zero, 1, mask, 0,
-                                                             dx, nullptr, nullptr, &ws, &exe));
-    ASSERT_ACLNN_OK(runWithWorkspace(aclnnConvolutionBackward, ws, exe));
+    ConvGradInputCall call;
+    ASSERT_ACLNN_OK(call.plan(dy, x, w, 1, dx));
+    ASSERT_ACLNN_OK(runWithWorkspace(aclnnConvolutionBackward, call.ws, call.exe));
     const auto ref = reference::convBackward(p.dy, p.dyShape, p.x, p.c.x, p.w, p.c.w, refParams(p.c));
     EXPECT_LE(toleranceRatio(dx.toDoubles(), ref.gradInput, 1e-5, 1e-5), 1.0);
     const auto storage = dx.storageDoubles();

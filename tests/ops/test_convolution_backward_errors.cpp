@@ -8,6 +8,7 @@
 #include <string>
 
 #include "aclnnop/aclnn_convolution_backward.h"
+#include "conv_grad_input_call.h"
 #include "device_tensor.h"
 #include "error_cases.h"
 #include "opscope/product.h"
@@ -297,16 +298,12 @@ TEST(ConvolutionBackwardRuntime, NullOrSmallWorkspaceIsARuntimeError) {
     ConvCall c;
     DeviceTensor x = DeviceTensor::zeros(DType::Float32, c.x), w = DeviceTensor::zeros(DType::Float32, c.w);
     DeviceTensor dy = DeviceTensor::zeros(DType::Float32, c.dy), dx = DeviceTensor::zeros(DType::Float32, c.x);
-    IntArray one({1, 1}), zero({0, 0});
-    BoolArray mask({true, false, false});
-    uint64_t ws = 0;
-    aclOpExecutor* exe = nullptr;
-    ASSERT_ACLNN_OK(aclnnConvolutionBackwardGetWorkspaceSize(dy, x, w, nullptr, one, one, one, false, zero, 2, mask, 0,
-                                                             dx, nullptr, nullptr, &ws, &exe));
-    ASSERT_GT(ws, 0u);
-    EXPECT_EQ(aclnnConvolutionBackward(nullptr, ws, exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    ConvGradInputCall call;
+    ASSERT_ACLNN_OK(call.plan(dy, x, w, 2, dx));
+    ASSERT_GT(call.ws, 0u);
+    EXPECT_EQ(aclnnConvolutionBackward(nullptr, call.ws, call.exe, nullptr), ACLNN_ERR_RUNTIME_ERROR);
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspace is null"), std::string::npos);
-    EXPECT_EQ(aclDestroyAclOpExecutor(exe), ACLNN_SUCCESS);
+    EXPECT_EQ(aclDestroyAclOpExecutor(call.exe), ACLNN_SUCCESS);
 }
 
 }  // namespace

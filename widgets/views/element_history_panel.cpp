@@ -19,10 +19,7 @@
 namespace opscope::gui {
 
 ElementHistoryPanel::ElementHistoryPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* l = panelLayout(this);
-    title_ = wrappedLabel(this);
-    l->addWidget(title_);
-    auto* split = new QSplitter(Qt::Horizontal, this);
+    QSplitter* split = titledSplitter(this, &title_, Qt::Horizontal);
     table_ = new QTableView(split);
     model_ = new ElementHistoryModel(context, this);
     table_->setModel(model_);
@@ -38,7 +35,6 @@ ElementHistoryPanel::ElementHistoryPanel(DebugContext* context, QWidget* parent)
     split->addWidget(chart_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    l->addWidget(split, 1);
     connect(model_, &QAbstractItemModel::modelReset, this, &ElementHistoryPanel::refresh);
     refresh();
 }

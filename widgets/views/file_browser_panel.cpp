@@ -32,10 +32,7 @@ constexpr int kMaxCaseColumnWidth = 320;
 }  // namespace
 
 FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
-    auto* l = panelLayout(this);
-    title_ = wrappedLabel(this);
-    l->addWidget(title_);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    QSplitter* split = titledSplitter(this, &title_, Qt::Vertical);
     caseView_ = new QTableView(split);
     buildCaseView();
     auto* treeBox = new QWidget(split);
@@ -59,7 +56,6 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 1);
     split->setSizes({240, 240, 90});
-    l->addWidget(split, 1);
 
     addTreeMenuEntries([this](QMenu* menu, const TreeItem& item) { addBindEntries(menu, *item.node); });
     addTreeMenuEntries([this](QMenu* menu, const TreeItem& item) { addCopyEntries(menu, *item.node); });

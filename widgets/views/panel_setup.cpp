@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -17,6 +18,15 @@ QLabel* wrappedLabel(QWidget* parent) {
     auto* label = new QLabel(parent);
     label->setWordWrap(true);
     return label;
+}
+
+QSplitter* titledSplitter(QWidget* panel, QLabel** title, Qt::Orientation orientation) {
+    QVBoxLayout* layout = panelLayout(panel);
+    *title = wrappedLabel(panel);
+    layout->addWidget(*title);
+    auto* split = new QSplitter(orientation, panel);
+    layout->addWidget(split, 1);
+    return split;
 }
 
 void setUpRowTable(QTableView* view) {

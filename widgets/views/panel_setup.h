@@ -1,7 +1,10 @@
 // What the panels build alike: their frame, wrapped text labels and tables of rows.
 #pragma once
 
+#include <qnamespace.h>
+
 class QLabel;
+class QSplitter;
 class QTableView;
 class QVBoxLayout;
 class QWidget;
@@ -13,6 +16,10 @@ QVBoxLayout* panelLayout(QWidget* panel);
 
 // A label whose text wraps at the panel's width.
 QLabel* wrappedLabel(QWidget* parent);
+
+// The frame of a panel that is a title line above a splitter filling the rest: the layout, the
+// wrapped title label (*title) and the splitter, returned for the panel's views.
+QSplitter* titledSplitter(QWidget* panel, QLabel** title, Qt::Orientation orientation);
 
 // A table whose rows are picked one at a time: whole-row single selection, no row numbers,
 // the last column stretched to the view's width.

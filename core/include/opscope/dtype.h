@@ -1,30 +1,33 @@
-// Runtime element types. Values equal aclDataType so a DType and an aclDataType convert freely.
+// Runtime element types. Each value is the official aclDataType's, so a DType and an aclDataType
+// convert freely.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "acl/acl_base.h"
+
 namespace opscope {
 
 enum class DType : int32_t {
-    Undefined = -1,
-    Float32 = 0,
-    Float16 = 1,
-    Int8 = 2,
-    Int32 = 3,
-    UInt8 = 4,
-    Int16 = 6,
-    UInt16 = 7,
-    UInt32 = 8,
-    Int64 = 9,
-    UInt64 = 10,
-    Float64 = 11,
-    Bool = 12,
-    String = 13,
-    Complex64 = 16,
-    Complex128 = 17,
-    BFloat16 = 27,
+    Undefined = ACL_DT_UNDEFINED,
+    Float32 = ACL_FLOAT,
+    Float16 = ACL_FLOAT16,
+    Int8 = ACL_INT8,
+    Int32 = ACL_INT32,
+    UInt8 = ACL_UINT8,
+    Int16 = ACL_INT16,
+    UInt16 = ACL_UINT16,
+    UInt32 = ACL_UINT32,
+    Int64 = ACL_INT64,
+    UInt64 = ACL_UINT64,
+    Float64 = ACL_DOUBLE,
+    Bool = ACL_BOOL,
+    String = ACL_STRING,
+    Complex64 = ACL_COMPLEX64,
+    Complex128 = ACL_COMPLEX128,
+    BFloat16 = ACL_BF16,
 };
 
 // Bytes per element; 0 for types OpScope cannot hold in a tensor (String, Undefined).

@@ -2,6 +2,7 @@
 // messages naming the argument and the values seen, and the two C entry-point wrappers.
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -22,6 +23,22 @@ const TensorView* optionalTensor(const aclTensor* t, const char* name);
 const std::vector<bool>& requireBoolArray(const aclBoolArray* a, const char* name);
 const std::vector<int64_t>& requireIntArray(const aclIntArray* a, const char* name);
 const std::vector<int64_t>* optionalIntArray(const aclIntArray* a, const char* name);
+
+// One tensor argument of an operator: where the raw arguments hold it, where the validated
+// problem keeps its view, and the name messages use. An operator that checks all its tensors
+// alike lists them once, in signature order, and runs each per-tensor rule over the list.
+template <class Args, class Problem>
+struct TensorArgument {
+    const aclTensor* Args::*arg;
+    const TensorView* Problem::*view;
+    const char* name;
+};
+
+// requireTensor for each, in order, keeping each view in the problem.
+template <class Args, class Problem, std::size_t N>
+void requireTensors(const TensorArgument<Args, Problem> (&tensors)[N], const Args& a, Problem& p) {
+    for (const auto& t : tensors) p.*t.view = &requireTensor(a.*t.arg, t.name);
+}
 
 std::string dtypeList(const std::vector<DType>& types);
 // 161002 "<name> dtype X is not supported on <product>: expected one of ..."

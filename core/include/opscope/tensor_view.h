@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "acl/acl_base.h"
 #include "opscope/dtype.h"
 
 namespace opscope {
@@ -16,20 +17,20 @@ constexpr int kMaxRank = 8;
 // what it does not take (161002 naming the argument); the bound only stops absurd input.
 constexpr int kMaxCreateRank = 64;
 
-// aclFormat values (kept as int32 so this header needs no C header).
+// The official aclFormat values.
 enum class Format : int32_t {
-    Undefined = -1,
-    NCHW = 0,
-    NHWC = 1,
-    ND = 2,
-    NC1HWC0 = 3,
-    FractalZ = 4,
-    HWCN = 16,
-    NDHWC = 27,
-    FractalNZ = 29,
-    NCDHW = 30,
-    NC = 35,
-    NCL = 47,
+    Undefined = ACL_FORMAT_UNDEFINED,
+    NCHW = ACL_FORMAT_NCHW,
+    NHWC = ACL_FORMAT_NHWC,
+    ND = ACL_FORMAT_ND,
+    NC1HWC0 = ACL_FORMAT_NC1HWC0,
+    FractalZ = ACL_FORMAT_FRACTAL_Z,
+    HWCN = ACL_FORMAT_HWCN,
+    NDHWC = ACL_FORMAT_NDHWC,
+    FractalNZ = ACL_FORMAT_FRACTAL_NZ,
+    NCDHW = ACL_FORMAT_NCDHW,
+    NC = ACL_FORMAT_NC,
+    NCL = ACL_FORMAT_NCL,
 };
 const char* formatName(Format f);
 // Private device layouts (5HD, fractal) whose element order OpScope does not emulate.

@@ -84,13 +84,7 @@ struct GroupLinks {
     std::string what;
 
     GroupLinks(const File& file, const std::string& groupPath) {
-        const std::string path = normalizePath(groupPath);
-        const ObjectInfo found = file.info(path);
-        file.refuseIfExternal(path, found);
-        const ObjectKind kind = found.kind;
-        if (kind == ObjectKind::Missing) throw ContentError("no group '" + path + "' in file '" + file.path() + "'");
-        if (kind != ObjectKind::Group)
-            throw ContentError("'" + path + "' in '" + file.path() + "' is a " + kindName(kind) + ", not a group");
+        const std::string path = file.requireKind(groupPath, ObjectKind::Group);
         what = "cannot list group '" + path + "' in '" + file.path() + "'";
         handle = open(Handle::Kind::Group, what, [&] { return H5Gopen2(file.id(), path.c_str(), H5P_DEFAULT); });
         call(what, [&] { return H5Literate(handle.id(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectLink, &links); });
@@ -406,6 +400,18 @@ void File::refuseIfExternal(const std::string& path, const ObjectInfo& found) co
         refuseExternal("'" + normalizePath(path) + "' in '" + path_ + "'", "an external link", found.externalTarget);
 }
 
+std::string File::requireKind(const std::string& path, ObjectKind wanted) const {
+    const std::string normalized = normalizePath(path);
+    const ObjectInfo found = info(normalized);
+    refuseIfExternal(normalized, found);
+    const std::string inFile = "' in file '" + path_ + "'";
+    if (found.kind == ObjectKind::Missing)
+        throw ContentError("no " + std::string(kindName(wanted)) + " '" + normalized + inFile);
+    if (found.kind != wanted)
+        throw ContentError("'" + normalized + inFile + " is a " + kindName(found.kind) + ", not a " + kindName(wanted));
+    return normalized;
+}
+
 bool File::exists(const std::string& path) const { return info(path).kind != ObjectKind::Missing; }
 bool File::isGroup(const std::string& path) const { return info(path).kind == ObjectKind::Group; }
 bool File::isDataset(const std::string& path) const { return info(path).kind == ObjectKind::Dataset; }
@@ -578,49 +584,53 @@ void File::writeAttribute(const std::string& objectPath, const std::string& name
                        bytes.empty() ? &none : bytes.data());
 }
 
-template <>
-std::string File::readAttribute<std::string>(const std::string& objectPath, const std::string& name) const {
-    const AttributeReader r = openAttribute(*this, objectPath, name);
-    return r.single(readStrings(r));
+namespace {
+
+// An attribute's values as Elements: strings, int64 or float64 (numbers convert).
+template <class Element>
+std::vector<Element> readValues(const AttributeReader& r) {
+    if constexpr (std::is_same_v<Element, std::string>)
+        return readStrings(r);
+    else if constexpr (std::is_same_v<Element, int64_t>)
+        return readIntegers(r);
+    else
+        return readReals(r);
 }
 
-template <>
-std::vector<std::string> File::readAttribute<std::vector<std::string>>(const std::string& objectPath,
-                                                                       const std::string& name) const {
-    return readStrings(openAttribute(*this, objectPath, name));
-}
-
-template <>
-int64_t File::readAttribute<int64_t>(const std::string& objectPath, const std::string& name) const {
-    const AttributeReader r = openAttribute(*this, objectPath, name);
-    return r.single(readIntegers(r));
-}
-
-template <>
-std::vector<int64_t> File::readAttribute<std::vector<int64_t>>(const std::string& objectPath,
-                                                               const std::string& name) const {
-    return readIntegers(openAttribute(*this, objectPath, name));
-}
-
-template <>
-double File::readAttribute<double>(const std::string& objectPath, const std::string& name) const {
-    const AttributeReader r = openAttribute(*this, objectPath, name);
-    return r.single(readReals(r));
-}
-
-template <>
-std::vector<double> File::readAttribute<std::vector<double>>(const std::string& objectPath,
-                                                             const std::string& name) const {
-    return readReals(openAttribute(*this, objectPath, name));
-}
-
-template <>
-bool File::readAttribute<bool>(const std::string& objectPath, const std::string& name) const {
-    const AttributeReader r = openAttribute(*this, objectPath, name);
+// h5py's bool enum, or an integer (non-zero is true).
+bool readBool(const AttributeReader& r) {
     if (r.typeClass == H5T_INTEGER) return r.single(r.readAs<int64_t>(H5T_NATIVE_INT64)) != 0;
     if (r.typeClass != H5T_ENUM || !isBoolType(r.type.id())) r.mismatch("bool");
     return r.single(r.readAs<int8_t>(makeBoolType().id())) != 0;
 }
+
+template <class T>
+constexpr bool kIsVector = false;
+template <class Element>
+constexpr bool kIsVector<std::vector<Element>> = true;
+
+}  // namespace
+
+template <class T>
+T File::readAttribute(const std::string& objectPath, const std::string& name) const {
+    const AttributeReader r = openAttribute(*this, objectPath, name);
+    if constexpr (std::is_same_v<T, bool>)
+        return readBool(r);
+    else if constexpr (kIsVector<T>)
+        return readValues<typename T::value_type>(r);
+    else
+        return r.single(readValues<T>(r));
+}
+
+// The seven types h5_file.h promises.
+template std::string File::readAttribute<std::string>(const std::string&, const std::string&) const;
+template int64_t File::readAttribute<int64_t>(const std::string&, const std::string&) const;
+template double File::readAttribute<double>(const std::string&, const std::string&) const;
+template bool File::readAttribute<bool>(const std::string&, const std::string&) const;
+template std::vector<int64_t> File::readAttribute<std::vector<int64_t>>(const std::string&, const std::string&) const;
+template std::vector<double> File::readAttribute<std::vector<double>>(const std::string&, const std::string&) const;
+template std::vector<std::string> File::readAttribute<std::vector<std::string>>(const std::string&,
+                                                                                const std::string&) const;
 
 // ---- shared datatypes ----------------------------------------------------------------------
 

@@ -108,14 +108,7 @@ OpenDataset openKnownDataset(const File& file, const std::string& normalizedPath
 }
 
 OpenDataset openDataset(const File& file, const std::string& datasetPath, const char* verb) {
-    const std::string path = normalizePath(datasetPath);
-    const ObjectInfo found = file.info(path);
-    file.refuseIfExternal(path, found);
-    const ObjectKind kind = found.kind;
-    if (kind == ObjectKind::Missing) throw ContentError("no dataset '" + path + "' in file '" + file.path() + "'");
-    if (kind != ObjectKind::Dataset)
-        throw ContentError("'" + path + "' in file '" + file.path() + "' is a " + kindName(kind) + ", not a dataset");
-    return openKnownDataset(file, path, verb);
+    return openKnownDataset(file, file.requireKind(datasetPath, ObjectKind::Dataset), verb);
 }
 
 struct TensorType {

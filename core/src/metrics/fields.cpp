@@ -2,6 +2,8 @@
 #include "opscope/metric_fields.h"
 
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "opscope/error.h"
 
@@ -14,57 +16,60 @@ using V = std::optional<double>;
 double count(int64_t n) { return static_cast<double>(n); }
 int64_t whole(double v) { return static_cast<int64_t>(v); }
 
+// A column that is one member of the metrics, read as a double (a count converts) and set back
+// from a report. A ULP column applies to floating outputs only; reading one back marks ULP
+// applicable.
+template <auto member, FieldFormat format = FieldFormat::Real>
+MetricField column(const char* key, const char* label, const char* shortLabel) {
+    using Member = std::remove_reference_t<decltype(std::declval<M&>().*member)>;
+    return {key,
+            label,
+            shortLabel,
+            format,
+            [](const M& m) -> V {
+                if (format == FieldFormat::Ulp && !m.ulpApplicable) return std::nullopt;
+                return static_cast<double>(m.*member);
+            },
+            [](M& m, double v) {
+                if (format == FieldFormat::Ulp) m.ulpApplicable = true;
+                m.*member = static_cast<Member>(v);
+            }};
+}
+
+// Where an element of interest is: an ElementRef member.
+template <ElementRef M::*member>
+ElementField elementAt(const char* key, const char* label) {
+    return {key, label, [](const M& m) -> const ElementRef& { return m.*member; },
+            [](M& m) -> ElementRef& { return m.*member; }};
+}
+
 }  // namespace
 
 const std::vector<MetricField>& metricFields() {
     static const std::vector<MetricField> fields = {
-        {"count", "Elements", "elements", FieldFormat::Count, [](const M& m) -> V { return count(m.count); },
-         [](M& m, double v) { m.count = whole(v); }},
-        {"finite_count", "Finite pairs", "finite", FieldFormat::Count,
-         [](const M& m) -> V { return count(m.finiteCount); }, [](M& m, double v) { m.finiteCount = whole(v); }},
-        {"cosine", "Cosine similarity", "cosine", FieldFormat::Cosine, [](const M& m) -> V { return m.cosine; },
-         [](M& m, double v) { m.cosine = v; }},
-        {"max_abs_error", "Max abs error", "max abs", FieldFormat::Real, [](const M& m) -> V { return m.maxAbsError; },
-         [](M& m, double v) { m.maxAbsError = v; }},
-        {"mean_abs_error", "Mean abs error", "mean abs", FieldFormat::Real,
-         [](const M& m) -> V { return m.meanAbsError; }, [](M& m, double v) { m.meanAbsError = v; }},
-        {"max_rel_error", "Max rel error", "max rel", FieldFormat::Real, [](const M& m) -> V { return m.maxRelError; },
-         [](M& m, double v) { m.maxRelError = v; }},
-        {"mean_rel_error", "Mean rel error", "mean rel", FieldFormat::Real,
-         [](const M& m) -> V { return m.meanRelError; }, [](M& m, double v) { m.meanRelError = v; }},
-        {"rmse", "RMSE", "rmse", FieldFormat::Real, [](const M& m) -> V { return m.rmse; },
-         [](M& m, double v) { m.rmse = v; }},
-        {"error_balance", "Error balance", "balance", FieldFormat::Real, [](const M& m) -> V { return m.errorBalance; },
-         [](M& m, double v) { m.errorBalance = v; }},
-        {"share_rel_below_1e-2", "Rel error < 1e-2", "rel<1e-2", FieldFormat::Share,
-         [](const M& m) -> V { return m.shareRelBelow1e2; }, [](M& m, double v) { m.shareRelBelow1e2 = v; }},
-        {"share_rel_below_1e-3", "Rel error < 1e-3", "rel<1e-3", FieldFormat::Share,
-         [](const M& m) -> V { return m.shareRelBelow1e3; }, [](M& m, double v) { m.shareRelBelow1e3 = v; }},
-        {"share_rel_below_1e-4", "Rel error < 1e-4", "rel<1e-4", FieldFormat::Share,
-         [](const M& m) -> V { return m.shareRelBelow1e4; }, [](M& m, double v) { m.shareRelBelow1e4 = v; }},
-        {"max_ulp_error", "Max ULP error", "max ulp", FieldFormat::Ulp,
-         [](const M& m) -> V { return m.ulpApplicable ? V(m.maxUlpError) : std::nullopt; },
-         [](M& m, double v) { m.ulpApplicable = true, m.maxUlpError = v; }},
-        {"mean_ulp_error", "Mean ULP error", "mean ulp", FieldFormat::Ulp,
-         [](const M& m) -> V { return m.ulpApplicable ? V(m.meanUlpError) : std::nullopt; },
-         [](M& m, double v) { m.ulpApplicable = true, m.meanUlpError = v; }},
-        {"small_value_count", "Small values", "small", FieldFormat::Count,
-         [](const M& m) -> V { return count(m.smallValueCount); },
-         [](M& m, double v) { m.smallValueCount = whole(v); }},
+        column<&M::count, FieldFormat::Count>("count", "Elements", "elements"),
+        column<&M::finiteCount, FieldFormat::Count>("finite_count", "Finite pairs", "finite"),
+        column<&M::cosine, FieldFormat::Cosine>("cosine", "Cosine similarity", "cosine"),
+        column<&M::maxAbsError>("max_abs_error", "Max abs error", "max abs"),
+        column<&M::meanAbsError>("mean_abs_error", "Mean abs error", "mean abs"),
+        column<&M::maxRelError>("max_rel_error", "Max rel error", "max rel"),
+        column<&M::meanRelError>("mean_rel_error", "Mean rel error", "mean rel"),
+        column<&M::rmse>("rmse", "RMSE", "rmse"),
+        column<&M::errorBalance>("error_balance", "Error balance", "balance"),
+        column<&M::shareRelBelow1e2, FieldFormat::Share>("share_rel_below_1e-2", "Rel error < 1e-2", "rel<1e-2"),
+        column<&M::shareRelBelow1e3, FieldFormat::Share>("share_rel_below_1e-3", "Rel error < 1e-3", "rel<1e-3"),
+        column<&M::shareRelBelow1e4, FieldFormat::Share>("share_rel_below_1e-4", "Rel error < 1e-4", "rel<1e-4"),
+        column<&M::maxUlpError, FieldFormat::Ulp>("max_ulp_error", "Max ULP error", "max ulp"),
+        column<&M::meanUlpError, FieldFormat::Ulp>("mean_ulp_error", "Mean ULP error", "mean ulp"),
+        column<&M::smallValueCount, FieldFormat::Count>("small_value_count", "Small values", "small"),
         {"small_value_error_ratio", "Small-value error ratio", "small err", FieldFormat::Share,
          [](const M& m) -> V { return m.smallValueCount > 0 ? V(m.smallValueErrorRatio) : std::nullopt; },
          [](M& m, double v) { m.smallValueErrorRatio = v; }},
-        {"nan_actual", "NaN in output", "nan out", FieldFormat::Count,
-         [](const M& m) -> V { return count(m.nanActual); }, [](M& m, double v) { m.nanActual = whole(v); }},
-        {"nan_reference", "NaN in reference", "nan ref", FieldFormat::Count,
-         [](const M& m) -> V { return count(m.nanReference); }, [](M& m, double v) { m.nanReference = whole(v); }},
-        {"inf_actual", "Inf in output", "inf out", FieldFormat::Count,
-         [](const M& m) -> V { return count(m.infActual); }, [](M& m, double v) { m.infActual = whole(v); }},
-        {"inf_reference", "Inf in reference", "inf ref", FieldFormat::Count,
-         [](const M& m) -> V { return count(m.infReference); }, [](M& m, double v) { m.infReference = whole(v); }},
-        {"nonfinite_mismatches", "NaN/Inf mismatches", "mismatch", FieldFormat::Count,
-         [](const M& m) -> V { return count(m.nonFiniteMismatches); },
-         [](M& m, double v) { m.nonFiniteMismatches = whole(v); }},
+        column<&M::nanActual, FieldFormat::Count>("nan_actual", "NaN in output", "nan out"),
+        column<&M::nanReference, FieldFormat::Count>("nan_reference", "NaN in reference", "nan ref"),
+        column<&M::infActual, FieldFormat::Count>("inf_actual", "Inf in output", "inf out"),
+        column<&M::infReference, FieldFormat::Count>("inf_reference", "Inf in reference", "inf ref"),
+        column<&M::nonFiniteMismatches, FieldFormat::Count>("nonfinite_mismatches", "NaN/Inf mismatches", "mismatch"),
         {"tolerance_violations", "Beyond tolerance", "beyond tol", FieldFormat::Count,
          [](const M& m) -> V { return m.toleranceChecked ? V(count(m.toleranceViolations)) : std::nullopt; },
          [](M& m, double v) { m.toleranceChecked = true, m.toleranceViolations = whole(v); }},
@@ -80,13 +85,9 @@ const MetricField& metricField(const std::string& key) {
 
 const std::vector<ElementField>& elementFields() {
     static const std::vector<ElementField> fields = {
-        {"worst_rel", "Worst rel at", [](const M& m) -> const ElementRef& { return m.worstRel; },
-         [](M& m) -> ElementRef& { return m.worstRel; }},
-        {"worst_abs", "Worst abs at", [](const M& m) -> const ElementRef& { return m.worstAbs; },
-         [](M& m) -> ElementRef& { return m.worstAbs; }},
-        {"first_nonfinite_mismatch", "First NaN/Inf mismatch at",
-         [](const M& m) -> const ElementRef& { return m.firstMismatch; },
-         [](M& m) -> ElementRef& { return m.firstMismatch; }},
+        elementAt<&M::worstRel>("worst_rel", "Worst rel at"),
+        elementAt<&M::worstAbs>("worst_abs", "Worst abs at"),
+        elementAt<&M::firstMismatch>("first_nonfinite_mismatch", "First NaN/Inf mismatch at"),
     };
     return fields;
 }

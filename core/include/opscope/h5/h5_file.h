@@ -71,6 +71,11 @@ public:
     // Throws ExternalDataError naming the target when `found` (the info of `path`) is an
     // external link this file may not follow.
     void refuseIfExternal(const std::string& path, const ObjectInfo& found) const;
+    // The normalized path of an object that must be a `wanted` (a group or a dataset): throws
+    // ContentError "no <wanted> '<path>' in file '<file>'" when nothing is there and
+    // "'<path>' in file '<file>' is a <kind>, not a <wanted>" for another kind; refuses an
+    // external link as refuseIfExternal does.
+    std::string requireKind(const std::string& path, ObjectKind wanted) const;
     // Names of the links in a group, sorted.
     std::vector<std::string> children(const std::string& groupPath = "/") const;
     // The same with what each link leads to, in one pass over the group: for tree views.
@@ -105,8 +110,9 @@ public:
         writeAttribute(objectPath, name, static_cast<int64_t>(value));
     }
 
-    // T is one of the seven written types. Numbers convert (an int attribute reads as double,
-    // a scalar as a one-element vector); other mismatches throw FileError naming both types.
+    // T is one of the seven written types (std::string, int64_t, double, bool and the vectors of
+    // the first three; instantiated in h5_file.cpp). Numbers convert (an int attribute reads as
+    // double, a scalar as a one-element vector); other mismatches throw FileError naming both types.
     template <class T>
     T readAttribute(const std::string& objectPath, const std::string& name) const;
 
@@ -139,21 +145,6 @@ private:
     // In a created file: the groups placeOf() opened last, most recent at the back.
     mutable std::vector<std::pair<std::string, Handle>> openGroups_;
 };
-
-template <>
-std::string File::readAttribute<std::string>(const std::string&, const std::string&) const;
-template <>
-int64_t File::readAttribute<int64_t>(const std::string&, const std::string&) const;
-template <>
-double File::readAttribute<double>(const std::string&, const std::string&) const;
-template <>
-bool File::readAttribute<bool>(const std::string&, const std::string&) const;
-template <>
-std::vector<int64_t> File::readAttribute<std::vector<int64_t>>(const std::string&, const std::string&) const;
-template <>
-std::vector<double> File::readAttribute<std::vector<double>>(const std::string&, const std::string&) const;
-template <>
-std::vector<std::string> File::readAttribute<std::vector<std::string>>(const std::string&, const std::string&) const;
 
 // numpy bool as h5py stores it, an int8 enum {FALSE = 0, TRUE = 1}; for attributes and tensors.
 Handle makeBoolType();
