@@ -5,9 +5,9 @@
 // the file in row bands). Measures the process's peak RSS against issue 15's budget
 //   inputs + outputs + golden + workspace + 2 slices' display buffers + 256 MiB
 // and the time from choosing a tensor (or double-clicking the dataset) to its heatmap on
-// screen against 2 s, and says in its output whether each target is met. The memory target fails the test; the time target only
-// on a quiet machine, so what fails it is a heatmap slower than kRegressionMs on a loaded
-// 2-core machine.
+// screen against 2 s, and says in its output whether each target is met. The memory target
+// fails the test; the time target only on a quiet machine, so what fails it is a heatmap
+// slower than kRegressionMs on a loaded 2-core machine.
 //
 // Slow and memory-hungry: skipped unless OPSCOPE_BIG_CHECKPOINT names the file. scripts/test.sh
 // makes the file in a temporary folder and runs this test with it (QTEST_FUNCTION_TIMEOUT
