@@ -58,6 +58,24 @@ bool StatsAccumulator::add(const double* v, int64_t n) {
     return true;
 }
 
+void StatsAccumulator::merge(const StatsAccumulator& o) {
+    count_ += o.count_;
+    nan_ += o.nan_;
+    inf_ += o.inf_;
+    if (o.finite_ == 0) return;
+    if (finite_ == 0) shift_ = o.shift_;
+    // o's sums of v - o.shift_ as sums of v - shift_: (v - s) = (v - so) + d.
+    const double d = o.shift_ - shift_, n = static_cast<double>(o.finite_);
+    shiftedSq_ += o.shiftedSq_ + 2 * d * o.shifted_ + n * d * d;
+    shifted_ += o.shifted_ + n * d;
+    finite_ += o.finite_;
+    zero_ += o.zero_;
+    sum_ += o.sum_;
+    sumAbs_ += o.sumAbs_;
+    lo_ = std::min(lo_, o.lo_);
+    hi_ = std::max(hi_, o.hi_);
+}
+
 TensorStats StatsAccumulator::stats() const {
     TensorStats s;
     s.count = count_;

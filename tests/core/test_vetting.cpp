@@ -117,6 +117,24 @@ TEST(VetFile, ANewVersionOfTheFileIsVettedAgain) {
     EXPECT_CONTAINS(errorOf<FileError>([&] { h5::vetFile(f); }), "the file is corrupt");
 }
 
+// A file version's verdict is kept until forgetVettingResults(): here a crashing file put in
+// place of a vetted one with the same size and modification time passes from the cache, and
+// is vetted (and refused) once the results are forgotten.
+TEST(VetFile, ForgottenResultsAreVettedAgain) {
+    test::ScratchDir dir;
+    const std::string f = dir.file("same_version.h5");
+    fs::copy_file(kRoot / "datasets" / "rms_norm_grad.h5", f);
+    EXPECT_NO_THROW(h5::vetFile(f));
+    const auto size = fs::file_size(f);
+    const auto mtime = fs::last_write_time(f);
+    fs::copy_file(kRoot / "tests" / "data" / "malformed" / "01096.h5", f, fs::copy_options::overwrite_existing);
+    fs::resize_file(f, size);  // zeros after the end: it still crashes libhdf5
+    fs::last_write_time(f, mtime);
+    EXPECT_NO_THROW(h5::vetFile(f));
+    h5::forgetVettingResults();
+    EXPECT_CONTAINS(errorOf<FileError>([&] { h5::vetFile(f); }), "the file is corrupt");
+}
+
 TEST(VetFile, MissingFilesAreLeftToTheOpen) { EXPECT_NO_THROW(h5::vetFile("/nonexistent/file.h5")); }
 
 TEST(VetFile, TrustedFilesAreNotVetted) {

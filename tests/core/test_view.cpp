@@ -9,6 +9,7 @@
 #include "opscope/error.h"
 #include "opscope/float16.h"
 #include "opscope/host_tensor.h"
+#include "opscope/parallel.h"
 #include "opscope/view/colormap.h"
 #include "opscope/view/downsample.h"
 #include "opscope/view/histogram.h"
@@ -256,6 +257,28 @@ TEST(ViewRender, OverlaysWinOverColoursAndMaskBlends) {
     // The overlay colour is never one the colormap itself produces.
     for (Colormap c : allColormaps())
         for (double t = 0; t <= 1.0; t += 0.01) EXPECT_NE(mapColor(c, t), beyondToleranceColor(c)) << colormapName(c);
+}
+
+// Rendering is parallel: 3 threads give pixel for pixel what one gives, each pixel its cell's
+// colour (overlays, mask and all).
+TEST(ViewRender, ThreadCountsGiveTheSameImage) {
+    Plane p{300, 400, std::vector<double>(300 * 400)};
+    for (std::size_t i = 0; i < p.values.size(); ++i) p.values[i] = std::sin(0.001 * double(i)) * 5;
+    p.values[299 * 400 + 7] = kNaN;
+    Plane maskPlane{300, 400, std::vector<double>(300 * 400)};
+    maskPlane.values[250 * 400 + 3] = 1;
+    const Downsampled d = downsample(p, 1000, 1000), mask = downsample(maskPlane, 1000, 1000);
+    DisplaySettings s;
+    s.scale = ValueScale(ScaleKind::Log, {1e-3, 5});
+    setNumThreads(1);
+    const std::vector<uint32_t> one = renderCells(d, s, &mask);
+    setNumThreads(3);
+    const std::vector<uint32_t> three = renderCells(d, s, &mask);
+    setNumThreads(0);
+    EXPECT_EQ(three, one);
+    EXPECT_EQ(one[299 * 400 + 7], kNaNColor.argb());
+    EXPECT_EQ(one[250 * 400 + 3], beyondToleranceColor(s.colormap).argb());
+    EXPECT_EQ(one[1000], colorFor(p.values[1000], s).argb());
 }
 
 TEST(ViewMasks, FirstNonFiniteIsRowMajorFirst) {

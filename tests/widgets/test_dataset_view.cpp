@@ -449,6 +449,19 @@ private Q_SLOTS:
         controls->setSlice(s);
         QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && !v->message().isEmpty(); }, 20000));
         QVERIFY2(v->message().contains(damaged), qPrintable(v->message()));
+
+        // Across the slices, one row (one slice's chunk) a band: bands are vetted in groups of
+        // 1, 2, 4 while the earlier ones are read; slice 3, in the third group, is still refused.
+        s.index[0] = 4;
+        controls->setSlice(s);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && v->message().isEmpty(); }, 20000));
+        v->setStreamBandBytes(64 * 4);
+        s.rowAxis = 0;
+        s.colAxis = 1;
+        s.index = {0, 0, 5};
+        controls->setSlice(s);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && !v->message().isEmpty(); }, 20000));
+        QVERIFY2(v->message().contains(damaged) && !v->message().contains('\n'), qPrintable(v->message()));
     }
 
     // Ctrl+F anywhere in the window puts the cursor in the tree's filter box.

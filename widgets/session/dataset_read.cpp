@@ -1,6 +1,7 @@
 #include "session/dataset_read.h"
 
 #include <algorithm>
+#include <future>
 #include <stdexcept>
 
 #include "opscope/h5/h5_file.h"
@@ -59,28 +60,48 @@ std::vector<h5::DataBlock> rowBands(const std::string& path, const SliceBlock& b
     return bands;
 }
 
-// One pass over the slice, band after band; an empty summary when cancelled.
-view::SliceSummary streamSlice(const h5::File& f, const std::vector<h5::DataBlock>& bands, const view::SliceSpec& spec,
-                               int64_t rows, int64_t cols, const StreamControl& control) {
+// Which bands each vetting child reads: 1, 2, 4, ... of them (at most kMaxBandsPerChild), so
+// that the first band is vetted soon and later children start rarely. [begin, end) each.
+constexpr std::size_t kMaxBandsPerChild = 8;
+std::vector<std::pair<std::size_t, std::size_t>> vettingGroups(std::size_t bands) {
+    std::vector<std::pair<std::size_t, std::size_t>> groups;
+    for (std::size_t begin = 0, size = 1; begin < bands; begin += size, size = std::min(2 * size, kMaxBandsPerChild))
+        groups.emplace_back(begin, std::min(bands, begin + size));
+    return groups;
+}
+
+// One pass over the slice, band after band; an empty summary when cancelled. Pipelined: while
+// this thread reads and summarizes (in parallel) one group of bands, a child vets the next
+// group; a band is read here only after the child that read it ended well, so a damaged band
+// is refused before libhdf5 here touches it.
+view::SliceSummary streamSlice(const std::string& file, const h5::File& f, const std::vector<h5::DataBlock>& bands,
+                               const view::SliceSpec& spec, int64_t rows, int64_t cols, const StreamControl& control) {
     view::SliceRequest request;
     request.spec = spec;
+    request.cancelled = control.cancelled;
     view::SliceSummarizer pass(rows, cols, request);
     view::SliceSpec inBand = spec;  // a band holds one index of every other axis: index 0
     std::fill(inBand.index.begin(), inBand.index.end(), 0);
-    std::vector<double> row(static_cast<std::size_t>(cols));
-    for (std::size_t i = 0; i < bands.size(); ++i) {
-        if (control.cancelled && control.cancelled()) return {};
-        const h5::DataBlock& b = bands[i];
-        const HostTensor band = h5::readTensorBlock(f, b.dataset, b.start, b.count);
-        view::SliceSource source;
-        source.tensor = band.view();
-        view::SliceRows bandRows(source, inBand);
-        const int64_t first = b.start[spec.rowAxis] - bands.front().start[spec.rowAxis];
-        for (int64_t r = 0; r < bandRows.rows(); ++r) {
-            bandRows.read(r, row.data());
-            pass.addRow(first + r, row.data());
+    const auto groups = vettingGroups(bands.size());
+    const auto vet = [&](std::size_t g) {
+        return std::async(std::launch::async, [&file, &bands, g = groups[g]] {
+            h5::vetBlocks(file, std::vector<h5::DataBlock>(bands.begin() + static_cast<std::ptrdiff_t>(g.first),
+                                                           bands.begin() + static_cast<std::ptrdiff_t>(g.second)));
+        });
+    };
+    std::future<void> vetting = vet(0);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        vetting.get();  // throws the sentence of a damaged band
+        if (g + 1 < groups.size()) vetting = vet(g + 1);
+        for (std::size_t i = groups[g].first; i < groups[g].second; ++i) {
+            if (control.cancelled && control.cancelled()) return {};  // waits for the child
+            const h5::DataBlock& b = bands[i];
+            const HostTensor band = h5::readTensorBlock(f, b.dataset, b.start, b.count);
+            view::SliceSource source;
+            source.tensor = band.view();
+            if (!pass.addRows(source, inBand, b.start[spec.rowAxis] - bands.front().start[spec.rowAxis])) return {};
+            if (control.progress) control.progress(static_cast<double>(i + 1) / static_cast<double>(bands.size()));
         }
-        if (control.progress) control.progress(static_cast<double>(i + 1) / static_cast<double>(bands.size()));
     }
     return pass.take();
 }
@@ -113,9 +134,8 @@ DatasetForView readDatasetForView(const std::string& file, const std::string& pa
         return d;
     }
     const std::vector<h5::DataBlock> bands = rowBands(path, block, spec.rowAxis, info.dtype, control.bandBytes);
-    h5::vetBlocks(file, bands);  // one child reads them all, one band at a time
     view::SliceSummary summary =
-        streamSlice(f, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control);
+        streamSlice(file, f, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control);
     d.bands = static_cast<int64_t>(bands.size());
     d.streamedSlice = spec;
     if (summary.rows > 0) d.streamed = std::make_shared<const view::SliceSummary>(std::move(summary));

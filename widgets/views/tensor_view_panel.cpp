@@ -290,6 +290,9 @@ void TensorViewPanel::refetch() {
     const Entry* e = entry();
     if (!e) return;
     const uint64_t gen = ++fetchGeneration_;
+    // A frame of the entry left behind stops now: its pass holds the parallel pool, which the
+    // fetch below may need on the execution thread (a snapshot's copy).
+    latestCompute_->store(++computeGeneration_);
     fetched_.clear();
     pending_.clear();
     std::set<TensorKey> keys{dataKey()};

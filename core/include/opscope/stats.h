@@ -47,6 +47,9 @@ public:
     // n values at once: a row without NaN/Inf (nearly every row) takes a loop without
     // branches. Returns whether all n were finite.
     bool add(const double* v, int64_t n);
+    // Adds what `later` gathered as if its values had been added here after ours (a pass
+    // split into ranges merges them in order): counts, min and max exactly, sums to rounding.
+    void merge(const StatsAccumulator& later);
     TensorStats stats() const;
 
 private:

@@ -410,6 +410,11 @@ void vet(const std::string& path, const std::vector<std::string>& dataPaths, con
 
 void vetFile(const std::string& path, const std::vector<std::string>& dataPaths) { vet(path, dataPaths, {}); }
 
+void forgetVettingResults() {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    cache().clear();
+}
+
 void vetBlocks(const std::string& path, const std::vector<DataBlock>& blocks) { vet(path, {}, blocks); }
 
 }  // namespace opscope::h5

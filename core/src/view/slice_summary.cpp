@@ -1,12 +1,15 @@
 // The heatmap's one pass over a slice (see slice_summary.h).
 #include "opscope/view/slice_summary.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 #include "opscope/error.h"
 #include "opscope/metrics.h"
+#include "opscope/parallel.h"
 #include "opscope/view/masks.h"
 
 namespace opscope::view {
@@ -68,6 +71,14 @@ struct RowAccumulator {
                 return;
             }
     }
+    // `later` holds rows after all of ours.
+    void merge(const RowAccumulator& later) {
+        stats.merge(later.stats);
+        minPositive = std::min(minPositive, later.minPositive);
+        if (firstRow >= 0) return;
+        firstRow = later.firstRow;
+        firstCol = later.firstCol;
+    }
 };
 
 // Every k-th value of the slice (k = 1 when it fits), and the extremes an autofit needs.
@@ -91,19 +102,30 @@ private:
 
 }  // namespace
 
+// One row of cells' share of the pass (see SliceSummarizer): take() merges them in row order.
+struct Segment {
+    RowAccumulator acc;
+    std::vector<double> sample;
+    int64_t beyondCount = 0;
+};
+
 struct SliceSummarizer::State {
     State(int64_t rows, int64_t cols, const SliceRequest& req)
-        : cells(rows, cols, req.maxCells, req.maxCells), sampler(rows * cols, req.maxSamples) {
+        : request(req), cells(rows, cols, req.maxCells, req.maxCells), sampler(rows * cols, req.maxSamples) {
         summary.rows = rows;
         summary.cols = cols;
         if (req.tolerance) beyond.emplace(rows, cols, req.maxCells, req.maxCells);
         summary.beyondCount = req.tolerance ? 0 : -1;
+        segments.resize(static_cast<std::size_t>(cells.cellRows()));
     }
+    Segment& segmentOf(int64_t row) { return segments[static_cast<std::size_t>(row / cells.blockRows())]; }
+
+    SliceRequest request;
     SliceSummary summary;
     Downsampler cells;
     std::optional<Downsampler> beyond;
     Sampler sampler;
-    RowAccumulator acc;
+    std::vector<Segment> segments;
 };
 
 SliceSummarizer::SliceSummarizer(int64_t rows, int64_t cols, const SliceRequest& request)
@@ -113,49 +135,115 @@ SliceSummarizer::~SliceSummarizer() = default;
 void SliceSummarizer::addRow(int64_t row, const double* values, const double* beyondMask) {
     State& s = *state_;
     const int64_t cols = s.summary.cols;
+    Segment& seg = s.segmentOf(row);
     s.cells.addRow(row, values);
-    s.acc.add(row, values, cols);
-    s.sampler.add(row * cols, values, cols, s.summary.sample);
+    seg.acc.add(row, values, cols);
+    s.sampler.add(row * cols, values, cols, seg.sample);
     if (!s.beyond || !beyondMask) return;
     s.beyond->addRow(row, beyondMask);
-    for (int64_t c = 0; c < cols; ++c) s.summary.beyondCount += beyondMask[c] > 0;
+    for (int64_t c = 0; c < cols; ++c) seg.beyondCount += beyondMask[c] > 0;
+}
+
+namespace {
+
+// One thread's reader of a slice's rows: the content shown and, with the tolerance, the mask.
+// An error map with the mask computes each element's errors once, for both.
+class RowFiller {
+public:
+    RowFiller(const SliceSource& source, const SliceSpec& spec, const SliceRequest& req)
+        : rows_(source, spec), req_(req), content_(source.content) {
+        const auto n = static_cast<std::size_t>(rows_.cols());
+        row_.resize(n);
+        if (!req.tolerance) return;
+        abs_.resize(n);
+        rel_.resize(n);
+        mask_.resize(n);
+    }
+    int64_t rows() const { return rows_.rows(); }
+    int64_t cols() const { return rows_.cols(); }
+    // Reads row r; returns its values, and sets *mask to its mask (null without the tolerance).
+    const double* read(int64_t r, const double** mask) {
+        *mask = nullptr;
+        if (!req_.tolerance) {
+            rows_.read(r, row_.data());
+            return row_.data();
+        }
+        rows_.readErrors(r, abs_.data(), rel_.data());
+        for (std::size_t c = 0; c < mask_.size(); ++c)
+            mask_[c] = isBeyondTolerance(abs_[c], rel_[c], req_.absTolerance, req_.relTolerance) ? 1.0 : 0.0;
+        *mask = mask_.data();
+        if (content_ == SliceContent::AbsError) return abs_.data();
+        if (content_ == SliceContent::RelError) return rel_.data();
+        rows_.read(r, row_.data());
+        return row_.data();
+    }
+
+private:
+    SliceRows rows_;
+    const SliceRequest& req_;
+    SliceContent content_;
+    std::vector<double> row_, abs_, rel_, mask_;
+};
+
+constexpr int64_t kMinElementsPerChunk = int64_t{1} << 16;  // less is not worth a thread
+constexpr int64_t kRowsBetweenCancelChecks = 64;
+
+}  // namespace
+
+bool SliceSummarizer::addRows(const SliceSource& source, const SliceSpec& spec, int64_t firstRow) {
+    State& s = *state_;
+    const int64_t n = RowFiller(source, spec, s.request).rows();  // throws on a bad source, here
+    if (n == 0) return true;
+    const int64_t block = s.cells.blockRows(), cols = s.summary.cols;
+    const int64_t firstCell = firstRow / block, endCell = (firstRow + n - 1) / block + 1;
+    std::atomic<bool> stop{false};
+    parallelFor(firstCell, endCell, std::max<int64_t>(1, kMinElementsPerChunk / (block * cols)),
+                [&](int64_t b, int64_t e) {
+                    RowFiller filler(source, spec, s.request);
+                    const int64_t r0 = std::max(firstRow, b * block), r1 = std::min(firstRow + n, e * block);
+                    for (int64_t r = r0; r < r1; ++r) {
+                        if ((r - r0) % kRowsBetweenCancelChecks == 0 &&
+                            (stop.load(std::memory_order_relaxed) || (s.request.cancelled && s.request.cancelled()))) {
+                            stop = true;
+                            return;
+                        }
+                        const double* mask = nullptr;
+                        const double* values = filler.read(r - firstRow, &mask);
+                        addRow(r, values, mask);
+                    }
+                });
+    return !stop;
 }
 
 SliceSummary SliceSummarizer::take() {
     State& s = *state_;
     SliceSummary out = std::move(s.summary);
+    RowAccumulator all;
+    std::size_t samples = 0;
+    for (const Segment& seg : s.segments) samples += seg.sample.size();
+    out.sample.reserve(samples + 3);
+    for (Segment& seg : s.segments) {
+        all.merge(seg.acc);
+        out.sample.insert(out.sample.end(), seg.sample.begin(), seg.sample.end());
+        std::vector<double>().swap(seg.sample);
+        if (out.beyondCount >= 0) out.beyondCount += seg.beyondCount;
+    }
     out.cells = s.cells.take();
-    out.stats = s.acc.stats.stats();
+    out.stats = all.stats.stats();
     out.sampled = s.sampler.sampled();
-    s.sampler.finish(out.stats, s.acc.minPositive, out.sample);
+    s.sampler.finish(out.stats, all.minPositive, out.sample);
     if (s.beyond) out.beyond = s.beyond->take();
-    out.firstNonFiniteRow = s.acc.firstRow;
-    out.firstNonFiniteCol = s.acc.firstCol;
+    out.firstNonFiniteRow = all.firstRow;
+    out.firstNonFiniteCol = all.firstCol;
     return out;
 }
 
 SliceSummary summarizeSlice(const SliceSource& source, const SliceRequest& req) {
     if (source.tensor.numel() == 0) return {};
     const SliceSpec spec = normalizeSlice(source.tensor.shape, req.spec);
-    SliceRows rows(source, spec);
-    const int64_t nRows = rows.rows(), nCols = rows.cols();
-    SliceSummarizer pass(nRows, nCols, req);
-    const auto n = static_cast<std::size_t>(nCols);
-    std::vector<double> row(n), abs(n), rel(n), mask(n);
-    // An error map with the mask computes each element's errors once, for both.
-    const double* shown = source.content == SliceContent::AbsError   ? abs.data()
-                          : source.content == SliceContent::RelError ? rel.data()
-                                                                     : row.data();
-    for (int64_t r = 0; r < nRows; ++r) {
-        if (req.cancelled && r % 64 == 0 && req.cancelled()) return SliceSummary{};
-        if (req.tolerance) {
-            rows.readErrors(r, abs.data(), rel.data());
-            for (std::size_t c = 0; c < n; ++c)
-                mask[c] = isBeyondTolerance(abs[c], rel[c], req.absTolerance, req.relTolerance) ? 1.0 : 0.0;
-        }
-        if (!req.tolerance || shown == row.data()) rows.read(r, row.data());
-        pass.addRow(r, req.tolerance ? shown : row.data(), req.tolerance ? mask.data() : nullptr);
-    }
+    const SliceRows rows(source, spec);
+    SliceSummarizer pass(rows.rows(), rows.cols(), req);
+    if (!pass.addRows(source, spec, 0)) return SliceSummary{};
     return pass.take();
 }
 

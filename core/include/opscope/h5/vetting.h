@@ -86,6 +86,10 @@ void vetFile(const std::string& path, const std::vector<std::string>& dataPaths 
 // only when neither it nor its whole dataset was. Throws as vetFile.
 void vetBlocks(const std::string& path, const std::vector<DataBlock>& blocks);
 
+// Forgets every file version's results, as a new process would start (a test that measures
+// what a first look at a file costs, after other work in the same process vetted it).
+void forgetVettingResults();
+
 // opscope-vet's argument for a block's start or count ("0,0,4096"), and back; parse throws
 // UsageError on anything but comma-separated integers.
 std::string blockAxesText(const std::vector<int64_t>& axes);

@@ -37,11 +37,14 @@ Downsampled downsample(const Plane& plane, int64_t maxRows, int64_t maxCols);
 
 // The same in a streaming pass: feed the rows of a rows x cols plane in any order, each once,
 // then take the cells. Holds only the cells, so a slice of any size is downsampled without
-// being materialised.
+// being materialised. Rows of different rows of cells (row / blockRows()) touch different
+// cells, so threads may add them at the same time.
 class Downsampler {
 public:
     Downsampler(int64_t rows, int64_t cols, int64_t maxRows, int64_t maxCols);
     void addRow(int64_t row, const double* values);  // `cols` values
+    int64_t blockRows() const { return d_.blockRows; }
+    int64_t cellRows() const { return d_.rows; }
     Downsampled take();
 
 private:

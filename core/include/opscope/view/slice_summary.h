@@ -55,13 +55,27 @@ struct SliceSummary {
 // The pass of summarizeSlice fed from outside, for rows that come from somewhere else than
 // one tensor in memory (the row bands of a dataset read one after another): holds the cells,
 // the sample and the running statistics, never the rows.
+//
+// In parallel and reproducible: each row of cells (request.maxCells of them at most) keeps its
+// own statistics, sample and first NaN/Inf, and take() merges them in row order. So the cells,
+// the counts, min, max, the sample (the sequential pass's values in its order) and the first
+// NaN/Inf are exact; mean, mean |x| and standard deviation are the same bits for any thread
+// count and any way the rows are cut into calls (rows of one row of cells added in increasing
+// order), and equal a single running sum (computeStats) to rounding.
 class SliceSummarizer {
 public:
     SliceSummarizer(int64_t rows, int64_t cols, const SliceRequest& request);
     ~SliceSummarizer();
     // Row `row` of the slice (cols values), each row once, in any order; with
-    // request.tolerance also its beyond-tolerance mask (1 or 0 per value).
+    // request.tolerance also its beyond-tolerance mask (1 or 0 per value). Calls for rows of
+    // different rows of cells may come from different threads at once.
     void addRow(int64_t row, const double* values, const double* beyondMask = nullptr);
+    // Every row of the 2-D slice `spec` of `source` (its content, and with request.tolerance
+    // its mask from source.reference) as rows firstRow, firstRow + 1, ... of this slice, read
+    // in parallel (opscope/parallel.h): each thread takes whole rows of cells, so no two fill
+    // the same cell. request.cancelled is asked every 64 rows by each thread (from the pool's
+    // threads too); false when it stopped the pass (the summary is then incomplete).
+    bool addRows(const SliceSource& source, const SliceSpec& spec, int64_t firstRow);
     SliceSummary take();
 
 private:
