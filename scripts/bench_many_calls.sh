@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Throughput of 'import msprobe' and 'run' on a generated dump of many calls, --jobs 1 against
 # --jobs 2, alternating, ROUNDS times each (bench/README.md, "Many calls"). Prints one line per
-# command with wall and CPU seconds, and the load average before each.
+# command with wall and CPU seconds, and the load average before each; then, with perf, the CPU of
+# each thread of one import. On a shared machine run it under 'chrt -f 10'.
 #   bash scripts/bench_many_calls.sh DUMP_DIR [ROUNDS] [CLI]
 # The dump: /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py --bench 2000 DUMP_DIR
 # The case file is written by this script, so it is trusted (OPSCOPE_TRUST_FILES=1): opscope-vet
@@ -36,3 +37,14 @@ for r in $(seq "$rounds"); do
     done
 done
 echo "cases: $(grep -o '^[0-9]* cases' "$work/out")"
+# Where an import's time goes, whatever the load: CPU seconds of each thread of one 'import
+# --jobs 2' (perf samples at 999 Hz; the first thread is the HDF5 writer, the others decode).
+# --jobs 2 can be at most (import --jobs 1 CPU) / (writer CPU) times as fast as --jobs 1.
+if command -v perf > /dev/null; then
+    rm -f "$work/p.h5"
+    perf record -q -F 999 -e task-clock -o "$work/perf.data" \
+        "$cli" import msprobe "$dump" -o "$work/p.h5" --jobs 2 > /dev/null 2>&1
+    perf report -i "$work/perf.data" --sort pid -n --stdio 2> /dev/null |
+        awk '/%/ { printf "%s%.2f", (n++ ? " + " : "import --jobs 2 CPU by thread (writer first): "), $2 / 999 }
+             END { print " s" }'
+fi

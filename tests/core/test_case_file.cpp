@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -55,6 +56,10 @@ Case sampleCase(const std::string& path) {
     return c;
 }
 
+bool sameBits(const HostTensor& a, const HostTensor& b) {
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
 const Param* findParam(const std::vector<Param>& params, const std::string& name) {
     for (const Param& p : params)
         if (p.name == name) return &p;
@@ -98,6 +103,55 @@ TEST(CaseFile, WriteAndReadBack) {
     EXPECT_EQ(c.source("expected")->find("gradInput")->dtype(), DType::Float64);
     EXPECT_EQ(c.source("npu")->role, SourceRole::Actual);
     EXPECT_EQ(c.source("npu")->find("gradBetaOut"), nullptr);
+}
+
+TEST(CaseFile, CompactTensorsReadBackAsTheOlderContiguousOnes) {
+    // The writer stores small tensors compact (in their object headers); files written before,
+    // with every tensor contiguous, read back to the same case.
+    ScratchDir dir;
+    const Case c = sampleCase("/gn/basic");
+    writeCaseFile(dir.file("compact.h5"), {c});
+    {
+        h5::File old = h5::File::create(dir.file("contiguous.h5"));
+        old.writeAttribute("/", "opscope_format", "cases");
+        old.createGroup(c.path);
+        old.writeAttribute(c.path, kOpAttribute, c.op);
+        old.writeAttribute(c.path, kDescriptionAttribute, c.description);
+        for (const Param& p : c.params) h5::writeAttributeValue(old, c.path, p.name, p.value);
+        for (const auto& [name, t] : c.inputs) h5::writeTensor(old, c.path + "/inputs/" + name, t);
+        for (const OutputSource& s : c.sources) {
+            old.createGroup(c.path + "/" + s.name);
+            old.writeAttribute(c.path + "/" + s.name, kRoleAttribute, sourceRoleName(s.role));
+            if (!s.description.empty()) old.writeAttribute(c.path + "/" + s.name, kDescriptionAttribute, s.description);
+            for (const auto& [name, t] : s.tensors) h5::writeTensor(old, c.path + "/" + s.name + "/" + name, t);
+        }
+        old.close();
+    }
+    const h5::File compact = h5::File::openReadOnly(dir.file("compact.h5"));
+    const h5::File contiguous = h5::File::openReadOnly(dir.file("contiguous.h5"));
+    EXPECT_FALSE(h5::datasetInfo(compact, "/gn/basic/inputs/input").chunked);
+    const Case a = readCase(compact, c.path), b = readCase(contiguous, c.path);
+    EXPECT_EQ(a.op, b.op);
+    EXPECT_EQ(a.description, b.description);
+    ASSERT_EQ(a.params.size(), b.params.size());
+    for (std::size_t i = 0; i < a.params.size(); ++i) {
+        EXPECT_EQ(a.params[i].name, b.params[i].name);
+        EXPECT_EQ(a.params[i].value, b.params[i].value);
+    }
+    ASSERT_EQ(a.inputs.size(), b.inputs.size());
+    for (std::size_t i = 0; i < a.inputs.size(); ++i) {
+        EXPECT_EQ(a.inputs[i].first, b.inputs[i].first);
+        EXPECT_TRUE(sameBits(a.inputs[i].second, b.inputs[i].second)) << a.inputs[i].first;
+        EXPECT_TRUE(sameBits(a.inputs[i].second, *c.input(a.inputs[i].first))) << a.inputs[i].first;
+    }
+    ASSERT_EQ(a.sources.size(), b.sources.size());
+    for (std::size_t i = 0; i < a.sources.size(); ++i) {
+        EXPECT_EQ(a.sources[i].name, b.sources[i].name);
+        EXPECT_EQ(a.sources[i].role, b.sources[i].role);
+        ASSERT_EQ(a.sources[i].tensors.size(), b.sources[i].tensors.size());
+        for (std::size_t k = 0; k < a.sources[i].tensors.size(); ++k)
+            EXPECT_TRUE(sameBits(a.sources[i].tensors[k].second, b.sources[i].tensors[k].second));
+    }
 }
 
 TEST(CaseFile, SummaryFromMetadata) {

@@ -160,6 +160,52 @@ TEST(H5TensorWrite, CompressionIsChunkedGzipAndSmaller) {
     expectSameTensor(smooth, readTensor(file, "/a/b/smooth"));
 }
 
+namespace {
+
+H5D_layout_t layoutOf(const File& file, const std::string& path) {
+    const hid_t d = ok(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT));
+    const hid_t list = ok(H5Dget_create_plist(d));
+    const H5D_layout_t layout = H5Pget_layout(list);
+    H5Pclose(list);
+    H5Dclose(d);
+    return layout;
+}
+
+}  // namespace
+
+TEST(H5TensorWrite, CompactUpToItsLimitAndReadBackAlike) {
+    // compact: the data in the object header, up to kCompactMaxBytes; larger or compressed
+    // tensors keep their layouts, and every one reads back bit for bit.
+    ScratchDir dir;
+    File file = File::create(dir.file("compact.h5"));
+    const WriteOptions compact{false, false, true};
+    const int64_t most = static_cast<int64_t>(kCompactMaxBytes / 4);
+    writeTensor(file, "/small", pattern(DType::Float32, {2, 3}), compact);
+    writeTensor(file, "/bf16", pattern(DType::BFloat16, {5}), compact);
+    writeTensor(file, "/limit", pattern(DType::Float32, {most}), compact);
+    writeTensor(file, "/over", pattern(DType::Float32, {most + 1}), compact);
+    writeTensor(file, "/empty", pattern(DType::Float32, {0, 3}), compact);
+    writeTensor(file, "/gz", pattern(DType::Float32, {4, 4}), WriteOptions{true, false, true});
+    writeTensor(file, "/plain", pattern(DType::Float32, {2, 3}));
+    EXPECT_EQ(H5D_COMPACT, layoutOf(file, "/small"));
+    EXPECT_EQ(H5D_COMPACT, layoutOf(file, "/bf16"));
+    EXPECT_EQ(H5D_COMPACT, layoutOf(file, "/limit"));
+    EXPECT_EQ(H5D_CONTIGUOUS, layoutOf(file, "/over"));
+    EXPECT_EQ(H5D_CONTIGUOUS, layoutOf(file, "/empty"));
+    EXPECT_EQ(H5D_CHUNKED, layoutOf(file, "/gz"));
+    EXPECT_EQ(H5D_CONTIGUOUS, layoutOf(file, "/plain"));
+    file.close();
+    const File back = File::openReadOnly(dir.file("compact.h5"));
+    expectSameTensor(pattern(DType::Float32, {2, 3}), readTensor(back, "/small"));
+    expectSameTensor(pattern(DType::BFloat16, {5}), readTensor(back, "/bf16"));
+    expectSameTensor(pattern(DType::Float32, {most}), readTensor(back, "/limit"));
+    expectSameTensor(pattern(DType::Float32, {most + 1}), readTensor(back, "/over"));
+    expectSameTensor(pattern(DType::Float32, {4, 4}), readTensor(back, "/gz"));
+    const HostTensor block = readTensorBlock(back, "/small", {1, 1}, {1, 2});
+    EXPECT_EQ(pattern(DType::Float32, {2, 3}).getAsDouble(4), block.getAsDouble(0));
+    EXPECT_EQ(datasetInfo(back, "/small").storageBytes, 24u);
+}
+
 TEST(H5TensorWrite, OverwriteOnlyWhenAsked) {
     ScratchDir dir;
     File file = File::create(dir.file("overwrite.h5"));
@@ -604,6 +650,33 @@ TEST(H5Errors, SilentOnWorkerThreadsToo) {
 // identifiers at exit, so valgrind cannot see them. (Transient types, dataspaces and property
 // lists are not counted by HDF5; they go through the same Handle.)
 ssize_t openObjectCount() { return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL); }
+
+TEST(H5File, ACreatedFileKnowsItsObjectsAsTheFileDoes) {
+    // A created file answers kinds from what it wrote, without asking HDF5: the answers must be
+    // those of the file read back, for intermediate groups, replaced and refused datasets.
+    ScratchDir dir;
+    const std::string path = dir.file("kinds.h5");
+    const std::vector<std::string> paths = {"/", "/a", "/a/b", "/a/b/c", "/a/x", "/a/x/y", "/t", "/t/rows", "/q"};
+    std::vector<ObjectKind> written;
+    {
+        File file = File::create(path);
+        file.createGroup("/a/b/c");
+        writeTensor(file, "/a/x", pattern(DType::Int32, {3}));
+        writeTensor(file, "/a/x", pattern(DType::Float64, {2}), WriteOptions{false, true});
+        EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/a/b", pattern(DType::Int32, {3})); }), "is a group");
+        EXPECT_CONTAINS(errorOf([&] { file.createGroup("/a/x/y"); }), "'/a/x' is a dataset");
+        EXPECT_CONTAINS(errorOf([&] { writeTensor(file, "/a/x/y", pattern(DType::Int32, {1})); }), "is a dataset");
+        writeTensor(file, "/t/rows", pattern(DType::Int8, {4}));
+        for (const std::string& p : paths) written.push_back(file.kindOf(p));
+        file.close();
+    }
+    EXPECT_EQ(ObjectKind::Group, written[2]);
+    EXPECT_EQ(ObjectKind::Dataset, written[4]);
+    EXPECT_EQ(ObjectKind::Missing, written[5]);
+    const File file = File::openReadOnly(path);
+    for (std::size_t i = 0; i < paths.size(); ++i) EXPECT_EQ(file.info(paths[i]).kind, written[i]) << paths[i];
+    expectSameTensor(pattern(DType::Float64, {2}), readTensor(file, "/a/x"));
+}
 
 TEST(H5File, ACreatedFileWritesFromItsOpenGroupsAndClosesThemAll) {
     // A created file keeps the groups it wrote last open (each case's objects are written from

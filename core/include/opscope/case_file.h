@@ -100,7 +100,8 @@ CaseSummary inspectCase(const h5::File& file, const std::string& path);
 Case readCase(const h5::File& file, const std::string& path);
 
 // Writes the case under `path` of an open, writable file (groups created as needed; tensors
-// compressed when larger than 64 KiB). The path must not exist yet.
+// compressed when larger than 64 KiB, compact up to h5::kCompactMaxBytes). The path must not
+// exist yet.
 void writeCase(h5::File& file, const std::string& path, const Case& c);
 // Creates `destination` holding the cases (each at its path) with the root attributes of a
 // case file, atomically; refuses to overwrite any of `inputs`. Throws std::runtime_error.

@@ -261,6 +261,7 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
     auto options = [](const HostTensor& t) {
         h5::WriteOptions o;
         o.compress = t.nbytes() > kCompressAbove;
+        o.compact = true;  // small tensors (most of an import's): one object written, not two
         return o;
     };
     const std::string inputs = join(path, kInputsGroup);

@@ -350,23 +350,32 @@ ObjectInfo File::lookUp(const std::string& normalized, int hops) const {
 }
 
 ObjectInfo File::lookUpCreated(const std::string& normalized) const {
-    const std::string what = "cannot look up '" + normalized + "' in '" + path_ + "'";
-    const std::string parent = parentPath(normalized);
-    if (parent != "/" && !knownGroups_.count(parent)) {
-        for (std::size_t end = normalized.find('/', 1); end != std::string::npos; end = normalized.find('/', end + 1)) {
-            const std::string prefix = normalized.substr(0, end);
-            if (knownGroups_.count(prefix)) continue;
-            // Below a dataset HDF5 reports an error, not "no": either way there is nothing there.
-            if (probe([&] { return H5Lexists(id(), prefix.c_str(), H5P_DEFAULT); }) <= 0) return {};
-        }
-        if (objectInfo(id(), parent, what).kind != ObjectKind::Group) return {};
-        knownGroups_.insert(parent);
-    }
+    if (!created_.count(normalized)) return {};
     const auto [location, name] = placeOf(normalized);
-    if (probe([&] { return H5Lexists(location, name.c_str(), H5P_DEFAULT); }) <= 0) return {};
-    ObjectInfo found = objectInfo(location, name, what);
-    if (found.kind == ObjectKind::Group) knownGroups_.insert(normalized);
-    return found;
+    return objectInfo(location, name, "cannot look up '" + normalized + "' in '" + path_ + "'");
+}
+
+ObjectKind File::kindOf(const std::string& path) const {
+    const std::string normalized = normalizePath(path);
+    if (!createdHere_ || normalized == "/") return info(normalized).kind;
+    const auto found = created_.find(normalized);
+    return found == created_.end() ? ObjectKind::Missing : found->second;
+}
+
+void File::noteCreated(const std::string& normalized, ObjectKind kind) {
+    if (createdHere_) created_[normalized] = kind;
+}
+
+void File::noteRemoved(const std::string& normalized) { created_.erase(normalized); }
+
+Id File::plainDatasetCreateList(bool compact, const std::string& what) {
+    Handle& list = datasetCreateLists_[compact ? 1 : 0];
+    if (list.valid()) return list.id();
+    list = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
+    // No timestamps: the same tensors make the same file.
+    call(what, [&] { return H5Pset_obj_track_times(list.id(), false); });
+    if (compact) call(what, [&] { return H5Pset_layout(list.id(), H5D_COMPACT); });
+    return list.id();
 }
 
 std::pair<Id, std::string> File::placeOf(const std::string& normalized) const {
@@ -382,8 +391,13 @@ std::pair<Id, std::string> File::placeOf(const std::string& normalized) const {
 }
 
 Id File::openGroup(const std::string& normalized) const {
-    for (const auto& [path, group] : openGroups_)
-        if (path == normalized) return group.id();
+    for (std::size_t i = openGroups_.size(); i-- > 0;) {
+        if (openGroups_[i].first != normalized) continue;
+        // Most recently used last: the group holding the cases stays open across cases.
+        std::rotate(openGroups_.begin() + static_cast<std::ptrdiff_t>(i),
+                    openGroups_.begin() + static_cast<std::ptrdiff_t>(i) + 1, openGroups_.end());
+        return openGroups_.back().second.id();
+    }
     return -1;
 }
 
@@ -412,39 +426,44 @@ std::string File::requireKind(const std::string& path, ObjectKind wanted) const 
     return normalized;
 }
 
-bool File::exists(const std::string& path) const { return info(path).kind != ObjectKind::Missing; }
-bool File::isGroup(const std::string& path) const { return info(path).kind == ObjectKind::Group; }
-bool File::isDataset(const std::string& path) const { return info(path).kind == ObjectKind::Dataset; }
+bool File::exists(const std::string& path) const { return kindOf(path) != ObjectKind::Missing; }
+bool File::isGroup(const std::string& path) const { return kindOf(path) == ObjectKind::Group; }
+bool File::isDataset(const std::string& path) const { return kindOf(path) == ObjectKind::Dataset; }
 
 void File::createGroup(const std::string& path) {
     const std::string normalized = normalizePath(path);
     const std::string what = "cannot create group '" + normalized + "' in '" + path_ + "'";
     requireWritable(what);
-    const ObjectKind kind = info(normalized).kind;
+    const ObjectKind kind = kindOf(normalized);
     if (kind == ObjectKind::Group) return;
     if (kind != ObjectKind::Missing) throw IoError(what + ": '" + normalized + "' is a " + kindName(kind));
     // Name a dataset in the way rather than let HDF5 fail obscurely below it.
     const std::string parent = parentPath(normalized);
     bool parentExists = parent == "/";
+    std::vector<std::string> missing = {normalized};
     for (std::string above = parent; above != "/"; above = parentPath(above)) {
-        const ObjectKind aboveKind = info(above).kind;
+        const ObjectKind aboveKind = kindOf(above);
         if (aboveKind == ObjectKind::Group) {
             parentExists = above == parent;
             break;
         }
         if (aboveKind != ObjectKind::Missing) throw IoError(what + ": '" + above + "' is a " + kindName(aboveKind));
+        missing.push_back(above);
     }
-    Handle links = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_LINK_CREATE); });
-    call(what, [&] { return H5Pset_create_intermediate_group(links.id(), 1); });
-    // A case's parameters are its group's attributes: keep up to 32 in the object header, where
-    // HDF5 writes them far faster than in the dense storage it moves to after 8 by default.
-    Handle settings = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_GROUP_CREATE); });
-    call(what, [&] { return H5Pset_attr_phase_change(settings.id(), 32, 24); });
-    call(what, [&] { return H5Pset_obj_track_times(settings.id(), false); });
+    if (!groupLinkList_.valid()) {
+        groupLinkList_ = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_LINK_CREATE); });
+        call(what, [&] { return H5Pset_create_intermediate_group(groupLinkList_.id(), 1); });
+        // A case's parameters are its group's attributes: keep up to 32 in the object header,
+        // where HDF5 writes them far faster than in the dense storage it moves to after 8.
+        groupCreateList_ = h5::open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_GROUP_CREATE); });
+        call(what, [&] { return H5Pset_attr_phase_change(groupCreateList_.id(), 32, 24); });
+        call(what, [&] { return H5Pset_obj_track_times(groupCreateList_.id(), false); });
+    }
     const auto [location, name] = parentExists ? placeOf(normalized) : std::pair<Id, std::string>(id(), normalized);
     Handle group = h5::open(Handle::Kind::Group, what, [&, &location = location, &name = name] {
-        return H5Gcreate2(location, name.c_str(), links.id(), settings.id(), H5P_DEFAULT);
+        return H5Gcreate2(location, name.c_str(), groupLinkList_.id(), groupCreateList_.id(), H5P_DEFAULT);
     });
+    for (const std::string& made : missing) noteCreated(made, ObjectKind::Group);
     if (createdHere_)
         keepOpen(normalized, std::move(group));  // its attributes and children come next
     else

@@ -71,6 +71,7 @@ GrowingDataset::GrowingDataset(File& file, const std::string& path, Id type, std
     dataset_ = open(Handle::Kind::Dataset, what, [&] {
         return H5Dcreate2(file.id(), p.c_str(), type, space.id(), H5P_DEFAULT, list.id(), H5P_DEFAULT);
     });
+    file.noteCreated(p, ObjectKind::Dataset);
 }
 
 GrowingDataset::GrowingDataset(const File& file, const std::string& path, int typeClass, const char* wanted)

@@ -464,13 +464,16 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
     Handle type = fileType(tensor.dtype(), what);
     Handle memory = memoryType(tensor.dtype(), false, what);
 
-    const ObjectKind existing = file.info(path).kind;
+    const ObjectKind existing = file.kindOf(path);
     if (existing == ObjectKind::Dataset && !options.overwrite)
         throw IoError(what + ": it already exists (set WriteOptions::overwrite to replace it)");
     if (existing != ObjectKind::Missing && existing != ObjectKind::Dataset)
         throw IoError(what + ": that path is a " + kindName(existing));
     file.createGroup(parentPath(path));
-    if (existing == ObjectKind::Dataset) call(what, [&] { return H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT); });
+    if (existing == ObjectKind::Dataset) {
+        call(what, [&] { return H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT); });
+        file.noteRemoved(path);
+    }
 
     const std::vector<hsize_t> dims(tensor.shape().begin(), tensor.shape().end());
     Handle space = open(Handle::Kind::Dataspace, what, [&] {
@@ -479,14 +482,19 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
     });
     // Chunks need a simple, non-empty dataspace; scalars and empty tensors have nothing to compress.
     const bool compress = options.compress && !dims.empty() && tensor.numel() > 0;
-    Handle createList = compress ? compressedCreateList(dims, dtypeSize(tensor.dtype()), what)
-                                 : open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
-    // No timestamps: the same tensors make the same file.
-    call(what, [&] { return H5Pset_obj_track_times(createList.id(), false); });
+    const bool compact = !compress && options.compact && tensor.numel() > 0 && tensor.nbytes() <= kCompactMaxBytes;
+    Handle compressedList;
+    if (compress) {
+        compressedList = compressedCreateList(dims, dtypeSize(tensor.dtype()), what);
+        // No timestamps: the same tensors make the same file.
+        call(what, [&] { return H5Pset_obj_track_times(compressedList.id(), false); });
+    }
+    const Id createList = compress ? compressedList.id() : file.plainDatasetCreateList(compact, what);
     const auto [location, name] = file.placeOf(path);
     Handle dataset = open(Handle::Kind::Dataset, what, [&, &location = location, &name = name] {
-        return H5Dcreate2(location, name.c_str(), type.id(), space.id(), H5P_DEFAULT, createList.id(), H5P_DEFAULT);
+        return H5Dcreate2(location, name.c_str(), type.id(), space.id(), H5P_DEFAULT, createList, H5P_DEFAULT);
     });
+    file.noteCreated(path, ObjectKind::Dataset);
     try {
         if (tensor.numel() > 0)
             call(what,
@@ -496,6 +504,7 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
     } catch (...) {
         dataset.reset();
         probe([&] { return H5Ldelete(file.id(), path.c_str(), H5P_DEFAULT); });  // no half-written dataset
+        file.noteRemoved(path);
         throw;
     }
 }

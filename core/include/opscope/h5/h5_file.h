@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -57,6 +57,16 @@ public:
     bool exists(const std::string& path) const;
     bool isGroup(const std::string& path) const;
     bool isDataset(const std::string& path) const;
+    // What is at `path`, following soft links; in a file created here answered from memory,
+    // without asking HDF5 (see lookUpCreated).
+    ObjectKind kindOf(const std::string& path) const;
+    // For this layer's writers (tensor_io, table): in a created file, records an object made
+    // or removed at `normalized` other than through createGroup.
+    void noteCreated(const std::string& normalized, ObjectKind kind);
+    void noteRemoved(const std::string& normalized);
+    // A dataset creation list without timestamps, contiguous or compact, made once per file
+    // (writeTensor creates thousands of datasets with one of these two).
+    Id plainDatasetCreateList(bool compact, const std::string& what);
     // Metadata only: never reads data. Soft links are followed. An external link is followed
     // only when external data is allowed (file_safety.h): otherwise one at the end of the path
     // is a Link with its externalTarget, and one inside the path throws ExternalDataError.
@@ -124,9 +134,9 @@ private:
     // info() one link at a time from the root, so that no link leaving the file is crossed
     // unseen; `hops` counts the soft links followed so far.
     ObjectInfo lookUp(const std::string& normalized, int hops) const;
-    // lookUp in a file this process created: it holds only groups and datasets written here
-    // through hard links (this layer makes no soft or external links), so there is no link to
-    // guard against and each component is one existence check.
+    // lookUp in a file this process created: it holds only the groups and datasets this object
+    // wrote, through hard links (this layer makes no soft or external links), and created_
+    // names every one of them. An absent path costs no HDF5 call; a present one, one.
     ObjectInfo lookUpCreated(const std::string& normalized) const;
     // In a created file: the id of `normalized` when it is one of the open groups, else -1;
     // keepOpen adds one (dropping the oldest) and returns its id.
@@ -140,10 +150,13 @@ private:
     bool writable_ = false;
     bool externalAllowed_ = false;
     bool createdHere_ = false;  // by create(): see lookUpCreated
-    // In a created file: groups seen so far (this layer deletes datasets, never groups).
-    mutable std::unordered_set<std::string> knownGroups_;
-    // In a created file: the groups placeOf() opened last, most recent at the back.
+    // In a created file: every object written through this object, by normalized path.
+    std::unordered_map<std::string, ObjectKind> created_;
+    // In a created file: the groups placeOf() opened last, most recently used at the back.
     mutable std::vector<std::pair<std::string, Handle>> openGroups_;
+    // In a created file: the link and group creation lists every createGroup uses.
+    Handle groupLinkList_, groupCreateList_;
+    Handle datasetCreateLists_[2];  // plainDatasetCreateList: contiguous, compact
 };
 
 // numpy bool as h5py stores it, an int8 enum {FALSE = 0, TRUE = 1}; for attributes and tensors.

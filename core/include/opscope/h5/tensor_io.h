@@ -15,9 +15,15 @@ namespace opscope::h5 {
 // Marks a uint16 dataset as raw bfloat16 bits: opscope_dtype = "bfloat16".
 inline constexpr const char* kDTypeAttribute = "opscope_dtype";
 
+// The most data a compact dataset holds (in its object header; HDF5's limit is 64 KiB).
+inline constexpr std::size_t kCompactMaxBytes = 16 * 1024;
+
 struct WriteOptions {
     bool compress = false;   // chunks of about 1 MiB, byte shuffle, gzip level 4
     bool overwrite = false;  // replace an existing dataset (never a group)
+    // Without compression and up to kCompactMaxBytes: the data in the dataset's object header
+    // (H5D_COMPACT), written with it, instead of a block of its own. Any reader reads it alike.
+    bool compact = false;
 };
 
 struct DatasetInfo {
