@@ -93,9 +93,11 @@ inline Mask laneRange(int64_t a, int64_t b) {
 
 // Stride 1 on AVX-512: segments are one output row (often 7-56 values), too short for memmove
 // and memset calls to pay; one load per vector, masked at the padding (masked-off lanes are
-// neither read nor faulted on) brings values and zeros at once.
+// neither read nor faulted on) brings values and zeros at once. Inlined: a call (and its
+// vzeroupper) per row segment measured slower.
 template <>
-void copySegment(const float* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi, int64_t n, float* dst) {
+[[gnu::always_inline]] inline void copySegment(const float* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
+                                               int64_t n, float* dst) {
     if (s != 1) return copyPlain(src, iw0, s, lo, hi, n, dst);
     for (int64_t j = 0; j < n; j += 16) {
         const __m512 v = lo <= j && hi - j >= 16
@@ -109,7 +111,8 @@ void copySegment(const float* src, int64_t iw0, int64_t s, int64_t lo, int64_t h
 }
 #if defined(__AVX512BW__)
 template <>
-void copySegment(const uint16_t* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi, int64_t n, uint16_t* dst) {
+[[gnu::always_inline]] inline void copySegment(const uint16_t* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
+                                               int64_t n, uint16_t* dst) {
     if (s != 1) return copyPlain(src, iw0, s, lo, hi, n, dst);
     for (int64_t j = 0; j < n; j += 32) {
         const __m512i v = lo <= j && hi - j >= 32
