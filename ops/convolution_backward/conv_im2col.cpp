@@ -91,6 +91,9 @@ inline Mask laneRange(int64_t a, int64_t b) {
     return static_cast<Mask>(((Bits{1} << b) - 1) & ~((Bits{1} << a) - 1));
 }
 
+// Longer pieces (a 1D row) copy as fast with memmove, which measured slightly ahead there.
+constexpr int64_t kLongSegment = 64;
+
 // Stride 1 on AVX-512: segments are one output row (often 7-56 values), too short for memmove
 // and memset calls to pay; one load per vector, masked at the padding (masked-off lanes are
 // neither read nor faulted on) brings values and zeros at once. Inlined: a call (and its
@@ -98,7 +101,7 @@ inline Mask laneRange(int64_t a, int64_t b) {
 template <>
 [[gnu::always_inline]] inline void copySegment(const float* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
                                                int64_t n, float* dst) {
-    if (s != 1) return copyPlain(src, iw0, s, lo, hi, n, dst);
+    if (s != 1 || n > kLongSegment) return copyPlain(src, iw0, s, lo, hi, n, dst);
     for (int64_t j = 0; j < n; j += 16) {
         const __m512 v = lo <= j && hi - j >= 16
                              ? _mm512_loadu_ps(src + iw0 + j)
@@ -113,7 +116,7 @@ template <>
 template <>
 [[gnu::always_inline]] inline void copySegment(const uint16_t* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
                                                int64_t n, uint16_t* dst) {
-    if (s != 1) return copyPlain(src, iw0, s, lo, hi, n, dst);
+    if (s != 1 || n > kLongSegment) return copyPlain(src, iw0, s, lo, hi, n, dst);
     for (int64_t j = 0; j < n; j += 32) {
         const __m512i v = lo <= j && hi - j >= 32
                               ? _mm512_loadu_si512(src + iw0 + j)

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conv_im2col.h"
@@ -163,8 +164,10 @@ TEST(ConvKernelPaths, Im2colMatchesItsDefinitionInBothStorages) {
         const ConvGeometry& g = c.g;
         const Bf16Tensor x = randomBf16(g.CXg * g.xSize(), 9);
         const int64_t rows = g.colRows(), Y = g.ySize();
-        for (int64_t p0 : {int64_t{0}, Y / 3}) {
-            const int64_t len = std::min<int64_t>(Y - p0, 45);
+        // Tiles of up to 45 positions (short row pieces: masked vectors) and 130 (1D rows of
+        // more than 64 values: the plain copy).
+        for (const auto [p0, cap] : {std::pair<int64_t, int64_t>{0, 45}, {Y / 3, 45}, {0, 130}}) {
+            const int64_t len = std::min<int64_t>(Y - p0, cap);
             const auto n = static_cast<std::size_t>(rows * len);
             std::vector<float> wide(n + kGuard, -1.f);
             std::vector<uint16_t> narrow(n + kGuard, 0xFFFF);
