@@ -2,34 +2,19 @@
 // three gradients, through the aclnn API (fp32 with KEEP_DTYPE, bf16). Registered as
 // BM_ConvolutionBackward/<workload>/<aclDataType>; compare_torch.py holds the PyTorch peers of
 // the same table (bench/conv_workloads.h is the one list both sides read).
-#include "aclnnop/aclnn_convolution_backward.h"
-#include "bench_common.h"
-#include "conv_workloads.h"
+#include "conv_call.h"
 
 namespace opscope::bench {
 namespace {
 
-aclIntArray* intArray(const std::vector<int64_t>& v) { return aclCreateIntArray(v.data(), v.size()); }
-
 void runWorkload(benchmark::State& state, const ConvWorkload& wl, aclDataType dtype) {
-    const ConvShapes s = shapesOf(wl);
-    BenchTensor dy(s.dy, dtype), x(s.x, dtype, -1, 1, 2), w(s.w, dtype, -0.1f, 0.1f, 3);
-    BenchTensor dx(s.x, dtype), dw(s.w, dtype), db({s.dy[1]}, dtype);
-    aclIntArray* stride = intArray(wl.stride);
-    aclIntArray* padding = intArray(wl.pad);
-    aclIntArray* dilation = intArray(std::vector<int64_t>(wl.stride.size(), 1));
-    aclIntArray* outputPadding = intArray(std::vector<int64_t>(wl.stride.size(), 0));
-    aclIntArray* biasSizes = intArray({s.dy[1]});
-    const bool maskData[3] = {true, true, true};
-    aclBoolArray* mask = aclCreateBoolArray(maskData, 3);
+    ConvCall c(wl, dtype);
     aclrtStream stream = nullptr;
     aclrtCreateStream(&stream);
     auto call = [&] {
         uint64_t ws = 0;
         aclOpExecutor* exe = nullptr;
-        const aclnnStatus st = aclnnConvolutionBackwardGetWorkspaceSize(
-            dy, x, w, biasSizes, stride, padding, dilation, wl.transposed, outputPadding, static_cast<int>(wl.groups),
-            mask, 0, dx, dw, db, &ws, &exe);
+        const aclnnStatus st = c.prepare(&ws, &exe);
         runAndSync(state, st, ws, exe, aclnnConvolutionBackward, stream);
     };
     call();  // warm-up: first-touch page faults of the workspace and outputs are not the kernel
@@ -37,11 +22,10 @@ void runWorkload(benchmark::State& state, const ConvWorkload& wl, aclDataType dt
         CpuPerIteration cpu(state);
         for (auto _ : state) call();
     }
-    reportFootprint(state, dy.bytes() + x.bytes() + w.bytes() + dx.bytes() + dw.bytes() + db.bytes(), dtype);
+    reportFootprint(state, c.dy.bytes() + c.x.bytes() + c.w.bytes() + c.dx.bytes() + c.dw.bytes() + c.db.bytes(),
+                    dtype);
     state.counters["GFLOP"] = gemmFlops(wl) / 1e9;
     aclrtDestroyStream(stream);
-    for (aclIntArray* a : {stride, padding, dilation, outputPadding, biasSizes}) aclDestroyIntArray(a);
-    aclDestroyBoolArray(mask);
 }
 
 const bool kRegistered = [] {

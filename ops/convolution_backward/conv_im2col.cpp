@@ -4,11 +4,17 @@
 // (tap, segment) pieces do not depend on the channel, so they are computed once per tile and
 // replayed for every channel: no index arithmetic (divisions) in the per-channel loops.
 // col2im is the same walk with += and no zeros; it touches only the channels it is given, which
-// is what makes the scatter stage race-free.
+// is what makes the scatter stage race-free. A piece is one output row, often shorter than 64
+// values, so on AVX-512 both walks move it in masked vectors rather than memmove/memset calls.
 #include "conv_im2col.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace opscope::kernels {
 namespace {
@@ -58,6 +64,72 @@ const std::vector<Piece>& piecesOf(const ConvGeometry& g, int64_t p0, int64_t le
 
 namespace {
 
+// dst[j] = src[iw0 + j*s] for j in [lo, hi), zero for the rest of [0, n).
+template <class T>
+void copyPlain(const T* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi, int64_t n, T* dst) {
+    std::fill(dst, dst + lo, T{});
+    if (s == 1) {
+        std::copy(src + iw0 + lo, src + iw0 + hi, dst + lo);
+    } else {
+        for (int64_t j = lo; j < hi; ++j) dst[j] = src[iw0 + j * s];
+    }
+    std::fill(dst + hi, dst + n, T{});
+}
+
+template <class T>
+void copySegment(const T* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi, int64_t n, T* dst) {
+    copyPlain(src, iw0, s, lo, hi, n, dst);
+}
+
+#if defined(__AVX512F__)
+// Lanes [a, b) of 16 (of 32 with Mask = __mmask32).
+template <class Mask, int Lanes>
+inline Mask laneRange(int64_t a, int64_t b) {
+    using Bits = std::conditional_t<Lanes == 32, uint64_t, uint32_t>;
+    a = std::clamp<int64_t>(a, 0, Lanes);
+    b = std::clamp<int64_t>(b, a, Lanes);
+    return static_cast<Mask>(((Bits{1} << b) - 1) & ~((Bits{1} << a) - 1));
+}
+
+// Longer pieces (a 1D row) copy as fast with memmove, which measured slightly ahead there.
+constexpr int64_t kLongSegment = 64;
+
+// Stride 1 on AVX-512: segments are one output row (often 7-56 values), too short for memmove
+// and memset calls to pay; one load per vector, masked at the padding (masked-off lanes are
+// neither read nor faulted on) brings values and zeros at once. Inlined: a call (and its
+// vzeroupper) per row segment measured slower.
+template <>
+[[gnu::always_inline]] inline void copySegment(const float* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
+                                               int64_t n, float* dst) {
+    if (s != 1 || n > kLongSegment) return copyPlain(src, iw0, s, lo, hi, n, dst);
+    for (int64_t j = 0; j < n; j += 16) {
+        const __m512 v = lo <= j && hi - j >= 16
+                             ? _mm512_loadu_ps(src + iw0 + j)
+                             : _mm512_maskz_loadu_ps(laneRange<__mmask16, 16>(lo - j, hi - j), src + iw0 + j);
+        if (n - j >= 16)
+            _mm512_storeu_ps(dst + j, v);
+        else
+            _mm512_mask_storeu_ps(dst + j, laneRange<__mmask16, 16>(0, n - j), v);
+    }
+}
+#if defined(__AVX512BW__)
+template <>
+[[gnu::always_inline]] inline void copySegment(const uint16_t* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
+                                               int64_t n, uint16_t* dst) {
+    if (s != 1 || n > kLongSegment) return copyPlain(src, iw0, s, lo, hi, n, dst);
+    for (int64_t j = 0; j < n; j += 32) {
+        const __m512i v = lo <= j && hi - j >= 32
+                              ? _mm512_loadu_si512(src + iw0 + j)
+                              : _mm512_maskz_loadu_epi16(laneRange<__mmask32, 32>(lo - j, hi - j), src + iw0 + j);
+        if (n - j >= 32)
+            _mm512_storeu_si512(dst + j, v);
+        else
+            _mm512_mask_storeu_epi16(dst + j, laneRange<__mmask32, 32>(0, n - j), v);
+    }
+}
+#endif
+#endif
+
 template <class T>
 void im2colOf(const ConvGeometry& g, const T* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, T* cols,
               int64_t ld) {
@@ -68,18 +140,10 @@ void im2colOf(const ConvGeometry& g, const T* x, int64_t cx0, int64_t cx1, int64
         T* block = cols + (cx - cx0) * K * ld;
         for (const Piece& p : pieces) {
             T* dst = block + p.row * ld + p.t;
-            if (p.xOff < 0) {
-                std::fill(dst, dst + p.len, T{});
-                continue;
-            }
-            const T* src = xc + p.xOff;
-            std::fill(dst, dst + p.lo, T{});
-            if (sw == 1) {
-                if (p.hi > p.lo) std::copy(src + (p.iw0 + p.lo), src + (p.iw0 + p.hi), dst + p.lo);
-            } else {
-                for (int64_t j = p.lo; j < p.hi; ++j) dst[j] = src[p.iw0 + j * sw];
-            }
-            std::fill(dst + p.hi, dst + p.len, T{});
+            if (p.xOff < 0)
+                copySegment(xc, 0, sw, 0, 0, p.len, dst);  // all zeros
+            else
+                copySegment(xc + p.xOff, p.iw0, sw, p.lo, p.hi, p.len, dst);
         }
     }
 }
@@ -96,6 +160,26 @@ void im2colTile(const ConvGeometry& g, const uint16_t* x, int64_t cx0, int64_t c
     im2colOf(g, x, cx0, cx1, p0, len, cols, ld);
 }
 
+namespace {
+
+// d[j] += c[j] for j in [0, n): one float add per element, so any vector width gives the same
+// bits. Segments are one output row (often 7-56 values): a masked tail, not a scalar loop.
+inline void addSegment(const float* __restrict c, int64_t n, float* __restrict d) {
+#if defined(__AVX512F__)
+    int64_t j = 0;
+    for (; j + 16 <= n; j += 16) _mm512_storeu_ps(d + j, _mm512_add_ps(_mm512_loadu_ps(d + j), _mm512_loadu_ps(c + j)));
+    if (j < n) {
+        const __mmask16 m = laneRange<__mmask16, 16>(0, n - j);
+        _mm512_mask_storeu_ps(d + j, m,
+                              _mm512_add_ps(_mm512_maskz_loadu_ps(m, d + j), _mm512_maskz_loadu_ps(m, c + j)));
+    }
+#else
+    for (int64_t j = 0; j < n; ++j) d[j] += c[j];
+#endif
+}
+
+}  // namespace
+
 void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx0, int64_t cx1, int64_t p0, int64_t len,
                 float* x) {
     const int64_t K = g.kernelSize(), X = g.xSize(), sw = g.stride[2];
@@ -108,9 +192,7 @@ void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx
             const float* src = block + p.row * ld + p.t;
             float* dst = xc + p.xOff;
             if (sw == 1) {
-                float* __restrict d = dst + (p.iw0 + p.lo);
-                const float* __restrict c = src + p.lo;
-                for (int64_t j = 0; j < p.hi - p.lo; ++j) d[j] += c[j];
+                addSegment(src + p.lo, p.hi - p.lo, dst + (p.iw0 + p.lo));
             } else {
                 for (int64_t j = p.lo; j < p.hi; ++j) dst[p.iw0 + j * sw] += src[j];
             }

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conv_im2col.h"
@@ -134,18 +135,25 @@ TEST(ConvKernelPaths, PackingBf16StorageNeedsTheBf16Kind) {
     EXPECT_THROW(packed.pack(GemmKind::Float32, 1, 1, &one, 1, 1), std::logic_error);
 }
 
-// cols[r * len + t] = X[cx, position(p0 + t) * stride - pad + tap * dilation], 0 in the padding.
-float im2colDefinition(const ConvGeometry& g, const std::vector<float>& x, int64_t r, int64_t p) {
+// The index in X (channel cx of the group) that column row r reads at position p of Y
+// (X[cx, p * stride - pad + tap * dilation]), -1 in the padding.
+int64_t xIndexOf(const ConvGeometry& g, int64_t r, int64_t p) {
     const int64_t K = g.kernelSize(), cx = r / K, tap = r % K;
     const int64_t o[3] = {p / (g.ys[1] * g.ys[2]), p / g.ys[2] % g.ys[1], p % g.ys[2]};
     const int64_t k[3] = {tap / (g.k[1] * g.k[2]), tap / g.k[2] % g.k[1], tap % g.k[2]};
     int64_t at = cx;
     for (int a = 0; a < 3; ++a) {
         const int64_t i = o[a] * g.stride[a] - g.pad[a] + k[a] * g.dil[a];
-        if (i < 0 || i >= g.xs[a]) return 0.f;
+        if (i < 0 || i >= g.xs[a]) return -1;
         at = at * g.xs[a] + i;
     }
-    return x[static_cast<std::size_t>(at)];
+    return at;
+}
+
+// cols[r * len + t] = X[xIndexOf(r, p0 + t)], 0 in the padding.
+float im2colDefinition(const ConvGeometry& g, const std::vector<float>& x, int64_t r, int64_t p) {
+    const int64_t at = xIndexOf(g, r, p);
+    return at < 0 ? 0.f : x[static_cast<std::size_t>(at)];
 }
 
 // Both element types against the definition; the whole-vector stores stay inside the tile.
@@ -156,8 +164,10 @@ TEST(ConvKernelPaths, Im2colMatchesItsDefinitionInBothStorages) {
         const ConvGeometry& g = c.g;
         const Bf16Tensor x = randomBf16(g.CXg * g.xSize(), 9);
         const int64_t rows = g.colRows(), Y = g.ySize();
-        for (int64_t p0 : {int64_t{0}, Y / 3}) {
-            const int64_t len = std::min<int64_t>(Y - p0, 45);
+        // Tiles of up to 45 positions (short row pieces: masked vectors) and 130 (1D rows of
+        // more than 64 values: the plain copy).
+        for (const auto [p0, cap] : {std::pair<int64_t, int64_t>{0, 45}, {Y / 3, 45}, {0, 130}}) {
+            const int64_t len = std::min<int64_t>(Y - p0, cap);
             const auto n = static_cast<std::size_t>(rows * len);
             std::vector<float> wide(n + kGuard, -1.f);
             std::vector<uint16_t> narrow(n + kGuard, 0xFFFF);
@@ -174,6 +184,40 @@ TEST(ConvKernelPaths, Im2colMatchesItsDefinitionInBothStorages) {
                 ASSERT_EQ(wide[i], -1.f) << "written past the tile";
                 ASSERT_EQ(narrow[i], 0xFFFF) << "written past the tile";
             }
+        }
+    }
+}
+
+std::vector<float> randomFloats(int64_t n, uint32_t seed) {  // full float32 mantissas: sums round
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (float& e : v) e = u(rng);
+    return v;
+}
+
+// col2im adds each column value into the X element it was read from, the taps of a channel in
+// row order (each X element gets at most one value per tap): bitwise that sequence of float adds
+// onto what X held, for channel blocks that start past 0 and tiles with short segments.
+TEST(ConvKernelPaths, Col2imIsTheAdjointAddedInTapOrder) {
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        const int64_t K = g.kernelSize(), Y = g.ySize(), X = g.xSize();
+        const int64_t cx0 = g.CXg / 3, cx1 = g.CXg;
+        const std::vector<float> x0 = randomFloats(g.CXg * X, 5);
+        for (int64_t p0 : {int64_t{0}, Y / 3}) {
+            const int64_t len = std::min<int64_t>(Y - p0, 45);
+            const std::vector<float> cols = randomFloats((cx1 - cx0) * K * len, 6);
+            std::vector<float> got = x0, want = x0;
+            col2imTile(g, cols.data(), len, cx0, cx1, p0, len, got.data());
+            for (int64_t r = cx0 * K; r < cx1 * K; ++r)
+                for (int64_t t = 0; t < len; ++t) {
+                    const int64_t at = xIndexOf(g, r, p0 + t);
+                    if (at >= 0)
+                        want[static_cast<std::size_t>(at)] += cols[static_cast<std::size_t>((r - cx0 * K) * len + t)];
+                }
+            for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "x element " << i;
         }
     }
 }

@@ -1,0 +1,48 @@
+// Prints an FNV-1a hash of every output of every issue-14 workload (fp32 and bf16, the
+// benchmark's inputs and call): two builds of the operators give bitwise the same results when
+// the lines are equal. Run ONE binary against both builds' libraries (the inputs' float
+// arithmetic depends on this program's compile flags), at a fixed thread count:
+//   OPSCOPE_NUM_THREADS=2 build/release/bench/opscope_conv_hashes > mine.txt
+//   OPSCOPE_NUM_THREADS=2 LD_LIBRARY_PATH=/work/main/build/release/ops:/work/main/build/release/core \
+//       build/release/bench/opscope_conv_hashes > main.txt
+#include <cinttypes>
+#include <cstdio>
+
+#include "../conv_call.h"
+
+namespace {
+
+uint64_t fnv1a(const void* data, size_t bytes) {
+    uint64_t h = 1469598103934665603ull;
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+}  // namespace
+
+int main() {
+    using namespace opscope::bench;
+    aclrtStream stream = nullptr;
+    aclrtCreateStream(&stream);
+    int failures = 0;
+    for (const ConvWorkload& wl : convWorkloads())
+        for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+            ConvCall c(wl, dtype);
+            uint64_t wsSize = 0;
+            aclOpExecutor* exe = nullptr;
+            void* ws = nullptr;
+            aclnnStatus st = c.prepare(&wsSize, &exe);
+            if (st == ACLNN_SUCCESS && wsSize > 0) aclrtMalloc(&ws, wsSize, ACL_MEM_MALLOC_HUGE_FIRST);
+            if (st == ACLNN_SUCCESS) st = aclnnConvolutionBackward(ws, wsSize, exe, stream);
+            aclrtSynchronizeStream(stream);
+            if (ws) aclrtFree(ws);
+            failures += st != ACLNN_SUCCESS;
+            std::printf("%s/%d status %d gradInput %016" PRIx64 " gradWeight %016" PRIx64 " gradBias %016" PRIx64 "\n",
+                        wl.name.c_str(), static_cast<int>(dtype), static_cast<int>(st),
+                        fnv1a(c.dx.data(), c.dx.bytes()), fnv1a(c.dw.data(), c.dw.bytes()),
+                        fnv1a(c.db.data(), c.db.bytes()));
+        }
+    aclrtDestroyStream(stream);
+    return failures == 0 ? 0 : 1;
+}
