@@ -14,6 +14,7 @@
 #include "opscope/view/masks.h"
 #include "opscope/view/scale.h"
 #include "opscope/view/slice_summary.h"
+#include "slice_test_data.h"
 
 namespace opscope::view {
 namespace {
@@ -22,11 +23,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 HostTensor randomTensor(DType dt, std::vector<int64_t> shape, unsigned seed, double scale = 1.0) {
-    std::mt19937 gen(seed);
-    std::normal_distribution<double> dist(0.0, scale);
-    std::vector<double> v(static_cast<std::size_t>(shapeNumel(shape)));
-    for (double& x : v) x = dist(gen);
-    return HostTensor::fromDoubles(dt, std::move(shape), v);
+    return test::randomNormal(dt, std::move(shape), seed, 0.0, scale);
 }
 
 // Cell by cell over each block: the obvious computation the streaming one must match.
@@ -215,16 +212,11 @@ TEST(SliceSummary, LargeSlicesAreSampledWithExactExtremes) {
 // same slice of the whole-tensor maps (metrics::errorMaps), and so does the tolerance mask.
 TEST(SliceSummary, PerSliceErrorMapsEqualTheWholeTensorMaps) {
     HostTensor ref = randomTensor(DType::Float64, {4, 33, 21}, 1);
-    HostTensor out = HostTensor(DType::Float16, ref.shape());
-    for (int64_t i = 0; i < ref.numel(); ++i) out.setFromDouble(i, ref.getAsDouble(i) * (1 + 1e-3 * std::sin(i)));
+    HostTensor out = test::perturbedFloat16(ref);
     out.setFromDouble(2 * 33 * 21 + 40, kNaN);  // a NaN the reference lacks: error NaN, beyond
     const metrics::ErrorMaps maps = metrics::errorMaps(out, ref, DType::Float16);
     for (SliceContent content : {SliceContent::AbsError, SliceContent::RelError}) {
-        SliceSource src;
-        src.tensor = out.view();
-        src.reference = ref.view();
-        src.content = content;
-        src.outputDtype = DType::Float16;
+        const SliceSource src = test::float16ErrorSource(out, ref, content);
         SliceRequest req;
         req.spec = defaultSlice(out.shape());
         req.spec.index = {2, 0, 0};

@@ -14,6 +14,7 @@
 #include "opscope/stats.h"
 #include "opscope/view/masks.h"
 #include "opscope/view/slice_summary.h"
+#include "slice_test_data.h"
 
 namespace opscope::view {
 namespace {
@@ -22,11 +23,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 HostTensor randomTensor(DType dt, std::vector<int64_t> shape, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::normal_distribution<double> dist(0.5, 2.0);
-    std::vector<double> v(static_cast<std::size_t>(shapeNumel(shape)));
-    for (double& x : v) x = dist(gen);
-    return HostTensor::fromDoubles(dt, std::move(shape), v);
+    return test::randomNormal(dt, std::move(shape), seed, 0.5, 2.0);
 }
 
 // The pass with n threads.
@@ -147,17 +144,12 @@ TEST(SliceSummaryParallel, FewerRowsThanThreads) {
 // An error map with the tolerance mask (and the values with it), on a slice of a 3-D tensor.
 TEST(SliceSummaryParallel, ErrorMapsWithTheToleranceMask) {
     const HostTensor ref = randomTensor(DType::Float64, {3, 1500, 97}, 5);
-    HostTensor out(DType::Float16, ref.shape());
-    for (int64_t i = 0; i < ref.numel(); ++i) out.setFromDouble(i, ref.getAsDouble(i) * (1 + 1e-3 * std::sin(i)));
+    HostTensor out = test::perturbedFloat16(ref);
     out.setFromDouble(1 * 1500 * 97 + 1400 * 97 + 3, kNaN);  // late in the slice: errors NaN, beyond
     const metrics::ErrorMaps maps = metrics::errorMaps(out, ref, DType::Float16);
     for (SliceContent content : {SliceContent::RelError, SliceContent::AbsError, SliceContent::Values}) {
         SCOPED_TRACE(static_cast<int>(content));
-        SliceSource src;
-        src.tensor = out.view();
-        src.reference = ref.view();
-        src.content = content;
-        src.outputDtype = DType::Float16;
+        const SliceSource src = test::float16ErrorSource(out, ref, content);
         SliceRequest req;
         req.spec = SliceSpec{1, 2, {1, 0, 0}};
         req.maxCells = 100;
