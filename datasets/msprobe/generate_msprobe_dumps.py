@@ -24,6 +24,8 @@ otherwise. Layout:
     /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py            # the fixtures
     /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py --bench N OUT
         # a dump of N calls for bench/README.md (not committed)
+    /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py --bench N OUT --scale 16
+        # the same with 16 times the batch: tensors the import compresses
 
 Seeded and reproducible. Building and testing never need PyTorch.
 """
@@ -418,15 +420,18 @@ def write_readers(root):
         f.write("\n".join(lines) + "\n")
 
 
-def write_bench(count, out):
-    """A dump of `count` calls (the four operators in turn) for measuring import and run."""
+def write_bench(count, out, scale=1):
+    """A dump of `count` calls (the four operators in turn) for measuring import and run; `scale`
+    multiplies the batch (and the RmsNorm rows), so that scale 16 gives layer-sized tensors of
+    32-150 KiB, most above the 64 KiB from which the import compresses them."""
     w = DumpWriter(os.path.join(out, "step0", "rank0"), "L1")
+    n = 2 * scale
     makers = [
-        lambda i: ("Functional.conv2d", conv_call(w, f"b{i}", "fp32", (2, 8, 12, 12), (8, 8, 3, 3), 8, F.conv2d, (),
+        lambda i: ("Functional.conv2d", conv_call(w, f"b{i}", "fp32", (n, 8, 12, 12), (8, 8, 3, 3), 8, F.conv2d, (),
                                                    {"padding": 1})),
-        lambda i: ("Functional.group_norm", group_norm_call(f"b{i}", "fp32", (2, 16, 8, 8), 4, True, 1e-5, False)),
-        lambda i: ("NPU.npu_rms_norm", rms_norm_call(f"b{i}", "fp32", (8, 64), 1)),
-        lambda i: ("Functional.grid_sample", grid_sample_call(f"b{i}", "fp32", (2, 4, 8, 8), (6, 6), {"align_corners": False})),
+        lambda i: ("Functional.group_norm", group_norm_call(f"b{i}", "fp32", (n, 16, 8, 8), 4, True, 1e-5, False)),
+        lambda i: ("NPU.npu_rms_norm", rms_norm_call(f"b{i}", "fp32", (8 * scale, 64), 1)),
+        lambda i: ("Functional.grid_sample", grid_sample_call(f"b{i}", "fp32", (n, 4, 8, 8), (6, 6), {"align_corners": False})),
     ]
     for i in range(count):
         api, call = makers[i % 4](i)
@@ -437,10 +442,11 @@ def write_bench(count, out):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", nargs=2, metavar=("N", "OUT"), help="write a dump of N calls to OUT instead")
+    p.add_argument("--scale", type=int, default=1, help="with --bench: multiply the batch of every call")
     a = p.parse_args()
     torch.manual_seed(0)
     if a.bench:
-        write_bench(int(a.bench[0]), a.bench[1])
+        write_bench(int(a.bench[0]), a.bench[1], a.scale)
         return
     for sub in ("dump_l1", "dump_l0", "readers"):
         shutil.rmtree(os.path.join(HERE, sub), ignore_errors=True)

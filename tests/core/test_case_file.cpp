@@ -105,6 +105,41 @@ TEST(CaseFile, WriteAndReadBack) {
     EXPECT_EQ(c.source("npu")->find("gradBetaOut"), nullptr);
 }
 
+// An import's workers compress a case's large tensors (prepareCase) and its writer only writes
+// them: the case reads back the same, its large tensors stored compressed as writeCase stores them.
+TEST(CaseFile, PreparedCasesWriteTheSameCase) {
+    ScratchDir dir;
+    Case c = sampleCase("/gn/large");
+    std::vector<double> big(40000);  // 160 KB of float32: over the 64 KiB from which tensors compress
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = std::sin(0.01 * static_cast<double>(i));
+    c.inputs.emplace_back("big", HostTensor::fromDoubles(DType::Float32, {200, 200}, big));
+    c.sources[1].tensors.emplace_back("bigGrad", HostTensor::fromDoubles(DType::BFloat16, {400, 100}, big));
+    const PreparedCase prepared = prepareCase(c);
+    EXPECT_EQ(2u, prepared.compressed.size());
+    EXPECT_EQ(1u, prepared.compressed.count("inputs/big"));
+    EXPECT_EQ(1u, prepared.compressed.count("npu/bigGrad"));
+    {
+        CaseFileWriter writer(dir.file("prepared.h5"));
+        writer.add(prepared);
+        writer.commit();
+    }
+    writeCaseFile(dir.file("plain.h5"), {c});
+    h5::File plain = h5::File::openReadOnly(dir.file("plain.h5"));
+    h5::File fromPrepared = h5::File::openReadOnly(dir.file("prepared.h5"));
+    const Case a = readCase(plain, "/gn/large"), b = readCase(fromPrepared, "/gn/large");
+    ASSERT_EQ(a.inputs.size(), b.inputs.size());
+    for (std::size_t i = 0; i < a.inputs.size(); ++i) EXPECT_TRUE(sameBits(a.inputs[i].second, b.inputs[i].second));
+    ASSERT_EQ(a.sources.size(), b.sources.size());
+    for (std::size_t s = 0; s < a.sources.size(); ++s)
+        for (std::size_t t = 0; t < a.sources[s].tensors.size(); ++t)
+            EXPECT_TRUE(sameBits(a.sources[s].tensors[t].second, b.sources[s].tensors[t].second));
+    EXPECT_TRUE(sameBits(*c.input("big"), *b.input("big")));
+    for (const char* big : {"/gn/large/inputs/big", "/gn/large/npu/bigGrad"}) {
+        EXPECT_TRUE(h5::datasetInfo(fromPrepared, big).compressed) << big;
+        EXPECT_EQ(h5::datasetInfo(plain, big).storageBytes, h5::datasetInfo(fromPrepared, big).storageBytes) << big;
+    }
+}
+
 TEST(CaseFile, CompactTensorsReadBackAsTheOlderContiguousOnes) {
     // The writer stores small tensors compact (in their object headers); files written before,
     // with every tensor contiguous, read back to the same case.

@@ -11,11 +11,13 @@
 // knows nothing of operators: binding a case to one is the CLI's and GUI's work.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "opscope/executor.h"
+#include "opscope/h5/compressed_chunks.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/host_tensor.h"
 #include "opscope/trace.h"
@@ -103,6 +105,18 @@ Case readCase(const h5::File& file, const std::string& path);
 // compressed when larger than 64 KiB, compact up to h5::kCompactMaxBytes). The path must not
 // exist yet.
 void writeCase(h5::File& file, const std::string& path, const Case& c);
+
+// A case with its large tensors already compressed, made on any thread (no HDF5 call): an
+// import's workers gzip in parallel and the thread that owns the file only writes.
+struct PreparedCase {
+    Case c;
+    // The tensors writeCase compresses, keyed by their path inside the case ("inputs/x",
+    // "npu/gradInput").
+    std::map<std::string, h5::CompressedChunks> compressed;
+};
+PreparedCase prepareCase(Case c);
+// writeCase for a prepared case: the same file, with the compression already done.
+void writeCase(h5::File& file, const PreparedCase& prepared);
 // Creates `destination` holding the cases (each at its path) with the root attributes of a
 // case file, atomically; refuses to overwrite any of `inputs`. Throws std::runtime_error.
 void writeCaseFile(const std::string& destination, const std::vector<Case>& cases,
@@ -115,6 +129,7 @@ public:
     CaseFileWriter(const std::string& destination, const std::vector<std::string>& inputs = {});
     ~CaseFileWriter();
     void add(const Case& c);
+    void add(const PreparedCase& c);
     void commit();
 
 private:

@@ -240,7 +240,13 @@ Case readCase(const h5::File& file, const std::string& casePath) {
     return h5::readingFile(file.path(), [&] { return readCaseData(file, casePath); });
 }
 
-void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
+namespace {
+
+using Compressed = std::map<std::string, h5::CompressedChunks>;
+
+bool compressedOnWrite(const HostTensor& t) { return t.nbytes() > kCompressAbove; }
+
+void writeCaseWith(h5::File& file, const std::string& casePath, const Case& c, const Compressed& compressed) {
     const std::string path = h5::normalizePath(casePath);
     if (file.exists(path)) throw IoError("cannot write case " + where(file, path) + ": that path already exists");
     if (c.op.empty()) throw IoError("cannot write case " + where(file, path) + ": it names no operator");
@@ -258,15 +264,17 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
             throw IoError("cannot write case " + where(file, path) + ": note '" + name + "' must be named opscope_*");
         file.writeAttribute(path, name, text);
     }
-    auto options = [](const HostTensor& t) {
+    auto options = [&](const HostTensor& t, const std::string& group, const std::string& name) {
         h5::WriteOptions o;
-        o.compress = t.nbytes() > kCompressAbove;
+        o.compress = compressedOnWrite(t);
         o.compact = true;  // small tensors (most of an import's): one object written, not two
+        const auto found = compressed.find(group + "/" + name);
+        if (found != compressed.end()) o.precompressed = &found->second;
         return o;
     };
     const std::string inputs = join(path, kInputsGroup);
     file.createGroup(inputs);
-    for (const auto& [name, t] : c.inputs) h5::writeTensor(file, join(inputs, name), t, options(t));
+    for (const auto& [name, t] : c.inputs) h5::writeTensor(file, join(inputs, name), t, options(t, kInputsGroup, name));
     for (const OutputSource& s : c.sources) {
         if (s.name == kInputsGroup)
             throw IoError("cannot write case " + where(file, path) + ": a source cannot be called 'inputs'");
@@ -274,8 +282,28 @@ void writeCase(h5::File& file, const std::string& casePath, const Case& c) {
         file.createGroup(sp);
         file.writeAttribute(sp, kRoleAttribute, sourceRoleName(s.role));
         if (!s.description.empty()) file.writeAttribute(sp, kDescriptionAttribute, s.description);
-        for (const auto& [name, t] : s.tensors) h5::writeTensor(file, join(sp, name), t, options(t));
+        for (const auto& [name, t] : s.tensors) h5::writeTensor(file, join(sp, name), t, options(t, s.name, name));
     }
+}
+
+}  // namespace
+
+void writeCase(h5::File& file, const std::string& casePath, const Case& c) { writeCaseWith(file, casePath, c, {}); }
+
+PreparedCase prepareCase(Case c) {
+    PreparedCase p;
+    auto compress = [&](const std::string& group, const std::string& name, const HostTensor& t) {
+        if (compressedOnWrite(t) && t.rank() > 0) p.compressed.emplace(group + "/" + name, h5::compressChunks(t));
+    };
+    for (const auto& [name, t] : c.inputs) compress(kInputsGroup, name, t);
+    for (const OutputSource& s : c.sources)
+        for (const auto& [name, t] : s.tensors) compress(s.name, name, t);
+    p.c = std::move(c);
+    return p;
+}
+
+void writeCase(h5::File& file, const PreparedCase& prepared) {
+    writeCaseWith(file, prepared.c.path, prepared.c, prepared.compressed);
 }
 
 struct CaseFileWriter::Impl {
@@ -294,6 +322,7 @@ CaseFileWriter::CaseFileWriter(const std::string& destination, const std::vector
 CaseFileWriter::~CaseFileWriter() = default;
 
 void CaseFileWriter::add(const Case& c) { writeCase(impl_->file, c.path, c); }
+void CaseFileWriter::add(const PreparedCase& c) { writeCase(impl_->file, c); }
 
 void CaseFileWriter::commit() {
     impl_->file.close();

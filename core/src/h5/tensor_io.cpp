@@ -11,6 +11,7 @@
 #include <limits>
 #include <set>
 
+#include "opscope/h5/compressed_chunks.h"
 #include "opscope/h5/file_safety.h"
 #include "opscope/printf_text.h"
 #include "opscope/tensor_view.h"
@@ -289,20 +290,7 @@ void requireFitsInMemory(const OpenDataset& d, const std::vector<int64_t>& shape
 
 // ---- writing -------------------------------------------------------------------------------
 
-// About 1 MiB per chunk: big enough for gzip to work well, small enough to read a slice cheaply.
-std::vector<hsize_t> chunkShapeFor(std::vector<hsize_t> chunk, size_t elementSize) {
-    constexpr uint64_t kTargetBytes = 1u << 20;
-    auto bytes = [&] {
-        uint64_t b = elementSize;
-        for (hsize_t c : chunk) b *= c;
-        return b;
-    };
-    while (bytes() > kTargetBytes) {
-        auto largest = std::max_element(chunk.begin(), chunk.end());
-        *largest = (*largest + 1) / 2;
-    }
-    return chunk;
-}
+static_assert(std::is_same_v<hsize_t, ChunkDim>, "compressed_chunks.h's ChunkDim must be hsize_t");
 
 Handle compressedCreateList(const std::vector<hsize_t>& dims, size_t elementSize, const std::string& what) {
     unsigned config = 0;
@@ -311,11 +299,11 @@ Handle compressedCreateList(const std::vector<hsize_t>& dims, size_t elementSize
     if (!gzip || (config & H5Z_FILTER_CONFIG_ENCODE_ENABLED) == 0)
         throw IoError(what + ": this HDF5 library cannot write gzip");
     Handle list = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
-    const std::vector<hsize_t> chunk = chunkShapeFor(dims, elementSize);
+    const std::vector<hsize_t> chunk = chunkShapeFor(dims, elementSize);  // hsize_t is uint64_t
     call(what, [&] { return H5Pset_chunk(list.id(), static_cast<int>(chunk.size()), chunk.data()); });
     // Shuffling bytes groups exponents together, which roughly doubles what gzip saves on floats.
     call(what, [&] { return H5Pset_shuffle(list.id()); });
-    call(what, [&] { return H5Pset_deflate(list.id(), 4); });
+    call(what, [&] { return H5Pset_deflate(list.id(), kGzipLevel); });
     return list;
 }
 
@@ -455,6 +443,18 @@ HostTensor readBlockData(const File& file, const std::string& datasetPath, const
     return tensor;
 }
 
+// Chunks compressed elsewhere (compressChunks) go into the file as they are: filter mask 0 says
+// both filters of the dataset's pipeline were applied.
+void writeChunks(Id dataset, const CompressedChunks& chunks, const std::vector<hsize_t>& dims,
+                 const std::string& what) {
+    if (chunks.shape != dims) throw UsageError(what + ": the compressed chunks are of another tensor");
+    for (std::size_t i = 0; i < chunks.chunks.size(); ++i) {
+        const std::vector<hsize_t> offset = chunks.chunkOffset(i);
+        const std::vector<uint8_t>& bytes = chunks.chunks[i];
+        call(what, [&] { return H5Dwrite_chunk(dataset, H5P_DEFAULT, 0, offset.data(), bytes.size(), bytes.data()); });
+    }
+}
+
 }  // namespace
 
 void writeTensor(File& file, const std::string& datasetPath, const HostTensor& tensor, const WriteOptions& options) {
@@ -496,7 +496,9 @@ void writeTensor(File& file, const std::string& datasetPath, const HostTensor& t
     });
     file.noteCreated(path, ObjectKind::Dataset);
     try {
-        if (tensor.numel() > 0)
+        if (compress && options.precompressed)
+            writeChunks(dataset.id(), *options.precompressed, dims, what);
+        else if (tensor.numel() > 0)
             call(what,
                  [&] { return H5Dwrite(dataset.id(), memory.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, tensor.data()); });
         dataset.close(what);

@@ -330,15 +330,19 @@ struct Job {
 
 struct Built {
     bool ok = false;
-    cases::Case c;
+    cases::PreparedCase c;  // compressed here, on the worker, when it is going into a file
     std::string error;
     uint64_t bytes = 0;
 };
 
-Built build(const Job& job) {
+Built build(const Job& job, bool forFile) {
     Built b;
     try {
-        b.c = job.dump->makeCase(job.call, &b.bytes);
+        cases::Case c = job.dump->makeCase(job.call, &b.bytes);
+        if (forFile)
+            b.c = cases::prepareCase(std::move(c));
+        else
+            b.c.c = std::move(c);
         b.ok = true;
     } catch (const std::bad_alloc&) {
         b.error = "out of memory while reading its tensors";
@@ -348,9 +352,10 @@ Built build(const Job& job) {
     return b;
 }
 
-// Imports the shard's calls in order; `sink` receives each case (on this thread).
+// Imports the shard's calls in order; `sink` receives each case (on this thread), compressed
+// for writing when `forFile`.
 template <class Sink>
-ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink sink) {
+ImportSummary importWith(const std::string& dir, const ImportOptions& o, bool forFile, Sink sink) {
     if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
         throw FormatError("shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) +
                           " does not exist");
@@ -368,12 +373,12 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, Sink si
     // Worker threads read the calls' tensor files while this thread hands the finished ones, in
     // order, to the sink (the HDF5 writer, which is serial).
     runOrdered(
-        jobs.size(), o.jobs, [&](std::size_t i) { return &jobs[i]; }, [](Job*& job) { return build(*job); },
+        jobs.size(), o.jobs, [&](std::size_t i) { return &jobs[i]; }, [&](Job*& job) { return build(*job, forFile); },
         [&](std::size_t i, Built& b) {
             const Job& job = jobs[i];
             summary.tensorBytes += b.bytes;
             if (b.ok) {
-                summary.imported.push_back(b.c.path);
+                summary.imported.push_back(b.c.c.path);
                 sink(std::move(b.c));
             } else {
                 summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
@@ -398,7 +403,7 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
             throw FormatError("the output '" + output + "' would be written among the dump's tensor files");
     cases::CaseFileWriter writer(output, inputs);
 
-    ImportSummary summary = importWith(dir, options, [&](cases::Case c) { writer.add(c); });
+    ImportSummary summary = importWith(dir, options, true, [&](cases::PreparedCase c) { writer.add(c); });
     if (!summary.imported.empty()) {
         writer.commit();
         summary.written = true;
@@ -414,7 +419,7 @@ std::string callOfCasePath(const std::string& casePath) {
 
 std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary) {
     std::vector<cases::Case> out;
-    ImportSummary s = importWith(dir, options, [&](cases::Case c) { out.push_back(std::move(c)); });
+    ImportSummary s = importWith(dir, options, false, [&](cases::PreparedCase c) { out.push_back(std::move(c.c)); });
     if (summary) *summary = std::move(s);
     return out;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "opscope/dtype.h"
+#include "opscope/h5/compressed_chunks.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/host_tensor.h"
 
@@ -19,11 +20,14 @@ inline constexpr const char* kDTypeAttribute = "opscope_dtype";
 inline constexpr std::size_t kCompactMaxBytes = 16 * 1024;
 
 struct WriteOptions {
-    bool compress = false;   // chunks of about 1 MiB, byte shuffle, gzip level 4
+    bool compress = false;   // chunks of about 1 MiB (chunkShapeFor), byte shuffle, gzip kGzipLevel
     bool overwrite = false;  // replace an existing dataset (never a group)
     // Without compression and up to kCompactMaxBytes: the data in the dataset's object header
     // (H5D_COMPACT), written with it, instead of a block of its own. Any reader reads it alike.
     bool compact = false;
+    // With compress: this tensor's chunks, already compressed (compressChunks, on another thread);
+    // written as they are instead of compressing here.
+    const CompressedChunks* precompressed = nullptr;
 };
 
 struct DatasetInfo {
