@@ -66,8 +66,6 @@ const char* productName(Product p) { return nameOf(kProductNames, p); }
 
 bool parseProduct(const std::string& text, Product* out) { return parseNamed(lowerCase(text), kProductIds, out); }
 
-std::vector<Product> allProducts() {
-    return {Product::AtlasTraining, Product::AtlasA2, Product::AtlasA3, Product::AtlasInference};
-}
+std::vector<Product> allProducts() { return valuesOf(kProductNames); }
 
 }  // namespace opscope

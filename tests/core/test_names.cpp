@@ -38,6 +38,17 @@ TEST(Names, EveryRowParsesExactly) {
     EXPECT_TRUE(parseNamed("apple", kFruits, static_cast<Fruit*>(nullptr)));
 }
 
+TEST(Names, ValuesOfListsEachValueOnceInFirstRowOrder) {
+    constexpr Named<Fruit> kPearFirst[] = {{Fruit::Pear, "pear"}, {Fruit::Apple, "apple"}, {Fruit::Pear, "pyrus"}};
+    EXPECT_EQ(valuesOf(kFruits), (std::vector<Fruit>{Fruit::Apple, Fruit::Pear}));
+    EXPECT_EQ(valuesOf(kPearFirst), (std::vector<Fruit>{Fruit::Pear, Fruit::Apple}));
+    // The lists the menus and loops use, taken from the name tables, in the order they had.
+    EXPECT_EQ(allProducts(), (std::vector<Product>{Product::AtlasTraining, Product::AtlasA2, Product::AtlasA3,
+                                                   Product::AtlasInference}));
+    EXPECT_EQ(view::allColormaps(), (std::vector<view::Colormap>{view::Colormap::CoolWarm, view::Colormap::Viridis,
+                                                                 view::Colormap::Magma, view::Colormap::Gray}));
+}
+
 TEST(Names, WrittenNamesRoundTrip) {
     for (Product p : allProducts()) {
         Product back = Product::AtlasA2;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "acl/acl.h"
 #include "aclnn/acl_meta.h"
 #include "opscope/product.h"
 
@@ -89,6 +90,29 @@ aclnnStatus phase1Status(bool nullWorkspaceSize, bool nullExecutor, GetWorkspace
         getWorkspaceSize(nullWorkspaceSize ? nullptr : &workspaceSize, nullExecutor ? nullptr : &executor);
     if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
     return st;
+}
+
+// An operator's phase 2: aclnnXxx(workspace, workspaceSize, executor, stream).
+using LaunchFn = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
+
+// The workspace rules of phase 2, for a planned executor that needs a workspace: a null one and
+// one a byte short are runtime errors that say which; the right size runs, and again (made
+// repeatable here); a destroyed executor is refused.
+inline void expectWorkspaceChecked(LaunchFn launch, uint64_t workspaceSize, aclOpExecutor* executor) {
+    ASSERT_GT(workspaceSize, 0u);
+    ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), ACLNN_SUCCESS);
+    EXPECT_EQ(launch(nullptr, workspaceSize, executor, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspace is null"), std::string::npos);
+    void* buf = nullptr;
+    ASSERT_EQ(aclrtMalloc(&buf, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(launch(buf, workspaceSize - 1, executor, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspaceSize is " + std::to_string(workspaceSize - 1)),
+              std::string::npos);
+    EXPECT_EQ(launch(buf, workspaceSize, executor, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(launch(buf, workspaceSize, executor, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+    EXPECT_EQ(launch(buf, workspaceSize, executor, nullptr), ACLNN_ERR_RUNTIME_ERROR);
+    aclrtFree(buf);
 }
 
 }  // namespace opscope::test

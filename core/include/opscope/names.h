@@ -1,9 +1,11 @@
 // Names of enum values: one table per enum, read both ways, and one case folding for every parser.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace opscope {
 
@@ -41,6 +43,16 @@ bool parseNamed(const std::string& text, const Named<E> (&table)[N], E* out) {
     const std::optional<E> found = valueNamed(text, table);
     if (found && out) *out = *found;
     return found.has_value();
+}
+
+// Every value `table` names, once each, in the order of its first row: the enum's list for a
+// menu or a loop, kept with its names.
+template <class E, std::size_t N>
+std::vector<E> valuesOf(const Named<E> (&table)[N]) {
+    std::vector<E> values;
+    for (const Named<E>& row : table)
+        if (std::find(values.begin(), values.end(), row.value) == values.end()) values.push_back(row.value);
+    return values;
 }
 
 }  // namespace opscope

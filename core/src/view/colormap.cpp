@@ -38,16 +38,15 @@ uint8_t lerp(uint8_t a, uint8_t b, double f) {
 
 }  // namespace
 
-std::vector<Colormap> allColormaps() {
-    return {Colormap::CoolWarm, Colormap::Viridis, Colormap::Magma, Colormap::Gray};
-}
-
 namespace {
+// Every colormap once, in the order the display controls offer them.
 constexpr Named<Colormap> kColormaps[] = {{Colormap::CoolWarm, "coolwarm"},
                                           {Colormap::Viridis, "viridis"},
                                           {Colormap::Magma, "magma"},
                                           {Colormap::Gray, "gray"}};
 }  // namespace
+
+std::vector<Colormap> allColormaps() { return valuesOf(kColormaps); }
 
 const char* colormapName(Colormap c) { return nameOf(kColormaps, c); }
 
