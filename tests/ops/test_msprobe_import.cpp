@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "opscope/file_text.h"
 #include "opscope/h5/h5_file.h"
+#include "opscope/h5/tensor_io.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
 #include "opscope/ops/case_runner.h"
@@ -261,4 +264,79 @@ TEST(MsprobeImport, ADamagedEntrySkipsItsCallAndTheRestImport) {
     EXPECT_CONTAINS(k->reason, "entry of Functional.conv2d.1 is not valid JSON");
     EXPECT_EQ(damaged.imported.size() + 1, intact.imported.size());
     EXPECT_EQ(damaged.supported, intact.supported);
+}
+
+namespace {
+
+// A float32 .npy file (format 1.0) of the given shape and values.
+void writeNpy(const fs::path& file, const std::vector<int64_t>& shape, const std::vector<float>& values) {
+    std::string dims;
+    for (int64_t d : shape) dims += std::to_string(d) + ", ";
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+    header.append(63 - (10 + header.size()) % 64, ' ');
+    header += '\n';
+    std::ofstream out(file, std::ios::binary);
+    const uint16_t length = static_cast<uint16_t>(header.size());
+    out << "\x93NUMPY" << '\x01' << '\x00';
+    out.write(reinterpret_cast<const char*>(&length), 2);
+    out << header;
+    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+}
+
+std::string tensorEntry(const std::string& file, const std::vector<int64_t>& shape) {
+    std::string dims;
+    for (int64_t d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    return R"({"type": "torch.Tensor", "dtype": "torch.float32", "shape": [)" + dims +
+           R"(], "requires_grad": false, "data_name": ")" + file + R"("})";
+}
+
+}  // namespace
+
+// A layer-sized call (x of 128 KiB): its large tensors are compressed on the import's worker
+// threads and written as finished chunks; any --jobs gives the same, compressed datasets.
+TEST(MsprobeImport, LargeTensorsAreCompressedTheSameForAnyJobs) {
+    opscope::test::ScratchDir dir("msprobe");
+    const fs::path rank = fs::path(dir.file("dump")) / "step0" / "rank0";
+    fs::create_directories(rank / "dump_tensor_data");
+    const std::vector<int64_t> xShape{64, 8, 64}, gShape{64}, rShape{64, 8, 1};
+    std::vector<float> x(64 * 8 * 64), g(64, 1.0f), r(64 * 8, 0.5f);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f - 0.5f;
+    const std::string p = "NPU.npu_rms_norm.0.";
+    const std::vector<std::tuple<std::string, std::vector<int64_t>, const std::vector<float>*>> files = {
+        {p + "forward.input.0.npy", xShape, &x},  {p + "forward.input.1.npy", gShape, &g},
+        {p + "forward.output.0.npy", xShape, &x}, {p + "forward.output.1.npy", rShape, &r},
+        {p + "backward.input.0.npy", xShape, &x}, {p + "backward.output.0.npy", xShape, &x},
+        {p + "backward.output.1.npy", gShape, &g}};
+    std::vector<std::string> entry;
+    for (const auto& [name, shape, values] : files) {
+        writeNpy(rank / "dump_tensor_data" / name, shape, *values);
+        entry.push_back(tensorEntry(name, shape));
+    }
+    std::ofstream(rank / "dump.json") << R"({"task": "tensor", "level": "L1", "framework": "pytorch", "data": {)"
+                                      << R"("NPU.npu_rms_norm.0.forward": {"input_args": [)" << entry[0] << ", "
+                                      << entry[1] << R"(], "input_kwargs": {}, "output": [)" << entry[2] << ", "
+                                      << entry[3] << "]}, "
+                                      << R"("NPU.npu_rms_norm.0.backward": {"input": [)" << entry[4]
+                                      << R"(, null], "output": [)" << entry[5] << ", " << entry[6] << "]}}}";
+    msprobe::ImportOptions one, two;
+    two.jobs = 2;
+    ASSERT_EQ(1u, msprobe::importDump(dir.file("dump"), dir.file("one.h5"), one).imported.size());
+    ASSERT_EQ(1u, msprobe::importDump(dir.file("dump"), dir.file("two.h5"), two).imported.size());
+    const std::string call = "/msprobe/step0/rank0/NPU.npu_rms_norm.0";
+    const h5::File a = h5::File::openReadOnly(dir.file("one.h5")), b = h5::File::openReadOnly(dir.file("two.h5"));
+    const cases::Case ca = cases::readCase(a, call), cb = cases::readCase(b, call);
+    ASSERT_EQ(ca.inputs.size(), cb.inputs.size());
+    for (std::size_t i = 0; i < ca.inputs.size(); ++i) {
+        const HostTensor &ta = ca.inputs[i].second, &tb = cb.inputs[i].second;
+        ASSERT_EQ(ta.nbytes(), tb.nbytes());
+        EXPECT_EQ(0, std::memcmp(ta.data(), tb.data(), ta.nbytes())) << ca.inputs[i].first;
+    }
+    const HostTensor* input = ca.input("x");
+    ASSERT_NE(input, nullptr);
+    ASSERT_EQ(input->nbytes(), x.size() * 4);
+    EXPECT_EQ(0, std::memcmp(input->data(), x.data(), input->nbytes()));
+    for (const h5::File* f : {&a, &b}) {
+        EXPECT_TRUE(h5::datasetInfo(*f, call + "/inputs/x").compressed);
+        EXPECT_TRUE(h5::datasetInfo(*f, call + "/npu/dxOut").compressed) << "the device's gradient";
+    }
 }
