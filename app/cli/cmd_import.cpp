@@ -5,6 +5,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "stop_signals.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
 
@@ -67,6 +68,9 @@ int runImportMsprobe(const ParsedArgs& a) {
             else if (done == total || done % 100 == 0)
                 std::cerr << "[" << done << "/" << total << "] importing\n";
         };
+    // Ctrl-C stops the import within a few calls and leaves no half-written file behind.
+    const StopSignals signals;
+    o.cancelled = [] { return StopSignals::received() != 0; };
     const auto start = std::chrono::steady_clock::now();
     import::msprobe::ImportSummary s;
     try {
@@ -80,6 +84,11 @@ int runImportMsprobe(const ParsedArgs& a) {
     }
     const double seconds = secondsSince(start);
     if (o.progress && tty) std::cerr << "\r\033[K" << std::flush;
+    if (s.cancelled) {
+        std::cerr << "interrupted after " << s.imported.size() << " of " << s.supported << " calls: nothing written\n";
+        StopSignals::dieOfReceived();
+        throw CliError("interrupted");
+    }
 
     std::string folders;
     for (const auto& f : s.folders) folders += (folders.empty() ? "" : ", ") + f.label();

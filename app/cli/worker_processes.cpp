@@ -21,36 +21,12 @@
 #include "report.h"
 #include "report_merge.h"
 #include "result_wire.h"
+#include "stop_signals.h"
 
 namespace opscope::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-volatile std::sig_atomic_t gStopSignal = 0;
-extern "C" void onStopSignal(int sig) { gStopSignal = sig; }
-
-// SIGINT and SIGTERM interrupt poll() (no SA_RESTART) instead of killing this process, so the
-// workers can be stopped first; the previous actions come back when this goes out of scope.
-class StopSignals {
-public:
-    StopSignals() {
-        gStopSignal = 0;
-        struct sigaction sa {};
-        sa.sa_handler = onStopSignal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &oldInt_);
-        sigaction(SIGTERM, &sa, &oldTerm_);
-    }
-    ~StopSignals() {
-        sigaction(SIGINT, &oldInt_, nullptr);
-        sigaction(SIGTERM, &oldTerm_, nullptr);
-    }
-
-private:
-    struct sigaction oldInt_ {
-    }, oldTerm_{};
-};
 
 struct Worker {
     std::string name;   // "worker 2 of 4" in messages
@@ -148,7 +124,7 @@ Relay relayUntilDone(std::vector<Worker>& workers, const WorkerPlan& plan, std::
                 if (fd >= 0) fds.push_back({fd, POLLIN, 0});
         if (fds.empty()) return Relay::Done;
         if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) return Relay::Stopped;
-        if (gStopSignal) return Relay::Stopped;
+        if (StopSignals::received()) return Relay::Stopped;
         auto ready = [&](int fd) {
             return fd >= 0 &&
                    std::any_of(fds.begin(), fds.end(), [&](const pollfd& p) { return p.fd == fd && p.revents != 0; });
@@ -249,11 +225,9 @@ std::vector<OrderedResult> runInWorkerProcesses(const WorkerPlan& plan) {
         throw;
     }
     if (relay == Relay::Stopped) {
-        const int sig = gStopSignal ? static_cast<int>(gStopSignal) : SIGTERM;
         stopAll(workers, SIGTERM);
         fs::remove_all(dir.path());
-        signal(sig, SIG_DFL);
-        raise(sig);  // die of the signal, as the shell expects
+        StopSignals::dieOfReceived();
         throw CliError("interrupted");
     }
     if (relay == Relay::WorkerFailed) {

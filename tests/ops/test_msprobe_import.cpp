@@ -340,3 +340,22 @@ TEST(MsprobeImport, LargeTensorsAreCompressedTheSameForAnyJobs) {
         EXPECT_TRUE(h5::datasetInfo(*f, call + "/npu/dxOut").compressed) << "the device's gradient";
     }
 }
+
+// Cancelling (the debugger's Cancel, Ctrl-C in the CLI) stops within a few calls and leaves
+// neither the output nor its temporary file behind.
+TEST(MsprobeImport, ACancelledImportWritesNothing) {
+    for (int jobs : {1, 3}) {
+        opscope::test::ScratchDir dir("msprobe");
+        msprobe::ImportOptions o;
+        o.jobs = jobs;
+        std::size_t kept = 0;
+        o.progress = [&](std::size_t done, std::size_t) { kept = done; };
+        o.cancelled = [&] { return kept >= 2; };
+        const auto s = msprobe::importDump((dumps() / "dump_l1").string(), dir.file("out.h5"), o);
+        EXPECT_TRUE(s.cancelled);
+        EXPECT_FALSE(s.written);
+        EXPECT_EQ(2u, s.imported.size() + s.skipped.size()) << "calls kept before the cancel";
+        EXPECT_GT(s.supported, 2u);
+        EXPECT_TRUE(fs::is_empty(fs::path(dir.file("out.h5")).parent_path())) << "jobs " << jobs;
+    }
+}

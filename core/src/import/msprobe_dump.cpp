@@ -370,21 +370,28 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, bool fo
             if (static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex)
                 jobs.push_back({&d, call});
     summary.supported = jobs.size();
+    struct Cancelled {};  // unwinds runOrdered, which stops its workers
     // Worker threads read the calls' tensor files while this thread hands the finished ones, in
     // order, to the sink (the HDF5 writer, which is serial).
-    runOrdered(
-        jobs.size(), o.jobs, [&](std::size_t i) { return &jobs[i]; }, [&](Job*& job) { return build(*job, forFile); },
-        [&](std::size_t i, Built& b) {
-            const Job& job = jobs[i];
-            summary.tensorBytes += b.bytes;
-            if (b.ok) {
-                summary.imported.push_back(b.c.c.path);
-                sink(std::move(b.c));
-            } else {
-                summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
-            }
-            if (o.progress) o.progress(i + 1, jobs.size());
-        });
+    try {
+        runOrdered(
+            jobs.size(), o.jobs, [&](std::size_t i) { return &jobs[i]; },
+            [&](Job*& job) { return build(*job, forFile); },
+            [&](std::size_t i, Built& b) {
+                if (o.cancelled && o.cancelled()) throw Cancelled{};
+                const Job& job = jobs[i];
+                summary.tensorBytes += b.bytes;
+                if (b.ok) {
+                    summary.imported.push_back(b.c.c.path);
+                    sink(std::move(b.c));
+                } else {
+                    summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
+                }
+                if (o.progress) o.progress(i + 1, jobs.size());
+            });
+    } catch (const Cancelled&) {
+        summary.cancelled = true;
+    }
     return summary;
 }
 
@@ -404,7 +411,7 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
     cases::CaseFileWriter writer(output, inputs);
 
     ImportSummary summary = importWith(dir, options, true, [&](cases::PreparedCase c) { writer.add(c); });
-    if (!summary.imported.empty()) {
+    if (!summary.imported.empty() && !summary.cancelled) {
         writer.commit();
         summary.written = true;
     }

@@ -78,6 +78,9 @@ struct ImportOptions {
     int shardIndex = 0, shardCount = 1;  // keep the calls whose position in the sorted list % count == index
     // Called after each call is done (on the calling thread), with the number done and the total.
     std::function<void(std::size_t done, std::size_t total)> progress;
+    // Asked before each call is kept (on the calling thread): true stops the import within a
+    // few calls (the workers' calls in flight are dropped) and importDump writes nothing.
+    std::function<bool()> cancelled;
 };
 
 struct ImportSummary {
@@ -87,11 +90,12 @@ struct ImportSummary {
     std::vector<Skipped> skipped;       // supported calls that could not be imported, and why
     uint64_t tensorBytes = 0;           // bytes of tensor files read
     bool written = false;               // importDump wrote the file (not when nothing imported)
+    bool cancelled = false;             // ImportOptions::cancelled stopped it: nothing written
 };
 
 // Imports every supported call under `dir` into a new case file `output`, written atomically
-// (never over one of the dump's files; not at all when no call imports). Cases keep dump order whatever the number of
-// jobs. Throws FormatError (no dump found) or std::runtime_error (cannot write).
+// (never over one of the dump's files; not at all when no call imports or it is cancelled). Cases keep dump order
+// whatever the number of jobs. Throws FormatError (no dump found) or std::runtime_error (cannot write).
 ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options = {});
 
 // The msprobe call a case path names ("Functional.conv2d.1" for
