@@ -7,7 +7,6 @@
 #include "conv_depthwise_registers.h"
 
 #include <algorithm>
-#include <vector>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -15,14 +14,14 @@
 
 namespace opscope::kernels {
 namespace {
-constexpr int kMaxStencilTaps = 64;  // the per-row tables live on the stack; larger kernels take the row loops
+constexpr int kMaxTaps = 64;  // the per-tap tables live on the stack; larger kernels take the row loops
 }  // namespace
 
 bool depthwiseStencilApplies(const ConvGeometry& g) {
-    return g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 && g.kernelSize() <= kMaxStencilTaps;
+    return g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1 && g.kernelSize() <= kMaxTaps;
 }
 
-bool depthwiseFilterLanesApply(const ConvGeometry& g) { return g.stride[2] == 1; }
+bool depthwiseFilterLanesApply(const ConvGeometry& g) { return g.stride[2] == 1 && g.kernelSize() <= kMaxTaps; }
 
 #if defined(__AVX512F__)
 
@@ -46,10 +45,16 @@ struct Tap {
     int64_t lo, hi;          // the output columns whose input column lies in the plane
 };
 
+// The taps in order (a table on the stack: no allocation per plane).
+struct Taps {
+    Tap tap[kMaxTaps];
+    std::size_t size = 0;
+    const Tap& operator[](std::size_t t) const { return tap[t]; }
+};
+
 // scatter: the output is the X side (its columns read Y at - reach), else the Y side.
-std::vector<Tap> tapsOf(const ConvGeometry& g, int64_t inW, int64_t outW, bool scatter) {
-    std::vector<Tap> taps;
-    taps.reserve(static_cast<std::size_t>(g.kernelSize()));
+Taps tapsOf(const ConvGeometry& g, int64_t inW, int64_t outW, bool scatter) {
+    Taps taps;
     for (int64_t kd = 0; kd < g.k[0]; ++kd)
         for (int64_t kh = 0; kh < g.k[1]; ++kh)
             for (int64_t kw = 0; kw < g.k[2]; ++kw) {
@@ -57,7 +62,7 @@ std::vector<Tap> tapsOf(const ConvGeometry& g, int64_t inW, int64_t outW, bool s
                 const int64_t off = scatter ? -reach : reach;
                 const int64_t lo = std::min(outW, std::max<int64_t>(0, -off));
                 const int64_t hi = std::max(lo, std::min(outW, inW - off));
-                taps.push_back({kd * g.dil[0] - g.pad[0], kh * g.dil[1] - g.pad[1], off, lo, hi});
+                taps.tap[taps.size++] = {kd * g.dil[0] - g.pad[0], kh * g.dil[1] - g.pad[1], off, lo, hi};
             }
     return taps;
 }
@@ -70,8 +75,8 @@ inline int64_t inputRow(int64_t id, int64_t ih, const int64_t* inDims) {
 
 // The lanes of output columns [c0 + 16v, c0 + 16v + 16) that each tap reads inside its input
 // row: masks[t * kStencilVectors + v]. The same for every row of the plane.
-void stencilMasks(const std::vector<Tap>& taps, int64_t c0, __mmask16* masks) {
-    for (std::size_t t = 0; t < taps.size(); ++t)
+void stencilMasks(const Taps& taps, int64_t c0, __mmask16* masks) {
+    for (std::size_t t = 0; t < taps.size; ++t)
         for (int v = 0; v < kStencilVectors; ++v) {
             const int64_t c = c0 + v * kLanes;
             masks[t * kStencilVectors + static_cast<std::size_t>(v)] = laneRange(taps[t].lo - c, taps[t].hi - c);
@@ -98,19 +103,19 @@ void stencilBlock(std::size_t taps, const float* const* src, const __mmask16* ma
 
 // One column block of every row of the plane.
 template <int V>
-void stencilColumns(const ConvGeometry& g, bool scatter, const std::vector<Tap>& taps, const __mmask16* masks,
-                    const float* w, const float* in, float* out, int64_t c0) {
+void stencilColumns(const ConvGeometry& g, bool scatter, const Taps& taps, const __mmask16* masks, const float* w,
+                    const float* in, float* out, int64_t c0) {
     const int64_t* outDims = scatter ? g.xs : g.ys;
     const int64_t* inDims = scatter ? g.ys : g.xs;
     const int64_t sign = scatter ? -1 : 1;  // the input row is the output row -/+ the tap's reach
-    const float* src[kMaxStencilTaps];
+    const float* src[kMaxTaps];
     for (int64_t od = 0; od < outDims[0]; ++od)
         for (int64_t oh = 0; oh < outDims[1]; ++oh) {
-            for (std::size_t t = 0; t < taps.size(); ++t) {
+            for (std::size_t t = 0; t < taps.size; ++t) {
                 const int64_t row = inputRow(od + sign * taps[t].reachD, oh + sign * taps[t].reachH, inDims);
                 src[t] = row < 0 ? nullptr : in + row * inDims[2] + taps[t].colOff + c0;
             }
-            stencilBlock<V>(taps.size(), src, masks, w, c0, outDims[2], out + (od * outDims[1] + oh) * outDims[2]);
+            stencilBlock<V>(taps.size, src, masks, w, c0, outDims[2], out + (od * outDims[1] + oh) * outDims[2]);
         }
 }
 
@@ -135,8 +140,8 @@ bool depthwiseRegisterKernelsAvailable() { return true; }
 
 void depthwiseStencilPlane(const ConvGeometry& g, bool scatter, const float* w, const float* in, float* out) {
     const int64_t outW = (scatter ? g.xs : g.ys)[2];
-    const std::vector<Tap> taps = tapsOf(g, (scatter ? g.ys : g.xs)[2], outW, scatter);
-    __mmask16 masks[kMaxStencilTaps * kStencilVectors];
+    const Taps taps = tapsOf(g, (scatter ? g.ys : g.xs)[2], outW, scatter);
+    __mmask16 masks[kMaxTaps * kStencilVectors];
     for (int64_t c0 = 0; c0 < outW; c0 += kStencilVectors * kLanes) {
         stencilMasks(taps, c0, masks);
         switch (std::min<int64_t>(kStencilVectors, (outW - c0 + kLanes - 1) / kLanes)) {
@@ -149,14 +154,13 @@ void depthwiseStencilPlane(const ConvGeometry& g, bool scatter, const float* w, 
 }
 
 void depthwiseFilterLanesPlane(const ConvGeometry& g, const float* y, const float* x, float* lanes) {
-    const std::vector<Tap> taps = tapsOf(g, g.xs[2], g.ys[2], false);
-    const int64_t K = static_cast<int64_t>(taps.size());
+    const Taps taps = tapsOf(g, g.xs[2], g.ys[2], false);
+    const int64_t K = static_cast<int64_t>(taps.size);
     const int64_t blocks = (K + kFilterBlock - 1) / kFilterBlock, perBlock = (K + blocks - 1) / blocks;
-    std::vector<TapRun> runs;
-    runs.reserve(taps.size());
-    for (const Tap& t : taps) {
-        const int64_t len = t.hi - t.lo;
-        runs.push_back({t.lo, t.colOff + t.lo, len / kLanes, laneRange(0, len % kLanes)});
+    TapRun runs[kMaxTaps];
+    for (std::size_t t = 0; t < taps.size; ++t) {
+        const int64_t len = taps[t].hi - taps[t].lo;
+        runs[t] = {taps[t].lo, taps[t].colOff + taps[t].lo, len / kLanes, laneRange(0, len % kLanes)};
     }
     for (int64_t t0 = 0; t0 < K; t0 += perBlock) {
         const int64_t n = std::min(perBlock, K - t0);
@@ -173,7 +177,7 @@ void depthwiseFilterLanesPlane(const ConvGeometry& g, const float* y, const floa
                     const Tap& tap = taps[static_cast<std::size_t>(t0 + b)];
                     const int64_t row = inputRow(id0 + tap.reachD, ih0 + tap.reachH, g.xs);
                     if (row < 0) continue;
-                    const TapRun& run = runs[static_cast<std::size_t>(t0 + b)];
+                    const TapRun& run = runs[t0 + b];
                     acc[b] = dotRun(acc[b], yRow + run.lo, x + row * g.xs[2] + run.colOff, run.full, run.tail);
                 }
             }

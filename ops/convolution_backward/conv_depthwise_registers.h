@@ -10,8 +10,8 @@ namespace opscope::kernels {
 
 // Whether this build has them (AVX-512); conv_depthwise.cpp falls back to its row loops.
 bool depthwiseRegisterKernelsAvailable();
-// Where they apply: every stride 1 (and at most 64 taps) for the stencil, stride 1 along W for
-// the filter lanes.
+// Where they apply (kernels of at most 64 taps): every stride 1 for the stencil, stride 1 along
+// W for the filter lanes.
 bool depthwiseStencilApplies(const ConvGeometry& g);
 bool depthwiseFilterLanesApply(const ConvGeometry& g);
 
