@@ -21,10 +21,12 @@ public:
           dw(shapesOf(wl).w, dtype),
           db({shapesOf(wl).dy[1]}, dtype),
           wl_(wl) {
-        const std::vector<int64_t> ones(wl.stride.size(), 1), zeros(wl.stride.size(), 0), bias = {shapesOf(wl).dy[1]};
+        const std::vector<int64_t> zeros(wl.stride.size(), 0), bias = {shapesOf(wl).dy[1]};
+        std::vector<int64_t> dilation(wl.stride.size());
+        for (std::size_t a = 0; a < dilation.size(); ++a) dilation[a] = dilationOf(wl, a);
         stride_ = aclCreateIntArray(wl.stride.data(), wl.stride.size());
         padding_ = aclCreateIntArray(wl.pad.data(), wl.pad.size());
-        dilation_ = aclCreateIntArray(ones.data(), ones.size());
+        dilation_ = aclCreateIntArray(dilation.data(), dilation.size());
         outputPadding_ = aclCreateIntArray(zeros.data(), zeros.size());
         biasSizes_ = aclCreateIntArray(bias.data(), bias.size());
         const bool maskData[3] = {true, true, true};

@@ -15,7 +15,12 @@ struct ConvWorkload {
     std::vector<int64_t> kernel, stride, pad;
     int64_t groups = 1;
     bool transposed = false;
+    std::vector<int64_t> dilation = {};  // empty: 1 on every axis
 };
+
+inline int64_t dilationOf(const ConvWorkload& wl, std::size_t axis) {
+    return wl.dilation.empty() ? 1 : wl.dilation[axis];
+}
 
 inline const std::vector<ConvWorkload>& convWorkloads() {
     static const std::vector<ConvWorkload> list = {
@@ -42,9 +47,10 @@ inline ConvShapes shapesOf(const ConvWorkload& wl) {
     s.w = {wl.transposed ? C : wl.outChannels, (wl.transposed ? wl.outChannels : C) / wl.groups};
     s.dy = {wl.x[0], wl.outChannels};
     for (std::size_t a = 0; a < wl.kernel.size(); ++a) {
-        const int64_t in = wl.x[a + 2], k = wl.kernel[a], st = wl.stride[a], p = wl.pad[a];
+        const int64_t in = wl.x[a + 2], k = wl.kernel[a], st = wl.stride[a], p = wl.pad[a], d = dilationOf(wl, a);
         s.w.push_back(k);
-        s.dy.push_back(wl.transposed ? (in - 1) * st - 2 * p + k : (in + 2 * p - k) / st + 1);
+        s.dy.push_back(wl.transposed ? (in - 1) * st - 2 * p + d * (k - 1) + 1
+                                     : (in + 2 * p - d * (k - 1) - 1) / st + 1);
     }
     return s;
 }

@@ -267,6 +267,14 @@ kernels::ConvTiling tilingFor(aclOpExecutor& e, const conv::ConvProblem& p, cons
     return tiling;
 }
 
+// bf16 inputs with the bf16 cube precision go to the stages as stored (no widening Cast): the
+// GEMMs on the AVX512-BF16 kernel only; the depthwise kernels on any build (they widen planes).
+bool readsBf16Storage(const conv::ConvProblem& p, const kernels::ConvGeometry& g, const kernels::ConvTiling& tiling) {
+    if (p.promoted != DType::BFloat16) return false;
+    if (g.depthwise()) return p.precision == CubePrecision::BFloat16;
+    return tiling.gemm == kernels::GemmKind::BFloat16 && kernels::bf16StorageAvailable();
+}
+
 std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& p) {
     auto e = std::make_unique<aclOpExecutor>(kOp);
     addParams(*e, p);
@@ -292,9 +300,7 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     // Operands in the cube's precision, in the device's order: gradOutput, input, weight.
     const bool wantDx = s.out[0] >= 0, wantDw = s.out[1] >= 0;
     CubeOperands c;
-    // bf16 inputs on the AVX512-BF16 kernel: the GEMMs read the bf16 storage (no widening Cast).
-    c.bf16Storage = tiling.gemm == kernels::GemmKind::BFloat16 && p.promoted == DType::BFloat16 &&
-                    kernels::bf16StorageAvailable() && !g.depthwise();
+    c.bf16Storage = readsBf16Storage(p, g, tiling);
     auto operand = [&](int slot) { return c.bf16Storage ? ops.dense(slot) : ops.cube(slot); };
     c.dy = (wantDx || wantDw) ? operand(s.dy) : -1;
     c.x = wantDw ? operand(s.x) : -1;

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 
 #include "conv_depthwise.h"
 #include "conv_im2col.h"
@@ -48,13 +47,6 @@ void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t
                   const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     gemmBf16Storage(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
 }
-
-// bf16 storage operands feed the packed bf16 GEMM only: the plan widens a depthwise shape's
-// inputs for the direct kernels, which read float32.
-[[noreturn]] void noBf16Depthwise() { throw std::logic_error("depthwise convolutions take float32 operands"); }
-void depthwiseScatterInput(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
-void depthwiseGatherOutput(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
-void depthwiseFilterGrad(const ConvGeometry&, const uint16_t*, const uint16_t*, float*) { noBf16Depthwise(); }
 
 }  // namespace
 

@@ -48,7 +48,8 @@ int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t);
 
 // T is float, or uint16_t for operands straight from bf16 storage (the bits of each value; im2col
 // columns in bf16 too) on the BFloat16 GEMM where bf16StorageAvailable(): the same packed units,
-// so the same bits as from their float32 widening. Depthwise shapes take float only.
+// so the same bits as from their float32 widening. Depthwise shapes take either, on any build
+// (conv_depthwise.h: they widen bf16 planes as they go, no GEMM).
 
 // X = col2im(W^T · Y) per (image, group, X-channel block): a convolution's gradInput from
 // gradOutput ("BackpropInput"). Each work item owns its X channels, so writes never race.

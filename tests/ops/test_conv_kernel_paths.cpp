@@ -3,7 +3,9 @@
 //    float32 widening, in the packed GEMM, im2col, every GEMM stage and the bias sum;
 //  - gradInput of a stride-1 convolution as the forward convolution with flipped weights
 //    matches a float64 scatter within float32 summation error, and has the same bits for any
-//    thread count.
+//    thread count;
+//  - the depthwise kernels read bf16 storage with the bits of its widening, and their register
+//    versions sum exactly as the row loops do (fused multiply-adds, taps and lanes in order).
 // Shapes: groups, strides, padding (leading, trailing, wider than the kernel), dilation, 1D and
 // 3D, pointwise, tails that are not multiples of the vector width or of the GEMM panels.
 #include <gtest/gtest.h>
@@ -15,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "conv_depthwise_registers.h"
 #include "conv_im2col.h"
 #include "conv_input_as_forward.h"
 #include "convolution_backward_kernel.h"
@@ -349,6 +352,135 @@ TEST(ConvKernelPaths, StrideOtherThanOneKeepsTheScatter) {
         for (int a = 0; a < 3; ++a) stride1 = stride1 && c.g.stride[a] == 1;
         EXPECT_EQ(gradInputAsForward(c.g), stride1 && !c.g.pointwise() && !c.g.depthwise()) << c.name;
     }
+}
+
+// ---- depthwise kernels ----
+
+std::vector<Case> depthwiseCases() {
+    auto dw = [](int64_t N, int64_t C, std::vector<Axis> axes) { return geometry(N, C, C, 1, std::move(axes)); };
+    return {
+        {"dw_3x3", dw(2, 3, {{9, 3, 1, 1, 1, 1}, {37, 3, 1, 1, 1, 1}})},
+        {"dw_wide_rows", dw(1, 2, {{4, 3, 1, 1, 1, 1}, {150, 3, 1, 1, 1, 1}})},
+        {"dw_pad_wider_than_kernel", dw(2, 2, {{5, 2, 1, 3, 1, 2}, {6, 3, 1, 4, 1, 4}})},
+        {"dw_asym_pad_dil", dw(1, 3, {{8, 3, 1, 0, 2, 4}, {35, 3, 1, 3, 2, 0}})},
+        {"dw_stride2", dw(2, 3, {{11, 3, 2, 1, 1, 1}, {13, 3, 2, 1, 1, 0}})},
+        {"dw_stride2x1", dw(1, 3, {{11, 3, 2, 1, 1, 1}, {20, 3, 1, 1, 1, 1}})},
+        {"dw_1d_k5_dil2", dw(2, 4, {{100, 5, 1, 4, 2, 3}})},
+        {"dw_3d_k3", dw(1, 2, {{5, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}})},
+        {"dw_7x7", dw(1, 2, {{12, 7, 1, 3, 1, 3}, {19, 7, 1, 3, 1, 3}})},
+        {"dw_9x9_row_loops", dw(1, 2, {{10, 9, 1, 4, 1, 4}, {11, 9, 1, 4, 1, 4}})},
+    };
+}
+
+TEST(ConvKernelPaths, DepthwiseFromBf16StorageHasTheBitsOfItsWidening) {
+    for (const Case& c : depthwiseCases()) {  // on every build: no AVX512-BF16 instruction involved
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        ASSERT_TRUE(g.depthwise());
+        const ConvTiling t = chooseTiling(g, 2);
+        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 21), y = randomBf16(numel(g, false), 22),
+                         x = randomBf16(numel(g, true), 23);
+        const StageResults wide = runStages(g, t, w.wide, y.wide, x.wide);
+        const StageResults narrow = runStages(g, t, w.bits, y.bits, x.bits);
+        EXPECT_EQ(wide.scatter, narrow.scatter);
+        EXPECT_EQ(wide.gather, narrow.gather);
+        EXPECT_EQ(wide.filter, narrow.filter);
+        EXPECT_EQ(wide.bias, narrow.bias);
+    }
+}
+
+// Flat index of (c, d, h, w) in a plane-major tensor of one image with `dims` per plane; -1 outside.
+int64_t planeIndex(const int64_t* dims, int64_t plane, int64_t d, int64_t h, int64_t w) {
+    if (d < 0 || d >= dims[0] || h < 0 || h >= dims[1] || w < 0 || w >= dims[2]) return -1;
+    return ((plane * dims[0] + d) * dims[1] + h) * dims[2] + w;
+}
+
+// The row loops' sums written out (stride 1): each output, taps in order, one fused
+// multiply-add per tap that reads inside the input, from +0. scatter: X from Y, else Y from X.
+std::vector<float> stencilInOrder(const ConvGeometry& g, bool scatter, const std::vector<float>& w,
+                                  const std::vector<float>& in) {
+    const int64_t* outDims = scatter ? g.xs : g.ys;
+    const int64_t* inDims = scatter ? g.ys : g.xs;
+    const int64_t sign = scatter ? -1 : 1, K = g.kernelSize();
+    std::vector<float> out(static_cast<std::size_t>(g.N * g.G * outDims[0] * outDims[1] * outDims[2]));
+    for (int64_t plane = 0; plane < g.N * g.G; ++plane)
+        for (int64_t d = 0; d < outDims[0]; ++d)
+            for (int64_t h = 0; h < outDims[1]; ++h)
+                for (int64_t x = 0; x < outDims[2]; ++x) {
+                    float acc = 0.f;
+                    for (int64_t tap = 0; tap < K; ++tap) {
+                        const int64_t k[3] = {tap / (g.k[1] * g.k[2]), tap / g.k[2] % g.k[1], tap % g.k[2]};
+                        int64_t r[3];
+                        for (int a = 0; a < 3; ++a) r[a] = sign * (k[a] * g.dil[a] - g.pad[a]);
+                        const int64_t at = planeIndex(inDims, plane, d + r[0], h + r[1], x + r[2]);
+                        if (at >= 0)
+                            acc = std::fma(w[static_cast<std::size_t>(plane % g.G * K + tap)],
+                                           in[static_cast<std::size_t>(at)], acc);
+                    }
+                    out[static_cast<std::size_t>(planeIndex(outDims, plane, d, h, x))] = acc;
+                }
+    return out;
+}
+
+// The filter's sums written out (stride 1 along W): per channel and tap 16 lanes; images, Y rows
+// and the valid columns [lo, hi) of each row in order, position j into lane (j - lo) mod 16 by a
+// fused multiply-add; then the lanes added in order from +0.
+std::vector<float> filterInOrder(const ConvGeometry& g, const std::vector<float>& y, const std::vector<float>& x) {
+    const int64_t K = g.kernelSize();
+    std::vector<float> dw(static_cast<std::size_t>(g.G * K));
+    for (int64_t c = 0; c < g.G; ++c)
+        for (int64_t tap = 0; tap < K; ++tap) {
+            const int64_t k[3] = {tap / (g.k[1] * g.k[2]), tap / g.k[2] % g.k[1], tap % g.k[2]};
+            float lanes[16] = {};
+            for (int64_t n = 0; n < g.N; ++n)
+                for (int64_t od = 0; od < g.ys[0]; ++od)
+                    for (int64_t oh = 0; oh < g.ys[1]; ++oh) {
+                        const int64_t id = od * g.stride[0] - g.pad[0] + k[0] * g.dil[0];
+                        const int64_t ih = oh * g.stride[1] - g.pad[1] + k[1] * g.dil[1];
+                        int64_t lo = -1;
+                        for (int64_t ow = 0; ow < g.ys[2]; ++ow) {
+                            const int64_t xi = planeIndex(g.xs, n * g.G + c, id, ih, ow - g.pad[2] + k[2] * g.dil[2]);
+                            if (xi < 0) continue;
+                            if (lo < 0) lo = ow;
+                            float& lane = lanes[(ow - lo) % 16];
+                            const int64_t yi = planeIndex(g.ys, n * g.G + c, od, oh, ow);
+                            lane = std::fma(y[static_cast<std::size_t>(yi)], x[static_cast<std::size_t>(xi)], lane);
+                        }
+                    }
+            float sum = 0.f;
+            for (float l : lanes) sum += l;
+            dw[static_cast<std::size_t>(c * K + tap)] = sum;
+        }
+    return dw;
+}
+
+TEST(ConvKernelPaths, DepthwiseRegisterKernelsSumAsTheRowLoops) {
+    if (!depthwiseRegisterKernelsAvailable()) GTEST_SKIP() << "no AVX-512 in this build: the row loops run";
+    int stencils = 0, filters = 0;
+    for (const Case& c : depthwiseCases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        // Full float32 values: products of bf16 values are exact, so they would not tell a fused
+        // multiply-add from a multiply and an add.
+        const std::vector<float> w = randomFloats(g.CY * g.colRows(), 31), y = randomFloats(numel(g, false), 32),
+                                 x = randomFloats(numel(g, true), 33);
+        for (int threads : {1, 3}) {  // planes and channels own their outputs: any thread count
+            setNumThreads(threads);
+            const StageResults r = runStages(g, chooseTiling(g, threads), w, y, x);
+            if (depthwiseStencilApplies(g)) {
+                EXPECT_EQ(r.scatter, stencilInOrder(g, true, w, y)) << threads << " threads";
+                EXPECT_EQ(r.gather, stencilInOrder(g, false, w, x)) << threads << " threads";
+                stencils += threads == 1;
+            }
+            if (depthwiseFilterLanesApply(g)) {
+                EXPECT_EQ(r.filter, filterInOrder(g, y, x)) << threads << " threads";
+                filters += threads == 1;
+            }
+        }
+        setNumThreads(0);
+    }
+    EXPECT_GE(stencils, 7);
+    EXPECT_GE(filters, 8);
 }
 
 }  // namespace

@@ -393,8 +393,9 @@ TEST(ConvolutionBackward, PlanMirrorsTheDeviceStages) {
                                         "Conv2DBackpropFilter", "Cast", "ReduceSum", "Cast"}));
 }
 
-// bf16 inputs on the AVX512-BF16 kernel: the GEMM stages and ReduceSum read the bf16 inputs
-// themselves (no widening Cast); each float32 result is still rounded once by its Cast.
+// bf16 inputs on the AVX512-BF16 kernel (depthwise shapes: on any build): the stages and
+// ReduceSum read the bf16 inputs themselves (no widening Cast); each float32 result is still
+// rounded once by its Cast.
 TEST(ConvolutionBackward, Bf16PlanReadsTheBf16InputsWithoutWidening) {
     Problem p2(kCases[3], 3), dw(kCases[19], 3);
     Options o;
@@ -407,9 +408,15 @@ TEST(ConvolutionBackward, Bf16PlanReadsTheBf16InputsWithoutWidening) {
     } else {
         EXPECT_EQ(std::count(r.steps.begin(), r.steps.end(), "Cast"), 6) << "three widened inputs, three results";
     }
-    r = runConv(dw, o);  // depthwise kernels read float32: the inputs are widened
+    // The depthwise kernels widen bf16 planes as they read them, on any build: no input Cast.
+    r = runConv(dw, o);
     ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    EXPECT_EQ(std::count(r.steps.begin(), r.steps.end(), "Cast"), 6);
+    EXPECT_EQ(r.steps, (std::vector<std::string>{"Conv3DBackpropInput", "Cast", "Conv3DBackpropFilter", "Cast",
+                                                 "ReduceSum", "Cast"}));
+    o.cubeMathType = 2;  // bf16 -> fp16 operands: rounded by Cast(FP16) first, as for every shape
+    r = runConv(dw, o);
+    ASSERT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(std::count(r.steps.begin(), r.steps.end(), "Cast(FP16)"), 3);
 }
 
 TEST(ConvolutionBackward, BitwiseRepeatableForFixedThreadCount) {
