@@ -10,6 +10,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QProgressBar>
 #include <QSettings>
 #include <QStatusBar>
@@ -50,18 +51,7 @@ MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent
     createActions();
     createDatasetActions();
 
-    busyLabel_ = new QLabel(this);
-    progress_ = new QProgressBar(this);
-    progress_->setMaximumWidth(180);
-    progress_->setTextVisible(true);
-    progress_->hide();
-    cancel_ = new QToolButton(this);
-    cancel_->setText(tr("Cancel"));
-    cancel_->setToolTip(tr("Stop the run before its next step (Shift+F5)"));
-    cancel_->hide();
-    statusBar()->addPermanentWidget(busyLabel_);
-    statusBar()->addPermanentWidget(progress_);
-    statusBar()->addPermanentWidget(cancel_);
+    createStatusBar();
     connect(cancel_, &QToolButton::clicked, context_, &DebugContext::cancel);
 
     connect(context_, &DebugContext::statusMessage, this, [this](const QString& text, bool isError) {
@@ -321,6 +311,24 @@ bool MainWindow::openFile(const QString& path) {
     return true;
 }
 
+// The run's label, progress and Cancel, and an import's (views/import_progress.h).
+void MainWindow::createStatusBar() {
+    busyLabel_ = new QLabel(this);
+    progress_ = new QProgressBar(this);
+    progress_->setMaximumWidth(180);
+    progress_->setTextVisible(true);
+    progress_->hide();
+    cancel_ = new QToolButton(this);
+    cancel_->setText(tr("Cancel"));
+    cancel_->setToolTip(tr("Stop the run before its next step (Shift+F5)"));
+    cancel_->hide();
+    importProgress_ = new ImportProgress(this);
+    statusBar()->addPermanentWidget(importProgress_);
+    statusBar()->addPermanentWidget(busyLabel_);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+}
+
 void MainWindow::addOpenFolderAction(QMenu* file) {
     auto* a = new QAction(tr("Open &Folder… (msprobe dump)"), this);
     a->setObjectName("openFolder");
@@ -334,11 +342,31 @@ void MainWindow::addOpenFolderAction(QMenu* file) {
     file->addAction(a);
 }
 
+DumpImportControl MainWindow::followImport(const ImportProgress::Flag& flag) {
+    DumpImportControl control;
+    control.cancelled = [flag] { return flag->load(); };
+    control.progress = [bar = QPointer<ImportProgress>(importProgress_), flag](std::size_t done, std::size_t total) {
+        // At most one update per percent reaches the GUI thread.
+        if (done != total && done * 100 / total == (done - 1) * 100 / total) return;
+        guiInvoke(bar, [bar, flag, done, total] {
+            if (bar) bar->setProgress(flag, done, total);
+        });
+    };
+    return control;
+}
+
 void MainWindow::openDumpFolder(const QString& dir) {
     log_->addMessage(tr("Importing the msprobe dump %1…").arg(dir), false);
+    const ImportProgress::Flag flag = importProgress_->start(QFileInfo(dir).fileName());
     runInBackground<DumpImport>(
-        this, [dir] { return importDumpFolderOnWorker(dir); },
-        [this, dir](DumpImport r, QString error) {
+        this, [dir, control = followImport(flag)] { return importDumpFolderOnWorker(dir, control); },
+        [this, dir, flag](DumpImport r, QString error) {
+            importProgress_->finish(flag);
+            if (error.isEmpty() && r.cancelled) {
+                log_->addMessage(tr("Import of %1 cancelled: nothing was written").arg(dir), false);
+                Q_EMIT dumpFolderFailed(tr("the import was cancelled"));
+                return;
+            }
             if (!error.isEmpty()) {
                 log_->addMessage(tr("Cannot import %1: %2").arg(dir, error), true);
                 if (!unattended_) QMessageBox::warning(this, tr("Cannot import the dump"), error);

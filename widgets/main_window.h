@@ -6,6 +6,9 @@
 
 #include <QMainWindow>
 
+#include "session/dump_import.h"
+#include "views/import_progress.h"
+
 class QAction;
 class QKeySequence;
 class QDockWidget;
@@ -83,7 +86,9 @@ protected:
 private:
     void createDocks();
     void createActions();
+    void createStatusBar();
     void addOpenFolderAction(QMenu* file);
+    DumpImportControl followImport(const ImportProgress::Flag& flag);  // the status bar follows it
     void createFileMenu();
     void createDebugMenu();
     void addBreakConditionActions(QMenu* debug);
@@ -126,6 +131,7 @@ private:
     QLabel* busyLabel_;
     QProgressBar* progress_;
     QToolButton* cancel_;
+    ImportProgress* importProgress_;
     QByteArray defaultState_;
     bool layoutRestored_ = false;
     bool shownOnce_ = false;

@@ -1,16 +1,19 @@
 // The debugger with real device data: an msprobe dump folder opens through the CLI's importer
 // (its calls listed as cases, the calls not imported in the Log panel, the device verdict in the
 // metrics panel), and a tensor argument binds from a .npy file.
+#include <QDir>
 #include <QSignalSpy>
 #include <QToolButton>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <filesystem>
 
 #include "main_window.h"
 #include "palette.h"
 #include "session/debug_context.h"
 #include "session/dump_import.h"
 #include "views/argument_form.h"
+#include "views/import_progress.h"
 #include "views/log_panel.h"
 #include "views/metrics_panel.h"
 #include "views/tensor_slot_widget.h"
@@ -80,6 +83,59 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::exception, importDumpFolderOnWorker(kDumps + "readers"));
     }
 
+    // The status bar follows an import (calls done of all) and its Cancel stops it: nothing is
+    // written, the window keeps its file, and the Log says so.
+    void cancellingAnImportWritesNothing() {
+        MainWindow w(nullptr, false);
+        w.show();
+        QVERIFY(w.openFile(file_));
+        const QString before = w.context()->filePath();
+        const QString dir = copyOfDump("dump_cancelled");
+        auto* progress = w.findChild<ImportProgress*>("importProgress");
+        QVERIFY(progress);
+        QVERIFY(!progress->isVisible());
+        QSignalSpy failed(&w, &MainWindow::dumpFolderFailed), opened(&w, &MainWindow::dumpFolderOpened);
+        w.openDumpFolder(dir);
+        QVERIFY(progress->isVisible());
+        QVERIFY2(progress->text().startsWith("Importing dump_cancelled"), qPrintable(progress->text()));
+        // Pressed at once: the import has 1,600 calls to go (it takes a second at least).
+        QTest::mouseClick(progress->findChild<QToolButton*>("cancelImport"), Qt::LeftButton);
+        QVERIFY(failed.wait(60000));
+        QCOMPARE(opened.count(), 0);
+        QVERIFY(!progress->isVisible());
+        QVERIFY(!QFileInfo::exists(dumpCaseFilePath(dir)));
+        QCOMPARE(QDir(QFileInfo(dumpCaseFilePath(dir)).absolutePath())
+                     .entryList({"dump_cancelled*"}, QDir::Files | QDir::Hidden)
+                     .size(),
+                 0);  // no temporary file either
+        QCOMPARE(w.context()->filePath(), before);
+        QVERIFY2(w.logPanel()->toPlainText().contains("cancelled: nothing was written"),
+                 qPrintable(w.logPanel()->toPlainText()));
+        // Uncancelled, the same folder imports and the bar goes away.
+        w.openDumpFolder(dir);
+        QVERIFY(opened.wait(60000));
+        QVERIFY(!progress->isVisible());
+        QVERIFY(QFileInfo::exists(dumpCaseFilePath(dir)));
+    }
+
+    void theProgressOfAReplacedImportIsDropped() {
+        ImportProgress p;
+        const ImportProgress::Flag first = p.start("a");
+        const ImportProgress::Flag second = p.start("b");
+        QVERIFY(first->load());  // a new import replaces (cancels) the one before
+        QVERIFY(!second->load());
+        p.setProgress(second, 5, 20);
+        QCOMPARE(p.text(), QString("Importing b: 5 / 20 calls"));
+        p.setProgress(first, 19, 20);
+        QCOMPARE(p.text(), QString("Importing b: 5 / 20 calls"));
+        p.finish(first);
+        QVERIFY(!p.isHidden());
+        p.cancel();
+        QVERIFY(second->load());
+        p.finish(second);
+        QVERIFY(p.isHidden());
+    }
+
     void aTensorArgumentBindsFromANpyFile() {
         DebugContext ctx;
         ArgumentForm form(&ctx);
@@ -107,6 +163,17 @@ private Q_SLOTS:
     }
 
 private:
+    // A dump of 80 ranks, each a copy of the committed dump_l1's rank0 (20 supported calls).
+    QString copyOfDump(const QString& name) {
+        const std::filesystem::path to = QDir(dir_.path()).filePath(name).toStdString();
+        const std::filesystem::path rank0 = (kDumps + "dump_l1/step0/rank0").toStdString();
+        std::filesystem::create_directories(to / "step0");
+        for (int r = 0; r < 80; ++r)
+            std::filesystem::copy(rank0, to / "step0" / ("rank" + std::to_string(r)),
+                                  std::filesystem::copy_options::recursive);
+        return QString::fromStdString(to.string());
+    }
+
     QTemporaryDir dir_, cache_;
     QString file_;
 };

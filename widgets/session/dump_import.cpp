@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
+#include <QThread>
+#include <algorithm>
 #include <stdexcept>
 
 #include "opscope/import/msprobe.h"
@@ -21,10 +23,19 @@ QString dumpCaseFilePath(const QString& dir) {
     return QDir(folder).filePath(QString("%1-%2.h5").arg(info.fileName(), QString::fromLatin1(hash)));
 }
 
-DumpImport importDumpFolderOnWorker(const QString& dir) {
+DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control) {
     DumpImport r;
     r.caseFile = dumpCaseFilePath(dir);
-    const import::msprobe::ImportSummary s = import::msprobe::importDump(dir.toStdString(), r.caseFile.toStdString());
+    import::msprobe::ImportOptions options;
+    options.jobs = std::max(1, QThread::idealThreadCount());
+    options.cancelled = control.cancelled;
+    options.progress = control.progress;
+    const import::msprobe::ImportSummary s =
+        import::msprobe::importDump(dir.toStdString(), r.caseFile.toStdString(), options);
+    if (s.cancelled) {
+        r.cancelled = true;
+        return r;
+    }
     for (const import::msprobe::Skipped& k : s.skipped) r.notDone << QString::fromStdString(k.call + ": " + k.reason);
     if (!s.written)
         throw std::runtime_error("none of the " + std::to_string(s.supported) + " supported calls of '" +

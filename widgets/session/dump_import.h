@@ -6,13 +6,22 @@
 
 #include <QString>
 #include <QStringList>
+#include <cstddef>
+#include <functional>
 
 namespace opscope::gui {
 
 struct DumpImport {
-    QString caseFile;     // the case file written, to open
-    QString summary;      // "Imported 7 of 10 supported calls from step0/rank0 into ..."
-    QStringList notDone;  // "step0/rank0/Functional.conv2d.5: <reason>", one per call not imported
+    QString caseFile;        // the case file written, to open
+    QString summary;         // "Imported 7 of 10 supported calls from step0/rank0 into ..."
+    QStringList notDone;     // "step0/rank0/Functional.conv2d.5: <reason>", one per call not imported
+    bool cancelled = false;  // DumpImportControl::cancelled stopped it: no file written
+};
+
+// How the GUI follows an import: both called on the importing (pool) thread.
+struct DumpImportControl {
+    std::function<bool()> cancelled;
+    std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 // Where the case file of the dump folder `dir` goes: <cache>/msprobe/<folder name>-<hash of its
@@ -21,6 +30,7 @@ QString dumpCaseFilePath(const QString& dir);
 
 // Throws std::runtime_error (the importer's sentence) when `dir` holds no dump or no call of it
 // could be imported.
-DumpImport importDumpFolderOnWorker(const QString& dir);
+// The tensor files are read and compressed by as many threads as the machine has cores.
+DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control = {});
 
 }  // namespace opscope::gui
