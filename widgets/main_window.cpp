@@ -373,7 +373,8 @@ void MainWindow::openDumpFolder(const QString& dir) {
                 Q_EMIT dumpFolderFailed(error);
                 return;
             }
-            log_->addMessage(r.summary, false);
+            log_->addMessage(r.reused ? tr("%1 (reused: the dump has not changed since)").arg(r.summary) : r.summary,
+                             false);
             for (const QString& why : r.notDone) log_->addMessage(tr("Not imported: %1").arg(why), true);
             openFile(r.caseFile);
             Q_EMIT dumpFolderOpened(r.caseFile);

@@ -1,7 +1,9 @@
 // The debugger with real device data: an msprobe dump folder opens through the CLI's importer
 // (its calls listed as cases, the calls not imported in the Log panel, the device verdict in the
 // metrics panel), and a tensor argument binds from a .npy file.
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QSignalSpy>
 #include <QToolButton>
 #include <QTemporaryDir>
@@ -98,7 +100,7 @@ private Q_SLOTS:
         w.openDumpFolder(dir);
         QVERIFY(progress->isVisible());
         QVERIFY2(progress->text().startsWith("Importing dump_cancelled"), qPrintable(progress->text()));
-        // Pressed at once: the import has 1,600 calls to go (it takes a second at least).
+        // Pressed at once: the import has 1,520 calls to go (it takes a second at least).
         QTest::mouseClick(progress->findChild<QToolButton*>("cancelImport"), Qt::LeftButton);
         QVERIFY(failed.wait(60000));
         QCOMPARE(opened.count(), 0);
@@ -116,6 +118,44 @@ private Q_SLOTS:
         QVERIFY(opened.wait(60000));
         QVERIFY(!progress->isVisible());
         QVERIFY(QFileInfo::exists(dumpCaseFilePath(dir)));
+    }
+
+    // Reopening an unchanged dump reuses its case file; a changed tensor file imports again.
+    void reopeningAnUnchangedDumpReusesItsImport() {
+        MainWindow w(nullptr, false);
+        w.show();
+        const QString dir = copyOfDump("dump_reopened");
+        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
+        auto openAndLog = [&] {
+            w.logPanel()->clear();
+            w.openDumpFolder(dir);
+            return opened.wait(60000) ? w.logPanel()->toPlainText() : QString("(not opened)");
+        };
+        const QString first = openAndLog();
+        QVERIFY(!first.contains("reused"));
+        // "Imported 1200 of 1520 supported calls from step0/rank0, ... into <case file>"
+        const qsizetype at = first.indexOf("Imported ");
+        QVERIFY2(at >= 0, qPrintable(first));
+        const QString summary = first.mid(at, first.indexOf('\n', at) - at);
+        const QString caseFile = dumpCaseFilePath(dir);
+        const QDateTime written = QFileInfo(caseFile).lastModified();
+        QString log = openAndLog();
+        QVERIFY2(log.contains(summary + " (reused: the dump has not changed since)"), qPrintable(log));
+        QVERIFY2(log.contains("step0/rank7/Functional.conv2d.3: statistics only"), qPrintable(log));
+        QCOMPARE(QFileInfo(caseFile).lastModified(), written);
+        QCOMPARE(w.context()->filePath(), QFileInfo(caseFile).absoluteFilePath());
+        // One tensor file of one rank rewritten: the whole folder imports again.
+        const QString tensor = dir + "/step0/rank5/dump_tensor_data/Functional.conv2d.0.forward.input.0.pt";
+        QFile f(tensor);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        QVERIFY(f.setFileTime(QDateTime::currentDateTime().addSecs(5), QFileDevice::FileModificationTime));
+        f.close();
+        log = openAndLog();
+        QVERIFY2(log.contains(summary) && !log.contains("reused"), qPrintable(log));
+        // The record of an import goes with a case file someone else replaced.
+        QVERIFY(QFile::remove(caseFile));
+        QVERIFY(QFile::copy(kDumps + "../convolution_backward.h5", caseFile));
+        QVERIFY(!openAndLog().contains("reused"));
     }
 
     void theProgressOfAReplacedImportIsDropped() {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "opscope/import/msprobe.h"
+#include "session/dump_import_cache.h"
 
 namespace opscope::gui {
 
@@ -24,8 +25,12 @@ QString dumpCaseFilePath(const QString& dir) {
 }
 
 DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control) {
+    const QString caseFile = dumpCaseFilePath(dir);
+    const QString fingerprint = dumpFingerprint(dir);
+    if (std::optional<DumpImport> last = reusableImport(caseFile, fingerprint)) return *last;
+    forgetImport(caseFile);
     DumpImport r;
-    r.caseFile = dumpCaseFilePath(dir);
+    r.caseFile = caseFile;
     import::msprobe::ImportOptions options;
     options.jobs = std::max(1, QThread::idealThreadCount());
     options.cancelled = control.cancelled;
@@ -46,6 +51,7 @@ DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl&
                     .arg(s.imported.size())
                     .arg(s.supported)
                     .arg(folders.join(", "), r.caseFile);
+    rememberImport(r, fingerprint);
     return r;
 }
 

@@ -16,6 +16,7 @@ struct DumpImport {
     QString summary;         // "Imported 7 of 10 supported calls from step0/rank0 into ..."
     QStringList notDone;     // "step0/rank0/Functional.conv2d.5: <reason>", one per call not imported
     bool cancelled = false;  // DumpImportControl::cancelled stopped it: no file written
+    bool reused = false;     // nothing changed since the last import: its case file is opened
 };
 
 // How the GUI follows an import: both called on the importing (pool) thread.
@@ -30,7 +31,9 @@ QString dumpCaseFilePath(const QString& dir);
 
 // Throws std::runtime_error (the importer's sentence) when `dir` holds no dump or no call of it
 // could be imported.
-// The tensor files are read and compressed by as many threads as the machine has cores.
+// The tensor files are read and compressed by as many threads as the machine has cores. When
+// nothing has changed since the last import of `dir`, its case file is reused
+// (session/dump_import_cache.h).
 DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control = {});
 
 }  // namespace opscope::gui

@@ -1,0 +1,27 @@
+// Reopening an msprobe dump folder reuses the case file imported last time when nothing it was
+// made from has changed: a multi-GB dump then opens at once instead of being imported again. The
+// record of an import (<case file>.import.json: the fingerprint, the case file's size and time,
+// the summary and the calls not imported) is written after the case file and removed before a
+// new import, so a record always describes the case file beside it. The fingerprint covers every
+// file the importer reads (dump.json, stack.json, construct.json and each tensor file: name, size,
+// modification time) and the OpScope program itself, so a changed dump or another build of the
+// importer imports again: the debugger never shows verdicts of a dump that is no longer there.
+#pragma once
+
+#include <QString>
+#include <optional>
+
+#include "session/dump_import.h"
+
+namespace opscope::gui {
+
+// Throws the importer's FormatError when `dir` holds no dump.
+QString dumpFingerprint(const QString& dir);
+
+// The last import of this fingerprint into `caseFile`, if the case file is still the one it wrote.
+std::optional<DumpImport> reusableImport(const QString& caseFile, const QString& fingerprint);
+// After a successful import (r.caseFile written); before one, forgetImport.
+void rememberImport(const DumpImport& r, const QString& fingerprint);
+void forgetImport(const QString& caseFile);
+
+}  // namespace opscope::gui
