@@ -248,21 +248,25 @@ StageResults runStages(const ConvGeometry& g, const ConvTiling& t, const std::ve
     return r;
 }
 
+// Every stage run from bf16 storage gives the bits of the same stage run on its float32 widening.
+void expectBf16StorageBitsOfWidening(const ConvGeometry& g, const ConvTiling& t, uint32_t seed) {
+    const Bf16Tensor w = randomBf16(g.CY * g.colRows(), seed), y = randomBf16(numel(g, false), seed + 1),
+                     x = randomBf16(numel(g, true), seed + 2);
+    const StageResults wide = runStages(g, t, w.wide, y.wide, x.wide);
+    const StageResults narrow = runStages(g, t, w.bits, y.bits, x.bits);
+    EXPECT_EQ(wide.scatter, narrow.scatter);
+    EXPECT_EQ(wide.gather, narrow.gather);
+    EXPECT_EQ(wide.filter, narrow.filter);
+    EXPECT_EQ(wide.bias, narrow.bias);
+}
+
 TEST(ConvKernelPaths, StagesFromBf16StorageHaveTheBitsOfTheirWidening) {
     if (!bf16StorageAvailable()) GTEST_SKIP() << "no AVX512-BF16 kernel in this build";
     for (const Case& c : cases()) {
         SCOPED_TRACE(c.name);
-        const ConvGeometry& g = c.g;
-        ConvTiling t = chooseTiling(g, 2);
+        ConvTiling t = chooseTiling(c.g, 2);
         t.gemm = GemmKind::BFloat16;
-        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 1), y = randomBf16(numel(g, false), 2),
-                         x = randomBf16(numel(g, true), 3);
-        const StageResults wide = runStages(g, t, w.wide, y.wide, x.wide);
-        const StageResults narrow = runStages(g, t, w.bits, y.bits, x.bits);
-        EXPECT_EQ(wide.scatter, narrow.scatter);
-        EXPECT_EQ(wide.gather, narrow.gather);
-        EXPECT_EQ(wide.filter, narrow.filter);
-        EXPECT_EQ(wide.bias, narrow.bias);
+        expectBf16StorageBitsOfWidening(c.g, t, 1);
     }
 }
 
@@ -377,15 +381,7 @@ TEST(ConvKernelPaths, DepthwiseFromBf16StorageHasTheBitsOfItsWidening) {
         SCOPED_TRACE(c.name);
         const ConvGeometry& g = c.g;
         ASSERT_TRUE(g.depthwise());
-        const ConvTiling t = chooseTiling(g, 2);
-        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 21), y = randomBf16(numel(g, false), 22),
-                         x = randomBf16(numel(g, true), 23);
-        const StageResults wide = runStages(g, t, w.wide, y.wide, x.wide);
-        const StageResults narrow = runStages(g, t, w.bits, y.bits, x.bits);
-        EXPECT_EQ(wide.scatter, narrow.scatter);
-        EXPECT_EQ(wide.gather, narrow.gather);
-        EXPECT_EQ(wide.filter, narrow.filter);
-        EXPECT_EQ(wide.bias, narrow.bias);
+        expectBf16StorageBitsOfWidening(g, chooseTiling(g, 2), 21);
     }
 }
 
