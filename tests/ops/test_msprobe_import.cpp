@@ -4,6 +4,8 @@
 // gradients: the one deliberately wrong gradient fails, and only it.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstring>
 #include <tuple>
@@ -358,4 +360,41 @@ TEST(MsprobeImport, ACancelledImportWritesNothing) {
         EXPECT_GT(s.supported, 2u);
         EXPECT_TRUE(fs::is_empty(fs::path(dir.file("out.h5")).parent_path())) << "jobs " << jobs;
     }
+}
+
+// A dump of many ranks holds one rank's dump.json in memory at a time, not all of them: eight
+// ranks whose dump.json each carry 24 MB import within far less than the 192 MB they add up to.
+TEST(MsprobeImport, ManyRanksHoldOneDumpJsonAtATime) {
+    opscope::test::ScratchDir dir("msprobe");
+    const fs::path root = fs::path(dir.file("dump")) / "step0";
+    const fs::path rank0 = dumps() / "dump_l1" / "step0" / "rank0";
+    std::string text = readFileText(rank0 / "dump.json").value();
+    const std::size_t brace = text.find('{');
+    ASSERT_NE(brace, std::string::npos);
+    text.insert(brace + 1, "\"padding\": \"" + std::string(24u << 20, 'x') + "\", ");
+    constexpr int kRanks = 8;
+    for (int r = 0; r < kRanks; ++r) {
+        const fs::path rank = root / ("rank" + std::to_string(r));
+        fs::create_directories(rank);
+        fs::copy(rank0 / "dump_tensor_data", rank / "dump_tensor_data", fs::copy_options::recursive);
+        fs::copy(rank0 / "stack.json", rank / "stack.json");
+        std::ofstream(rank / "dump.json", std::ios::binary) << text;
+    }
+    text = std::string();
+    text.shrink_to_fit();
+    const auto peakBytes = [] {
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        return static_cast<int64_t>(u.ru_maxrss) * 1024;
+    };
+    const int64_t before = peakBytes();
+    msprobe::ImportOptions o;
+    o.jobs = 2;
+    const auto s = msprobe::importDump(dir.file("dump"), dir.file("out.h5"), o);
+    EXPECT_EQ(s.folders.size(), static_cast<std::size_t>(kRanks));
+    msprobe::ImportSummary one;
+    msprobe::importCases(rank0.string(), {}, &one);
+    EXPECT_EQ(s.imported.size(), kRanks * one.imported.size());
+    const int64_t grown = peakBytes() - before;
+    EXPECT_LT(grown, int64_t{3} * (24 << 20)) << "peak memory grew by " << grown / (1 << 20) << " MiB";
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <string_view>
 #include <unordered_map>
@@ -352,8 +353,42 @@ Built build(const Job& job, bool forFile) {
     return b;
 }
 
+struct Cancelled {};  // unwinds runOrdered, which stops its workers
+
+// What importWith carries from folder to folder.
+struct Progress {
+    const ImportOptions& o;
+    std::size_t position = 0;  // of the next supported call among all folders' (the shard's rule)
+    std::size_t done = 0, total = 0;
+    bool mine() { return static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex; }
+};
+
+// The shard's calls of one folder, in order: worker threads read their tensor files while this
+// thread hands the finished cases, in order, to the sink (the HDF5 writer, which is serial).
+template <class Sink>
+void importFolder(const Dump& dump, Progress& p, bool forFile, ImportSummary& summary, Sink& sink) {
+    std::vector<Job> jobs;
+    for (const std::string& call : dump.supportedCalls())
+        if (p.mine()) jobs.push_back({&dump, call});
+    runOrdered(
+        jobs.size(), p.o.jobs, [&](std::size_t i) { return &jobs[i]; }, [&](Job*& job) { return build(*job, forFile); },
+        [&](std::size_t i, Built& b) {
+            if (p.o.cancelled && p.o.cancelled()) throw Cancelled{};
+            summary.tensorBytes += b.bytes;
+            if (b.ok) {
+                summary.imported.push_back(b.c.c.path);
+                sink(std::move(b.c));
+            } else {
+                summary.skipped.push_back({dump.folder().label() + "/" + jobs[i].call, b.error});
+            }
+            if (p.o.progress) p.o.progress(++p.done, p.total);
+        });
+}
+
 // Imports the shard's calls in order; `sink` receives each case (on this thread), compressed
-// for writing when `forFile`.
+// for writing when `forFile`. A folder's dump.json is held whole while its calls import (their
+// entries are parsed from it), so only one folder's is in memory at a time: with several
+// folders (ranks), each is read once to count its calls and again to import them.
 template <class Sink>
 ImportSummary importWith(const std::string& dir, const ImportOptions& o, bool forFile, Sink sink) {
     if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
@@ -361,34 +396,26 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, bool fo
                           " does not exist");
     ImportSummary summary;
     summary.folders = findDumpFolders(dir, o.step, o.rank);
-    std::vector<Dump> dumps;
-    for (const DumpFolder& f : summary.folders) dumps.emplace_back(f);
-    std::vector<Job> jobs;
-    std::size_t position = 0;
-    for (const Dump& d : dumps)
-        for (const std::string& call : d.supportedCalls())
-            if (static_cast<int>(position++ % static_cast<std::size_t>(o.shardCount)) == o.shardIndex)
-                jobs.push_back({&d, call});
-    summary.supported = jobs.size();
-    struct Cancelled {};  // unwinds runOrdered, which stops its workers
-    // Worker threads read the calls' tensor files while this thread hands the finished ones, in
-    // order, to the sink (the HDF5 writer, which is serial).
+    std::vector<std::size_t> counts;
+    std::optional<Dump> only;  // one folder: read once
+    Progress p{o};
+    for (const DumpFolder& f : summary.folders) {
+        Dump d(f);
+        counts.push_back(d.supportedCalls().size());
+        for (std::size_t i = 0; i < counts.back(); ++i) p.total += p.mine();
+        if (summary.folders.size() == 1) only.emplace(std::move(d));
+    }
+    summary.supported = p.total;
+    p.position = 0;
     try {
-        runOrdered(
-            jobs.size(), o.jobs, [&](std::size_t i) { return &jobs[i]; },
-            [&](Job*& job) { return build(*job, forFile); },
-            [&](std::size_t i, Built& b) {
-                if (o.cancelled && o.cancelled()) throw Cancelled{};
-                const Job& job = jobs[i];
-                summary.tensorBytes += b.bytes;
-                if (b.ok) {
-                    summary.imported.push_back(b.c.c.path);
-                    sink(std::move(b.c));
-                } else {
-                    summary.skipped.push_back({job.dump->folder().label() + "/" + job.call, b.error});
-                }
-                if (o.progress) o.progress(i + 1, jobs.size());
-            });
+        for (std::size_t k = 0; k < summary.folders.size(); ++k) {
+            std::optional<Dump> again;
+            const Dump& d = only ? *only : again.emplace(summary.folders[k]);
+            if (d.supportedCalls().size() != counts[k])
+                throw FormatError("'" + (fs::path(summary.folders[k].path) / "dump.json").string() +
+                                  "' changed during the import");
+            importFolder(d, p, forFile, summary, sink);
+        }
     } catch (const Cancelled&) {
         summary.cancelled = true;
     }
