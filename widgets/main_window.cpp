@@ -348,9 +348,13 @@ DumpImportControl MainWindow::followImport(const ImportProgress::Flag& flag) {
     control.progress = [bar = QPointer<ImportProgress>(importProgress_), flag](std::size_t done, std::size_t total) {
         // At most one update per percent reaches the GUI thread.
         if (done != total && done * 100 / total == (done - 1) * 100 / total) return;
-        guiInvoke(bar, [bar, flag, done, total] {
-            if (bar) bar->setProgress(flag, done, total);
-        });
+        // Posted to the application and checked there: the window may close meanwhile.
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [bar, flag, done, total] {
+                if (bar) bar->setProgress(flag, done, total);
+            },
+            Qt::QueuedConnection);
     };
     return control;
 }

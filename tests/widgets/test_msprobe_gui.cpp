@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
+#include <QThreadPool>
 #include <QToolButton>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -118,6 +119,18 @@ private Q_SLOTS:
         QVERIFY(opened.wait(60000));
         QVERIFY(!progress->isVisible());
         QVERIFY(QFileInfo::exists(dumpCaseFilePath(dir)));
+    }
+
+    // Closing the window stops its import: nothing is written and nothing waits for it to end.
+    void closingTheWindowCancelsItsImport() {
+        const QString dir = copyOfDump("dump_closed");
+        {
+            MainWindow w(nullptr, false);
+            w.show();
+            w.openDumpFolder(dir);
+        }
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60000));
+        QVERIFY(!QFileInfo::exists(dumpCaseFilePath(dir)));
     }
 
     // Reopening an unchanged dump reuses its case file; a changed tensor file imports again.

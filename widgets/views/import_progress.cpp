@@ -28,6 +28,10 @@ ImportProgress::ImportProgress(QWidget* parent)
     hide();
 }
 
+ImportProgress::~ImportProgress() {
+    if (cancelled_) *cancelled_ = true;
+}
+
 ImportProgress::Flag ImportProgress::start(const QString& what) {
     if (cancelled_) *cancelled_ = true;  // one import at a time: a new one replaces the last
     cancelled_ = std::make_shared<std::atomic<bool>>(false);

@@ -17,6 +17,8 @@ class ImportProgress : public QWidget {
     Q_OBJECT
 public:
     explicit ImportProgress(QWidget* parent = nullptr);
+    // Cancels the import still running: closing the window must not wait for it to end.
+    ~ImportProgress() override;
 
     // Shows the bar for a new import of `what`; the flag returned turns true when the user
     // cancels it (the import polls it).

@@ -299,7 +299,7 @@ Handle compressedCreateList(const std::vector<hsize_t>& dims, size_t elementSize
     if (!gzip || (config & H5Z_FILTER_CONFIG_ENCODE_ENABLED) == 0)
         throw IoError(what + ": this HDF5 library cannot write gzip");
     Handle list = open(Handle::Kind::PropertyList, what, [] { return H5Pcreate(H5P_DATASET_CREATE); });
-    const std::vector<hsize_t> chunk = chunkShapeFor(dims, elementSize);  // hsize_t is uint64_t
+    const std::vector<hsize_t> chunk = chunkShapeFor(dims, elementSize);
     call(what, [&] { return H5Pset_chunk(list.id(), static_cast<int>(chunk.size()), chunk.data()); });
     // Shuffling bytes groups exponents together, which roughly doubles what gzip saves on floats.
     call(what, [&] { return H5Pset_shuffle(list.id()); });
