@@ -225,8 +225,8 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
     const OutputTarget t = prepareOutput(plan, userOut, DType::Float32);
     const int dw = t.compute, cols = c.cols;
     int partials = -1;
-    if (kernels::filterPartialFloats(g, tiling) > 0)
-        partials = plan.addScratch("gradWeight.partials", DType::Float32, {tiling.slices - 1, g.CY, g.colRows()});
+    if (kernels::filterPartialFloats(g, tiling) > 0)  // per slice, [G, colRows, CYg]: dW transposed
+        partials = plan.addScratch("gradWeight.partials", DType::Float32, {tiling.slices, g.CY, g.colRows()});
     std::vector<int> outs = {dw};
     if (partials >= 0) outs.push_back(partials);
     if (cols >= 0) outs.push_back(cols);

@@ -38,14 +38,15 @@ int64_t grainFor(int64_t items, int64_t workers) { return std::max<int64_t>(1, c
 
 int64_t tilesPerImage(const ConvGeometry& g, const ConvTiling& t) { return ceilDiv(g.ySize(), t.tile); }
 
-// C (+)= A · B with A packed on the fly, from float32 or from bf16 storage.
-void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs,
-                  const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
-    gemm(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
-}
-void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, int64_t ars, int64_t acs,
-                  const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
-    gemmBf16Storage(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
+// dw[j, i] = Σ_s src[s*sliceStride + i*cols + j] (a rows x cols block per slice), in slice
+// order: the float32 adds of summing the slices in dw's own layout.
+void addTransposedSlices(const float* src, int64_t slices, int64_t sliceStride, int64_t rows, int64_t cols, float* dw) {
+    for (int64_t j = 0; j < cols; ++j)
+        for (int64_t i = 0; i < rows; ++i) {
+            float v = src[i * cols + j];
+            for (int64_t s = 1; s < slices; ++s) v += src[s * sliceStride + i * cols + j];
+            dw[j * rows + i] = v;
+        }
 }
 
 }  // namespace
@@ -83,7 +84,9 @@ int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t) {
     return t.workers * g.colRows() * t.tile;
 }
 
-int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) { return (t.slices - 1) * g.CY * g.colRows(); }
+int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) {
+    return g.depthwise() ? 0 : t.slices * g.CY * g.colRows();
+}
 
 template <class T>
 void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* y, float* x, float* cols) {
@@ -159,22 +162,24 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     const int64_t tiles = tilesPerImage(g, t);
     const int64_t items = g.N * tiles;
     const bool direct = g.pointwise();
-    // acc[grp rows] += Y(image, group, tile) · cols(X(image, group, tile))^T
-    auto accumulate = [&](float* acc, int64_t item, int64_t grp, T* buf) {
+    // accT[grp block, rowsW x CYg] += cols(X(image, group, tile)) · Y(image, group, tile)^T:
+    // A = the columns read in place (rows along positions), B(k = position, j = Y channel) = dy.
+    auto accumulate = [&](float* accT, int64_t item, int64_t grp, T* buf) {
         const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
         const T* xg = x + (n * g.CX() + grp * CXg) * X;
         const T* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
         if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-        // A = dy (CYg x len), B(k = position, j = column row) = cols[j, k]
-        gemmOnTheFly(t.gemm, CYg, rowsW, len, dyp, Y, 1, direct ? xg + p0 : buf, 1, direct ? X : len,
-                     acc + grp * CYg * rowsW, rowsW, true);
+        gemmInPlaceA(t.gemm, rowsW, CYg, len, direct ? xg + p0 : buf, direct ? X : len, dyp, 1, Y,
+                     accT + grp * rowsW * CYg, CYg, true);
     };
     if (t.filterByGroup) {
         parallelChunks(g.G, grainFor(g.G, t.workers), [&](int chunk, int64_t b, int64_t e) {
             T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
             for (int64_t grp = b; grp < e; ++grp) {
-                std::fill(dw + grp * CYg * rowsW, dw + (grp + 1) * CYg * rowsW, 0.0f);
-                for (int64_t item = 0; item < items; ++item) accumulate(dw, item, grp, buf);
+                float* accT = partials + grp * rowsW * CYg;
+                std::fill(accT, accT + rowsW * CYg, 0.0f);
+                for (int64_t item = 0; item < items; ++item) accumulate(partials, item, grp, buf);
+                addTransposedSlices(accT, 1, dwSize, rowsW, CYg, dw + grp * CYg * rowsW);
             }
         });
         return;
@@ -183,18 +188,15 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     parallelChunks(slices, 1, [&](int chunk, int64_t sb, int64_t se) {
         T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
         for (int64_t s = sb; s < se; ++s) {
-            float* acc = s == 0 ? dw : partials + (s - 1) * dwSize;
-            std::fill(acc, acc + dwSize, 0.0f);
+            float* accT = partials + s * dwSize;
+            std::fill(accT, accT + dwSize, 0.0f);
             for (int64_t item = items * s / slices; item < items * (s + 1) / slices; ++item)
-                for (int64_t grp = 0; grp < g.G; ++grp) accumulate(acc, item, grp, buf);
+                for (int64_t grp = 0; grp < g.G; ++grp) accumulate(accT, item, grp, buf);
         }
     });
-    if (slices == 1) return;
-    parallelFor(0, dwSize, 1 << 14, [&](int64_t b, int64_t e) {
-        for (int64_t s = 1; s < slices; ++s) {
-            const float* p = partials + (s - 1) * dwSize;
-            for (int64_t i = b; i < e; ++i) dw[i] += p[i];
-        }
+    parallelFor(0, g.G, 1, [&](int64_t b, int64_t e) {
+        for (int64_t grp = b; grp < e; ++grp)
+            addTransposedSlices(partials + grp * rowsW * CYg, slices, dwSize, rowsW, CYg, dw + grp * CYg * rowsW);
     });
 }
 

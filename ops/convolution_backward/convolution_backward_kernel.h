@@ -42,7 +42,7 @@ struct ConvTiling {
     GemmKind gemm = GemmKind::Float32;  // BFloat16 for the bf16 cube precision (packed_gemm.h)
 };
 ConvTiling chooseTiling(const ConvGeometry& g, int threads);
-// Workspace floats: all im2col buffers, and the gradWeight partial sums of slices 1..workers-1.
+// Workspace floats: all im2col buffers, and gradWeight's float32 sums of every slice (transposed).
 int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t);
 int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t);
 
@@ -61,10 +61,12 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
 template <class T>
 void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* x, float* y, T* cols);
 
-// dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation. With filterByGroup each
-// group's rows are summed over all (image, tile) items by one chunk. Otherwise the items are cut
-// into `slices`; slice 0 accumulates in dw, slice s in partials[s-1], and the slices are added
-// in slice order. Either way a fixed thread count gives fixed bits.
+// dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation, computed transposed
+// (dW_g^T += cols · Y^T, the columns read in place by gemmInPlaceA: only Y is packed) into
+// `partials` ([slices, G, colRows, CYg]) and transposed into dw at the end. With filterByGroup
+// each group's block is summed over all (image, tile) items by one chunk. Otherwise the items
+// are cut into `slices`, one block each, added in slice order. Either way a fixed thread count
+// gives fixed bits (the same as summing dW = Y · cols^T per slice in dW's own layout).
 template <class T>
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
                     T* cols);

@@ -106,6 +106,45 @@ TEST_P(PackedGemm, EmptyDepthClearsOrKeeps) {
     EXPECT_EQ(c, std::vector<float>(6, 0.f));
 }
 
+// A read in place (rows along k, never packed) gives gemm()'s bits: the same k blocks and the same
+// chain of steps per element, for every panel edge, several k blocks, odd bf16 depths, and from
+// bf16 storage the bits of its float32 widening.
+TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
+    const GemmKind kind = GetParam();
+    for (int64_t M : {1, 11, 12, 13, 40})
+        for (int64_t N : {1, 31, 32, 45})
+            for (int64_t K : {1, 2, 7, 64, 257, 513, 1029})
+                for (int lb = 0; lb < 2; ++lb) {
+                    std::mt19937 rng(static_cast<uint32_t>(M * 131 + N * 17 + K * 7 + lb));
+                    const Operand a = makeOperand(M, K, 0, kind, rng), b = makeOperand(K, N, lb, kind, rng);
+                    const bool accumulate = (M + N + K) % 2 == 1;
+                    const int64_t ldc = N + 2;
+                    std::vector<float> want(static_cast<std::size_t>(M * ldc), 0.25f), got = want;
+                    gemm(kind, M, N, K, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, want.data(), ldc,
+                         accumulate);
+                    gemmInPlaceA(kind, M, N, K, a.data.data(), a.rs, b.data.data(), b.rs, b.cs, got.data(), ldc,
+                                 accumulate);
+                    ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+                        << "M" << M << " N" << N << " K" << K << " layout " << lb;
+                    if (kind != GemmKind::BFloat16 || !bf16StorageAvailable()) continue;
+                    auto bits = [](const std::vector<float>& v) {
+                        std::vector<uint16_t> out(v.size());
+                        for (std::size_t i = 0; i < v.size(); ++i) {
+                            uint32_t u;
+                            std::memcpy(&u, &v[i], 4);
+                            out[i] = static_cast<uint16_t>(u >> 16);
+                        }
+                        return out;
+                    };
+                    const std::vector<uint16_t> a16 = bits(a.data), b16 = bits(b.data);
+                    std::vector<float> narrow(want.size(), 0.25f);
+                    gemmInPlaceA(kind, M, N, K, a16.data(), a.rs, b16.data(), b.rs, b.cs, narrow.data(), ldc,
+                                 accumulate);
+                    ASSERT_EQ(std::memcmp(narrow.data(), want.data(), want.size() * sizeof(float)), 0)
+                        << "bf16 storage M" << M << " N" << N << " K" << K << " layout " << lb;
+                }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, PackedGemm, ::testing::Values(GemmKind::Float32, GemmKind::BFloat16),
                          [](const auto& info) { return info.param == GemmKind::Float32 ? "Float32" : "BFloat16"; });
 
