@@ -14,6 +14,7 @@
 
 #include "convolution_backward_checks.h"
 #include "conv_input_as_forward.h"
+#include "conv_padded_input.h"
 #include "convolution_backward_kernel.h"
 #include "cube_precision.h"
 #include "opscope/op_support.h"
@@ -236,6 +237,7 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
     plan.addStep({c.convName + "BackpropFilter",
                   std::string("gradWeight = sum over N of ") +
                       (p.transposed ? "input x im2col(gradOutput)^T" : "gradOutput x im2col(input)^T") +
+                      (tiling.filterPadded ? ", read in place from a zero-padded copy" : "") +
                       (tiling.filterByGroup
                            ? std::string(", float32 sums, parallel over groups")
                            : ", float32 sums in " + std::to_string(tiling.slices) + " slice(s) added in order") +
@@ -260,6 +262,7 @@ kernels::ConvTiling tilingFor(aclOpExecutor& e, const conv::ConvProblem& p, cons
     const bool bf16Dot =
         p.precision == CubePrecision::BFloat16 && kernels::packedGemmAvailable(kernels::GemmKind::BFloat16);
     tiling.gemm = bf16Dot ? kernels::GemmKind::BFloat16 : kernels::GemmKind::Float32;
+    tiling.filterPadded = kernels::paddedFilterApplies(g, tiling);
     e.addParam("gemmTile", tiling.tile);
     e.addParam("workers", tiling.workers);
     e.addParam("gradWeightSlices", tiling.slices);
@@ -309,7 +312,10 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     // Measured: pays with the bf16 kernel (half-size bf16 columns, no float32 col2im pass); with
     // float32 operands packing the deep column block costs more than the col2im it saves.
     c.inputAsForward = wantDx && !p.transposed && c.bf16Storage && kernels::gradInputAsForward(g);
-    int64_t colsFloats = (wantDw || (wantDx && !c.inputAsForward)) ? kernels::colsBufferFloats(g, tiling) : 0;
+    int64_t colsFloats = (wantDx && !c.inputAsForward) ? kernels::colsBufferFloats(g, tiling) : 0;
+    if (wantDw)  // the same scratch: gradWeight's im2col buffers or padded copies of the input
+        colsFloats = std::max(colsFloats, tiling.filterPadded ? kernels::paddedFilterElements(g, tiling)
+                                                              : kernels::colsBufferFloats(g, tiling));
     if (c.inputAsForward) {
         c.flipTiling = kernels::chooseTiling(kernels::flippedGeometry(g), numThreads());
         c.flipTiling.gemm = tiling.gemm;

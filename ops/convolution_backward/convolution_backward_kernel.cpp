@@ -21,6 +21,7 @@
 
 #include "conv_depthwise.h"
 #include "conv_im2col.h"
+#include "conv_padded_input.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
@@ -152,33 +153,78 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
     });
 }
 
+namespace {
+
+// gradWeight's A operand for one chunk: the im2col rows of an (image, group, tile), read in
+// place from the image itself (pointwise), the chunk's column block (im2col), or the chunk's
+// zero-padded copy of the image's group (t.filterPadded; padded again when the image changes).
+template <class T>
+class FilterRows {
+public:
+    FilterRows(const ConvGeometry& g, const ConvTiling& t, const PaddedX& px, T* scratch, int chunk)
+        : g_(g), t_(t), px_(px), kIndex_(static_cast<std::size_t>(t.tile)) {
+        const int64_t rows = g.colRows();
+        if (t.filterPadded) {
+            buf_ = scratch + static_cast<int64_t>(chunk) * g.CXg * px.channelSize;
+            return;
+        }
+        if (!g.pointwise()) buf_ = scratch + static_cast<int64_t>(chunk) * rows * t.tile;
+        rowOffset_.resize(static_cast<std::size_t>(rows));
+        for (int64_t k = 0; k < t.tile; ++k) kIndex_[static_cast<std::size_t>(k)] = static_cast<int32_t>(k);
+    }
+
+    // A of the tile [p0, p0 + len) of image n, group grp; rowOffset()/kIndex() locate its elements.
+    const T* operator()(const T* x, int64_t n, int64_t grp, int64_t p0, int64_t len) {
+        const T* xg = x + (n * g_.CX() + grp * g_.CXg) * g_.xSize();
+        if (t_.filterPadded) {
+            if (paddedFor_ != n * g_.G + grp) padChannels(g_, px_, xg, buf_);
+            paddedFor_ = n * g_.G + grp;
+            paddedPositions(g_, px_, p0, len, kIndex_.data());
+            return buf_;
+        }
+        const int64_t ld = g_.pointwise() ? g_.xSize() : len;
+        for (std::size_t r = 0; r < rowOffset_.size(); ++r) rowOffset_[r] = static_cast<int64_t>(r) * ld;
+        if (g_.pointwise()) return xg + p0;
+        im2colTile(g_, xg, 0, g_.CXg, p0, len, buf_, len);
+        return buf_;
+    }
+    const int64_t* rowOffset() const { return t_.filterPadded ? px_.rowOffset.data() : rowOffset_.data(); }
+    const int32_t* kIndex() const { return kIndex_.data(); }
+
+private:
+    const ConvGeometry& g_;
+    const ConvTiling& t_;
+    const PaddedX& px_;
+    T* buf_ = nullptr;
+    int64_t paddedFor_ = -1;
+    std::vector<int64_t> rowOffset_;
+    std::vector<int32_t> kIndex_;
+};
+
+}  // namespace
+
 template <class T>
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
-                    T* cols) {
+                    T* scratch) {
     if (g.depthwise()) return depthwiseFilterGrad(g, y, x, dw);
-    const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
-    const int64_t rowsW = g.colRows();
-    const int64_t dwSize = g.CY * rowsW;
-    const int64_t tiles = tilesPerImage(g, t);
-    const int64_t items = g.N * tiles;
-    const bool direct = g.pointwise();
+    const int64_t CYg = g.CYg(), Y = g.ySize(), rowsW = g.colRows(), dwSize = g.CY * rowsW;
+    const int64_t tiles = tilesPerImage(g, t), items = g.N * tiles;
+    const PaddedX px = t.filterPadded ? paddedXOf(g) : PaddedX{};
     // accT[grp block, rowsW x CYg] += cols(X(image, group, tile)) · Y(image, group, tile)^T:
-    // A = the columns read in place (rows along positions), B(k = position, j = Y channel) = dy.
-    auto accumulate = [&](float* accT, int64_t item, int64_t grp, T* buf) {
+    // A = the columns read in place (FilterRows), B(k = position, j = Y channel) = dy.
+    auto accumulate = [&](float* accT, int64_t item, int64_t grp, FilterRows<T>& rows) {
         const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
-        const T* xg = x + (n * g.CX() + grp * CXg) * X;
-        const T* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
-        if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-        gemmInPlaceA(t.gemm, rowsW, CYg, len, direct ? xg + p0 : buf, direct ? X : len, dyp, 1, Y,
-                     accT + grp * rowsW * CYg, CYg, true);
+        const T* a = rows(x, n, grp, p0, len);
+        gemmInPlaceA(t.gemm, rowsW, CYg, len, a, rows.rowOffset(), rows.kIndex(), y + (n * g.CY + grp * CYg) * Y + p0,
+                     1, Y, accT + grp * rowsW * CYg, CYg, true);
     };
     if (t.filterByGroup) {
         parallelChunks(g.G, grainFor(g.G, t.workers), [&](int chunk, int64_t b, int64_t e) {
-            T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+            FilterRows<T> rows(g, t, px, scratch, chunk);
             for (int64_t grp = b; grp < e; ++grp) {
                 float* accT = partials + grp * rowsW * CYg;
                 std::fill(accT, accT + rowsW * CYg, 0.0f);
-                for (int64_t item = 0; item < items; ++item) accumulate(partials, item, grp, buf);
+                for (int64_t item = 0; item < items; ++item) accumulate(partials, item, grp, rows);
                 addTransposedSlices(accT, 1, dwSize, rowsW, CYg, dw + grp * CYg * rowsW);
             }
         });
@@ -186,12 +232,13 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     }
     const int64_t slices = t.slices;
     parallelChunks(slices, 1, [&](int chunk, int64_t sb, int64_t se) {
-        T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        FilterRows<T> rows(g, t, px, scratch, chunk);
         for (int64_t s = sb; s < se; ++s) {
             float* accT = partials + s * dwSize;
             std::fill(accT, accT + dwSize, 0.0f);
-            for (int64_t item = items * s / slices; item < items * (s + 1) / slices; ++item)
-                for (int64_t grp = 0; grp < g.G; ++grp) accumulate(accT, item, grp, buf);
+            for (int64_t grp = 0; grp < g.G; ++grp)  // each group's block sums its items in order
+                for (int64_t item = items * s / slices; item < items * (s + 1) / slices; ++item)
+                    accumulate(accT, item, grp, rows);
         }
     });
     parallelFor(0, g.G, 1, [&](int64_t b, int64_t e) {

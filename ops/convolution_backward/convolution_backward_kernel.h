@@ -39,6 +39,8 @@ struct ConvTiling {
     int64_t cxBlocks = 1;               // X-channel blocks per (image, group) in the scatter stage
     int64_t slices = 1;                 // gradWeight partial sums (<= workers)
     bool filterByGroup = false;         // gradWeight parallel over groups (each owns its rows) instead
+    bool filterPadded = false;          // gradWeight reads a zero-padded copy of X, no im2col
+                                        // (conv_padded_input.h: paddedFilterApplies, set by the plan)
     GemmKind gemm = GemmKind::Float32;  // BFloat16 for the bf16 cube precision (packed_gemm.h)
 };
 ConvTiling chooseTiling(const ConvGeometry& g, int threads);
@@ -67,9 +69,11 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
 // each group's block is summed over all (image, tile) items by one chunk. Otherwise the items
 // are cut into `slices`, one block each, added in slice order. Either way a fixed thread count
 // gives fixed bits (the same as summing dW = Y · cols^T per slice in dW's own layout).
+// `scratch`: the im2col buffers (colsBufferFloats), or with t.filterPadded the padded copies
+// (paddedFilterElements).
 template <class T>
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
-                    T* cols);
+                    T* scratch);
 
 // db[c] = Σ_n Σ_positions dy[n, c, :], accumulated in double, parallel over c.
 template <class T>  // float, or uint16_t: bf16 storage

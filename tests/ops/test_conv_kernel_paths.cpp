@@ -20,6 +20,7 @@
 #include "conv_depthwise_registers.h"
 #include "conv_im2col.h"
 #include "conv_input_as_forward.h"
+#include "conv_padded_input.h"
 #include "convolution_backward_kernel.h"
 #include "opscope/parallel.h"
 #include "packed_gemm.h"
@@ -264,6 +265,46 @@ TEST(ConvKernelPaths, StagesFromBf16StorageHaveTheBitsOfTheirWidening) {
         EXPECT_EQ(wide.filter, narrow.filter);
         EXPECT_EQ(wide.bias, narrow.bias);
     }
+}
+
+// ---- gradWeight read in place from a zero-padded copy of X ----
+
+// gradWeight through im2col or through the padded copy (t.filterPadded), operands of type T.
+template <class T>
+std::vector<float> filterGrad(const ConvGeometry& g, ConvTiling t, bool padded, const std::vector<T>& y,
+                              const std::vector<T>& x) {
+    t.filterPadded = padded;
+    std::vector<float> dw(static_cast<std::size_t>(g.CY * g.colRows()), -3.f);
+    std::vector<float> partials(static_cast<std::size_t>(filterPartialFloats(g, t) + 1));
+    std::vector<T> scratch(
+        static_cast<std::size_t>(1 + (padded ? paddedFilterElements(g, t) : colsBufferFloats(g, t))));
+    convFilterGrad(g, t, y.data(), x.data(), dw.data(), partials.data(), scratch.data());
+    return dw;
+}
+
+// The padded copy holds the values im2col writes (zeros in the padding) at the offsets the GEMM
+// reads, so gradWeight has the same bits, for 1, 2 and 3 workers (slices and group chunks), in
+// float32 and from bf16 storage wherever the bf16 pairs allow it.
+TEST(ConvKernelPaths, FilterFromPaddedInputHasTheBitsOfIm2col) {
+    int padded = 0, bf16Padded = 0;
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        const Bf16Tensor y = randomBf16(numel(g, false), 21), x = randomBf16(numel(g, true), 22);
+        for (int threads : {1, 2, 3}) {
+            ConvTiling t = chooseTiling(g, threads);
+            if (paddedFilterApplies(g, t)) {
+                ++padded;
+                EXPECT_EQ(filterGrad(g, t, true, y.wide, x.wide), filterGrad(g, t, false, y.wide, x.wide)) << threads;
+            }
+            t.gemm = GemmKind::BFloat16;
+            if (!bf16StorageAvailable() || !paddedFilterApplies(g, t)) continue;
+            ++bf16Padded;
+            EXPECT_EQ(filterGrad(g, t, true, y.bits, x.bits), filterGrad(g, t, false, y.bits, x.bits)) << threads;
+        }
+    }
+    EXPECT_EQ(padded, 27) << "every non-pointwise case, at each thread count";
+    if (bf16StorageAvailable()) EXPECT_GE(bf16Padded, 3);
 }
 
 // ---- gradInput of a stride-1 convolution as a forward convolution ----

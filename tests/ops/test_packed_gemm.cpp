@@ -106,9 +106,10 @@ TEST_P(PackedGemm, EmptyDepthClearsOrKeeps) {
     EXPECT_EQ(c, std::vector<float>(6, 0.f));
 }
 
-// A read in place (rows along k, never packed) gives gemm()'s bits: the same k blocks and the same
-// chain of steps per element, for every panel edge, several k blocks, odd bf16 depths, and from
-// bf16 storage the bits of its float32 widening.
+// A read in place (never packed) gives gemm()'s bits: the same k blocks and the same chain of
+// steps per element, for every panel edge, several k blocks, odd bf16 depths, and from bf16
+// storage the bits of its float32 widening. A is stored scattered: rows in reverse order, a gap
+// after every pair of k (bf16 units stay adjacent), NaN everywhere else, so a stray read shows.
 TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
     const GemmKind kind = GetParam();
     for (int64_t M : {1, 11, 12, 13, 40})
@@ -117,13 +118,22 @@ TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
                 for (int lb = 0; lb < 2; ++lb) {
                     std::mt19937 rng(static_cast<uint32_t>(M * 131 + N * 17 + K * 7 + lb));
                     const Operand a = makeOperand(M, K, 0, kind, rng), b = makeOperand(K, N, lb, kind, rng);
+                    std::vector<int32_t> kIndex;
+                    for (int64_t k = 0; k < K; ++k) kIndex.push_back(static_cast<int32_t>(k / 2 * 5 + k % 2));
+                    const int64_t rowLen = kIndex.back() + 8;
+                    std::vector<int64_t> rowOffset;
+                    for (int64_t i = 0; i < M; ++i) rowOffset.push_back((M - 1 - i) * rowLen);
+                    std::vector<float> stored(static_cast<std::size_t>(M * rowLen), std::nanf(""));
+                    for (int64_t i = 0; i < M; ++i)
+                        for (int64_t k = 0; k < K; ++k)
+                            stored[static_cast<std::size_t>(rowOffset[i] + kIndex[k])] = a.at(i, k);
                     const bool accumulate = (M + N + K) % 2 == 1;
                     const int64_t ldc = N + 2;
                     std::vector<float> want(static_cast<std::size_t>(M * ldc), 0.25f), got = want;
                     gemm(kind, M, N, K, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, want.data(), ldc,
                          accumulate);
-                    gemmInPlaceA(kind, M, N, K, a.data.data(), a.rs, b.data.data(), b.rs, b.cs, got.data(), ldc,
-                                 accumulate);
+                    gemmInPlaceA(kind, M, N, K, stored.data(), rowOffset.data(), kIndex.data(), b.data.data(), b.rs,
+                                 b.cs, got.data(), ldc, accumulate);
                     ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
                         << "M" << M << " N" << N << " K" << K << " layout " << lb;
                     if (kind != GemmKind::BFloat16 || !bf16StorageAvailable()) continue;
@@ -136,10 +146,10 @@ TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
                         }
                         return out;
                     };
-                    const std::vector<uint16_t> a16 = bits(a.data), b16 = bits(b.data);
+                    const std::vector<uint16_t> a16 = bits(stored), b16 = bits(b.data);
                     std::vector<float> narrow(want.size(), 0.25f);
-                    gemmInPlaceA(kind, M, N, K, a16.data(), a.rs, b16.data(), b.rs, b.cs, narrow.data(), ldc,
-                                 accumulate);
+                    gemmInPlaceA(kind, M, N, K, a16.data(), rowOffset.data(), kIndex.data(), b16.data(), b.rs, b.cs,
+                                 narrow.data(), ldc, accumulate);
                     ASSERT_EQ(std::memcmp(narrow.data(), want.data(), want.size() * sizeof(float)), 0)
                         << "bf16 storage M" << M << " N" << N << " K" << K << " layout " << lb;
                 }

@@ -1,0 +1,37 @@
+// gradWeight's GEMM operand without im2col: the im2col matrix of one (image, group) read in place
+// from a zero-padded copy of X's channels. Row r = (cx, tap) of the column matrix at the tile's
+// position k is xp[rowOffset[r] + kIndex[k]]: the same values im2col writes (zeros where it reads
+// the padding), so the GEMM gives the same bits, and the copy is one pass over X per image
+// instead of one pass per tap.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "convolution_backward_kernel.h"
+
+namespace opscope::kernels {
+
+struct PaddedX {
+    int64_t dims[3] = {1, 1, 1};     // padded extent per axis (leading padding, X, the rest read)
+    int64_t channelSize = 0;         // dims[0]*dims[1]*dims[2]
+    std::vector<int64_t> rowOffset;  // per im2col row of one group: cx*channelSize + the tap's offset
+};
+PaddedX paddedXOf(const ConvGeometry& g);
+
+// True when gradWeight with tiling t reads the padded copy: not pointwise (no im2col anyway) nor
+// depthwise, offsets in 32 bits, the copy within its per-worker budget, and for the bf16 kind
+// each pair of positions (k, k+1), k even, adjacent in the copy (stride 1 along W, even W of Y,
+// even tiles).
+bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t);
+// Elements of the padded copies of all workers (CXg channels each).
+int64_t paddedFilterElements(const ConvGeometry& g, const ConvTiling& t);
+
+// xp = the CXg channels of one (image, group) of X (channel 0 at x), zero around them.
+void padChannels(const ConvGeometry& g, const PaddedX& px, const float* x, float* xp);
+void padChannels(const ConvGeometry& g, const PaddedX& px, const uint16_t* x, uint16_t* xp);  // bf16 storage
+
+// kIndex[k] = the offset in a padded channel of the window of Y position p0 + k, k < len.
+void paddedPositions(const ConvGeometry& g, const PaddedX& px, int64_t p0, int64_t len, int32_t* kIndex);
+
+}  // namespace opscope::kernels
