@@ -43,12 +43,18 @@ PaddedX paddedXOf(const ConvGeometry& g) {
     return px;
 }
 
-bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
+bool paddedCopyFits(const ConvGeometry& g) {
     if (g.pointwise() || g.depthwise()) return false;
     int64_t size = 1;
-    for (int a = 0; a < 3; ++a)
+    for (int a = 0; a < 3; ++a) {
+        if (g.pad[a] < 0) return false;
         size *= std::max(g.xs[a] + g.pad[a], (g.ys[a] - 1) * g.stride[a] + (g.k[a] - 1) * g.dil[a] + 1);
-    if (size > std::numeric_limits<int32_t>::max() || size * g.CXg > kPaddedBudgetElements) return false;
+    }
+    return size <= std::numeric_limits<int32_t>::max() && size * g.CXg <= kPaddedBudgetElements;
+}
+
+bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
+    if (!paddedCopyFits(g)) return false;
     if (t.gemm == GemmKind::BFloat16)  // pairs of positions adjacent in the copy
         return g.stride[2] == 1 && g.ys[2] % 2 == 0 && t.tile % 2 == 0;
     return true;

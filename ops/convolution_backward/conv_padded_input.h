@@ -19,6 +19,10 @@ struct PaddedX {
 };
 PaddedX paddedXOf(const ConvGeometry& g);
 
+// True when X of g has a padded copy within the per-worker budget (16 MiB of float32) and
+// offsets that fit 32 bits: not pointwise (no im2col anyway) nor depthwise, no negative padding.
+bool paddedCopyFits(const ConvGeometry& g);
+
 // True when gradWeight with tiling t reads the padded copy: not pointwise (no im2col anyway) nor
 // depthwise, offsets in 32 bits, the copy within its per-worker budget, and for the bf16 kind
 // each pair of positions (k, k+1), k even, adjacent in the copy (stride 1 along W, even W of Y,

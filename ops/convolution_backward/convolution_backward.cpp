@@ -157,6 +157,7 @@ struct CubeOperands {
     std::string convName, dims;
     bool bf16Storage = false;        // dy, x, w are the bf16 inputs themselves (packed_gemm.h)
     bool inputAsForward = false;     // gradInput of a stride-1 convolution: conv_input_as_forward.h
+    bool flipPadded = false;         // ... computed by convGatherOutputPadded (float32 operands)
     kernels::ConvTiling flipTiling;  // the tiling of that forward convolution
 };
 
@@ -166,16 +167,22 @@ void planInputGradAsForward(Plan& plan, const kernels::ConvGeometry& g, const Cu
     const kernels::ConvGeometry f = kernels::flippedGeometry(g);
     const kernels::ConvTiling tiling = c.flipTiling;
     const int dy = c.dy, w = c.w, cols = c.cols;
-    const bool bf16 = c.bf16Storage;
+    const bool bf16 = c.bf16Storage, padded = c.flipPadded;
     const int flipped = plan.addScratch("weight.flipped", bf16 ? DType::BFloat16 : DType::Float32, {f.CY, f.colRows()});
     plan.addStep({c.convName + "BackpropInput",
-                  "gradInput = weight flipped x im2col(gradOutput) per image, group and tile (stride 1: the "
-                  "forward convolution with the flipped weights, no col2im)" +
-                      c.dims,
+                  std::string("gradInput = weight flipped x im2col(gradOutput) per image, group and tile (stride 1: "
+                              "the forward convolution with the flipped weights, no col2im") +
+                      (padded ? "; computed transposed, im2col read in place from a zero-padded copy)" : ")") + c.dims,
                   {dy, w},
                   {dx, flipped, cols},
                   [=](const StepContext& ctx) {
                       zeroScratch(ctx, cols);
+                      if (padded) {
+                          kernels::flipWeights(g, ctx.data<float>(w), ctx.data<float>(flipped));
+                          kernels::convGatherOutputPadded(f, tiling, ctx.data<float>(flipped), ctx.data<float>(dy),
+                                                          ctx.data<float>(dx), ctx.data<float>(cols));
+                          return;
+                      }
                       withOperandType(bf16, [&](auto zero) {
                           using T = decltype(zero);
                           kernels::flipWeights(g, ctx.data<T>(w), ctx.data<T>(flipped));
@@ -309,18 +316,22 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     c.x = wantDw ? operand(s.x) : -1;
     c.w = wantDx ? operand(s.w) : -1;
     if (s.out[2] >= 0 && p.gradOutput->numel() > 0 && !c.bf16Storage) ops.raw(s.dy);
-    // Measured: pays with the bf16 kernel (half-size bf16 columns, no float32 col2im pass); with
-    // float32 operands packing the deep column block costs more than the col2im it saves.
-    c.inputAsForward = wantDx && !p.transposed && c.bf16Storage && kernels::gradInputAsForward(g);
+    // Measured (bench/README.md): with the bf16 kernel the gather pays (half-size bf16 columns, no
+    // float32 col2im pass); with float32 operands only computed transposed from a padded copy.
+    const kernels::ConvGeometry f = kernels::flippedGeometry(g);
+    if (wantDx && !p.transposed && kernels::gradInputAsForward(g)) {
+        c.flipTiling = kernels::chooseTiling(f, numThreads());
+        c.flipTiling.gemm = tiling.gemm;
+        c.flipPadded = !c.bf16Storage && kernels::paddedGatherApplies(f, c.flipTiling);
+        c.inputAsForward = c.bf16Storage || c.flipPadded;
+    }
     int64_t colsFloats = (wantDx && !c.inputAsForward) ? kernels::colsBufferFloats(g, tiling) : 0;
     if (wantDw)  // the same scratch: gradWeight's im2col buffers or padded copies of the input
         colsFloats = std::max(colsFloats, tiling.filterPadded ? kernels::paddedFilterElements(g, tiling)
                                                               : kernels::colsBufferFloats(g, tiling));
-    if (c.inputAsForward) {
-        c.flipTiling = kernels::chooseTiling(kernels::flippedGeometry(g), numThreads());
-        c.flipTiling.gemm = tiling.gemm;
-        colsFloats = std::max(colsFloats, kernels::colsBufferFloats(kernels::flippedGeometry(g), c.flipTiling));
-    }
+    if (c.inputAsForward)
+        colsFloats = std::max(colsFloats, c.flipPadded ? kernels::paddedGatherFloats(f, c.flipTiling)
+                                                       : kernels::colsBufferFloats(f, c.flipTiling));
     if (colsFloats > 0) c.cols = plan.addScratch("im2col", DType::Float32, {colsFloats});
     c.convName = p.spatial == 3 ? "Conv3D" : "Conv2D";
     c.dims = p.spatial == 1 ? " (1D as 2D with H = 1)" : "";

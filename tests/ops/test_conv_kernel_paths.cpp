@@ -387,6 +387,60 @@ TEST(ConvKernelPaths, GradInputAsForwardHasTheSameBitsForAnyThreadCount) {
     }
 }
 
+std::vector<float> paddedGradInput(const ConvGeometry& g, int threads, const std::vector<float>& w,
+                                   const std::vector<float>& dy) {
+    const ConvGeometry f = flippedGeometry(g);
+    const ConvTiling t = chooseTiling(f, threads);
+    std::vector<float> flipped(w.size()), dx(static_cast<std::size_t>(numel(g, true)), -7.f);
+    std::vector<float> scratch(static_cast<std::size_t>(paddedGatherFloats(f, t)));
+    flipWeights(g, w.data(), flipped.data());
+    convGatherOutputPadded(f, t, flipped.data(), dy.data(), dx.data(), scratch.data());
+    return dx;
+}
+
+// The float32 gather from a padded copy of dy: within float32 summation error of the float64
+// scatter, and the same bits for 1, 2, 3 and 5 workers.
+TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
+    int applied = 0;
+    for (const Case& c : cases()) {
+        const ConvGeometry& g = c.g;
+        if (!gradInputAsForward(g) || !paddedGatherApplies(flippedGeometry(g), chooseTiling(flippedGeometry(g), 2)))
+            continue;
+        ++applied;
+        SCOPED_TRACE(c.name);
+        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 15), dy = randomBf16(numel(g, false), 16);
+        std::vector<double> ref, absSum;
+        scatterReference(g, w.wide, dy.wide, ref, absSum);
+        const double depth = static_cast<double>(g.CYg() * g.kernelSize());
+        const std::vector<float> one = paddedGradInput(g, 1, w.wide, dy.wide);
+        for (std::size_t i = 0; i < one.size(); ++i)  // float32 sums of exact products
+            ASSERT_LE(std::fabs(one[i] - ref[i]), depth * std::ldexp(1.0, -24) * absSum[i] + 1e-30) << "element " << i;
+        for (int threads : {2, 3, 5}) {
+            setNumThreads(threads);
+            EXPECT_EQ(paddedGradInput(g, threads, w.wide, dy.wide), one) << threads;
+        }
+        setNumThreads(0);
+    }
+    EXPECT_GE(applied, 3) << "the table covers the padded gather";
+}
+
+// Only shallow float32 scatters (CYg <= 32) take the padded gather, and only without negative
+// padding in the flipped geometry.
+TEST(ConvKernelPaths, PaddedGatherOnlyForShallowFloat32Scatters) {
+    ConvGeometry g = cases()[0].g;  // 2d_3x3, CY 20
+    ConvTiling t = chooseTiling(flippedGeometry(g), 2);
+    EXPECT_TRUE(paddedGatherApplies(flippedGeometry(g), t));
+    t.gemm = GemmKind::BFloat16;
+    EXPECT_FALSE(paddedGatherApplies(flippedGeometry(g), t));
+    t.gemm = GemmKind::Float32;
+    g.CY = 32;
+    EXPECT_TRUE(paddedGatherApplies(flippedGeometry(g), t));
+    g.CY = 40;
+    EXPECT_FALSE(paddedGatherApplies(flippedGeometry(g), t));
+    const ConvGeometry wide = cases()[3].g;  // padding 3-4 with kernels of 2-3: pad' < 0
+    EXPECT_FALSE(paddedGatherApplies(flippedGeometry(wide), chooseTiling(flippedGeometry(wide), 2)));
+}
+
 TEST(ConvKernelPaths, StrideOtherThanOneKeepsTheScatter) {
     for (const Case& c : cases()) {
         bool stride1 = true;
