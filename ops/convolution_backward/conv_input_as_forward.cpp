@@ -61,39 +61,36 @@ bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t) {
 }
 
 int64_t paddedGatherFloats(const ConvGeometry& f, const ConvTiling& t) {
-    return t.workers * (f.CXg * paddedXOf(f).channelSize + t.tile * f.CYg());
+    return paddedCopyElements(f) + t.workers * t.tile * f.CYg();
 }
 
 void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const float* w, const float* x, float* y,
                             float* scratch) {
-    const int64_t CYg = f.CYg(), CXg = f.CXg, X = f.xSize(), Y = f.ySize(), rowsW = f.colRows();
+    const int64_t CYg = f.CYg(), CXg = f.CXg, Y = f.ySize(), rowsW = f.colRows();
     const int64_t tiles = (Y + t.tile - 1) / t.tile, items = f.N * f.G * tiles;
     const PaddedX px = paddedXOf(f);
+    padInput(f, px, x, scratch);  // shared by every chunk
     // A(position, (channel, tap)): the positions are A's rows, the (channel, tap) offsets its k.
-    std::vector<int32_t> tapOffset(px.rowOffset.begin(), px.rowOffset.end());
-    const int64_t perWorker = CXg * px.channelSize + t.tile * CYg;
-    parallelChunks(items, std::max<int64_t>(1, (items + t.workers - 1) / t.workers),
-                   [&](int chunk, int64_t b, int64_t e) {
-                       float* xp = scratch + chunk * perWorker;
-                       float* yT = xp + CXg * px.channelSize;  // one tile of y^T: [len, CYg]
-                       std::vector<int32_t> at(static_cast<std::size_t>(t.tile));
-                       std::vector<int64_t> rowOffset(static_cast<std::size_t>(t.tile));
-                       int64_t paddedFor = -1;
-                       for (int64_t item = b; item < e; ++item) {
-                           const int64_t tileIdx = item % tiles, ng = item / tiles, n = ng / f.G, grp = ng % f.G;
-                           const int64_t p0 = tileIdx * t.tile, len = std::min(t.tile, Y - p0);
-                           if (paddedFor != ng) padChannels(f, px, x + (n * f.CX() + grp * CXg) * X, xp);
-                           paddedFor = ng;
-                           paddedPositions(f, px, p0, len, at.data());
-                           std::copy(at.begin(), at.begin() + len, rowOffset.begin());
-                           // B(k = (channel, tap), j = y channel) = w_g[j, k]
-                           gemmInPlaceA(GemmKind::Float32, len, CYg, rowsW, xp, rowOffset.data(), tapOffset.data(),
-                                        w + grp * CYg * rowsW, 1, rowsW, yT, CYg, false);
-                           float* yg = y + (n * f.CY + grp * CYg) * Y + p0;
-                           for (int64_t j = 0; j < CYg; ++j)
-                               for (int64_t i = 0; i < len; ++i) yg[j * Y + i] = yT[i * CYg + j];
-                       }
-                   });
+    const std::vector<int32_t> tapOffset(px.rowOffset.begin(), px.rowOffset.end());
+    float* yTiles = scratch + paddedCopyElements(f);
+    parallelChunks(
+        items, std::max<int64_t>(1, (items + t.workers - 1) / t.workers), [&](int chunk, int64_t b, int64_t e) {
+            float* yT = yTiles + chunk * t.tile * CYg;  // one tile of y^T: [len, CYg]
+            std::vector<int32_t> at(static_cast<std::size_t>(t.tile));
+            std::vector<int64_t> rowOffset(static_cast<std::size_t>(t.tile));
+            for (int64_t item = b; item < e; ++item) {
+                const int64_t tileIdx = item % tiles, ng = item / tiles, n = ng / f.G, grp = ng % f.G;
+                const int64_t p0 = tileIdx * t.tile, len = std::min(t.tile, Y - p0);
+                paddedPositions(f, px, p0, len, at.data());
+                std::copy(at.begin(), at.begin() + len, rowOffset.begin());
+                // B(k = (channel, tap), j = y channel) = w_g[j, k]
+                gemmInPlaceA(GemmKind::Float32, len, CYg, rowsW, scratch + (n * f.CX() + grp * CXg) * px.channelSize,
+                             rowOffset.data(), tapOffset.data(), w + grp * CYg * rowsW, 1, rowsW, yT, CYg, false);
+                float* yg = y + (n * f.CY + grp * CYg) * Y + p0;
+                for (int64_t j = 0; j < CYg; ++j)
+                    for (int64_t i = 0; i < len; ++i) yg[j * Y + i] = yT[i * CYg + j];
+            }
+        });
 }
 
 void flipWeights(const ConvGeometry& g, const float* w, float* flipped) { flip(g, w, flipped); }

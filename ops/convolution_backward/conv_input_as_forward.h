@@ -27,7 +27,7 @@ void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped);  
 // Each output element is one dot product over (channel, tap) in k blocks, written by one work
 // item: the same bits for any thread count (not those of the scatter, which adds taps one by one).
 bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t);
-// Workspace floats: per worker the padded copy of one (image, group) and one tile of y^T.
+// Workspace floats: the padded copy of x (all images) and per worker one tile of y^T.
 int64_t paddedGatherFloats(const ConvGeometry& f, const ConvTiling& t);
 void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const float* w, const float* x, float* y,
                             float* scratch);

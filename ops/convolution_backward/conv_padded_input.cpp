@@ -1,29 +1,41 @@
 // Design: padded coordinates are X's shifted by the leading padding, so Y position o reads tap k
 // at o*stride + k*dilation on every axis: a position offset plus a tap offset, no bounds checks.
-// The copy is per (image, group) and per worker, reused for every tile of that image.
+// One copy of the whole input, made in parallel over channels and shared by every worker, so its
+// size does not grow with the thread count.
 #include "conv_padded_input.h"
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
+#include "opscope/parallel.h"
+
 namespace opscope::kernels {
 namespace {
 
-constexpr int64_t kPaddedBudgetElements = 4 * 1024 * 1024;  // per worker: 16 MiB of float32
+constexpr int64_t kMinBudgetElements = 1 << 20;  // small inputs may pad more than 4x
+
+int64_t channelSizeOf(const ConvGeometry& g) {
+    int64_t size = 1;
+    for (int a = 0; a < 3; ++a)
+        size *= std::max(g.xs[a] + g.pad[a], (g.ys[a] - 1) * g.stride[a] + (g.k[a] - 1) * g.dil[a] + 1);
+    return size;
+}
 
 template <class T>
 void pad(const ConvGeometry& g, const PaddedX& px, const T* x, T* xp) {
     const int64_t P1 = px.dims[1], P2 = px.dims[2];
-    for (int64_t c = 0; c < g.CXg; ++c) {
-        const T* src = x + c * g.xSize();
-        T* dst = xp + c * px.channelSize;
-        std::fill(dst, dst + px.channelSize, T{0});
-        for (int64_t d = 0; d < g.xs[0]; ++d)
-            for (int64_t h = 0; h < g.xs[1]; ++h)
-                std::memcpy(dst + ((d + g.pad[0]) * P1 + h + g.pad[1]) * P2 + g.pad[2],
-                            src + (d * g.xs[1] + h) * g.xs[2], sizeof(T) * static_cast<std::size_t>(g.xs[2]));
-    }
+    parallelFor(0, g.N * g.CX(), 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+            const T* src = x + c * g.xSize();
+            T* dst = xp + c * px.channelSize;
+            std::fill(dst, dst + px.channelSize, T{0});
+            for (int64_t d = 0; d < g.xs[0]; ++d)
+                for (int64_t h = 0; h < g.xs[1]; ++h)
+                    std::memcpy(dst + ((d + g.pad[0]) * P1 + h + g.pad[1]) * P2 + g.pad[2],
+                                src + (d * g.xs[1] + h) * g.xs[2], sizeof(T) * static_cast<std::size_t>(g.xs[2]));
+        }
+    });
 }
 
 }  // namespace
@@ -45,13 +57,14 @@ PaddedX paddedXOf(const ConvGeometry& g) {
 
 bool paddedCopyFits(const ConvGeometry& g) {
     if (g.pointwise() || g.depthwise()) return false;
-    int64_t size = 1;
-    for (int a = 0; a < 3; ++a) {
+    for (int a = 0; a < 3; ++a)
         if (g.pad[a] < 0) return false;
-        size *= std::max(g.xs[a] + g.pad[a], (g.ys[a] - 1) * g.stride[a] + (g.k[a] - 1) * g.dil[a] + 1);
-    }
-    return size <= std::numeric_limits<int32_t>::max() && size * g.CXg <= kPaddedBudgetElements;
+    const int64_t size = channelSizeOf(g);
+    return size * g.CXg <= std::numeric_limits<int32_t>::max() &&
+           size * g.CX() * g.N <= std::max(kMinBudgetElements, 4 * g.xSize() * g.CX() * g.N);
 }
+
+int64_t paddedCopyElements(const ConvGeometry& g) { return g.N * g.CX() * channelSizeOf(g); }
 
 bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
     if (!paddedCopyFits(g)) return false;
@@ -60,12 +73,8 @@ bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
     return true;
 }
 
-int64_t paddedFilterElements(const ConvGeometry& g, const ConvTiling& t) {
-    return t.workers * g.CXg * paddedXOf(g).channelSize;
-}
-
-void padChannels(const ConvGeometry& g, const PaddedX& px, const float* x, float* xp) { pad(g, px, x, xp); }
-void padChannels(const ConvGeometry& g, const PaddedX& px, const uint16_t* x, uint16_t* xp) { pad(g, px, x, xp); }
+void padInput(const ConvGeometry& g, const PaddedX& px, const float* x, float* xp) { pad(g, px, x, xp); }
+void padInput(const ConvGeometry& g, const PaddedX& px, const uint16_t* x, uint16_t* xp) { pad(g, px, x, xp); }
 
 void paddedPositions(const ConvGeometry& g, const PaddedX& px, int64_t p0, int64_t len, int32_t* kIndex) {
     int64_t ow = p0 % g.ys[2], oh = p0 / g.ys[2] % g.ys[1], od = p0 / g.ys[2] / g.ys[1];

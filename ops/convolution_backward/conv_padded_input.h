@@ -2,7 +2,7 @@
 // from a zero-padded copy of X's channels. Row r = (cx, tap) of the column matrix at the tile's
 // position k is xp[rowOffset[r] + kIndex[k]]: the same values im2col writes (zeros where it reads
 // the padding), so the GEMM gives the same bits, and the copy is one pass over X per image
-// instead of one pass per tap.
+// instead of one pass per tap and tile.
 #pragma once
 
 #include <cstdint>
@@ -19,21 +19,21 @@ struct PaddedX {
 };
 PaddedX paddedXOf(const ConvGeometry& g);
 
-// True when X of g has a padded copy within the per-worker budget (16 MiB of float32) and
-// offsets that fit 32 bits: not pointwise (no im2col anyway) nor depthwise, no negative padding.
+// True when X of g has a padded copy (all images and channels, shared by every worker) with
+// offsets within a group in 32 bits and at most 4x X's size (or 1 Mi values): not pointwise (no im2col anyway)
+// nor depthwise, no negative padding.
 bool paddedCopyFits(const ConvGeometry& g);
+// Elements of that copy: N * CX * channelSize.
+int64_t paddedCopyElements(const ConvGeometry& g);
 
-// True when gradWeight with tiling t reads the padded copy: not pointwise (no im2col anyway) nor
-// depthwise, offsets in 32 bits, the copy within its per-worker budget, and for the bf16 kind
-// each pair of positions (k, k+1), k even, adjacent in the copy (stride 1 along W, even W of Y,
-// even tiles).
+// True when gradWeight with tiling t reads the padded copy: paddedCopyFits, and for the bf16
+// kind each pair of positions (k, k+1), k even, adjacent in the copy (stride 1 along W, even W
+// of Y, even tiles).
 bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t);
-// Elements of the padded copies of all workers (CXg channels each).
-int64_t paddedFilterElements(const ConvGeometry& g, const ConvTiling& t);
 
-// xp = the CXg channels of one (image, group) of X (channel 0 at x), zero around them.
-void padChannels(const ConvGeometry& g, const PaddedX& px, const float* x, float* xp);
-void padChannels(const ConvGeometry& g, const PaddedX& px, const uint16_t* x, uint16_t* xp);  // bf16 storage
+// xp = every channel of every image of X, zero around them ([N, CX, padded channel]), in parallel.
+void padInput(const ConvGeometry& g, const PaddedX& px, const float* x, float* xp);
+void padInput(const ConvGeometry& g, const PaddedX& px, const uint16_t* x, uint16_t* xp);  // bf16 storage
 
 // kIndex[k] = the offset in a padded channel of the window of Y position p0 + k, k < len.
 void paddedPositions(const ConvGeometry& g, const PaddedX& px, int64_t p0, int64_t len, int32_t* kIndex);

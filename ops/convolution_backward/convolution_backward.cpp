@@ -326,9 +326,10 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
         c.inputAsForward = c.bf16Storage || c.flipPadded;
     }
     int64_t colsFloats = (wantDx && !c.inputAsForward) ? kernels::colsBufferFloats(g, tiling) : 0;
-    if (wantDw)  // the same scratch: gradWeight's im2col buffers or padded copies of the input
-        colsFloats = std::max(colsFloats, tiling.filterPadded ? kernels::paddedFilterElements(g, tiling)
-                                                              : kernels::colsBufferFloats(g, tiling));
+    if (wantDw) {  // the same scratch: gradWeight's im2col buffers or the padded copy of the input
+        const int64_t padded = (kernels::paddedCopyElements(g) + 1) / (c.bf16Storage ? 2 : 1);  // bf16: 2 a float
+        colsFloats = std::max(colsFloats, tiling.filterPadded ? padded : kernels::colsBufferFloats(g, tiling));
+    }
     if (c.inputAsForward)
         colsFloats = std::max(colsFloats, c.flipPadded ? kernels::paddedGatherFloats(f, c.flipTiling)
                                                        : kernels::colsBufferFloats(f, c.flipTiling));

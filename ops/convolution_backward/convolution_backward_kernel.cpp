@@ -156,8 +156,8 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
 namespace {
 
 // gradWeight's A operand for one chunk: the im2col rows of an (image, group, tile), read in
-// place from the image itself (pointwise), the chunk's column block (im2col), or the chunk's
-// zero-padded copy of the image's group (t.filterPadded; padded again when the image changes).
+// place from the image itself (pointwise), the chunk's column block (im2col), or the padded copy
+// of the input all chunks share (t.filterPadded: padInput before the chunks start).
 template <class T>
 class FilterRows {
 public:
@@ -165,7 +165,7 @@ public:
         : g_(g), t_(t), px_(px), kIndex_(static_cast<std::size_t>(t.tile)) {
         const int64_t rows = g.colRows();
         if (t.filterPadded) {
-            buf_ = scratch + static_cast<int64_t>(chunk) * g.CXg * px.channelSize;
+            buf_ = scratch;
             return;
         }
         if (!g.pointwise()) buf_ = scratch + static_cast<int64_t>(chunk) * rows * t.tile;
@@ -175,15 +175,14 @@ public:
 
     // A of the tile [p0, p0 + len) of image n, group grp; rowOffset()/kIndex() locate its elements.
     const T* operator()(const T* x, int64_t n, int64_t grp, int64_t p0, int64_t len) {
-        const T* xg = x + (n * g_.CX() + grp * g_.CXg) * g_.xSize();
+        const int64_t channel0 = n * g_.CX() + grp * g_.CXg;
         if (t_.filterPadded) {
-            if (paddedFor_ != n * g_.G + grp) padChannels(g_, px_, xg, buf_);
-            paddedFor_ = n * g_.G + grp;
             paddedPositions(g_, px_, p0, len, kIndex_.data());
-            return buf_;
+            return buf_ + channel0 * px_.channelSize;
         }
         const int64_t ld = g_.pointwise() ? g_.xSize() : len;
         for (std::size_t r = 0; r < rowOffset_.size(); ++r) rowOffset_[r] = static_cast<int64_t>(r) * ld;
+        const T* xg = x + channel0 * g_.xSize();
         if (g_.pointwise()) return xg + p0;
         im2colTile(g_, xg, 0, g_.CXg, p0, len, buf_, len);
         return buf_;
@@ -196,7 +195,6 @@ private:
     const ConvTiling& t_;
     const PaddedX& px_;
     T* buf_ = nullptr;
-    int64_t paddedFor_ = -1;
     std::vector<int64_t> rowOffset_;
     std::vector<int32_t> kIndex_;
 };
@@ -210,6 +208,7 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     const int64_t CYg = g.CYg(), Y = g.ySize(), rowsW = g.colRows(), dwSize = g.CY * rowsW;
     const int64_t tiles = tilesPerImage(g, t), items = g.N * tiles;
     const PaddedX px = t.filterPadded ? paddedXOf(g) : PaddedX{};
+    if (t.filterPadded) padInput(g, px, x, scratch);
     // accT[grp block, rowsW x CYg] += cols(X(image, group, tile)) · Y(image, group, tile)^T:
     // A = the columns read in place (FilterRows), B(k = position, j = Y channel) = dy.
     auto accumulate = [&](float* accT, int64_t item, int64_t grp, FilterRows<T>& rows) {

@@ -69,8 +69,8 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
 // each group's block is summed over all (image, tile) items by one chunk. Otherwise the items
 // are cut into `slices`, one block each, added in slice order. Either way a fixed thread count
 // gives fixed bits (the same as summing dW = Y · cols^T per slice in dW's own layout).
-// `scratch`: the im2col buffers (colsBufferFloats), or with t.filterPadded the padded copies
-// (paddedFilterElements).
+// `scratch`: the im2col buffers (colsBufferFloats), or with t.filterPadded the padded copy of X
+// (paddedCopyElements).
 template <class T>
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
                     T* scratch);

@@ -276,8 +276,7 @@ std::vector<float> filterGrad(const ConvGeometry& g, ConvTiling t, bool padded, 
     t.filterPadded = padded;
     std::vector<float> dw(static_cast<std::size_t>(g.CY * g.colRows()), -3.f);
     std::vector<float> partials(static_cast<std::size_t>(filterPartialFloats(g, t) + 1));
-    std::vector<T> scratch(
-        static_cast<std::size_t>(1 + (padded ? paddedFilterElements(g, t) : colsBufferFloats(g, t))));
+    std::vector<T> scratch(static_cast<std::size_t>(1 + (padded ? paddedCopyElements(g) : colsBufferFloats(g, t))));
     convFilterGrad(g, t, y.data(), x.data(), dw.data(), partials.data(), scratch.data());
     return dw;
 }
