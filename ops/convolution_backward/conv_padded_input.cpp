@@ -14,6 +14,10 @@ namespace opscope::kernels {
 namespace {
 
 constexpr int64_t kMinBudgetElements = 1 << 20;  // small inputs may pad more than 4x
+// im2col costs a pass over X per tap, the copy about one: measured (bench/README.md, CPU per
+// call, 2 threads) conv3d (27 taps) -13%, today's 3x3 (9) -12%, the 7x7 stem (49) -16..-26%, but
+// conv1d k3 (3 taps, rows copied as long runs) +5%: with few taps im2col stays.
+constexpr int64_t kMinPaddedTaps = 4;
 
 int64_t channelSizeOf(const ConvGeometry& g) {
     int64_t size = 1;
@@ -67,7 +71,7 @@ bool paddedCopyFits(const ConvGeometry& g) {
 int64_t paddedCopyElements(const ConvGeometry& g) { return g.N * g.CX() * channelSizeOf(g); }
 
 bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
-    if (!paddedCopyFits(g)) return false;
+    if (g.kernelSize() < kMinPaddedTaps || !paddedCopyFits(g)) return false;
     if (t.gemm == GemmKind::BFloat16)  // pairs of positions adjacent in the copy
         return g.stride[2] == 1 && g.ys[2] % 2 == 0 && t.tile % 2 == 0;
     return true;
