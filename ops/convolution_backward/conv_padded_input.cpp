@@ -15,8 +15,8 @@ namespace {
 
 constexpr int64_t kMinBudgetElements = 1 << 20;  // small inputs may pad more than 4x
 // im2col costs a pass over X per tap, the copy about one: measured (bench/README.md, CPU per
-// call, 2 threads) conv3d (27 taps) -13%, today's 3x3 (9) -12%, the 7x7 stem (49) -16..-26%, but
-// conv1d k3 (3 taps, rows copied as long runs) +5%: with few taps im2col stays.
+// call, 2 threads, copy against im2col) conv3d (27 taps) -15%, today's 3x3 (9) -11%, but conv1d
+// k3 (3 taps, its im2col rows copied as long runs) +10%: with few taps im2col stays.
 constexpr int64_t kMinPaddedTaps = 4;
 
 int64_t channelSizeOf(const ConvGeometry& g) {

@@ -39,14 +39,27 @@ int64_t grainFor(int64_t items, int64_t workers) { return std::max<int64_t>(1, c
 
 int64_t tilesPerImage(const ConvGeometry& g, const ConvTiling& t) { return ceilDiv(g.ySize(), t.tile); }
 
-// dw[j, i] = Σ_s src[s*sliceStride + i*cols + j] (a rows x cols block per slice), in slice
-// order: the float32 adds of summing the slices in dw's own layout.
-void addTransposedSlices(const float* src, int64_t slices, int64_t sliceStride, int64_t rows, int64_t cols, float* dw) {
-    for (int64_t j = 0; j < cols; ++j)
-        for (int64_t i = 0; i < rows; ++i) {
-            float v = src[i * cols + j];
-            for (int64_t s = 1; s < slices; ++s) v += src[s * sliceStride + i * cols + j];
-            dw[j * rows + i] = v;
+// C (+)= A · B with A packed on the fly, from float32 or from bf16 storage.
+void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs,
+                  const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    gemm(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
+}
+void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, int64_t ars, int64_t acs,
+                  const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    gemmBf16Storage(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
+}
+
+// One group's block of dw (CYg x colRows) = Σ_s of its block in each slice (slice stride
+// sliceStride), in slice order: the float32 adds of summing the slices in dw's own layout. The
+// blocks are [colRows, CYg] (transposed) or [CYg, colRows].
+void addSlices(const float* src, int64_t slices, int64_t sliceStride, int64_t CYg, int64_t rows, bool transposed,
+               float* dw) {
+    for (int64_t co = 0; co < CYg; ++co)
+        for (int64_t j = 0; j < rows; ++j) {
+            const int64_t at = transposed ? j * CYg + co : co * rows + j;
+            float v = src[at];
+            for (int64_t s = 1; s < slices; ++s) v += src[s * sliceStride + at];
+            dw[co * rows + j] = v;
         }
 }
 
@@ -155,47 +168,42 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
 
 namespace {
 
-// gradWeight's A operand for one chunk: the im2col rows of an (image, group, tile), read in
-// place from the image itself (pointwise), the chunk's column block (im2col), or the padded copy
-// of the input all chunks share (t.filterPadded: padInput before the chunks start).
+// gradWeight's column block for one chunk, of an (image, group, tile): the padded copy of the
+// input all chunks share (t.filterPadded: padInput before the chunks start; rowOffset()/kIndex()
+// locate its elements), the image itself (pointwise) or the chunk's im2col block (row stride ld()).
 template <class T>
 class FilterRows {
 public:
     FilterRows(const ConvGeometry& g, const ConvTiling& t, const PaddedX& px, T* scratch, int chunk)
-        : g_(g), t_(t), px_(px), kIndex_(static_cast<std::size_t>(t.tile)) {
-        const int64_t rows = g.colRows();
-        if (t.filterPadded) {
+        : g_(g), t_(t), px_(px), kIndex_(static_cast<std::size_t>(t.filterPadded ? t.tile : 0)) {
+        if (t.filterPadded)
             buf_ = scratch;
-            return;
-        }
-        if (!g.pointwise()) buf_ = scratch + static_cast<int64_t>(chunk) * rows * t.tile;
-        rowOffset_.resize(static_cast<std::size_t>(rows));
-        for (int64_t k = 0; k < t.tile; ++k) kIndex_[static_cast<std::size_t>(k)] = static_cast<int32_t>(k);
+        else if (!g.pointwise())
+            buf_ = scratch + static_cast<int64_t>(chunk) * g.colRows() * t.tile;
     }
 
-    // A of the tile [p0, p0 + len) of image n, group grp; rowOffset()/kIndex() locate its elements.
     const T* operator()(const T* x, int64_t n, int64_t grp, int64_t p0, int64_t len) {
         const int64_t channel0 = n * g_.CX() + grp * g_.CXg;
         if (t_.filterPadded) {
             paddedPositions(g_, px_, p0, len, kIndex_.data());
             return buf_ + channel0 * px_.channelSize;
         }
-        const int64_t ld = g_.pointwise() ? g_.xSize() : len;
-        for (std::size_t r = 0; r < rowOffset_.size(); ++r) rowOffset_[r] = static_cast<int64_t>(r) * ld;
+        ld_ = g_.pointwise() ? g_.xSize() : len;
         const T* xg = x + channel0 * g_.xSize();
         if (g_.pointwise()) return xg + p0;
         im2colTile(g_, xg, 0, g_.CXg, p0, len, buf_, len);
         return buf_;
     }
-    const int64_t* rowOffset() const { return t_.filterPadded ? px_.rowOffset.data() : rowOffset_.data(); }
+    const int64_t* rowOffset() const { return px_.rowOffset.data(); }
     const int32_t* kIndex() const { return kIndex_.data(); }
+    int64_t ld() const { return ld_; }
 
 private:
     const ConvGeometry& g_;
     const ConvTiling& t_;
     const PaddedX& px_;
     T* buf_ = nullptr;
-    std::vector<int64_t> rowOffset_;
+    int64_t ld_ = 0;
     std::vector<int32_t> kIndex_;
 };
 
@@ -209,13 +217,18 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     const int64_t tiles = tilesPerImage(g, t), items = g.N * tiles;
     const PaddedX px = t.filterPadded ? paddedXOf(g) : PaddedX{};
     if (t.filterPadded) padInput(g, px, x, scratch);
-    // accT[grp block, rowsW x CYg] += cols(X(image, group, tile)) · Y(image, group, tile)^T:
-    // A = the columns read in place (FilterRows), B(k = position, j = Y channel) = dy.
-    auto accumulate = [&](float* accT, int64_t item, int64_t grp, FilterRows<T>& rows) {
+    // With the padded copy: acc[grp block, rowsW x CYg] += cols · dy^T, A = the columns read in
+    // place (FilterRows: packing them would be a transpose), only dy packed. Otherwise, as the
+    // measurements preferred: acc[grp block, CYg x rowsW] += dy · cols^T, both packed.
+    auto accumulate = [&](float* acc, int64_t item, int64_t grp, FilterRows<T>& rows) {
         const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
         const T* a = rows(x, n, grp, p0, len);
-        gemmInPlaceA(t.gemm, rowsW, CYg, len, a, rows.rowOffset(), rows.kIndex(), y + (n * g.CY + grp * CYg) * Y + p0,
-                     1, Y, accT + grp * rowsW * CYg, CYg, true);
+        const T* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
+        if (t.filterPadded)
+            gemmInPlaceA(t.gemm, rowsW, CYg, len, a, rows.rowOffset(), rows.kIndex(), dyp, 1, Y,
+                         acc + grp * rowsW * CYg, CYg, true);
+        else  // B(k = position, j = column row) = cols[j, k]
+            gemmOnTheFly(t.gemm, CYg, rowsW, len, dyp, Y, 1, a, 1, rows.ld(), acc + grp * CYg * rowsW, rowsW, true);
     };
     if (t.filterByGroup) {
         parallelChunks(g.G, grainFor(g.G, t.workers), [&](int chunk, int64_t b, int64_t e) {
@@ -224,7 +237,7 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
                 float* accT = partials + grp * rowsW * CYg;
                 std::fill(accT, accT + rowsW * CYg, 0.0f);
                 for (int64_t item = 0; item < items; ++item) accumulate(partials, item, grp, rows);
-                addTransposedSlices(accT, 1, dwSize, rowsW, CYg, dw + grp * CYg * rowsW);
+                addSlices(accT, 1, dwSize, CYg, rowsW, t.filterPadded, dw + grp * CYg * rowsW);
             }
         });
         return;
@@ -242,7 +255,7 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     });
     parallelFor(0, g.G, 1, [&](int64_t b, int64_t e) {
         for (int64_t grp = b; grp < e; ++grp)
-            addTransposedSlices(partials + grp * rowsW * CYg, slices, dwSize, rowsW, CYg, dw + grp * CYg * rowsW);
+            addSlices(partials + grp * rowsW * CYg, slices, dwSize, CYg, rowsW, t.filterPadded, dw + grp * CYg * rowsW);
     });
 }
 

@@ -63,12 +63,13 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
 template <class T>
 void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* x, float* y, T* cols);
 
-// dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation, computed transposed
-// (dW_g^T += cols · Y^T, the columns read in place by gemmInPlaceA: only Y is packed) into
-// `partials` ([slices, G, colRows, CYg]) and transposed into dw at the end. With filterByGroup
-// each group's block is summed over all (image, tile) items by one chunk. Otherwise the items
-// are cut into `slices`, one block each, added in slice order. Either way a fixed thread count
-// gives fixed bits (the same as summing dW = Y · cols^T per slice in dW's own layout).
+// dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation, per slice into
+// `partials` ([slices, CY, colRows]) and summed into dw in slice order at the end. With
+// t.filterPadded it is computed transposed (dW_g^T += cols · Y^T, the columns read in place from
+// the padded copy of X by gemmInPlaceA: only Y is packed), otherwise as Y · cols^T from an im2col
+// block. With filterByGroup each group's block is summed over all (image, tile) items by one
+// chunk; otherwise the items are cut into `slices`. Either way a fixed thread count gives fixed
+// bits, the same in both forms (each element is the same chain of steps).
 // `scratch`: the im2col buffers (colsBufferFloats), or with t.filterPadded the padded copy of X
 // (paddedCopyElements).
 template <class T>

@@ -4,6 +4,9 @@
 //  - gradInput of a stride-1 convolution as the forward convolution with flipped weights
 //    matches a float64 scatter within float32 summation error, and has the same bits for any
 //    thread count;
+//  - gradWeight read from a zero-padded copy of X has the bits of the im2col path; fp32
+//    gradInput as a gather from a padded copy of dy matches a float64 scatter within float32
+//    summation error, has the same bits for any thread count, and applies to shallow scatters;
 //  - the depthwise kernels read bf16 storage with the bits of its widening, and their register
 //    versions sum exactly as the row loops do (fused multiply-adds, taps and lanes in order).
 // Shapes: groups, strides, padding (leading, trailing, wider than the kernel), dilation, 1D and

@@ -1,6 +1,7 @@
 // The convolution's packed GEMM against a float64 product, on every edge of its blocking
 // (12-row and 32-column panels, k blocks of 256 / 512, odd k for the bf16 pairs), both operand
-// layouts it vectorises and one it does not, overwrite and accumulate, packed-once A.
+// layouts it vectorises and one it does not, overwrite and accumulate, packed-once A; A read in
+// place (gemmInPlaceA) against packed A, bitwise.
 #include <gtest/gtest.h>
 
 #include <cmath>
