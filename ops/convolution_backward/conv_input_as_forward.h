@@ -21,4 +21,15 @@ ConvGeometry flippedGeometry(const ConvGeometry& g);
 void flipWeights(const ConvGeometry& g, const float* w, float* flipped);
 void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped);  // bf16 storage
 
+// Float32 kind: the forward convolution f (= flippedGeometry(g)) computed transposed,
+// y^T = cols(x)^T · w^T per (image, group, tile), with the columns read in place from a
+// zero-padded copy of x (conv_padded_input.h): no im2col, no col2im, no packed column block.
+// Each output element is one dot product over (channel, tap) in k blocks, written by one work
+// item: the same bits for any thread count (not those of the scatter, which adds taps one by one).
+bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t);
+// Workspace floats: the padded copy of x (all images) and per worker one tile of y^T.
+int64_t paddedGatherFloats(const ConvGeometry& f, const ConvTiling& t);
+void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const float* w, const float* x, float* y,
+                            float* scratch);
+
 }  // namespace opscope::kernels

@@ -14,6 +14,7 @@
 
 #include "convolution_backward_checks.h"
 #include "conv_input_as_forward.h"
+#include "conv_padded_input.h"
 #include "convolution_backward_kernel.h"
 #include "cube_precision.h"
 #include "opscope/op_support.h"
@@ -156,6 +157,7 @@ struct CubeOperands {
     std::string convName, dims;
     bool bf16Storage = false;        // dy, x, w are the bf16 inputs themselves (packed_gemm.h)
     bool inputAsForward = false;     // gradInput of a stride-1 convolution: conv_input_as_forward.h
+    bool flipPadded = false;         // ... computed by convGatherOutputPadded (float32 operands)
     kernels::ConvTiling flipTiling;  // the tiling of that forward convolution
 };
 
@@ -165,16 +167,22 @@ void planInputGradAsForward(Plan& plan, const kernels::ConvGeometry& g, const Cu
     const kernels::ConvGeometry f = kernels::flippedGeometry(g);
     const kernels::ConvTiling tiling = c.flipTiling;
     const int dy = c.dy, w = c.w, cols = c.cols;
-    const bool bf16 = c.bf16Storage;
+    const bool bf16 = c.bf16Storage, padded = c.flipPadded;
     const int flipped = plan.addScratch("weight.flipped", bf16 ? DType::BFloat16 : DType::Float32, {f.CY, f.colRows()});
     plan.addStep({c.convName + "BackpropInput",
-                  "gradInput = weight flipped x im2col(gradOutput) per image, group and tile (stride 1: the "
-                  "forward convolution with the flipped weights, no col2im)" +
-                      c.dims,
+                  std::string("gradInput = weight flipped x im2col(gradOutput) per image, group and tile (stride 1: "
+                              "the forward convolution with the flipped weights, no col2im") +
+                      (padded ? "; computed transposed, im2col read in place from a zero-padded copy)" : ")") + c.dims,
                   {dy, w},
                   {dx, flipped, cols},
                   [=](const StepContext& ctx) {
                       zeroScratch(ctx, cols);
+                      if (padded) {
+                          kernels::flipWeights(g, ctx.data<float>(w), ctx.data<float>(flipped));
+                          kernels::convGatherOutputPadded(f, tiling, ctx.data<float>(flipped), ctx.data<float>(dy),
+                                                          ctx.data<float>(dx), ctx.data<float>(cols));
+                          return;
+                      }
                       withOperandType(bf16, [&](auto zero) {
                           using T = decltype(zero);
                           kernels::flipWeights(g, ctx.data<T>(w), ctx.data<T>(flipped));
@@ -225,8 +233,8 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
     const OutputTarget t = prepareOutput(plan, userOut, DType::Float32);
     const int dw = t.compute, cols = c.cols;
     int partials = -1;
-    if (kernels::filterPartialFloats(g, tiling) > 0)
-        partials = plan.addScratch("gradWeight.partials", DType::Float32, {tiling.slices - 1, g.CY, g.colRows()});
+    if (kernels::filterPartialFloats(g, tiling) > 0)  // per slice, [G, colRows, CYg]: dW transposed
+        partials = plan.addScratch("gradWeight.partials", DType::Float32, {tiling.slices, g.CY, g.colRows()});
     std::vector<int> outs = {dw};
     if (partials >= 0) outs.push_back(partials);
     if (cols >= 0) outs.push_back(cols);
@@ -236,6 +244,7 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
     plan.addStep({c.convName + "BackpropFilter",
                   std::string("gradWeight = sum over N of ") +
                       (p.transposed ? "input x im2col(gradOutput)^T" : "gradOutput x im2col(input)^T") +
+                      (tiling.filterPadded ? ", read in place from a zero-padded copy" : "") +
                       (tiling.filterByGroup
                            ? std::string(", float32 sums, parallel over groups")
                            : ", float32 sums in " + std::to_string(tiling.slices) + " slice(s) added in order") +
@@ -260,6 +269,7 @@ kernels::ConvTiling tilingFor(aclOpExecutor& e, const conv::ConvProblem& p, cons
     const bool bf16Dot =
         p.precision == CubePrecision::BFloat16 && kernels::packedGemmAvailable(kernels::GemmKind::BFloat16);
     tiling.gemm = bf16Dot ? kernels::GemmKind::BFloat16 : kernels::GemmKind::Float32;
+    tiling.filterPadded = kernels::paddedFilterApplies(g, tiling);
     e.addParam("gemmTile", tiling.tile);
     e.addParam("workers", tiling.workers);
     e.addParam("gradWeightSlices", tiling.slices);
@@ -306,15 +316,23 @@ std::unique_ptr<aclOpExecutor> planConvolutionBackward(const conv::ConvProblem& 
     c.x = wantDw ? operand(s.x) : -1;
     c.w = wantDx ? operand(s.w) : -1;
     if (s.out[2] >= 0 && p.gradOutput->numel() > 0 && !c.bf16Storage) ops.raw(s.dy);
-    // Measured: pays with the bf16 kernel (half-size bf16 columns, no float32 col2im pass); with
-    // float32 operands packing the deep column block costs more than the col2im it saves.
-    c.inputAsForward = wantDx && !p.transposed && c.bf16Storage && kernels::gradInputAsForward(g);
-    int64_t colsFloats = (wantDw || (wantDx && !c.inputAsForward)) ? kernels::colsBufferFloats(g, tiling) : 0;
-    if (c.inputAsForward) {
-        c.flipTiling = kernels::chooseTiling(kernels::flippedGeometry(g), numThreads());
+    // Measured (bench/README.md): with the bf16 kernel the gather pays (half-size bf16 columns, no
+    // float32 col2im pass); with float32 operands only computed transposed from a padded copy.
+    const kernels::ConvGeometry f = kernels::flippedGeometry(g);
+    if (wantDx && !p.transposed && kernels::gradInputAsForward(g)) {
+        c.flipTiling = kernels::chooseTiling(f, numThreads());
         c.flipTiling.gemm = tiling.gemm;
-        colsFloats = std::max(colsFloats, kernels::colsBufferFloats(kernels::flippedGeometry(g), c.flipTiling));
+        c.flipPadded = !c.bf16Storage && kernels::paddedGatherApplies(f, c.flipTiling);
+        c.inputAsForward = c.bf16Storage || c.flipPadded;
     }
+    int64_t colsFloats = (wantDx && !c.inputAsForward) ? kernels::colsBufferFloats(g, tiling) : 0;
+    if (wantDw) {  // the same scratch: gradWeight's im2col buffers or the padded copy of the input
+        const int64_t padded = (kernels::paddedCopyElements(g) + 1) / (c.bf16Storage ? 2 : 1);  // bf16: 2 a float
+        colsFloats = std::max(colsFloats, tiling.filterPadded ? padded : kernels::colsBufferFloats(g, tiling));
+    }
+    if (c.inputAsForward)
+        colsFloats = std::max(colsFloats, c.flipPadded ? kernels::paddedGatherFloats(f, c.flipTiling)
+                                                       : kernels::colsBufferFloats(f, c.flipTiling));
     if (colsFloats > 0) c.cols = plan.addScratch("im2col", DType::Float32, {colsFloats});
     c.convName = p.spatial == 3 ? "Conv3D" : "Conv2D";
     c.dims = p.spatial == 1 ? " (1D as 2D with H = 1)" : "";

@@ -21,6 +21,7 @@
 
 #include "conv_depthwise.h"
 #include "conv_im2col.h"
+#include "conv_padded_input.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
@@ -46,6 +47,20 @@ void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a
 void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, int64_t ars, int64_t acs,
                   const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     gemmBf16Storage(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
+}
+
+// One group's block of dw (CYg x colRows) = Σ_s of its block in each slice (slice stride
+// sliceStride), in slice order: the float32 adds of summing the slices in dw's own layout. The
+// blocks are [colRows, CYg] (transposed) or [CYg, colRows].
+void addSlices(const float* src, int64_t slices, int64_t sliceStride, int64_t CYg, int64_t rows, bool transposed,
+               float* dw) {
+    for (int64_t co = 0; co < CYg; ++co)
+        for (int64_t j = 0; j < rows; ++j) {
+            const int64_t at = transposed ? j * CYg + co : co * rows + j;
+            float v = src[at];
+            for (int64_t s = 1; s < slices; ++s) v += src[s * sliceStride + at];
+            dw[co * rows + j] = v;
+        }
 }
 
 }  // namespace
@@ -83,7 +98,9 @@ int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t) {
     return t.workers * g.colRows() * t.tile;
 }
 
-int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) { return (t.slices - 1) * g.CY * g.colRows(); }
+int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t) {
+    return g.depthwise() ? 0 : t.slices * g.CY * g.colRows();
+}
 
 template <class T>
 void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* y, float* x, float* cols) {
@@ -149,52 +166,96 @@ void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
     });
 }
 
+namespace {
+
+// gradWeight's column block for one chunk, of an (image, group, tile): the padded copy of the
+// input all chunks share (t.filterPadded: padInput before the chunks start; rowOffset()/kIndex()
+// locate its elements), the image itself (pointwise) or the chunk's im2col block (row stride ld()).
+template <class T>
+class FilterRows {
+public:
+    FilterRows(const ConvGeometry& g, const ConvTiling& t, const PaddedX& px, T* scratch, int chunk)
+        : g_(g), t_(t), px_(px), kIndex_(static_cast<std::size_t>(t.filterPadded ? t.tile : 0)) {
+        if (t.filterPadded)
+            buf_ = scratch;
+        else if (!g.pointwise())
+            buf_ = scratch + static_cast<int64_t>(chunk) * g.colRows() * t.tile;
+    }
+
+    const T* operator()(const T* x, int64_t n, int64_t grp, int64_t p0, int64_t len) {
+        const int64_t channel0 = n * g_.CX() + grp * g_.CXg;
+        if (t_.filterPadded) {
+            paddedPositions(g_, px_, p0, len, kIndex_.data());
+            return buf_ + channel0 * px_.channelSize;
+        }
+        ld_ = g_.pointwise() ? g_.xSize() : len;
+        const T* xg = x + channel0 * g_.xSize();
+        if (g_.pointwise()) return xg + p0;
+        im2colTile(g_, xg, 0, g_.CXg, p0, len, buf_, len);
+        return buf_;
+    }
+    const int64_t* rowOffset() const { return px_.rowOffset.data(); }
+    const int32_t* kIndex() const { return kIndex_.data(); }
+    int64_t ld() const { return ld_; }
+
+private:
+    const ConvGeometry& g_;
+    const ConvTiling& t_;
+    const PaddedX& px_;
+    T* buf_ = nullptr;
+    int64_t ld_ = 0;
+    std::vector<int32_t> kIndex_;
+};
+
+}  // namespace
+
 template <class T>
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
-                    T* cols) {
+                    T* scratch) {
     if (g.depthwise()) return depthwiseFilterGrad(g, y, x, dw);
-    const int64_t CYg = g.CYg(), CXg = g.CXg, X = g.xSize(), Y = g.ySize();
-    const int64_t rowsW = g.colRows();
-    const int64_t dwSize = g.CY * rowsW;
-    const int64_t tiles = tilesPerImage(g, t);
-    const int64_t items = g.N * tiles;
-    const bool direct = g.pointwise();
-    // acc[grp rows] += Y(image, group, tile) · cols(X(image, group, tile))^T
-    auto accumulate = [&](float* acc, int64_t item, int64_t grp, T* buf) {
+    const int64_t CYg = g.CYg(), Y = g.ySize(), rowsW = g.colRows(), dwSize = g.CY * rowsW;
+    const int64_t tiles = tilesPerImage(g, t), items = g.N * tiles;
+    const PaddedX px = t.filterPadded ? paddedXOf(g) : PaddedX{};
+    if (t.filterPadded) padInput(g, px, x, scratch);
+    // With the padded copy: acc[grp block, rowsW x CYg] += cols · dy^T, A = the columns read in
+    // place (FilterRows: packing them would be a transpose), only dy packed. Otherwise, as the
+    // measurements preferred: acc[grp block, CYg x rowsW] += dy · cols^T, both packed.
+    auto accumulate = [&](float* acc, int64_t item, int64_t grp, FilterRows<T>& rows) {
         const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
-        const T* xg = x + (n * g.CX() + grp * CXg) * X;
+        const T* a = rows(x, n, grp, p0, len);
         const T* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
-        if (!direct) im2colTile(g, xg, 0, CXg, p0, len, buf, len);
-        // A = dy (CYg x len), B(k = position, j = column row) = cols[j, k]
-        gemmOnTheFly(t.gemm, CYg, rowsW, len, dyp, Y, 1, direct ? xg + p0 : buf, 1, direct ? X : len,
-                     acc + grp * CYg * rowsW, rowsW, true);
+        if (t.filterPadded)
+            gemmInPlaceA(t.gemm, rowsW, CYg, len, a, rows.rowOffset(), rows.kIndex(), dyp, 1, Y,
+                         acc + grp * rowsW * CYg, CYg, true);
+        else  // B(k = position, j = column row) = cols[j, k]
+            gemmOnTheFly(t.gemm, CYg, rowsW, len, dyp, Y, 1, a, 1, rows.ld(), acc + grp * CYg * rowsW, rowsW, true);
     };
     if (t.filterByGroup) {
         parallelChunks(g.G, grainFor(g.G, t.workers), [&](int chunk, int64_t b, int64_t e) {
-            T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+            FilterRows<T> rows(g, t, px, scratch, chunk);
             for (int64_t grp = b; grp < e; ++grp) {
-                std::fill(dw + grp * CYg * rowsW, dw + (grp + 1) * CYg * rowsW, 0.0f);
-                for (int64_t item = 0; item < items; ++item) accumulate(dw, item, grp, buf);
+                float* accT = partials + grp * rowsW * CYg;
+                std::fill(accT, accT + rowsW * CYg, 0.0f);
+                for (int64_t item = 0; item < items; ++item) accumulate(partials, item, grp, rows);
+                addSlices(accT, 1, dwSize, CYg, rowsW, t.filterPadded, dw + grp * CYg * rowsW);
             }
         });
         return;
     }
     const int64_t slices = t.slices;
     parallelChunks(slices, 1, [&](int chunk, int64_t sb, int64_t se) {
-        T* buf = direct ? nullptr : cols + static_cast<int64_t>(chunk) * rowsW * t.tile;
+        FilterRows<T> rows(g, t, px, scratch, chunk);
         for (int64_t s = sb; s < se; ++s) {
-            float* acc = s == 0 ? dw : partials + (s - 1) * dwSize;
-            std::fill(acc, acc + dwSize, 0.0f);
-            for (int64_t item = items * s / slices; item < items * (s + 1) / slices; ++item)
-                for (int64_t grp = 0; grp < g.G; ++grp) accumulate(acc, item, grp, buf);
+            float* accT = partials + s * dwSize;
+            std::fill(accT, accT + dwSize, 0.0f);
+            for (int64_t grp = 0; grp < g.G; ++grp)  // each group's block sums its items in order
+                for (int64_t item = items * s / slices; item < items * (s + 1) / slices; ++item)
+                    accumulate(accT, item, grp, rows);
         }
     });
-    if (slices == 1) return;
-    parallelFor(0, dwSize, 1 << 14, [&](int64_t b, int64_t e) {
-        for (int64_t s = 1; s < slices; ++s) {
-            const float* p = partials + (s - 1) * dwSize;
-            for (int64_t i = b; i < e; ++i) dw[i] += p[i];
-        }
+    parallelFor(0, g.G, 1, [&](int64_t b, int64_t e) {
+        for (int64_t grp = b; grp < e; ++grp)
+            addSlices(partials + grp * rowsW * CYg, slices, dwSize, CYg, rowsW, t.filterPadded, dw + grp * CYg * rowsW);
     });
 }
 

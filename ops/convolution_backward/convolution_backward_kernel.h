@@ -39,10 +39,12 @@ struct ConvTiling {
     int64_t cxBlocks = 1;               // X-channel blocks per (image, group) in the scatter stage
     int64_t slices = 1;                 // gradWeight partial sums (<= workers)
     bool filterByGroup = false;         // gradWeight parallel over groups (each owns its rows) instead
+    bool filterPadded = false;          // gradWeight reads a zero-padded copy of X, no im2col
+                                        // (conv_padded_input.h: paddedFilterApplies, set by the plan)
     GemmKind gemm = GemmKind::Float32;  // BFloat16 for the bf16 cube precision (packed_gemm.h)
 };
 ConvTiling chooseTiling(const ConvGeometry& g, int threads);
-// Workspace floats: all im2col buffers, and the gradWeight partial sums of slices 1..workers-1.
+// Workspace floats: all im2col buffers, and gradWeight's float32 sums of every slice (transposed).
 int64_t colsBufferFloats(const ConvGeometry& g, const ConvTiling& t);
 int64_t filterPartialFloats(const ConvGeometry& g, const ConvTiling& t);
 
@@ -61,13 +63,18 @@ void convScatterInput(const ConvGeometry& g, const ConvTiling& t, const T* w, co
 template <class T>
 void convGatherOutput(const ConvGeometry& g, const ConvTiling& t, const T* w, const T* x, float* y, T* cols);
 
-// dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation. With filterByGroup each
-// group's rows are summed over all (image, tile) items by one chunk. Otherwise the items are cut
-// into `slices`; slice 0 accumulates in dw, slice s in partials[s-1], and the slices are added
-// in slice order. Either way a fixed thread count gives fixed bits.
+// dW = Σ_n Y_n · im2col(X_n)^T ("BackpropFilter"), float32 accumulation, per slice into
+// `partials` ([slices, CY, colRows]) and summed into dw in slice order at the end. With
+// t.filterPadded it is computed transposed (dW_g^T += cols · Y^T, the columns read in place from
+// the padded copy of X by gemmInPlaceA: only Y is packed), otherwise as Y · cols^T from an im2col
+// block. With filterByGroup each group's block is summed over all (image, tile) items by one
+// chunk; otherwise the items are cut into `slices`. Either way a fixed thread count gives fixed
+// bits, the same in both forms (each element is the same chain of steps).
+// `scratch`: the im2col buffers (colsBufferFloats), or with t.filterPadded the padded copy of X
+// (paddedCopyElements).
 template <class T>
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
-                    T* cols);
+                    T* scratch);
 
 // db[c] = Σ_n Σ_positions dy[n, c, :], accumulated in double, parallel over c.
 template <class T>  // float, or uint16_t: bf16 storage

@@ -266,6 +266,20 @@ inline __m512 step(__m512 acc, __m512i a, __m512i b) {
     }
 }
 
+// C[mr x nr] = or += the 12x32 sums (rows past mr, columns past nr dropped).
+inline void storeTile(const __m512 acc[kMR][2], float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
+    for (int64_t r = 0; r < mr; ++r) {
+        float* cr = c + r * ldc;
+        __m512 v0 = acc[r][0], v1 = acc[r][1];
+        if (accumulate) {
+            v0 = _mm512_add_ps(loadFirst(cr, nr), v0);
+            v1 = _mm512_add_ps(loadFirst(cr + 16, nr - 16), v1);
+        }
+        storeFirst(cr, nr, v0);
+        storeFirst(cr + 16, nr - 16, v1);
+    }
+}
+
 // C[mr x nr] (+)= packed A panel (units x 12) . packed B panel (units x 32).
 template <GemmKind Kind>
 void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr,
@@ -282,16 +296,53 @@ void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c
             acc[r][1] = step<Kind>(acc[r][1], av, b1);
         }
     }
-    for (int64_t r = 0; r < mr; ++r) {
-        float* cr = c + r * ldc;
-        __m512 v0 = acc[r][0], v1 = acc[r][1];
-        if (accumulate) {
-            v0 = _mm512_add_ps(loadFirst(cr, nr), v0);
-            v1 = _mm512_add_ps(loadFirst(cr + 16, nr - 16), v1);
-        }
-        storeFirst(cr, nr, v0);
-        storeFirst(cr + 16, nr - 16, v1);
+    storeTile(acc, c, ldc, mr, nr, accumulate);
+}
+
+// One unit of A read in place at `at`: fp32 the value; bf16 the pair (at[0], at[1]), or
+// (at[0], 0) for the half unit at the end of an odd k block.
+template <GemmKind Kind>
+inline __m512i unitAt(const float* at, bool half) {
+    if constexpr (Kind == GemmKind::Float32) {
+        (void)half;
+        return _mm512_castps_si512(_mm512_set1_ps(at[0]));
+    } else {
+        return _mm512_set1_epi32(static_cast<int>(unitOf<Kind>(at, 1, half)));
     }
+}
+#ifdef OPSCOPE_PACKED_BF16
+template <GemmKind Kind>
+inline __m512i unitAt(const uint16_t* at, bool half) {
+    static_assert(Kind == GemmKind::BFloat16, "bf16 storage feeds the bf16 kind only");
+    if (half) return _mm512_set1_epi32(at[0]);
+    uint32_t pair;  // k in the low half: the unit unitOf builds
+    std::memcpy(&pair, at, sizeof pair);
+    return _mm512_set1_epi32(static_cast<int>(pair));
+}
+#endif
+
+// The same product with A read in place: A(r, k) at rows[r] + kIndex[k] (rows past mr repeat
+// row mr-1; their sums are not stored). Each element's sum is the same chain of steps as
+// microKernel's, so the same bits as packing A first.
+template <GemmKind Kind, class T>
+void microKernelInPlaceA(int64_t units, bool halfLast, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
+                         const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
+    const T* rows[kMR];
+    for (int64_t r = 0; r < kMR; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
+    __m512 acc[kMR][2];
+    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t u = 0; u < units; ++u) {
+        const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
+        const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
+        const bool half = halfLast && u + 1 == units;
+        const int64_t at = kIndex[u * kPerUnit(Kind)];
+        for (int64_t r = 0; r < kMR; ++r) {
+            const __m512i av = unitAt<Kind>(rows[r] + at, half);
+            acc[r][0] = step<Kind>(acc[r][0], av, b0);
+            acc[r][1] = step<Kind>(acc[r][1], av, b1);
+        }
+    }
+    storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
 template <GemmKind Kind, class T>
@@ -310,6 +361,27 @@ void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, 
                 microKernel<Kind>(units, pa + ip * units * kMR, pb.data() + jp * units * kNR,
                                   c + ip * kMR * ldc + jp * kNR, ldc, std::min(kMR, M - ip * kMR),
                                   std::min(kNR, N - jp * kNR), acc);
+    }
+}
+
+// C (+)= A · B with A read in place (A(i, k) = a[rowOffset[i] + kIndex[k]]) and B packed per
+// k block: the k blocks and the steps of packedProduct, so the same bits.
+template <GemmKind Kind, class T>
+void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
+                     const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    thread_local std::vector<uint32_t> pb;
+    const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
+    for (int64_t k0 = 0; k0 < K; k0 += kb) {
+        const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
+        const bool halfLast = kPerUnit(Kind) == 2 && kc % 2 == 1;
+        pb.resize(static_cast<std::size_t>(nPanels * units * kNR));
+        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
+        const bool acc = accumulate || k0 > 0;
+        for (int64_t jp = 0; jp < nPanels; ++jp)
+            for (int64_t ip = 0; ip < mPanels; ++ip)
+                microKernelInPlaceA<Kind>(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0,
+                                          pb.data() + jp * units * kNR, c + ip * kMR * ldc + jp * kNR, ldc,
+                                          std::min(kMR, M - ip * kMR), std::min(kNR, N - jp * kNR), acc);
     }
 }
 
@@ -454,6 +526,54 @@ void gemmBf16Storage(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint1
     thread_local PackedA packed;
     packed.pack(kind, M, K, a, ars, acs);
     gemm(packed, N, b, brs, bcs, c, ldc, accumulate);
+}
+
+namespace {
+
+// A (M x K) gathered from its in-place layout into rows, for builds without the packed kernel.
+template <class T>
+std::vector<float> gatherA(int64_t M, int64_t K, const T* a, const int64_t* rowOffset, const int32_t* kIndex) {
+    std::vector<float> out(static_cast<std::size_t>(M * K));
+    for (int64_t i = 0; i < M; ++i)
+        for (int64_t k = 0; k < K; ++k) {
+            const T v = a[rowOffset[i] + kIndex[k]];
+            if constexpr (std::is_same_v<T, float>) {
+                out[static_cast<std::size_t>(i * K + k)] = v;
+            } else {
+                const uint32_t u = static_cast<uint32_t>(v) << 16;
+                std::memcpy(&out[static_cast<std::size_t>(i * K + k)], &u, sizeof u);
+            }
+        }
+    return out;
+}
+
+}  // namespace
+
+void gemmInPlaceA(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, const int64_t* rowOffset,
+                  const int32_t* kIndex, const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+                  bool accumulate) {
+    if (M <= 0 || N <= 0 || K <= 0 || !packedGemmAvailable(kind)) {
+        const std::vector<float> rows = gatherA(std::max<int64_t>(0, M), std::max<int64_t>(0, K), a, rowOffset, kIndex);
+        return gemm(kind, M, N, K, rows.data(), K, 1, b, brs, bcs, c, ldc, accumulate);
+    }
+#ifdef OPSCOPE_PACKED_FP32
+    if (kind == GemmKind::Float32)
+        return productInPlaceA<GemmKind::Float32>(M, N, K, a, rowOffset, kIndex, b, brs, bcs, c, ldc, accumulate);
+#endif
+#ifdef OPSCOPE_PACKED_BF16
+    productInPlaceA<GemmKind::BFloat16>(M, N, K, a, rowOffset, kIndex, b, brs, bcs, c, ldc, accumulate);
+#endif
+}
+
+void gemmInPlaceA(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, const int64_t* rowOffset,
+                  const int32_t* kIndex, const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+                  bool accumulate) {
+    if (kind != GemmKind::BFloat16 || !bf16StorageAvailable())
+        throw std::logic_error("bf16 storage operands need the AVX512-BF16 kernel and the BFloat16 kind");
+    if (M <= 0 || N <= 0 || K <= 0) return gemmBf16Storage(kind, M, N, K, a, K, 1, b, brs, bcs, c, ldc, accumulate);
+#ifdef OPSCOPE_PACKED_BF16
+    productInPlaceA<GemmKind::BFloat16>(M, N, K, a, rowOffset, kIndex, b, brs, bcs, c, ldc, accumulate);
+#endif
 }
 
 }  // namespace opscope::kernels

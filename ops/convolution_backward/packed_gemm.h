@@ -61,4 +61,16 @@ void gemm(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, int64_
 void gemmBf16Storage(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, int64_t ars, int64_t acs,
                      const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate);
 
+// The same with A(i, k) = a[rowOffset[i] + kIndex[k]] read in place, never packed: each
+// micro-kernel step broadcasts A's values straight from its 12 rows. For an A whose packing would
+// be a transpose (rows along k: a column block, or windows of a padded input read as one) when B
+// is the smaller operand to pack. bf16: each unit (k, k+1), k even, must be adjacent in memory
+// (kIndex[k+1] = kIndex[k] + 1). The same steps per element as gemm(), so the same bits.
+void gemmInPlaceA(GemmKind kind, int64_t M, int64_t N, int64_t K, const float* a, const int64_t* rowOffset,
+                  const int32_t* kIndex, const float* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+                  bool accumulate);
+void gemmInPlaceA(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t* a, const int64_t* rowOffset,
+                  const int32_t* kIndex, const uint16_t* b, int64_t brs, int64_t bcs, float* c, int64_t ldc,
+                  bool accumulate);  // bf16 storage
+
 }  // namespace opscope::kernels

@@ -4,6 +4,9 @@
 //  - gradInput of a stride-1 convolution as the forward convolution with flipped weights
 //    matches a float64 scatter within float32 summation error, and has the same bits for any
 //    thread count;
+//  - gradWeight read from a zero-padded copy of X has the bits of the im2col path; fp32
+//    gradInput as a gather from a padded copy of dy matches a float64 scatter within float32
+//    summation error, has the same bits for any thread count, and applies to shallow scatters;
 //  - the depthwise kernels read bf16 storage with the bits of its widening, and their register
 //    versions sum exactly as the row loops do (fused multiply-adds, taps and lanes in order).
 // Shapes: groups, strides, padding (leading, trailing, wider than the kernel), dilation, 1D and
@@ -20,6 +23,7 @@
 #include "conv_depthwise_registers.h"
 #include "conv_im2col.h"
 #include "conv_input_as_forward.h"
+#include "conv_padded_input.h"
 #include "convolution_backward_kernel.h"
 #include "opscope/parallel.h"
 #include "packed_gemm.h"
@@ -270,6 +274,45 @@ TEST(ConvKernelPaths, StagesFromBf16StorageHaveTheBitsOfTheirWidening) {
     }
 }
 
+// ---- gradWeight read in place from a zero-padded copy of X ----
+
+// gradWeight through im2col or through the padded copy (t.filterPadded), operands of type T.
+template <class T>
+std::vector<float> filterGrad(const ConvGeometry& g, ConvTiling t, bool padded, const std::vector<T>& y,
+                              const std::vector<T>& x) {
+    t.filterPadded = padded;
+    std::vector<float> dw(static_cast<std::size_t>(g.CY * g.colRows()), -3.f);
+    std::vector<float> partials(static_cast<std::size_t>(filterPartialFloats(g, t) + 1));
+    std::vector<T> scratch(static_cast<std::size_t>(1 + (padded ? paddedCopyElements(g) : colsBufferFloats(g, t))));
+    convFilterGrad(g, t, y.data(), x.data(), dw.data(), partials.data(), scratch.data());
+    return dw;
+}
+
+// The padded copy holds the values im2col writes (zeros in the padding) at the offsets the GEMM
+// reads, so gradWeight has the same bits, for 1, 2 and 3 workers (slices and group chunks), in
+// float32 and from bf16 storage wherever the bf16 pairs allow it.
+TEST(ConvKernelPaths, FilterFromPaddedInputHasTheBitsOfIm2col) {
+    int padded = 0, bf16Padded = 0;
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        const Bf16Tensor y = randomBf16(numel(g, false), 21), x = randomBf16(numel(g, true), 22);
+        for (int threads : {1, 2, 3}) {
+            ConvTiling t = chooseTiling(g, threads);
+            if (paddedFilterApplies(g, t)) {
+                ++padded;
+                EXPECT_EQ(filterGrad(g, t, true, y.wide, x.wide), filterGrad(g, t, false, y.wide, x.wide)) << threads;
+            }
+            t.gemm = GemmKind::BFloat16;
+            if (!bf16StorageAvailable() || !paddedFilterApplies(g, t)) continue;
+            ++bf16Padded;
+            EXPECT_EQ(filterGrad(g, t, true, y.bits, x.bits), filterGrad(g, t, false, y.bits, x.bits)) << threads;
+        }
+    }
+    EXPECT_EQ(padded, 24) << "every case but the pointwise one and 1d_k3 (3 taps), at each thread count";
+    if (bf16StorageAvailable()) EXPECT_GE(bf16Padded, 3);
+}
+
 // ---- gradInput of a stride-1 convolution as a forward convolution ----
 
 // dx = Σ over (co, tap, position) of dy · w, scattered in float64, with the sum of |terms|.
@@ -348,6 +391,60 @@ TEST(ConvKernelPaths, GradInputAsForwardHasTheSameBitsForAnyThreadCount) {
         }
         setNumThreads(0);
     }
+}
+
+std::vector<float> paddedGradInput(const ConvGeometry& g, int threads, const std::vector<float>& w,
+                                   const std::vector<float>& dy) {
+    const ConvGeometry f = flippedGeometry(g);
+    const ConvTiling t = chooseTiling(f, threads);
+    std::vector<float> flipped(w.size()), dx(static_cast<std::size_t>(numel(g, true)), -7.f);
+    std::vector<float> scratch(static_cast<std::size_t>(paddedGatherFloats(f, t)));
+    flipWeights(g, w.data(), flipped.data());
+    convGatherOutputPadded(f, t, flipped.data(), dy.data(), dx.data(), scratch.data());
+    return dx;
+}
+
+// The float32 gather from a padded copy of dy: within float32 summation error of the float64
+// scatter, and the same bits for 1, 2, 3 and 5 workers.
+TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
+    int applied = 0;
+    for (const Case& c : cases()) {
+        const ConvGeometry& g = c.g;
+        if (!gradInputAsForward(g) || !paddedGatherApplies(flippedGeometry(g), chooseTiling(flippedGeometry(g), 2)))
+            continue;
+        ++applied;
+        SCOPED_TRACE(c.name);
+        const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 15), dy = randomBf16(numel(g, false), 16);
+        std::vector<double> ref, absSum;
+        scatterReference(g, w.wide, dy.wide, ref, absSum);
+        const double depth = static_cast<double>(g.CYg() * g.kernelSize());
+        const std::vector<float> one = paddedGradInput(g, 1, w.wide, dy.wide);
+        for (std::size_t i = 0; i < one.size(); ++i)  // float32 sums of exact products
+            ASSERT_LE(std::fabs(one[i] - ref[i]), depth * std::ldexp(1.0, -24) * absSum[i] + 1e-30) << "element " << i;
+        for (int threads : {2, 3, 5}) {
+            setNumThreads(threads);
+            EXPECT_EQ(paddedGradInput(g, threads, w.wide, dy.wide), one) << threads;
+        }
+        setNumThreads(0);
+    }
+    EXPECT_GE(applied, 3) << "the table covers the padded gather";
+}
+
+// Only shallow float32 scatters (CYg <= 32) take the padded gather, and only without negative
+// padding in the flipped geometry.
+TEST(ConvKernelPaths, PaddedGatherOnlyForShallowFloat32Scatters) {
+    ConvGeometry g = cases()[0].g;  // 2d_3x3, CY 20
+    ConvTiling t = chooseTiling(flippedGeometry(g), 2);
+    EXPECT_TRUE(paddedGatherApplies(flippedGeometry(g), t));
+    t.gemm = GemmKind::BFloat16;
+    EXPECT_FALSE(paddedGatherApplies(flippedGeometry(g), t));
+    t.gemm = GemmKind::Float32;
+    g.CY = 32;
+    EXPECT_TRUE(paddedGatherApplies(flippedGeometry(g), t));
+    g.CY = 40;
+    EXPECT_FALSE(paddedGatherApplies(flippedGeometry(g), t));
+    const ConvGeometry wide = cases()[3].g;  // padding 3-4 with kernels of 2-3: pad' < 0
+    EXPECT_FALSE(paddedGatherApplies(flippedGeometry(wide), chooseTiling(flippedGeometry(wide), 2)));
 }
 
 TEST(ConvKernelPaths, StrideOtherThanOneKeepsTheScatter) {

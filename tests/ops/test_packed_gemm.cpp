@@ -1,6 +1,7 @@
 // The convolution's packed GEMM against a float64 product, on every edge of its blocking
 // (12-row and 32-column panels, k blocks of 256 / 512, odd k for the bf16 pairs), both operand
-// layouts it vectorises and one it does not, overwrite and accumulate, packed-once A.
+// layouts it vectorises and one it does not, overwrite and accumulate, packed-once A; A read in
+// place (gemmInPlaceA) against packed A, bitwise.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -104,6 +105,55 @@ TEST_P(PackedGemm, EmptyDepthClearsOrKeeps) {
     EXPECT_EQ(c, std::vector<float>(6, 3.f));
     gemm(GetParam(), 2, 3, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(), 3, false);
     EXPECT_EQ(c, std::vector<float>(6, 0.f));
+}
+
+// A read in place (never packed) gives gemm()'s bits: the same k blocks and the same chain of
+// steps per element, for every panel edge, several k blocks, odd bf16 depths, and from bf16
+// storage the bits of its float32 widening. A is stored scattered: rows in reverse order, a gap
+// after every pair of k (bf16 units stay adjacent), NaN everywhere else, so a stray read shows.
+TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
+    const GemmKind kind = GetParam();
+    for (int64_t M : {1, 11, 12, 13, 40})
+        for (int64_t N : {1, 31, 32, 45})
+            for (int64_t K : {1, 2, 7, 64, 257, 513, 1029})
+                for (int lb = 0; lb < 2; ++lb) {
+                    std::mt19937 rng(static_cast<uint32_t>(M * 131 + N * 17 + K * 7 + lb));
+                    const Operand a = makeOperand(M, K, 0, kind, rng), b = makeOperand(K, N, lb, kind, rng);
+                    std::vector<int32_t> kIndex;
+                    for (int64_t k = 0; k < K; ++k) kIndex.push_back(static_cast<int32_t>(k / 2 * 5 + k % 2));
+                    const int64_t rowLen = kIndex.back() + 8;
+                    std::vector<int64_t> rowOffset;
+                    for (int64_t i = 0; i < M; ++i) rowOffset.push_back((M - 1 - i) * rowLen);
+                    std::vector<float> stored(static_cast<std::size_t>(M * rowLen), std::nanf(""));
+                    for (int64_t i = 0; i < M; ++i)
+                        for (int64_t k = 0; k < K; ++k)
+                            stored[static_cast<std::size_t>(rowOffset[i] + kIndex[k])] = a.at(i, k);
+                    const bool accumulate = (M + N + K) % 2 == 1;
+                    const int64_t ldc = N + 2;
+                    std::vector<float> want(static_cast<std::size_t>(M * ldc), 0.25f), got = want;
+                    gemm(kind, M, N, K, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, want.data(), ldc,
+                         accumulate);
+                    gemmInPlaceA(kind, M, N, K, stored.data(), rowOffset.data(), kIndex.data(), b.data.data(), b.rs,
+                                 b.cs, got.data(), ldc, accumulate);
+                    ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+                        << "M" << M << " N" << N << " K" << K << " layout " << lb;
+                    if (kind != GemmKind::BFloat16 || !bf16StorageAvailable()) continue;
+                    auto bits = [](const std::vector<float>& v) {
+                        std::vector<uint16_t> out(v.size());
+                        for (std::size_t i = 0; i < v.size(); ++i) {
+                            uint32_t u;
+                            std::memcpy(&u, &v[i], 4);
+                            out[i] = static_cast<uint16_t>(u >> 16);
+                        }
+                        return out;
+                    };
+                    const std::vector<uint16_t> a16 = bits(stored), b16 = bits(b.data);
+                    std::vector<float> narrow(want.size(), 0.25f);
+                    gemmInPlaceA(kind, M, N, K, a16.data(), rowOffset.data(), kIndex.data(), b16.data(), b.rs, b.cs,
+                                 narrow.data(), ldc, accumulate);
+                    ASSERT_EQ(std::memcmp(narrow.data(), want.data(), want.size() * sizeof(float)), 0)
+                        << "bf16 storage M" << M << " N" << N << " K" << K << " layout " << lb;
+                }
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, PackedGemm, ::testing::Values(GemmKind::Float32, GemmKind::BFloat16),

@@ -1,0 +1,96 @@
+// Design: padded coordinates are X's shifted by the leading padding, so Y position o reads tap k
+// at o*stride + k*dilation on every axis: a position offset plus a tap offset, no bounds checks.
+// One copy of the whole input, made in parallel over channels and shared by every worker, so its
+// size does not grow with the thread count.
+#include "conv_padded_input.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "opscope/parallel.h"
+
+namespace opscope::kernels {
+namespace {
+
+constexpr int64_t kMinBudgetElements = 1 << 20;  // small inputs may pad more than 4x
+// im2col costs a pass over X per tap, the copy about one: measured (bench/README.md, CPU per
+// call, 2 threads, copy against im2col) conv3d (27 taps) -15%, today's 3x3 (9) -11%, but conv1d
+// k3 (3 taps, its im2col rows copied as long runs) +10%: with few taps im2col stays.
+constexpr int64_t kMinPaddedTaps = 4;
+
+int64_t channelSizeOf(const ConvGeometry& g) {
+    int64_t size = 1;
+    for (int a = 0; a < 3; ++a)
+        size *= std::max(g.xs[a] + g.pad[a], (g.ys[a] - 1) * g.stride[a] + (g.k[a] - 1) * g.dil[a] + 1);
+    return size;
+}
+
+template <class T>
+void pad(const ConvGeometry& g, const PaddedX& px, const T* x, T* xp) {
+    const int64_t P1 = px.dims[1], P2 = px.dims[2];
+    parallelFor(0, g.N * g.CX(), 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+            const T* src = x + c * g.xSize();
+            T* dst = xp + c * px.channelSize;
+            std::fill(dst, dst + px.channelSize, T{0});
+            for (int64_t d = 0; d < g.xs[0]; ++d)
+                for (int64_t h = 0; h < g.xs[1]; ++h)
+                    std::memcpy(dst + ((d + g.pad[0]) * P1 + h + g.pad[1]) * P2 + g.pad[2],
+                                src + (d * g.xs[1] + h) * g.xs[2], sizeof(T) * static_cast<std::size_t>(g.xs[2]));
+        }
+    });
+}
+
+}  // namespace
+
+PaddedX paddedXOf(const ConvGeometry& g) {
+    PaddedX px;
+    for (int a = 0; a < 3; ++a)
+        px.dims[a] = std::max(g.xs[a] + g.pad[a], (g.ys[a] - 1) * g.stride[a] + (g.k[a] - 1) * g.dil[a] + 1);
+    px.channelSize = px.dims[0] * px.dims[1] * px.dims[2];
+    px.rowOffset.reserve(static_cast<std::size_t>(g.colRows()));
+    for (int64_t c = 0; c < g.CXg; ++c)
+        for (int64_t kd = 0; kd < g.k[0]; ++kd)
+            for (int64_t kh = 0; kh < g.k[1]; ++kh)
+                for (int64_t kw = 0; kw < g.k[2]; ++kw)
+                    px.rowOffset.push_back(c * px.channelSize +
+                                           ((kd * g.dil[0]) * px.dims[1] + kh * g.dil[1]) * px.dims[2] + kw * g.dil[2]);
+    return px;
+}
+
+bool paddedCopyFits(const ConvGeometry& g) {
+    if (g.pointwise() || g.depthwise()) return false;
+    for (int a = 0; a < 3; ++a)
+        if (g.pad[a] < 0) return false;
+    const int64_t size = channelSizeOf(g);
+    return size * g.CXg <= std::numeric_limits<int32_t>::max() &&
+           size * g.CX() * g.N <= std::max(kMinBudgetElements, 4 * g.xSize() * g.CX() * g.N);
+}
+
+int64_t paddedCopyElements(const ConvGeometry& g) { return g.N * g.CX() * channelSizeOf(g); }
+
+bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
+    if (g.kernelSize() < kMinPaddedTaps || !paddedCopyFits(g)) return false;
+    if (t.gemm == GemmKind::BFloat16)  // pairs of positions adjacent in the copy
+        return g.stride[2] == 1 && g.ys[2] % 2 == 0 && t.tile % 2 == 0;
+    return true;
+}
+
+void padInput(const ConvGeometry& g, const PaddedX& px, const float* x, float* xp) { pad(g, px, x, xp); }
+void padInput(const ConvGeometry& g, const PaddedX& px, const uint16_t* x, uint16_t* xp) { pad(g, px, x, xp); }
+
+void paddedPositions(const ConvGeometry& g, const PaddedX& px, int64_t p0, int64_t len, int32_t* kIndex) {
+    int64_t ow = p0 % g.ys[2], oh = p0 / g.ys[2] % g.ys[1], od = p0 / g.ys[2] / g.ys[1];
+    for (int64_t k = 0; k < len; ++k) {
+        kIndex[k] =
+            static_cast<int32_t>(((od * g.stride[0]) * px.dims[1] + oh * g.stride[1]) * px.dims[2] + ow * g.stride[2]);
+        if (++ow < g.ys[2]) continue;
+        ow = 0;
+        if (++oh < g.ys[1]) continue;
+        oh = 0;
+        ++od;
+    }
+}
+
+}  // namespace opscope::kernels
