@@ -26,7 +26,8 @@ bool paddedCopyFits(const ConvGeometry& g);
 // Elements of that copy: N * CX * channelSize.
 int64_t paddedCopyElements(const ConvGeometry& g);
 
-// True when gradWeight with tiling t reads the padded copy: at least 4 taps, paddedCopyFits, and for the bf16
+// True when gradWeight with tiling t reads the padded copy: at least 4 taps per position of the copy (taps over the
+// product of the strides), paddedCopyFits, and for the bf16
 // kind each pair of positions (k, k+1), k even, adjacent in the copy (stride 1 along W, even W
 // of Y, even tiles).
 bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t);
