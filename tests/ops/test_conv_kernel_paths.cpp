@@ -348,15 +348,24 @@ void scatterReference(const ConvGeometry& g, const std::vector<float>& w, const 
                     }
 }
 
+// gradInput as the forward convolution with the flipped weights: through packed columns
+// (convGatherOutput, GEMM kind `kind`) or read in place from a padded copy of dy
+// (convGatherOutputPadded, float32).
+enum class Gather { Columns, Padded };
 std::vector<float> forwardGradInput(const ConvGeometry& g, int threads, GemmKind kind, const std::vector<float>& w,
-                                    const std::vector<float>& dy) {
+                                    const std::vector<float>& dy, Gather how = Gather::Columns) {
     const ConvGeometry f = flippedGeometry(g);
     ConvTiling t = chooseTiling(f, threads);
     t.gemm = kind;
     std::vector<float> flipped(w.size()), dx(static_cast<std::size_t>(numel(g, true)), -7.f);
-    std::vector<float> cols(static_cast<std::size_t>(colsBufferFloats(f, t)));
     flipWeights(g, w.data(), flipped.data());
-    convGatherOutput(f, t, flipped.data(), dy.data(), dx.data(), cols.data());
+    if (how == Gather::Padded) {
+        std::vector<float> scratch(static_cast<std::size_t>(paddedGatherFloats(f, t)));
+        convGatherOutputPadded(f, t, flipped.data(), dy.data(), dx.data(), scratch.data());
+    } else {
+        std::vector<float> cols(static_cast<std::size_t>(colsBufferFloats(f, t)));
+        convGatherOutput(f, t, flipped.data(), dy.data(), dx.data(), cols.data());
+    }
     return dx;
 }
 
@@ -396,17 +405,6 @@ TEST(ConvKernelPaths, GradInputAsForwardHasTheSameBitsForAnyThreadCount) {
     }
 }
 
-std::vector<float> paddedGradInput(const ConvGeometry& g, int threads, const std::vector<float>& w,
-                                   const std::vector<float>& dy) {
-    const ConvGeometry f = flippedGeometry(g);
-    const ConvTiling t = chooseTiling(f, threads);
-    std::vector<float> flipped(w.size()), dx(static_cast<std::size_t>(numel(g, true)), -7.f);
-    std::vector<float> scratch(static_cast<std::size_t>(paddedGatherFloats(f, t)));
-    flipWeights(g, w.data(), flipped.data());
-    convGatherOutputPadded(f, t, flipped.data(), dy.data(), dx.data(), scratch.data());
-    return dx;
-}
-
 // The float32 gather from a padded copy of dy: within float32 summation error of the float64
 // scatter, and the same bits for 1, 2, 3 and 5 workers.
 TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
@@ -421,12 +419,12 @@ TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
         std::vector<double> ref, absSum;
         scatterReference(g, w.wide, dy.wide, ref, absSum);
         const double depth = static_cast<double>(g.CYg() * g.kernelSize());
-        const std::vector<float> one = paddedGradInput(g, 1, w.wide, dy.wide);
+        const std::vector<float> one = forwardGradInput(g, 1, GemmKind::Float32, w.wide, dy.wide, Gather::Padded);
         for (std::size_t i = 0; i < one.size(); ++i)  // float32 sums of exact products
             ASSERT_LE(std::fabs(one[i] - ref[i]), depth * std::ldexp(1.0, -24) * absSum[i] + 1e-30) << "element " << i;
         for (int threads : {2, 3, 5}) {
             setNumThreads(threads);
-            EXPECT_EQ(paddedGradInput(g, threads, w.wide, dy.wide), one) << threads;
+            EXPECT_EQ(forwardGradInput(g, threads, GemmKind::Float32, w.wide, dy.wide, Gather::Padded), one) << threads;
         }
         setNumThreads(0);
     }
