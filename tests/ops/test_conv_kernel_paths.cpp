@@ -369,6 +369,18 @@ std::vector<float> forwardGradInput(const ConvGeometry& g, int threads, GemmKind
     return dx;
 }
 
+// dx within float32 summation error of the float64 scatter: each element a float32 sum of exact
+// products (bf16-valued operands), off by at most depth * 2^-24 * sum |terms|.
+void expectScatterWithinSummationError(const ConvGeometry& g, const std::vector<float>& w, const std::vector<float>& dy,
+                                       const std::vector<float>& dx) {
+    std::vector<double> ref, absSum;
+    scatterReference(g, w, dy, ref, absSum);
+    const double depth = static_cast<double>(g.CYg() * g.kernelSize());
+    ASSERT_EQ(dx.size(), ref.size());
+    for (std::size_t i = 0; i < dx.size(); ++i)
+        ASSERT_LE(std::fabs(dx[i] - ref[i]), depth * std::ldexp(1.0, -24) * absSum[i] + 1e-30) << "element " << i;
+}
+
 TEST(ConvKernelPaths, GradInputAsForwardMatchesTheScatter) {
     int stride1 = 0;
     for (const Case& c : cases()) {
@@ -377,14 +389,9 @@ TEST(ConvKernelPaths, GradInputAsForwardMatchesTheScatter) {
         ++stride1;
         SCOPED_TRACE(c.name);
         const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 11), dy = randomBf16(numel(g, false), 12);
-        std::vector<double> ref, absSum;
-        scatterReference(g, w.wide, dy.wide, ref, absSum);
-        const double depth = static_cast<double>(g.CYg() * g.kernelSize());
         for (GemmKind kind : {GemmKind::Float32, GemmKind::BFloat16}) {
-            const std::vector<float> dx = forwardGradInput(g, 2, kind, w.wide, dy.wide);
-            for (std::size_t i = 0; i < dx.size(); ++i)  // float32 sums of exact products
-                ASSERT_LE(std::fabs(dx[i] - ref[i]), depth * std::ldexp(1.0, -24) * absSum[i] + 1e-30)
-                    << "element " << i << " kind " << static_cast<int>(kind);
+            SCOPED_TRACE("kind " + std::to_string(static_cast<int>(kind)));
+            expectScatterWithinSummationError(g, w.wide, dy.wide, forwardGradInput(g, 2, kind, w.wide, dy.wide));
         }
     }
     EXPECT_GE(stride1, 6) << "the table covers the stride-1 path";
@@ -416,12 +423,8 @@ TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
         ++applied;
         SCOPED_TRACE(c.name);
         const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 15), dy = randomBf16(numel(g, false), 16);
-        std::vector<double> ref, absSum;
-        scatterReference(g, w.wide, dy.wide, ref, absSum);
-        const double depth = static_cast<double>(g.CYg() * g.kernelSize());
         const std::vector<float> one = forwardGradInput(g, 1, GemmKind::Float32, w.wide, dy.wide, Gather::Padded);
-        for (std::size_t i = 0; i < one.size(); ++i)  // float32 sums of exact products
-            ASSERT_LE(std::fabs(one[i] - ref[i]), depth * std::ldexp(1.0, -24) * absSum[i] + 1e-30) << "element " << i;
+        expectScatterWithinSummationError(g, w.wide, dy.wide, one);
         for (int threads : {2, 3, 5}) {
             setNumThreads(threads);
             EXPECT_EQ(forwardGradInput(g, threads, GemmKind::Float32, w.wide, dy.wide, Gather::Padded), one) << threads;
