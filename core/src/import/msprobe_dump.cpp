@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <string_view>
@@ -129,7 +130,8 @@ struct Dump::Impl {
     std::map<std::string, CallEntries> entries;
     std::vector<std::string> names;
     std::map<std::string, detail::Call> calls;
-    std::map<std::string, std::string> stacks;  // forward key -> frames
+    std::map<std::string, std::string> stacks;  // forward key -> frames, read at the first stack()
+    std::once_flag stacksRead;                  // stack() runs on the import's worker threads
     std::map<std::string, std::string> forwardKeyOf;
 
     // The supported calls among dump.json's "data" members, in the dump's order.
@@ -257,7 +259,6 @@ Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
     }
     if (!hasData) throw notDump();
     impl_->findCalls(data);
-    impl_->readStacks();
 }
 
 Dump::~Dump() = default;
@@ -269,6 +270,7 @@ const std::vector<std::string>& Dump::supportedCalls() const { return impl_->nam
 std::string Dump::stack(const std::string& call) const {
     auto key = impl_->forwardKeyOf.find(call);
     if (key == impl_->forwardKeyOf.end()) return "";
+    std::call_once(impl_->stacksRead, [this] { impl_->readStacks(); });
     auto it = impl_->stacks.find(key->second);
     return it == impl_->stacks.end() ? "" : it->second;
 }
@@ -388,14 +390,15 @@ void importFolder(const Dump& dump, Progress& p, bool forFile, ImportSummary& su
 // Imports the shard's calls in order; `sink` receives each case (on this thread), compressed
 // for writing when `forFile`. A folder's dump.json is held whole while its calls import (their
 // entries are parsed from it), so only one folder's is in memory at a time: with several
-// folders (ranks), each is read once to count its calls and again to import them.
+// folders (ranks), each dump.json is read once to count its calls and again to import them
+// (stack.json once, at the first stack asked of it).
 template <class Sink>
-ImportSummary importWith(const std::string& dir, const ImportOptions& o, bool forFile, Sink sink) {
+ImportSummary importWith(std::vector<DumpFolder> folders, const ImportOptions& o, bool forFile, Sink sink) {
     if (o.shardCount < 1 || o.shardIndex < 0 || o.shardIndex >= o.shardCount)
         throw FormatError("shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) +
                           " does not exist");
     ImportSummary summary;
-    summary.folders = findDumpFolders(dir, o.step, o.rank);
+    summary.folders = std::move(folders);
     std::vector<std::size_t> counts;
     std::optional<Dump> only;  // one folder: read once
     Progress p{o};
@@ -426,18 +429,20 @@ ImportSummary importWith(const std::string& dir, const ImportOptions& o, bool fo
 
 ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options) {
     // Every file of the dump is an input the output must not replace.
+    std::vector<DumpFolder> folders = findDumpFolders(dir, options.step, options.rank);
     std::vector<std::string> inputs;
     std::error_code ec;
-    for (const DumpFolder& f : findDumpFolders(dir, options.step, options.rank))
+    for (const DumpFolder& f : folders)
         for (const char* name : {"dump.json", "stack.json", "construct.json"})
             inputs.push_back((fs::path(f.path) / name).string());
     const fs::path out = fs::absolute(output, ec);
-    for (const DumpFolder& f : findDumpFolders(dir, options.step, options.rank))
+    for (const DumpFolder& f : folders)
         if (out.parent_path() == fs::path(f.path) / "dump_tensor_data")
             throw FormatError("the output '" + output + "' would be written among the dump's tensor files");
     cases::CaseFileWriter writer(output, inputs);
 
-    ImportSummary summary = importWith(dir, options, true, [&](cases::PreparedCase c) { writer.add(c); });
+    ImportSummary summary =
+        importWith(std::move(folders), options, true, [&](cases::PreparedCase c) { writer.add(c); });
     if (!summary.imported.empty() && !summary.cancelled) {
         writer.commit();
         summary.written = true;
@@ -453,7 +458,8 @@ std::string callOfCasePath(const std::string& casePath) {
 
 std::vector<cases::Case> importCases(const std::string& dir, const ImportOptions& options, ImportSummary* summary) {
     std::vector<cases::Case> out;
-    ImportSummary s = importWith(dir, options, false, [&](cases::PreparedCase c) { out.push_back(std::move(c.c)); });
+    ImportSummary s = importWith(findDumpFolders(dir, options.step, options.rank), options, false,
+                                 [&](cases::PreparedCase c) { out.push_back(std::move(c.c)); });
     if (summary) *summary = std::move(s);
     return out;
 }
