@@ -9,7 +9,11 @@
 #include "packed_gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -267,17 +271,56 @@ inline __m512 step(__m512 acc, __m512i a, __m512i b) {
 }
 
 // C[mr x nr] = or += the 12x32 sums (rows past mr, columns past nr dropped).
+// c + sum, c's NaN kept where both are NaN: vaddps with c as its first source, pinned in asm
+// because the compiler may commute the operands (then each kernel would keep a different NaN).
+inline __m512 addToC(__m512 c, __m512 sum) {
+    asm("vaddps %[sum], %[c], %[c]" : [c] "+v"(c) : [sum] "v"(sum));
+    return c;
+}
+
 inline void storeTile(const __m512 acc[kMR][2], float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
     for (int64_t r = 0; r < mr; ++r) {
         float* cr = c + r * ldc;
         __m512 v0 = acc[r][0], v1 = acc[r][1];
         if (accumulate) {
-            v0 = _mm512_add_ps(loadFirst(cr, nr), v0);
-            v1 = _mm512_add_ps(loadFirst(cr + 16, nr - 16), v1);
+            v0 = addToC(loadFirst(cr, nr), v0);
+            v1 = addToC(loadFirst(cr + 16, nr - 16), v1);
         }
         storeFirst(cr, nr, v0);
         storeFirst(cr + 16, nr - 16, v1);
     }
+}
+
+// acc + a·b with vdpbf16ps's choice among NaNs (a's, else b's, else acc's): vfmadd231ps with a as
+// its second source, pinned in asm because the compiler may commute a and b or pick another form.
+inline __m512 fmaLikeDot(__m512 acc, __m512 a, __m512 b) {
+    asm("vfmadd231ps %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
+    return acc;
+}
+
+// The 12x32 sums of a packed A panel (units x 12) and a packed B panel (units x 32); `DotOnFmas`
+// runs float32 units with fmaLikeDot (the Float32Fmas engine of the BFloat16 kind).
+template <GemmKind Kind, bool DotOnFmas = false>
+inline void sumUnits(int64_t units, const uint32_t* pa, const uint32_t* pb, __m512 acc[kMR][2]) {
+    for (int64_t u = 0; u < units; ++u) {
+        const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
+        const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
+        const uint32_t* ap = pa + u * kMR;
+        for (int64_t r = 0; r < kMR; ++r) {
+            const __m512i av = _mm512_set1_epi32(static_cast<int>(ap[r]));
+            if constexpr (DotOnFmas) {
+                acc[r][0] = fmaLikeDot(acc[r][0], _mm512_castsi512_ps(av), _mm512_castsi512_ps(b0));
+                acc[r][1] = fmaLikeDot(acc[r][1], _mm512_castsi512_ps(av), _mm512_castsi512_ps(b1));
+            } else {
+                acc[r][0] = step<Kind>(acc[r][0], av, b0);
+                acc[r][1] = step<Kind>(acc[r][1], av, b1);
+            }
+        }
+    }
+}
+
+inline void zeroTile(__m512 acc[kMR][2]) {
+    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
 }
 
 // C[mr x nr] (+)= packed A panel (units x 12) . packed B panel (units x 32).
@@ -285,17 +328,64 @@ template <GemmKind Kind>
 void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr,
                  bool accumulate) {
     __m512 acc[kMR][2];
-    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    for (int64_t u = 0; u < units; ++u) {
-        const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
-        const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
-        const uint32_t* ap = pa + u * kMR;
-        for (int64_t r = 0; r < kMR; ++r) {
-            const __m512i av = _mm512_set1_epi32(static_cast<int>(ap[r]));
-            acc[r][0] = step<Kind>(acc[r][0], av, b0);
-            acc[r][1] = step<Kind>(acc[r][1], av, b1);
+    zeroTile(acc);
+    sumUnits<Kind>(units, pa, pb, acc);
+    storeTile(acc, c, ldc, mr, nr, accumulate);
+}
+
+// --- The Float32Fmas engine of the BFloat16 kind (packed_gemm.h) ---
+// A pair unit (k in the low half, k+1 in the high) becomes two float32 slots, k+1 first: the
+// order vdpbf16ps adds its two products in, so two FMAs per pair give its bits.
+
+// Panels of R units -> panels of 2R slots: unit q of group g to slots (2g, q) and (2g+1, q).
+template <int64_t R>
+void widenUnits(const uint32_t* units, int64_t groups, uint32_t* wide) {
+    const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+    for (int64_t g = 0; g < groups; ++g) {
+        const uint32_t* in = units + g * R;
+        uint32_t* hi = wide + 2 * g * R;
+        for (int64_t q = 0; q < R; q += 16) {
+            const int64_t n = std::min<int64_t>(16, R - q);
+            const __m512i v = n >= 16 ? _mm512_loadu_si512(in + q) : _mm512_maskz_loadu_epi32(firstLanes(n), in + q);
+            storeFirst(hi + q, n, _mm512_and_si512(v, high));
+            storeFirst(hi + R + q, n, _mm512_slli_epi32(v, 16));
         }
     }
+}
+
+// vdpbf16ps flushes denormal inputs and results (as MXCSR's DAZ and FTZ do); the stand-in FMAs
+// run with both set, everything else (storeTile's addition) in the caller's mode. The compiler
+// does not see ldmxcsr as a dependency of arithmetic: empty asm statements pin the accumulators
+// on each side of it.
+constexpr unsigned kFlushDenormals = 0x8040u;  // FTZ | DAZ
+
+inline void pinTile(__m512 acc[kMR][2]) {
+    for (int64_t r = 0; r < kMR; ++r) asm volatile("" : "+v"(acc[r][0]), "+v"(acc[r][1]));
+}
+
+// Zeroes the sums and flushes denormals; returns the caller's mode for leaveFlushed. (Plain
+// functions, not an RAII guard: a guard holding a pointer to the sums keeps them in memory.)
+inline unsigned enterFlushed(__m512 acc[kMR][2]) {
+    zeroTile(acc);
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | kFlushDenormals);
+    pinTile(acc);
+    return csr;
+}
+
+inline void leaveFlushed(unsigned csr, __m512 acc[kMR][2]) {
+    pinTile(acc);
+    _mm_setcsr(csr);
+    pinTile(acc);
+}
+
+// microKernel<BFloat16>'s bits from widened panels (2 x units slots).
+void microKernelFmas(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr,
+                     int64_t nr, bool accumulate) {
+    __m512 acc[kMR][2];
+    const unsigned csr = enterFlushed(acc);
+    sumUnits<GemmKind::Float32, true>(2 * units, pa, pb, acc);
+    leaveFlushed(csr, acc);
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
@@ -345,22 +435,88 @@ void microKernelInPlaceA(int64_t units, bool halfLast, const T* a, const int64_t
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
+#ifdef OPSCOPE_PACKED_BF16
+// A's pair at `at` split into its two values (k+1, k) as float32 broadcasts; the half unit at the
+// end of an odd k block has no k+1 (zero, as in its packed unit).
+inline void splitPair(const float* at, bool half, __m512& hi, __m512& lo) {
+    hi = half ? _mm512_setzero_ps() : _mm512_set1_ps(at[1]);
+    lo = _mm512_set1_ps(at[0]);
+}
+inline void splitPair(const uint16_t* at, bool half, __m512& hi, __m512& lo) {
+    uint32_t pair = at[0];  // k in the low half, as unitAt reads it
+    if (!half) std::memcpy(&pair, at, sizeof pair);
+    const __m512i p = _mm512_set1_epi32(static_cast<int>(pair));
+    hi = _mm512_castsi512_ps(_mm512_and_si512(p, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    lo = _mm512_castsi512_ps(_mm512_slli_epi32(p, 16));
+}
+
+// microKernelInPlaceA<BFloat16>'s bits on the FMAs, from a widened B panel (2 x units slots).
+template <class T>
+void microKernelInPlaceAFmas(int64_t units, bool halfLast, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
+                             const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
+    const T* rows[kMR];
+    for (int64_t r = 0; r < kMR; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
+    __m512 acc[kMR][2];
+    auto sumUnit = [&](int64_t u, bool half) {
+        const float* bu = reinterpret_cast<const float*>(pb + 2 * u * kNR);
+        const __m512 h0 = _mm512_loadu_ps(bu), h1 = _mm512_loadu_ps(bu + 16);
+        const __m512 l0 = _mm512_loadu_ps(bu + kNR), l1 = _mm512_loadu_ps(bu + kNR + 16);
+        const int64_t at = kIndex[2 * u];
+        for (int64_t r = 0; r < kMR; ++r) {
+            __m512 hi, lo;
+            splitPair(rows[r] + at, half, hi, lo);
+            acc[r][0] = fmaLikeDot(fmaLikeDot(acc[r][0], hi, h0), lo, l0);
+            acc[r][1] = fmaLikeDot(fmaLikeDot(acc[r][1], hi, h1), lo, l1);
+        }
+    };
+    const unsigned csr = enterFlushed(acc);
+    const int64_t whole = halfLast ? units - 1 : units;
+    for (int64_t u = 0; u < whole; ++u) sumUnit(u, false);
+    if (halfLast) sumUnit(whole, true);
+    leaveFlushed(csr, acc);
+    storeTile(acc, c, ldc, mr, nr, accumulate);
+}
+#endif
+
+// B's k block [k0, k0 + kc) into panels of 32 columns, widened for the FMAs when `fmas`.
 template <GemmKind Kind, class T>
-void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, int64_t M, int64_t K, int64_t N,
-                   const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+void packB(int64_t N, int64_t k0, int64_t kc, const T* b, int64_t brs, int64_t bcs, bool fmas,
+           std::vector<uint32_t>& pb) {
+    const int64_t groups = (N + kNR - 1) / kNR * unitsOf(Kind, kc);
+    if (!fmas) {
+        pb.resize(static_cast<std::size_t>(groups * kNR));
+        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
+        return;
+    }
+    thread_local std::vector<uint32_t> units;
+    units.resize(static_cast<std::size_t>(groups * kNR));
+    pack<Kind, kNR>(N, k0, kc, b, bcs, brs, units.data());
+    pb.resize(static_cast<std::size_t>(2 * groups * kNR));
+    widenUnits<kNR>(units.data(), groups, pb.data());
+}
+
+template <GemmKind Kind, class T>
+void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, bool fmas, int64_t M, int64_t K,
+                   int64_t N, const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     thread_local std::vector<uint32_t> pb;
     const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
+    const int64_t slots = fmas ? 2 : 1;  // per unit
     for (int64_t k0 = 0, blk = 0; k0 < K; k0 += kb, ++blk) {
         const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
-        pb.resize(static_cast<std::size_t>(nPanels * units * kNR));
-        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
+        packB<Kind>(N, k0, kc, b, brs, bcs, fmas, pb);
         const uint32_t* pa = packedA + blocks[static_cast<std::size_t>(blk)];
         const bool acc = accumulate || k0 > 0;
         for (int64_t jp = 0; jp < nPanels; ++jp)
-            for (int64_t ip = 0; ip < mPanels; ++ip)
-                microKernel<Kind>(units, pa + ip * units * kMR, pb.data() + jp * units * kNR,
-                                  c + ip * kMR * ldc + jp * kNR, ldc, std::min(kMR, M - ip * kMR),
-                                  std::min(kNR, N - jp * kNR), acc);
+            for (int64_t ip = 0; ip < mPanels; ++ip) {
+                const uint32_t* ap = pa + ip * slots * units * kMR;
+                const uint32_t* bp = pb.data() + jp * slots * units * kNR;
+                float* cp = c + ip * kMR * ldc + jp * kNR;
+                const int64_t mr = std::min(kMR, M - ip * kMR), nr = std::min(kNR, N - jp * kNR);
+                if (fmas)
+                    microKernelFmas(units, ap, bp, cp, ldc, mr, nr, acc);
+                else
+                    microKernel<Kind>(units, ap, bp, cp, ldc, mr, nr, acc);
+            }
     }
 }
 
@@ -371,17 +527,28 @@ void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t*
                      const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     thread_local std::vector<uint32_t> pb;
     const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
+    const bool fmas = Kind == GemmKind::BFloat16 && bf16Engine() == Bf16Engine::Float32Fmas;
+    const int64_t slots = fmas ? 2 : 1;
     for (int64_t k0 = 0; k0 < K; k0 += kb) {
         const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
         const bool halfLast = kPerUnit(Kind) == 2 && kc % 2 == 1;
-        pb.resize(static_cast<std::size_t>(nPanels * units * kNR));
-        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
+        packB<Kind>(N, k0, kc, b, brs, bcs, fmas, pb);
         const bool acc = accumulate || k0 > 0;
         for (int64_t jp = 0; jp < nPanels; ++jp)
-            for (int64_t ip = 0; ip < mPanels; ++ip)
-                microKernelInPlaceA<Kind>(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0,
-                                          pb.data() + jp * units * kNR, c + ip * kMR * ldc + jp * kNR, ldc,
-                                          std::min(kMR, M - ip * kMR), std::min(kNR, N - jp * kNR), acc);
+            for (int64_t ip = 0; ip < mPanels; ++ip) {
+                const uint32_t* bp = pb.data() + jp * slots * units * kNR;
+                float* cp = c + ip * kMR * ldc + jp * kNR;
+                const int64_t mr = std::min(kMR, M - ip * kMR), nr = std::min(kNR, N - jp * kNR);
+#ifdef OPSCOPE_PACKED_BF16
+                if (fmas) {
+                    microKernelInPlaceAFmas(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0, bp, cp, ldc, mr, nr,
+                                            acc);
+                    continue;
+                }
+#endif
+                microKernelInPlaceA<Kind>(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0, bp, cp, ldc, mr, nr,
+                                          acc);
+            }
     }
 }
 
@@ -402,8 +569,11 @@ bool packedGemmAvailable(GemmKind kind) {
 }
 
 const char* gemmDescription(GemmKind kind) {
-    if (kind == GemmKind::BFloat16)
-        return packedGemmAvailable(kind) ? "bf16 dot products (AVX512-BF16)" : "float32 (Eigen; no AVX512-BF16)";
+    if (kind == GemmKind::BFloat16) {
+        if (!packedGemmAvailable(kind)) return "float32 (Eigen; no AVX512-BF16)";
+        return bf16Engine() == Bf16Engine::Float32Fmas ? "bf16 pairs on float32 FMAs (the bits of AVX512-BF16)"
+                                                       : "bf16 dot products (AVX512-BF16)";
+    }
     return packedGemmAvailable(kind) ? "float32 (AVX-512)" : "float32 (Eigen)";
 }
 
@@ -437,12 +607,15 @@ void PackedA::packBlocks(int64_t M, int64_t K, const T* a, int64_t ars, int64_t 
     K_ = std::max<int64_t>(0, K);
     blocks_.clear();
     data_.clear();  // keeps its capacity
+    fmas_ = false;
     if (!packedGemmAvailable(kind_)) return;
 #ifdef OPSCOPE_PACKED_FP32
-    const int64_t mPanels = (M_ + kMR - 1) / kMR, kb = kBlock(kind_);
+    fmas_ = kind_ == GemmKind::BFloat16 && bf16Engine() == Bf16Engine::Float32Fmas;
+    const int64_t mPanels = (M_ + kMR - 1) / kMR, kb = kBlock(kind_), slots = fmas_ ? 2 : 1;
     for (int64_t k0 = 0; k0 < K_; k0 += kb) {
         blocks_.push_back(static_cast<int64_t>(data_.size()));
-        data_.resize(data_.size() + static_cast<std::size_t>(mPanels * unitsOf(kind_, std::min(kb, K_ - k0)) * kMR));
+        const int64_t units = unitsOf(kind_, std::min(kb, K_ - k0));
+        data_.resize(data_.size() + static_cast<std::size_t>(slots * mPanels * units * kMR));
     }
     for (std::size_t blk = 0; blk < blocks_.size(); ++blk) {
         const int64_t k0 = static_cast<int64_t>(blk) * kb, kc = std::min(kb, K_ - k0);
@@ -454,7 +627,15 @@ void PackedA::packBlocks(int64_t M, int64_t K, const T* a, int64_t ars, int64_t 
             }
         }
 #ifdef OPSCOPE_PACKED_BF16
-        ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
+        if (!fmas_) {
+            ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
+            continue;
+        }
+        thread_local std::vector<uint32_t> units;
+        const int64_t groups = mPanels * unitsOf(kind_, kc);
+        units.resize(static_cast<std::size_t>(groups * kMR));
+        ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, units.data());
+        widenUnits<kMR>(units.data(), groups, out);
 #endif
     }
 #else
@@ -472,12 +653,12 @@ void packedGemm(const PackedA& a, const uint32_t* packedA, const std::vector<int
     const int64_t M = a.rows(), K = a.depth();
     if constexpr (std::is_same_v<T, float>) {
         if (a.kind() == GemmKind::Float32) {
-            packedProduct<GemmKind::Float32>(packedA, blocks, M, K, N, b, brs, bcs, c, ldc, accumulate);
+            packedProduct<GemmKind::Float32>(packedA, blocks, false, M, K, N, b, brs, bcs, c, ldc, accumulate);
             return;
         }
     }
 #ifdef OPSCOPE_PACKED_BF16
-    packedProduct<GemmKind::BFloat16>(packedA, blocks, M, K, N, b, brs, bcs, c, ldc, accumulate);
+    packedProduct<GemmKind::BFloat16>(packedA, blocks, a.onFmas(), M, K, N, b, brs, bcs, c, ldc, accumulate);
 #endif
 #else
     (void)a, (void)packedA, (void)blocks, (void)N, (void)b, (void)brs, (void)bcs, (void)c, (void)ldc, (void)accumulate;
@@ -575,5 +756,73 @@ void gemmInPlaceA(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t
     productInPlaceA<GemmKind::BFloat16>(M, N, K, a, rowOffset, kIndex, b, brs, bcs, c, ldc, accumulate);
 #endif
 }
+
+namespace {
+
+std::atomic<int> gBf16Engine{-1};  // a Bf16Engine once chosen
+
+#ifdef OPSCOPE_PACKED_BF16
+// Seconds for 4 calls of `product` (the caller takes the best of several tries).
+template <class Product>
+double secondsFor(Product&& product) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int rep = 0; rep < 4; ++rep) product();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Both engines on the same layer-like product (8 A panels x 2 B panels, one k block, B packing
+// included: the FMAs' B panels are twice the bytes), alternately; ties go to the dot products
+// (half the instructions, no MXCSR switch).
+Bf16Engine fasterEngine() {
+    constexpr int64_t M = 8 * kMR, N = 2 * kNR, K = 512, units = K / 2;
+    std::vector<float> a(M * K), b(K * N), c(M * N);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = 1.0f + static_cast<float>(i % 7) / 8;  // bf16-exact
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0f - static_cast<float>(i % 5) / 8;
+    std::vector<uint32_t> dotA(M * units), fmaA(2 * dotA.size());
+    pack<GemmKind::BFloat16, kMR>(M, 0, K, a.data(), K, 1, dotA.data());
+    widenUnits<kMR>(dotA.data(), M / kMR * units, fmaA.data());
+    const std::vector<int64_t> blocks{0};
+    auto run = [&](const std::vector<uint32_t>& packedA, bool fmas) {
+        return secondsFor([&] {
+            packedProduct<GemmKind::BFloat16>(packedA.data(), blocks, fmas, M, K, N, b.data(), N, 1, c.data(), N,
+                                              false);
+        });
+    };
+    double dot = std::numeric_limits<double>::infinity(), fmas = dot;
+    for (int trial = 0; trial < 5; ++trial) {
+        dot = std::min(dot, run(dotA, false));
+        fmas = std::min(fmas, run(fmaA, true));
+    }
+    return fmas < 0.9 * dot ? Bf16Engine::Float32Fmas : Bf16Engine::DotProducts;
+}
+#endif
+
+Bf16Engine chosenEngine() {
+    if (const char* env = std::getenv("OPSCOPE_BF16_GEMM")) {
+        if (std::strcmp(env, "dot") == 0) return Bf16Engine::DotProducts;
+        if (std::strcmp(env, "fma") == 0) return Bf16Engine::Float32Fmas;
+    }
+#ifdef OPSCOPE_PACKED_BF16
+    return fasterEngine();
+#else
+    return Bf16Engine::DotProducts;  // nothing to choose: no packed bf16 kernel in this build
+#endif
+}
+
+}  // namespace
+
+Bf16Engine bf16Engine() {
+    int engine = gBf16Engine.load(std::memory_order_acquire);
+    if (engine < 0) {
+        static const int chosen = static_cast<int>(chosenEngine());
+        gBf16Engine.compare_exchange_strong(engine, chosen);
+        engine = gBf16Engine.load(std::memory_order_acquire);
+    }
+    return static_cast<Bf16Engine>(engine);
+}
+
+void setBf16Engine(Bf16Engine engine) { gBf16Engine.store(static_cast<int>(engine), std::memory_order_release); }
+
+const char* bf16EngineName(Bf16Engine engine) { return engine == Bf16Engine::Float32Fmas ? "fma" : "dot"; }
 
 }  // namespace opscope::kernels
