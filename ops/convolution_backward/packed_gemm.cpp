@@ -478,7 +478,9 @@ void microKernelInPlaceAFmas(int64_t units, bool halfLast, const T* a, const int
 }
 #endif
 
-// B's k block [k0, k0 + kc) into panels of 32 columns, widened for the FMAs when `fmas`.
+// B's k block [k0, k0 + kc) into panels of 32 columns, widened for the FMAs when `fmas`. The
+// products pack one panel at a time, right before the micro-kernels that read it: it is then
+// still in L1 (a whole block of B packed first went out to L3 and came back once per panel).
 template <GemmKind Kind, class T>
 void packB(int64_t N, int64_t k0, int64_t kc, const T* b, int64_t brs, int64_t bcs, bool fmas,
            std::vector<uint32_t>& pb) {
@@ -503,20 +505,22 @@ void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, 
     const int64_t slots = fmas ? 2 : 1;  // per unit
     for (int64_t k0 = 0, blk = 0; k0 < K; k0 += kb, ++blk) {
         const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
-        packB<Kind>(N, k0, kc, b, brs, bcs, fmas, pb);
         const uint32_t* pa = packedA + blocks[static_cast<std::size_t>(blk)];
         const bool acc = accumulate || k0 > 0;
-        for (int64_t jp = 0; jp < nPanels; ++jp)
+        for (int64_t jp = 0; jp < nPanels; ++jp) {
+            const int64_t nr = std::min(kNR, N - jp * kNR);
+            packB<Kind>(nr, k0, kc, b + jp * kNR * bcs, brs, bcs, fmas, pb);
+            const uint32_t* bp = pb.data();
             for (int64_t ip = 0; ip < mPanels; ++ip) {
                 const uint32_t* ap = pa + ip * slots * units * kMR;
-                const uint32_t* bp = pb.data() + jp * slots * units * kNR;
                 float* cp = c + ip * kMR * ldc + jp * kNR;
-                const int64_t mr = std::min(kMR, M - ip * kMR), nr = std::min(kNR, N - jp * kNR);
+                const int64_t mr = std::min(kMR, M - ip * kMR);
                 if (fmas)
                     microKernelFmas(units, ap, bp, cp, ldc, mr, nr, acc);
                 else
                     microKernel<Kind>(units, ap, bp, cp, ldc, mr, nr, acc);
             }
+        }
     }
 }
 
@@ -528,17 +532,17 @@ void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t*
     thread_local std::vector<uint32_t> pb;
     const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
     const bool fmas = Kind == GemmKind::BFloat16 && bf16Engine() == Bf16Engine::Float32Fmas;
-    const int64_t slots = fmas ? 2 : 1;
     for (int64_t k0 = 0; k0 < K; k0 += kb) {
         const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
         const bool halfLast = kPerUnit(Kind) == 2 && kc % 2 == 1;
-        packB<Kind>(N, k0, kc, b, brs, bcs, fmas, pb);
         const bool acc = accumulate || k0 > 0;
-        for (int64_t jp = 0; jp < nPanels; ++jp)
+        for (int64_t jp = 0; jp < nPanels; ++jp) {
+            const int64_t nr = std::min(kNR, N - jp * kNR);
+            packB<Kind>(nr, k0, kc, b + jp * kNR * bcs, brs, bcs, fmas, pb);
+            const uint32_t* bp = pb.data();
             for (int64_t ip = 0; ip < mPanels; ++ip) {
-                const uint32_t* bp = pb.data() + jp * slots * units * kNR;
                 float* cp = c + ip * kMR * ldc + jp * kNR;
-                const int64_t mr = std::min(kMR, M - ip * kMR), nr = std::min(kNR, N - jp * kNR);
+                const int64_t mr = std::min(kMR, M - ip * kMR);
 #ifdef OPSCOPE_PACKED_BF16
                 if (fmas) {
                     microKernelInPlaceAFmas(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0, bp, cp, ldc, mr, nr,
@@ -549,6 +553,7 @@ void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t*
                 microKernelInPlaceA<Kind>(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0, bp, cp, ldc, mr, nr,
                                           acc);
             }
+        }
     }
 }
 
