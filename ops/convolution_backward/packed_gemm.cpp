@@ -195,21 +195,45 @@ inline void transpose16x16(__m512i v[16]) {
     }
 }
 
-// Rows [0, rows) x k [k0, k0 + kc) of m (element (r, k) at m[r*s + k*ks]) into panels of R rows:
-// panel[u*R + r] = unit u of row r, zero past the end.
-template <GemmKind Kind, int64_t R, class T>
+// Where packed units go: unit u of row r at panel[u*R + r]; or, for the Float32Fmas engine of
+// the BFloat16 kind (Wide), the pair's two values as float32 slots, k+1 first (the order
+// vdpbf16ps adds them in): panel[2u*R + r] = value at k+1, panel[(2u+1)*R + r] = value at k.
+template <int64_t R, bool Wide>
+inline void putUnits(uint32_t* panel, int64_t u, int64_t r, int64_t n, __m512i units) {
+    if constexpr (Wide) {
+        storeFirst(panel + 2 * u * R + r, n, _mm512_and_si512(units, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+        storeFirst(panel + (2 * u + 1) * R + r, n, _mm512_slli_epi32(units, 16));
+    } else {
+        storeFirst(panel + u * R + r, n, units);
+    }
+}
+
+template <int64_t R, bool Wide>
+inline void putUnit(uint32_t* panel, int64_t u, int64_t r, uint32_t unit) {
+    if constexpr (Wide) {
+        panel[2 * u * R + r] = unit & 0xFFFF0000u;
+        panel[(2 * u + 1) * R + r] = unit << 16;
+    } else {
+        panel[u * R + r] = unit;
+    }
+}
+
+// Rows [0, rows) x k [k0, k0 + kc) of m (element (r, k) at m[r*s + k*ks]) into panels of R rows
+// (putUnits' layout), zero past the end.
+template <GemmKind Kind, int64_t R, bool Wide = false, class T>
 void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t ks, uint32_t* out) {
+    static_assert(!Wide || Kind == GemmKind::BFloat16, "only bf16 pairs widen");
     constexpr int64_t per = Kind == GemmKind::BFloat16 ? 2 : 1;
     const int64_t units = (kc + per - 1) / per;
     for (int64_t r0 = 0; r0 < rows; r0 += R) {
-        uint32_t* panel = out + (r0 / R) * units * R;
+        uint32_t* panel = out + (r0 / R) * units * R * (Wide ? 2 : 1);
         const int64_t live = std::min(R, rows - r0);
         if (s == 1) {
             for (int64_t u = 0; u < units; ++u) {
                 const T* atK = m + r0 + (k0 + per * u) * ks;
                 const T* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
 #ifdef OPSCOPE_PACKED_BF16
-                if constexpr (std::is_same_v<T, uint16_t> && R == 32) {
+                if constexpr (std::is_same_v<T, uint16_t> && R == 32 && !Wide) {
                     if (live == R && atK1) {
                         interleaveRows(atK, atK1, panel + u * R);
                         continue;
@@ -217,8 +241,8 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t k
                 }
 #endif
                 for (int64_t q = 0; q < R; q += 16)
-                    storeFirst(panel + u * R + q, R - q,
-                               unitsAcrossRows<Kind>(live - q, atK + q, atK1 ? atK1 + q : nullptr));
+                    putUnits<R, Wide>(panel, u, q, R - q,
+                                      unitsAcrossRows<Kind>(live - q, atK + q, atK1 ? atK1 + q : nullptr));
             }
             continue;
         }
@@ -231,27 +255,14 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t k
                                             : _mm512_setzero_si512();
                     transpose16x16(v);
                     const int64_t n = std::min<int64_t>(16, units - u0);
-                    for (int64_t j = 0; j < n; ++j) storeFirst(panel + (u0 + j) * R + q, R - q, v[j]);
+                    for (int64_t j = 0; j < n; ++j) putUnits<R, Wide>(panel, u0 + j, q, R - q, v[j]);
                 }
             continue;
         }
-        for (int64_t r = 0; r < R; ++r) {
-            if (r >= live) {
-                for (int64_t u = 0; u < units; ++u) panel[u * R + r] = 0u;
-                continue;
-            }
+        for (int64_t r = 0; r < R; ++r) {  // neither stride 1: element by element
             const T* row = m + (r0 + r) * s + k0 * ks;
-            if (ks == 1) {  // 16 units at a time, spread over the panel's column r
-                alignas(64) uint32_t buf[16];
-                for (int64_t u0 = 0; u0 < units; u0 += 16) {
-                    _mm512_store_si512(buf, unitsAlongK<Kind>(row + per * u0, kc - per * u0));
-                    const int64_t n = std::min<int64_t>(16, units - u0);
-                    for (int64_t q = 0; q < n; ++q) panel[(u0 + q) * R + r] = buf[q];
-                }
-                continue;
-            }
             for (int64_t u = 0; u < units; ++u)
-                panel[u * R + r] = unitOf<Kind>(row + per * u * ks, ks, per * u + 1 >= kc);
+                putUnit<R, Wide>(panel, u, r, r < live ? unitOf<Kind>(row + per * u * ks, ks, per * u + 1 >= kc) : 0u);
         }
     }
 }
@@ -334,24 +345,8 @@ void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c
 }
 
 // --- The Float32Fmas engine of the BFloat16 kind (packed_gemm.h) ---
-// A pair unit (k in the low half, k+1 in the high) becomes two float32 slots, k+1 first: the
-// order vdpbf16ps adds its two products in, so two FMAs per pair give its bits.
-
-// Panels of R units -> panels of 2R slots: unit q of group g to slots (2g, q) and (2g+1, q).
-template <int64_t R>
-void widenUnits(const uint32_t* units, int64_t groups, uint32_t* wide) {
-    const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
-    for (int64_t g = 0; g < groups; ++g) {
-        const uint32_t* in = units + g * R;
-        uint32_t* hi = wide + 2 * g * R;
-        for (int64_t q = 0; q < R; q += 16) {
-            const int64_t n = std::min<int64_t>(16, R - q);
-            const __m512i v = n >= 16 ? _mm512_loadu_si512(in + q) : _mm512_maskz_loadu_epi32(firstLanes(n), in + q);
-            storeFirst(hi + q, n, _mm512_and_si512(v, high));
-            storeFirst(hi + R + q, n, _mm512_slli_epi32(v, 16));
-        }
-    }
-}
+// Its panels hold each pair as two float32 slots, k+1 first (pack<..., Wide>): the order
+// vdpbf16ps adds its two products in, so two FMAs per pair give its bits.
 
 // vdpbf16ps flushes denormal inputs and results (as MXCSR's DAZ and FTZ do); the stand-in FMAs
 // run with both set, everything else (storeTile's addition) in the caller's mode. The compiler
@@ -484,17 +479,12 @@ void microKernelInPlaceAFmas(int64_t units, bool halfLast, const T* a, const int
 template <GemmKind Kind, class T>
 void packB(int64_t N, int64_t k0, int64_t kc, const T* b, int64_t brs, int64_t bcs, bool fmas,
            std::vector<uint32_t>& pb) {
-    const int64_t groups = (N + kNR - 1) / kNR * unitsOf(Kind, kc);
-    if (!fmas) {
-        pb.resize(static_cast<std::size_t>(groups * kNR));
-        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
-        return;
+    const int64_t slots = (N + kNR - 1) / kNR * unitsOf(Kind, kc) * kNR;
+    pb.resize(static_cast<std::size_t>(fmas ? 2 * slots : slots));
+    if constexpr (Kind == GemmKind::BFloat16) {
+        if (fmas) return pack<Kind, kNR, true>(N, k0, kc, b, bcs, brs, pb.data());
     }
-    thread_local std::vector<uint32_t> units;
-    units.resize(static_cast<std::size_t>(groups * kNR));
-    pack<Kind, kNR>(N, k0, kc, b, bcs, brs, units.data());
-    pb.resize(static_cast<std::size_t>(2 * groups * kNR));
-    widenUnits<kNR>(units.data(), groups, pb.data());
+    pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
 }
 
 template <GemmKind Kind, class T>
@@ -636,11 +626,7 @@ void PackedA::packBlocks(int64_t M, int64_t K, const T* a, int64_t ars, int64_t 
             ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
             continue;
         }
-        thread_local std::vector<uint32_t> units;
-        const int64_t groups = mPanels * unitsOf(kind_, kc);
-        units.resize(static_cast<std::size_t>(groups * kMR));
-        ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, units.data());
-        widenUnits<kMR>(units.data(), groups, out);
+        ::opscope::kernels::pack<GemmKind::BFloat16, kMR, true>(M_, k0, kc, a, ars, acs, out);
 #endif
     }
 #else
@@ -785,7 +771,7 @@ Bf16Engine fasterEngine() {
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0f - static_cast<float>(i % 5) / 8;
     std::vector<uint32_t> dotA(M * units), fmaA(2 * dotA.size());
     pack<GemmKind::BFloat16, kMR>(M, 0, K, a.data(), K, 1, dotA.data());
-    widenUnits<kMR>(dotA.data(), M / kMR * units, fmaA.data());
+    pack<GemmKind::BFloat16, kMR, true>(M, 0, K, a.data(), K, 1, fmaA.data());
     const std::vector<int64_t> blocks{0};
     auto run = [&](const std::vector<uint32_t>& packedA, bool fmas) {
         return secondsFor([&] {
