@@ -311,13 +311,13 @@ inline __m512 fmaLikeDot(__m512 acc, __m512 a, __m512 b) {
 
 // The 12x32 sums of a packed A panel (units x 12) and a packed B panel (units x 32); `DotOnFmas`
 // runs float32 units with fmaLikeDot (the Float32Fmas engine of the BFloat16 kind).
-template <GemmKind Kind, bool DotOnFmas = false>
+template <GemmKind Kind, int64_t Rows, bool DotOnFmas = false>
 inline void sumUnits(int64_t units, const uint32_t* pa, const uint32_t* pb, __m512 acc[kMR][2]) {
     for (int64_t u = 0; u < units; ++u) {
         const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
         const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
         const uint32_t* ap = pa + u * kMR;
-        for (int64_t r = 0; r < kMR; ++r) {
+        for (int64_t r = 0; r < Rows; ++r) {
             const __m512i av = _mm512_set1_epi32(static_cast<int>(ap[r]));
             if constexpr (DotOnFmas) {
                 acc[r][0] = fmaLikeDot(acc[r][0], _mm512_castsi512_ps(av), _mm512_castsi512_ps(b0));
@@ -330,17 +330,18 @@ inline void sumUnits(int64_t units, const uint32_t* pa, const uint32_t* pb, __m5
     }
 }
 
+template <int64_t Rows>
 inline void zeroTile(__m512 acc[kMR][2]) {
-    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t r = 0; r < Rows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
 }
 
 // C[mr x nr] (+)= packed A panel (units x 12) . packed B panel (units x 32).
-template <GemmKind Kind>
+template <GemmKind Kind, int64_t Rows>
 void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr,
                  bool accumulate) {
     __m512 acc[kMR][2];
-    zeroTile(acc);
-    sumUnits<Kind>(units, pa, pb, acc);
+    zeroTile<Rows>(acc);
+    sumUnits<Kind, Rows>(units, pa, pb, acc);
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
@@ -354,33 +355,37 @@ void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c
 // on each side of it.
 constexpr unsigned kFlushDenormals = 0x8040u;  // FTZ | DAZ
 
+template <int64_t Rows>
 inline void pinTile(__m512 acc[kMR][2]) {
-    for (int64_t r = 0; r < kMR; ++r) asm volatile("" : "+v"(acc[r][0]), "+v"(acc[r][1]));
+    for (int64_t r = 0; r < Rows; ++r) asm volatile("" : "+v"(acc[r][0]), "+v"(acc[r][1]));
 }
 
 // Zeroes the sums and flushes denormals; returns the caller's mode for leaveFlushed. (Plain
 // functions, not an RAII guard: a guard holding a pointer to the sums keeps them in memory.)
+template <int64_t Rows>
 inline unsigned enterFlushed(__m512 acc[kMR][2]) {
-    zeroTile(acc);
+    zeroTile<Rows>(acc);
     const unsigned csr = _mm_getcsr();
     _mm_setcsr(csr | kFlushDenormals);
-    pinTile(acc);
+    pinTile<Rows>(acc);
     return csr;
 }
 
+template <int64_t Rows>
 inline void leaveFlushed(unsigned csr, __m512 acc[kMR][2]) {
-    pinTile(acc);
+    pinTile<Rows>(acc);
     _mm_setcsr(csr);
-    pinTile(acc);
+    pinTile<Rows>(acc);
 }
 
 // microKernel<BFloat16>'s bits from widened panels (2 x units slots).
+template <int64_t Rows>
 void microKernelFmas(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr,
                      int64_t nr, bool accumulate) {
     __m512 acc[kMR][2];
-    const unsigned csr = enterFlushed(acc);
-    sumUnits<GemmKind::Float32, true>(2 * units, pa, pb, acc);
-    leaveFlushed(csr, acc);
+    const unsigned csr = enterFlushed<Rows>(acc);
+    sumUnits<GemmKind::Float32, Rows, true>(2 * units, pa, pb, acc);
+    leaveFlushed<Rows>(csr, acc);
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
@@ -409,19 +414,19 @@ inline __m512i unitAt(const uint16_t* at, bool half) {
 // The same product with A read in place: A(r, k) at rows[r] + kIndex[k] (rows past mr repeat
 // row mr-1; their sums are not stored). Each element's sum is the same chain of steps as
 // microKernel's, so the same bits as packing A first.
-template <GemmKind Kind, class T>
+template <GemmKind Kind, int64_t Rows, class T>
 void microKernelInPlaceA(int64_t units, bool halfLast, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
                          const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
     const T* rows[kMR];
-    for (int64_t r = 0; r < kMR; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
+    for (int64_t r = 0; r < Rows; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
     __m512 acc[kMR][2];
-    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    zeroTile<Rows>(acc);
     for (int64_t u = 0; u < units; ++u) {
         const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
         const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
         const bool half = halfLast && u + 1 == units;
         const int64_t at = kIndex[u * kPerUnit(Kind)];
-        for (int64_t r = 0; r < kMR; ++r) {
+        for (int64_t r = 0; r < Rows; ++r) {
             const __m512i av = unitAt<Kind>(rows[r] + at, half);
             acc[r][0] = step<Kind>(acc[r][0], av, b0);
             acc[r][1] = step<Kind>(acc[r][1], av, b1);
@@ -446,32 +451,44 @@ inline void splitPair(const uint16_t* at, bool half, __m512& hi, __m512& lo) {
 }
 
 // microKernelInPlaceA<BFloat16>'s bits on the FMAs, from a widened B panel (2 x units slots).
-template <class T>
+template <int64_t Rows, class T>
 void microKernelInPlaceAFmas(int64_t units, bool halfLast, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
                              const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
     const T* rows[kMR];
-    for (int64_t r = 0; r < kMR; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
+    for (int64_t r = 0; r < Rows; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
     __m512 acc[kMR][2];
     auto sumUnit = [&](int64_t u, bool half) {
         const float* bu = reinterpret_cast<const float*>(pb + 2 * u * kNR);
         const __m512 h0 = _mm512_loadu_ps(bu), h1 = _mm512_loadu_ps(bu + 16);
         const __m512 l0 = _mm512_loadu_ps(bu + kNR), l1 = _mm512_loadu_ps(bu + kNR + 16);
         const int64_t at = kIndex[2 * u];
-        for (int64_t r = 0; r < kMR; ++r) {
+        for (int64_t r = 0; r < Rows; ++r) {
             __m512 hi, lo;
             splitPair(rows[r] + at, half, hi, lo);
             acc[r][0] = fmaLikeDot(fmaLikeDot(acc[r][0], hi, h0), lo, l0);
             acc[r][1] = fmaLikeDot(fmaLikeDot(acc[r][1], hi, h1), lo, l1);
         }
     };
-    const unsigned csr = enterFlushed(acc);
+    const unsigned csr = enterFlushed<Rows>(acc);
     const int64_t whole = halfLast ? units - 1 : units;
     for (int64_t u = 0; u < whole; ++u) sumUnit(u, false);
     if (halfLast) sumUnit(whole, true);
-    leaveFlushed(csr, acc);
+    leaveFlushed<Rows>(csr, acc);
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 #endif
+
+// Runs `kernel` with the fewest rows (4, 8 or 12) that cover mr: a short last panel (M = 64 is 5
+// panels and 4 rows) then costs a third of a full one. Rows never change an element's sum.
+template <class Kernel>
+inline void withRows(int64_t mr, Kernel&& kernel) {
+    if (mr <= 4)
+        kernel(std::integral_constant<int64_t, 4>{});
+    else if (mr <= 8)
+        kernel(std::integral_constant<int64_t, 8>{});
+    else
+        kernel(std::integral_constant<int64_t, kMR>{});
+}
 
 // B's k block [k0, k0 + kc) into panels of 32 columns, widened for the FMAs when `fmas`. The
 // products pack one panel at a time, right before the micro-kernels that read it: it is then
@@ -505,10 +522,13 @@ void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, 
                 const uint32_t* ap = pa + ip * slots * units * kMR;
                 float* cp = c + ip * kMR * ldc + jp * kNR;
                 const int64_t mr = std::min(kMR, M - ip * kMR);
-                if (fmas)
-                    microKernelFmas(units, ap, bp, cp, ldc, mr, nr, acc);
-                else
-                    microKernel<Kind>(units, ap, bp, cp, ldc, mr, nr, acc);
+                withRows(mr, [&](auto rows) {
+                    constexpr int64_t Rows = decltype(rows)::value;
+                    if (fmas)
+                        microKernelFmas<Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
+                    else
+                        microKernel<Kind, Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
+                });
             }
         }
     }
@@ -533,15 +553,16 @@ void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t*
             for (int64_t ip = 0; ip < mPanels; ++ip) {
                 float* cp = c + ip * kMR * ldc + jp * kNR;
                 const int64_t mr = std::min(kMR, M - ip * kMR);
+                const int64_t* rowsAt = rowOffset + ip * kMR;
+                withRows(mr, [&](auto rows) {
+                    constexpr int64_t Rows = decltype(rows)::value;
 #ifdef OPSCOPE_PACKED_BF16
-                if (fmas) {
-                    microKernelInPlaceAFmas(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0, bp, cp, ldc, mr, nr,
-                                            acc);
-                    continue;
-                }
+                    if (fmas)
+                        return microKernelInPlaceAFmas<Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr,
+                                                             nr, acc);
 #endif
-                microKernelInPlaceA<Kind>(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0, bp, cp, ldc, mr, nr,
-                                          acc);
+                    microKernelInPlaceA<Kind, Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr, nr, acc);
+                });
             }
         }
     }
