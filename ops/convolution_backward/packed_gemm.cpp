@@ -450,6 +450,51 @@ inline void splitPair(const uint16_t* at, bool half, __m512& hi, __m512& lo) {
     lo = _mm512_castsi512_ps(_mm512_slli_epi32(p, 16));
 }
 
+// Units [u0, u0 + n) (n <= 16) of bf16-storage rows, each pair at row + kIndex[2u], split into
+// float32 slots: split[r][0][i] the value at k+1, split[r][1][i] the value at k. One load per row
+// where the pairs follow each other, else one gather; then one and and one shift for 16 units
+// (splitPair spends both per unit, on the ports the FMAs need).
+template <int64_t Rows>
+void splitUnits(const uint16_t* const rows[kMR], const int32_t* kIndex, int64_t n, float split[kMR][2][16]) {
+    alignas(64) static constexpr int32_t kEven[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+    const __mmask16 live = firstLanes(n);
+    const __m512i even = _mm512_load_si512(kEven);
+    const __m512i idx = _mm512_permutex2var_epi32(_mm512_maskz_loadu_epi32(firstLanes(2 * n), kIndex), even,
+                                                  _mm512_maskz_loadu_epi32(firstLanes(2 * n - 16), kIndex + 16));
+    const __m512i consecutiveIdx = _mm512_add_epi32(_mm512_set1_epi32(kIndex[0]), even);
+    const bool consecutive = _mm512_mask_cmpneq_epi32_mask(live, idx, consecutiveIdx) == 0;
+    const __mmask32 halves = n >= 16 ? ~__mmask32{0} : (__mmask32{1} << (2 * n)) - 1;
+    const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+    for (int64_t r = 0; r < Rows; ++r) {
+        const __m512i pairs = consecutive ? _mm512_maskz_loadu_epi16(halves, rows[r] + kIndex[0])
+                                          : _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, idx, rows[r], 2);
+        _mm512_store_si512(split[r][0], _mm512_and_si512(pairs, high));
+        _mm512_store_si512(split[r][1], _mm512_slli_epi32(pairs, 16));
+    }
+}
+
+// The whole units [0, whole) of microKernelInPlaceAFmas from bf16 storage, 16 at a time through
+// splitUnits: the inner loop then broadcasts A's values from memory, as the packed kernel does.
+template <int64_t Rows>
+void sumBf16RowsOnFmas(int64_t whole, const uint16_t* const rows[kMR], const int32_t* kIndex, const uint32_t* pb,
+                       __m512 acc[kMR][2]) {
+    alignas(64) float split[kMR][2][16];
+    for (int64_t u0 = 0; u0 < whole; u0 += 16) {
+        const int64_t n = std::min<int64_t>(16, whole - u0);
+        splitUnits<Rows>(rows, kIndex + 2 * u0, n, split);
+        for (int64_t i = 0; i < n; ++i) {
+            const float* bu = reinterpret_cast<const float*>(pb + 2 * (u0 + i) * kNR);
+            const __m512 h0 = _mm512_loadu_ps(bu), h1 = _mm512_loadu_ps(bu + 16);
+            const __m512 l0 = _mm512_loadu_ps(bu + kNR), l1 = _mm512_loadu_ps(bu + kNR + 16);
+            for (int64_t r = 0; r < Rows; ++r) {
+                const __m512 hi = _mm512_set1_ps(split[r][0][i]), lo = _mm512_set1_ps(split[r][1][i]);
+                acc[r][0] = fmaLikeDot(fmaLikeDot(acc[r][0], hi, h0), lo, l0);
+                acc[r][1] = fmaLikeDot(fmaLikeDot(acc[r][1], hi, h1), lo, l1);
+            }
+        }
+    }
+}
+
 // microKernelInPlaceA<BFloat16>'s bits on the FMAs, from a widened B panel (2 x units slots).
 template <int64_t Rows, class T>
 void microKernelInPlaceAFmas(int64_t units, bool halfLast, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
@@ -471,7 +516,11 @@ void microKernelInPlaceAFmas(int64_t units, bool halfLast, const T* a, const int
     };
     const unsigned csr = enterFlushed<Rows>(acc);
     const int64_t whole = halfLast ? units - 1 : units;
-    for (int64_t u = 0; u < whole; ++u) sumUnit(u, false);
+    if constexpr (std::is_same_v<T, uint16_t>) {
+        sumBf16RowsOnFmas<Rows>(whole, rows, kIndex, pb, acc);
+    } else {
+        for (int64_t u = 0; u < whole; ++u) sumUnit(u, false);
+    }
     if (halfLast) sumUnit(whole, true);
     leaveFlushed<Rows>(csr, acc);
     storeTile(acc, c, ldc, mr, nr, accumulate);
