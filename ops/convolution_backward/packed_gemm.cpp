@@ -9,7 +9,11 @@
 #include "packed_gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -191,21 +195,45 @@ inline void transpose16x16(__m512i v[16]) {
     }
 }
 
-// Rows [0, rows) x k [k0, k0 + kc) of m (element (r, k) at m[r*s + k*ks]) into panels of R rows:
-// panel[u*R + r] = unit u of row r, zero past the end.
-template <GemmKind Kind, int64_t R, class T>
+// Where packed units go: unit u of row r at panel[u*R + r]; or, for the Float32Fmas engine of
+// the BFloat16 kind (Wide), the pair's two values as float32 slots, k+1 first (the order
+// vdpbf16ps adds them in): panel[2u*R + r] = value at k+1, panel[(2u+1)*R + r] = value at k.
+template <int64_t R, bool Wide>
+inline void putUnits(uint32_t* panel, int64_t u, int64_t r, int64_t n, __m512i units) {
+    if constexpr (Wide) {
+        storeFirst(panel + 2 * u * R + r, n, _mm512_and_si512(units, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+        storeFirst(panel + (2 * u + 1) * R + r, n, _mm512_slli_epi32(units, 16));
+    } else {
+        storeFirst(panel + u * R + r, n, units);
+    }
+}
+
+template <int64_t R, bool Wide>
+inline void putUnit(uint32_t* panel, int64_t u, int64_t r, uint32_t unit) {
+    if constexpr (Wide) {
+        panel[2 * u * R + r] = unit & 0xFFFF0000u;
+        panel[(2 * u + 1) * R + r] = unit << 16;
+    } else {
+        panel[u * R + r] = unit;
+    }
+}
+
+// Rows [0, rows) x k [k0, k0 + kc) of m (element (r, k) at m[r*s + k*ks]) into panels of R rows
+// (putUnits' layout), zero past the end.
+template <GemmKind Kind, int64_t R, bool Wide = false, class T>
 void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t ks, uint32_t* out) {
+    static_assert(!Wide || Kind == GemmKind::BFloat16, "only bf16 pairs widen");
     constexpr int64_t per = Kind == GemmKind::BFloat16 ? 2 : 1;
     const int64_t units = (kc + per - 1) / per;
     for (int64_t r0 = 0; r0 < rows; r0 += R) {
-        uint32_t* panel = out + (r0 / R) * units * R;
+        uint32_t* panel = out + (r0 / R) * units * R * (Wide ? 2 : 1);
         const int64_t live = std::min(R, rows - r0);
         if (s == 1) {
             for (int64_t u = 0; u < units; ++u) {
                 const T* atK = m + r0 + (k0 + per * u) * ks;
                 const T* atK1 = per * u + 1 < kc ? atK + ks : nullptr;
 #ifdef OPSCOPE_PACKED_BF16
-                if constexpr (std::is_same_v<T, uint16_t> && R == 32) {
+                if constexpr (std::is_same_v<T, uint16_t> && R == 32 && !Wide) {
                     if (live == R && atK1) {
                         interleaveRows(atK, atK1, panel + u * R);
                         continue;
@@ -213,8 +241,8 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t k
                 }
 #endif
                 for (int64_t q = 0; q < R; q += 16)
-                    storeFirst(panel + u * R + q, R - q,
-                               unitsAcrossRows<Kind>(live - q, atK + q, atK1 ? atK1 + q : nullptr));
+                    putUnits<R, Wide>(panel, u, q, R - q,
+                                      unitsAcrossRows<Kind>(live - q, atK + q, atK1 ? atK1 + q : nullptr));
             }
             continue;
         }
@@ -227,27 +255,14 @@ void pack(int64_t rows, int64_t k0, int64_t kc, const T* m, int64_t s, int64_t k
                                             : _mm512_setzero_si512();
                     transpose16x16(v);
                     const int64_t n = std::min<int64_t>(16, units - u0);
-                    for (int64_t j = 0; j < n; ++j) storeFirst(panel + (u0 + j) * R + q, R - q, v[j]);
+                    for (int64_t j = 0; j < n; ++j) putUnits<R, Wide>(panel, u0 + j, q, R - q, v[j]);
                 }
             continue;
         }
-        for (int64_t r = 0; r < R; ++r) {
-            if (r >= live) {
-                for (int64_t u = 0; u < units; ++u) panel[u * R + r] = 0u;
-                continue;
-            }
+        for (int64_t r = 0; r < R; ++r) {  // neither stride 1: element by element
             const T* row = m + (r0 + r) * s + k0 * ks;
-            if (ks == 1) {  // 16 units at a time, spread over the panel's column r
-                alignas(64) uint32_t buf[16];
-                for (int64_t u0 = 0; u0 < units; u0 += 16) {
-                    _mm512_store_si512(buf, unitsAlongK<Kind>(row + per * u0, kc - per * u0));
-                    const int64_t n = std::min<int64_t>(16, units - u0);
-                    for (int64_t q = 0; q < n; ++q) panel[(u0 + q) * R + r] = buf[q];
-                }
-                continue;
-            }
             for (int64_t u = 0; u < units; ++u)
-                panel[u * R + r] = unitOf<Kind>(row + per * u * ks, ks, per * u + 1 >= kc);
+                putUnit<R, Wide>(panel, u, r, r < live ? unitOf<Kind>(row + per * u * ks, ks, per * u + 1 >= kc) : 0u);
         }
     }
 }
@@ -267,35 +282,110 @@ inline __m512 step(__m512 acc, __m512i a, __m512i b) {
 }
 
 // C[mr x nr] = or += the 12x32 sums (rows past mr, columns past nr dropped).
+// c + sum, c's NaN kept where both are NaN: vaddps with c as its first source, pinned in asm
+// because the compiler may commute the operands (then each kernel would keep a different NaN).
+inline __m512 addToC(__m512 c, __m512 sum) {
+    asm("vaddps %[sum], %[c], %[c]" : [c] "+v"(c) : [sum] "v"(sum));
+    return c;
+}
+
 inline void storeTile(const __m512 acc[kMR][2], float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
     for (int64_t r = 0; r < mr; ++r) {
         float* cr = c + r * ldc;
         __m512 v0 = acc[r][0], v1 = acc[r][1];
         if (accumulate) {
-            v0 = _mm512_add_ps(loadFirst(cr, nr), v0);
-            v1 = _mm512_add_ps(loadFirst(cr + 16, nr - 16), v1);
+            v0 = addToC(loadFirst(cr, nr), v0);
+            v1 = addToC(loadFirst(cr + 16, nr - 16), v1);
         }
         storeFirst(cr, nr, v0);
         storeFirst(cr + 16, nr - 16, v1);
     }
 }
 
-// C[mr x nr] (+)= packed A panel (units x 12) . packed B panel (units x 32).
-template <GemmKind Kind>
-void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr,
-                 bool accumulate) {
-    __m512 acc[kMR][2];
-    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+// acc + a·b with vdpbf16ps's choice among NaNs (a's, else b's, else acc's): vfmadd231ps with a as
+// its second source, pinned in asm because the compiler may commute a and b or pick another form.
+inline __m512 fmaLikeDot(__m512 acc, __m512 a, __m512 b) {
+    asm("vfmadd231ps %[b], %[a], %[acc]" : [acc] "+v"(acc) : [a] "v"(a), [b] "v"(b));
+    return acc;
+}
+
+// The 12x32 sums of a packed A panel (units x 12) and a packed B panel (units x 32); `DotOnFmas`
+// runs float32 units with fmaLikeDot (the Float32Fmas engine of the BFloat16 kind).
+template <GemmKind Kind, int64_t Rows, bool DotOnFmas = false>
+inline void sumUnits(int64_t units, const uint32_t* pa, const uint32_t* pb, __m512 acc[kMR][2]) {
     for (int64_t u = 0; u < units; ++u) {
         const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
         const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
         const uint32_t* ap = pa + u * kMR;
-        for (int64_t r = 0; r < kMR; ++r) {
+        for (int64_t r = 0; r < Rows; ++r) {
             const __m512i av = _mm512_set1_epi32(static_cast<int>(ap[r]));
-            acc[r][0] = step<Kind>(acc[r][0], av, b0);
-            acc[r][1] = step<Kind>(acc[r][1], av, b1);
+            if constexpr (DotOnFmas) {
+                acc[r][0] = fmaLikeDot(acc[r][0], _mm512_castsi512_ps(av), _mm512_castsi512_ps(b0));
+                acc[r][1] = fmaLikeDot(acc[r][1], _mm512_castsi512_ps(av), _mm512_castsi512_ps(b1));
+            } else {
+                acc[r][0] = step<Kind>(acc[r][0], av, b0);
+                acc[r][1] = step<Kind>(acc[r][1], av, b1);
+            }
         }
     }
+}
+
+template <int64_t Rows>
+inline void zeroTile(__m512 acc[kMR][2]) {
+    for (int64_t r = 0; r < Rows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+}
+
+// C[mr x nr] (+)= packed A panel (units x 12) . packed B panel (units x 32).
+template <GemmKind Kind, int64_t Rows>
+void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr,
+                 bool accumulate) {
+    __m512 acc[kMR][2];
+    zeroTile<Rows>(acc);
+    sumUnits<Kind, Rows>(units, pa, pb, acc);
+    storeTile(acc, c, ldc, mr, nr, accumulate);
+}
+
+// --- The Float32Fmas engine of the BFloat16 kind (packed_gemm.h) ---
+// Its panels hold each pair as two float32 slots, k+1 first (pack<..., Wide>): the order
+// vdpbf16ps adds its two products in, so two FMAs per pair give its bits.
+
+// vdpbf16ps flushes denormal inputs and results (as MXCSR's DAZ and FTZ do); the stand-in FMAs
+// run with both set, everything else (storeTile's addition) in the caller's mode. The compiler
+// does not see ldmxcsr as a dependency of arithmetic: empty asm statements pin the accumulators
+// on each side of it.
+constexpr unsigned kFlushDenormals = 0x8040u;  // FTZ | DAZ
+
+template <int64_t Rows>
+inline void pinTile(__m512 acc[kMR][2]) {
+    for (int64_t r = 0; r < Rows; ++r) asm volatile("" : "+v"(acc[r][0]), "+v"(acc[r][1]));
+}
+
+// Zeroes the sums and flushes denormals; returns the caller's mode for leaveFlushed. (Plain
+// functions, not an RAII guard: a guard holding a pointer to the sums keeps them in memory.)
+template <int64_t Rows>
+inline unsigned enterFlushed(__m512 acc[kMR][2]) {
+    zeroTile<Rows>(acc);
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | kFlushDenormals);
+    pinTile<Rows>(acc);
+    return csr;
+}
+
+template <int64_t Rows>
+inline void leaveFlushed(unsigned csr, __m512 acc[kMR][2]) {
+    pinTile<Rows>(acc);
+    _mm_setcsr(csr);
+    pinTile<Rows>(acc);
+}
+
+// microKernel<BFloat16>'s bits from widened panels (2 x units slots).
+template <int64_t Rows>
+void microKernelFmas(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c, int64_t ldc, int64_t mr,
+                     int64_t nr, bool accumulate) {
+    __m512 acc[kMR][2];
+    const unsigned csr = enterFlushed<Rows>(acc);
+    sumUnits<GemmKind::Float32, Rows, true>(2 * units, pa, pb, acc);
+    leaveFlushed<Rows>(csr, acc);
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
@@ -324,19 +414,19 @@ inline __m512i unitAt(const uint16_t* at, bool half) {
 // The same product with A read in place: A(r, k) at rows[r] + kIndex[k] (rows past mr repeat
 // row mr-1; their sums are not stored). Each element's sum is the same chain of steps as
 // microKernel's, so the same bits as packing A first.
-template <GemmKind Kind, class T>
+template <GemmKind Kind, int64_t Rows, class T>
 void microKernelInPlaceA(int64_t units, bool halfLast, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
                          const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
     const T* rows[kMR];
-    for (int64_t r = 0; r < kMR; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
+    for (int64_t r = 0; r < Rows; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
     __m512 acc[kMR][2];
-    for (int64_t r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    zeroTile<Rows>(acc);
     for (int64_t u = 0; u < units; ++u) {
         const __m512i b0 = _mm512_loadu_si512(pb + u * kNR);
         const __m512i b1 = _mm512_loadu_si512(pb + u * kNR + 16);
         const bool half = halfLast && u + 1 == units;
         const int64_t at = kIndex[u * kPerUnit(Kind)];
-        for (int64_t r = 0; r < kMR; ++r) {
+        for (int64_t r = 0; r < Rows; ++r) {
             const __m512i av = unitAt<Kind>(rows[r] + at, half);
             acc[r][0] = step<Kind>(acc[r][0], av, b0);
             acc[r][1] = step<Kind>(acc[r][1], av, b1);
@@ -345,22 +435,151 @@ void microKernelInPlaceA(int64_t units, bool halfLast, const T* a, const int64_t
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
+#ifdef OPSCOPE_PACKED_BF16
+// A's pair at `at` split into its two values (k+1, k) as float32 broadcasts; the half unit at the
+// end of an odd k block has no k+1 (zero, as in its packed unit).
+inline void splitPair(const float* at, bool half, __m512& hi, __m512& lo) {
+    hi = half ? _mm512_setzero_ps() : _mm512_set1_ps(at[1]);
+    lo = _mm512_set1_ps(at[0]);
+}
+inline void splitPair(const uint16_t* at, bool half, __m512& hi, __m512& lo) {
+    uint32_t pair = at[0];  // k in the low half, as unitAt reads it
+    if (!half) std::memcpy(&pair, at, sizeof pair);
+    const __m512i p = _mm512_set1_epi32(static_cast<int>(pair));
+    hi = _mm512_castsi512_ps(_mm512_and_si512(p, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    lo = _mm512_castsi512_ps(_mm512_slli_epi32(p, 16));
+}
+
+// Units [u0, u0 + n) (n <= 16) of bf16-storage rows, each pair at row + kIndex[2u], split into
+// float32 slots: split[r][0][i] the value at k+1, split[r][1][i] the value at k. One load per row
+// where the pairs follow each other, else one gather; then one and and one shift for 16 units
+// (splitPair spends both per unit, on the ports the FMAs need).
+template <int64_t Rows>
+void splitUnits(const uint16_t* const rows[kMR], const int32_t* kIndex, int64_t n, float split[kMR][2][16]) {
+    alignas(64) static constexpr int32_t kEven[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
+    const __mmask16 live = firstLanes(n);
+    const __m512i even = _mm512_load_si512(kEven);
+    const __m512i idx = _mm512_permutex2var_epi32(_mm512_maskz_loadu_epi32(firstLanes(2 * n), kIndex), even,
+                                                  _mm512_maskz_loadu_epi32(firstLanes(2 * n - 16), kIndex + 16));
+    const __m512i consecutiveIdx = _mm512_add_epi32(_mm512_set1_epi32(kIndex[0]), even);
+    const bool consecutive = _mm512_mask_cmpneq_epi32_mask(live, idx, consecutiveIdx) == 0;
+    const __mmask32 halves = n >= 16 ? ~__mmask32{0} : (__mmask32{1} << (2 * n)) - 1;
+    const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+    for (int64_t r = 0; r < Rows; ++r) {
+        const __m512i pairs = consecutive ? _mm512_maskz_loadu_epi16(halves, rows[r] + kIndex[0])
+                                          : _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), live, idx, rows[r], 2);
+        _mm512_store_si512(split[r][0], _mm512_and_si512(pairs, high));
+        _mm512_store_si512(split[r][1], _mm512_slli_epi32(pairs, 16));
+    }
+}
+
+// The whole units [0, whole) of microKernelInPlaceAFmas from bf16 storage, 16 at a time through
+// splitUnits: the inner loop then broadcasts A's values from memory, as the packed kernel does.
+template <int64_t Rows>
+void sumBf16RowsOnFmas(int64_t whole, const uint16_t* const rows[kMR], const int32_t* kIndex, const uint32_t* pb,
+                       __m512 acc[kMR][2]) {
+    alignas(64) float split[kMR][2][16];
+    for (int64_t u0 = 0; u0 < whole; u0 += 16) {
+        const int64_t n = std::min<int64_t>(16, whole - u0);
+        splitUnits<Rows>(rows, kIndex + 2 * u0, n, split);
+        for (int64_t i = 0; i < n; ++i) {
+            const float* bu = reinterpret_cast<const float*>(pb + 2 * (u0 + i) * kNR);
+            const __m512 h0 = _mm512_loadu_ps(bu), h1 = _mm512_loadu_ps(bu + 16);
+            const __m512 l0 = _mm512_loadu_ps(bu + kNR), l1 = _mm512_loadu_ps(bu + kNR + 16);
+            for (int64_t r = 0; r < Rows; ++r) {
+                const __m512 hi = _mm512_set1_ps(split[r][0][i]), lo = _mm512_set1_ps(split[r][1][i]);
+                acc[r][0] = fmaLikeDot(fmaLikeDot(acc[r][0], hi, h0), lo, l0);
+                acc[r][1] = fmaLikeDot(fmaLikeDot(acc[r][1], hi, h1), lo, l1);
+            }
+        }
+    }
+}
+
+// microKernelInPlaceA<BFloat16>'s bits on the FMAs, from a widened B panel (2 x units slots).
+template <int64_t Rows, class T>
+void microKernelInPlaceAFmas(int64_t units, bool halfLast, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
+                             const uint32_t* pb, float* c, int64_t ldc, int64_t mr, int64_t nr, bool accumulate) {
+    const T* rows[kMR];
+    for (int64_t r = 0; r < Rows; ++r) rows[r] = a + rowOffset[std::min(r, mr - 1)];
+    __m512 acc[kMR][2];
+    auto sumUnit = [&](int64_t u, bool half) {
+        const float* bu = reinterpret_cast<const float*>(pb + 2 * u * kNR);
+        const __m512 h0 = _mm512_loadu_ps(bu), h1 = _mm512_loadu_ps(bu + 16);
+        const __m512 l0 = _mm512_loadu_ps(bu + kNR), l1 = _mm512_loadu_ps(bu + kNR + 16);
+        const int64_t at = kIndex[2 * u];
+        for (int64_t r = 0; r < Rows; ++r) {
+            __m512 hi, lo;
+            splitPair(rows[r] + at, half, hi, lo);
+            acc[r][0] = fmaLikeDot(fmaLikeDot(acc[r][0], hi, h0), lo, l0);
+            acc[r][1] = fmaLikeDot(fmaLikeDot(acc[r][1], hi, h1), lo, l1);
+        }
+    };
+    const unsigned csr = enterFlushed<Rows>(acc);
+    const int64_t whole = halfLast ? units - 1 : units;
+    if constexpr (std::is_same_v<T, uint16_t>) {
+        sumBf16RowsOnFmas<Rows>(whole, rows, kIndex, pb, acc);
+    } else {
+        for (int64_t u = 0; u < whole; ++u) sumUnit(u, false);
+    }
+    if (halfLast) sumUnit(whole, true);
+    leaveFlushed<Rows>(csr, acc);
+    storeTile(acc, c, ldc, mr, nr, accumulate);
+}
+#endif
+
+// Runs `kernel` with the fewest rows (4, 8 or 12) that cover mr: a short last panel (M = 64 is 5
+// panels and 4 rows) then costs a third of a full one. Rows never change an element's sum.
+template <class Kernel>
+inline void withRows(int64_t mr, Kernel&& kernel) {
+    if (mr <= 4)
+        kernel(std::integral_constant<int64_t, 4>{});
+    else if (mr <= 8)
+        kernel(std::integral_constant<int64_t, 8>{});
+    else
+        kernel(std::integral_constant<int64_t, kMR>{});
+}
+
+// B's k block [k0, k0 + kc) into panels of 32 columns, widened for the FMAs when `fmas`. The
+// products pack one panel at a time, right before the micro-kernels that read it: it is then
+// still in L1 (a whole block of B packed first went out to L3 and came back once per panel).
 template <GemmKind Kind, class T>
-void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, int64_t M, int64_t K, int64_t N,
-                   const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+void packB(int64_t N, int64_t k0, int64_t kc, const T* b, int64_t brs, int64_t bcs, bool fmas,
+           std::vector<uint32_t>& pb) {
+    const int64_t slots = (N + kNR - 1) / kNR * unitsOf(Kind, kc) * kNR;
+    pb.resize(static_cast<std::size_t>(fmas ? 2 * slots : slots));
+    if constexpr (Kind == GemmKind::BFloat16) {
+        if (fmas) return pack<Kind, kNR, true>(N, k0, kc, b, bcs, brs, pb.data());
+    }
+    pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
+}
+
+template <GemmKind Kind, class T>
+void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, bool fmas, int64_t M, int64_t K,
+                   int64_t N, const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     thread_local std::vector<uint32_t> pb;
     const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
+    const int64_t slots = fmas ? 2 : 1;  // per unit
     for (int64_t k0 = 0, blk = 0; k0 < K; k0 += kb, ++blk) {
         const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
-        pb.resize(static_cast<std::size_t>(nPanels * units * kNR));
-        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
         const uint32_t* pa = packedA + blocks[static_cast<std::size_t>(blk)];
         const bool acc = accumulate || k0 > 0;
-        for (int64_t jp = 0; jp < nPanels; ++jp)
-            for (int64_t ip = 0; ip < mPanels; ++ip)
-                microKernel<Kind>(units, pa + ip * units * kMR, pb.data() + jp * units * kNR,
-                                  c + ip * kMR * ldc + jp * kNR, ldc, std::min(kMR, M - ip * kMR),
-                                  std::min(kNR, N - jp * kNR), acc);
+        for (int64_t jp = 0; jp < nPanels; ++jp) {
+            const int64_t nr = std::min(kNR, N - jp * kNR);
+            packB<Kind>(nr, k0, kc, b + jp * kNR * bcs, brs, bcs, fmas, pb);
+            const uint32_t* bp = pb.data();
+            for (int64_t ip = 0; ip < mPanels; ++ip) {
+                const uint32_t* ap = pa + ip * slots * units * kMR;
+                float* cp = c + ip * kMR * ldc + jp * kNR;
+                const int64_t mr = std::min(kMR, M - ip * kMR);
+                withRows(mr, [&](auto rows) {
+                    constexpr int64_t Rows = decltype(rows)::value;
+                    if (fmas)
+                        microKernelFmas<Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
+                    else
+                        microKernel<Kind, Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
+                });
+            }
+        }
     }
 }
 
@@ -371,17 +590,30 @@ void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t*
                      const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     thread_local std::vector<uint32_t> pb;
     const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
+    const bool fmas = Kind == GemmKind::BFloat16 && bf16Engine() == Bf16Engine::Float32Fmas;
     for (int64_t k0 = 0; k0 < K; k0 += kb) {
         const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
         const bool halfLast = kPerUnit(Kind) == 2 && kc % 2 == 1;
-        pb.resize(static_cast<std::size_t>(nPanels * units * kNR));
-        pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
         const bool acc = accumulate || k0 > 0;
-        for (int64_t jp = 0; jp < nPanels; ++jp)
-            for (int64_t ip = 0; ip < mPanels; ++ip)
-                microKernelInPlaceA<Kind>(units, halfLast, a, rowOffset + ip * kMR, kIndex + k0,
-                                          pb.data() + jp * units * kNR, c + ip * kMR * ldc + jp * kNR, ldc,
-                                          std::min(kMR, M - ip * kMR), std::min(kNR, N - jp * kNR), acc);
+        for (int64_t jp = 0; jp < nPanels; ++jp) {
+            const int64_t nr = std::min(kNR, N - jp * kNR);
+            packB<Kind>(nr, k0, kc, b + jp * kNR * bcs, brs, bcs, fmas, pb);
+            const uint32_t* bp = pb.data();
+            for (int64_t ip = 0; ip < mPanels; ++ip) {
+                float* cp = c + ip * kMR * ldc + jp * kNR;
+                const int64_t mr = std::min(kMR, M - ip * kMR);
+                const int64_t* rowsAt = rowOffset + ip * kMR;
+                withRows(mr, [&](auto rows) {
+                    constexpr int64_t Rows = decltype(rows)::value;
+#ifdef OPSCOPE_PACKED_BF16
+                    if (fmas)
+                        return microKernelInPlaceAFmas<Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr,
+                                                             nr, acc);
+#endif
+                    microKernelInPlaceA<Kind, Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr, nr, acc);
+                });
+            }
+        }
     }
 }
 
@@ -402,8 +634,11 @@ bool packedGemmAvailable(GemmKind kind) {
 }
 
 const char* gemmDescription(GemmKind kind) {
-    if (kind == GemmKind::BFloat16)
-        return packedGemmAvailable(kind) ? "bf16 dot products (AVX512-BF16)" : "float32 (Eigen; no AVX512-BF16)";
+    if (kind == GemmKind::BFloat16) {
+        if (!packedGemmAvailable(kind)) return "float32 (Eigen; no AVX512-BF16)";
+        return bf16Engine() == Bf16Engine::Float32Fmas ? "bf16 pairs on float32 FMAs (the bits of AVX512-BF16)"
+                                                       : "bf16 dot products (AVX512-BF16)";
+    }
     return packedGemmAvailable(kind) ? "float32 (AVX-512)" : "float32 (Eigen)";
 }
 
@@ -437,12 +672,15 @@ void PackedA::packBlocks(int64_t M, int64_t K, const T* a, int64_t ars, int64_t 
     K_ = std::max<int64_t>(0, K);
     blocks_.clear();
     data_.clear();  // keeps its capacity
+    fmas_ = false;
     if (!packedGemmAvailable(kind_)) return;
 #ifdef OPSCOPE_PACKED_FP32
-    const int64_t mPanels = (M_ + kMR - 1) / kMR, kb = kBlock(kind_);
+    fmas_ = kind_ == GemmKind::BFloat16 && bf16Engine() == Bf16Engine::Float32Fmas;
+    const int64_t mPanels = (M_ + kMR - 1) / kMR, kb = kBlock(kind_), slots = fmas_ ? 2 : 1;
     for (int64_t k0 = 0; k0 < K_; k0 += kb) {
         blocks_.push_back(static_cast<int64_t>(data_.size()));
-        data_.resize(data_.size() + static_cast<std::size_t>(mPanels * unitsOf(kind_, std::min(kb, K_ - k0)) * kMR));
+        const int64_t units = unitsOf(kind_, std::min(kb, K_ - k0));
+        data_.resize(data_.size() + static_cast<std::size_t>(slots * mPanels * units * kMR));
     }
     for (std::size_t blk = 0; blk < blocks_.size(); ++blk) {
         const int64_t k0 = static_cast<int64_t>(blk) * kb, kc = std::min(kb, K_ - k0);
@@ -454,7 +692,11 @@ void PackedA::packBlocks(int64_t M, int64_t K, const T* a, int64_t ars, int64_t 
             }
         }
 #ifdef OPSCOPE_PACKED_BF16
-        ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
+        if (!fmas_) {
+            ::opscope::kernels::pack<GemmKind::BFloat16, kMR>(M_, k0, kc, a, ars, acs, out);
+            continue;
+        }
+        ::opscope::kernels::pack<GemmKind::BFloat16, kMR, true>(M_, k0, kc, a, ars, acs, out);
 #endif
     }
 #else
@@ -472,12 +714,12 @@ void packedGemm(const PackedA& a, const uint32_t* packedA, const std::vector<int
     const int64_t M = a.rows(), K = a.depth();
     if constexpr (std::is_same_v<T, float>) {
         if (a.kind() == GemmKind::Float32) {
-            packedProduct<GemmKind::Float32>(packedA, blocks, M, K, N, b, brs, bcs, c, ldc, accumulate);
+            packedProduct<GemmKind::Float32>(packedA, blocks, false, M, K, N, b, brs, bcs, c, ldc, accumulate);
             return;
         }
     }
 #ifdef OPSCOPE_PACKED_BF16
-    packedProduct<GemmKind::BFloat16>(packedA, blocks, M, K, N, b, brs, bcs, c, ldc, accumulate);
+    packedProduct<GemmKind::BFloat16>(packedA, blocks, a.onFmas(), M, K, N, b, brs, bcs, c, ldc, accumulate);
 #endif
 #else
     (void)a, (void)packedA, (void)blocks, (void)N, (void)b, (void)brs, (void)bcs, (void)c, (void)ldc, (void)accumulate;
@@ -575,5 +817,73 @@ void gemmInPlaceA(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t
     productInPlaceA<GemmKind::BFloat16>(M, N, K, a, rowOffset, kIndex, b, brs, bcs, c, ldc, accumulate);
 #endif
 }
+
+namespace {
+
+std::atomic<int> gBf16Engine{-1};  // a Bf16Engine once chosen
+
+#ifdef OPSCOPE_PACKED_BF16
+// Seconds for 4 calls of `product` (the caller takes the best of several tries).
+template <class Product>
+double secondsFor(Product&& product) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int rep = 0; rep < 4; ++rep) product();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Both engines on the same layer-like product (8 A panels x 2 B panels, one k block, B packing
+// included: the FMAs' B panels are twice the bytes), alternately; ties go to the dot products
+// (half the instructions, no MXCSR switch).
+Bf16Engine fasterEngine() {
+    constexpr int64_t M = 8 * kMR, N = 2 * kNR, K = 512, units = K / 2;
+    std::vector<float> a(M * K), b(K * N), c(M * N);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = 1.0f + static_cast<float>(i % 7) / 8;  // bf16-exact
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0f - static_cast<float>(i % 5) / 8;
+    std::vector<uint32_t> dotA(M * units), fmaA(2 * dotA.size());
+    pack<GemmKind::BFloat16, kMR>(M, 0, K, a.data(), K, 1, dotA.data());
+    pack<GemmKind::BFloat16, kMR, true>(M, 0, K, a.data(), K, 1, fmaA.data());
+    const std::vector<int64_t> blocks{0};
+    auto run = [&](const std::vector<uint32_t>& packedA, bool fmas) {
+        return secondsFor([&] {
+            packedProduct<GemmKind::BFloat16>(packedA.data(), blocks, fmas, M, K, N, b.data(), N, 1, c.data(), N,
+                                              false);
+        });
+    };
+    double dot = std::numeric_limits<double>::infinity(), fmas = dot;
+    for (int trial = 0; trial < 5; ++trial) {
+        dot = std::min(dot, run(dotA, false));
+        fmas = std::min(fmas, run(fmaA, true));
+    }
+    return fmas < 0.9 * dot ? Bf16Engine::Float32Fmas : Bf16Engine::DotProducts;
+}
+#endif
+
+Bf16Engine chosenEngine() {
+    if (const char* env = std::getenv("OPSCOPE_BF16_GEMM")) {
+        if (std::strcmp(env, "dot") == 0) return Bf16Engine::DotProducts;
+        if (std::strcmp(env, "fma") == 0) return Bf16Engine::Float32Fmas;
+    }
+#ifdef OPSCOPE_PACKED_BF16
+    return fasterEngine();
+#else
+    return Bf16Engine::DotProducts;  // nothing to choose: no packed bf16 kernel in this build
+#endif
+}
+
+}  // namespace
+
+Bf16Engine bf16Engine() {
+    int engine = gBf16Engine.load(std::memory_order_acquire);
+    if (engine < 0) {
+        static const int chosen = static_cast<int>(chosenEngine());
+        gBf16Engine.compare_exchange_strong(engine, chosen);
+        engine = gBf16Engine.load(std::memory_order_acquire);
+    }
+    return static_cast<Bf16Engine>(engine);
+}
+
+void setBf16Engine(Bf16Engine engine) { gBf16Engine.store(static_cast<int>(engine), std::memory_order_release); }
+
+const char* bf16EngineName(Bf16Engine engine) { return engine == Bf16Engine::Float32Fmas ? "fma" : "dot"; }
 
 }  // namespace opscope::kernels

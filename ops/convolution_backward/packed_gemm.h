@@ -2,7 +2,8 @@
 // in two arithmetic kinds —
 //   Float32: float32 operands and sums (vfmadd);
 //   BFloat16: operands exact in bfloat16 (held in float32 with the low 16 bits zero), products
-//             exact, sums in float32: what the cube does, on AVX512-BF16 dot products (vdpbf16ps).
+//             exact, sums in float32: what the cube does, with the bits of AVX512-BF16 dot
+//             products (vdpbf16ps), run on either of two engines (Bf16Engine).
 // Builds without AVX-512 (or without AVX512-BF16 for BFloat16) fall back to Eigen's float32
 // GEMM, which is the same arithmetic class. Single-threaded: the stages parallelise.
 #pragma once
@@ -22,6 +23,20 @@ bool packedGemmAvailable(GemmKind kind);
 bool bf16StorageAvailable();
 const char* gemmDescription(GemmKind kind);  // for the executor's "gemm" parameter
 
+// How the BFloat16 kind's sums run where the packed bf16 kernel is available:
+//   DotProducts: one vdpbf16ps per pair of k (k, k+1);
+//   Float32Fmas: two float32 FMAs per pair, k+1 first, with denormals flushed (MXCSR FTZ and DAZ)
+//                as vdpbf16ps always flushes them.
+// Both give the same bits, NaN, infinities and denormals included (test_packed_gemm), so the
+// choice is speed only: where vdpbf16ps issues at half the FMA rate (bench: BM_PeakFma) the FMAs
+// are faster, although they are twice as many instructions.
+enum class Bf16Engine { DotProducts, Float32Fmas };
+// The engine in use: OPSCOPE_BF16_GEMM=dot|fma, else the faster of the two, measured once at
+// first use on in-cache panels (~1 ms).
+Bf16Engine bf16Engine();
+void setBf16Engine(Bf16Engine engine);  // tests and benchmarks
+const char* bf16EngineName(Bf16Engine engine);
+
 // A (M x K, A(i, k) = a[i*ars + k*acs]) packed once for several products, e.g. a weight that
 // multiplies every column tile.
 class PackedA {
@@ -32,6 +47,7 @@ public:
     GemmKind kind() const { return kind_; }
     int64_t rows() const { return M_; }
     int64_t depth() const { return K_; }
+    bool onFmas() const { return fmas_; }  // BFloat16 packed for the Float32Fmas engine
 
 private:
     friend void gemm(const PackedA&, int64_t, const float*, int64_t, int64_t, float*, int64_t, bool);
@@ -42,7 +58,9 @@ private:
     int64_t M_ = 0, K_ = 0;
     const float* a_ = nullptr;  // the Eigen fallback multiplies A in place
     int64_t ars_ = 0, acs_ = 0;
-    std::vector<uint32_t> data_;   // per k block: panels of 12 rows along k (bf16: pairs along k)
+    bool fmas_ = false;
+    std::vector<uint32_t> data_;   // per k block: panels of 12 rows along k (bf16: pairs along k,
+                                   // or on the FMAs two float32 slots per pair: k+1, then k)
     std::vector<int64_t> blocks_;  // offset of each k block in data_
 };
 

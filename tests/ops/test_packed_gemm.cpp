@@ -77,10 +77,23 @@ void checkProduct(GemmKind kind, int64_t M, int64_t N, int64_t K, int layoutA, i
     }
 }
 
-class PackedGemm : public ::testing::TestWithParam<GemmKind> {};
+// Each kind; BFloat16 on both of its engines (packed_gemm.h: the same bits by design).
+struct Config {
+    GemmKind kind;
+    Bf16Engine engine;
+};
+
+class PackedGemm : public ::testing::TestWithParam<Config> {
+protected:
+    void SetUp() override { setBf16Engine(GetParam().engine); }
+    void TearDown() override { setBf16Engine(saved_); }
+
+private:
+    Bf16Engine saved_ = bf16Engine();
+};
 
 TEST_P(PackedGemm, MatchesFloat64OnEveryBlockEdge) {
-    const GemmKind kind = GetParam();
+    const GemmKind kind = GetParam().kind;
     const int64_t sizes[] = {1, 11, 12, 13, 33};
     for (int64_t M : sizes)
         for (int64_t N : {1, 16, 31, 32, 45})
@@ -90,7 +103,7 @@ TEST_P(PackedGemm, MatchesFloat64OnEveryBlockEdge) {
 }
 
 TEST_P(PackedGemm, KBlocksAndOddDepthsAccumulate) {
-    const GemmKind kind = GetParam();
+    const GemmKind kind = GetParam().kind;
     for (int64_t K : {255, 256, 257, 511, 513, 1029})
         for (int la = 0; la < 2; ++la)
             for (int lb = 0; lb < 2; ++lb) {
@@ -101,9 +114,9 @@ TEST_P(PackedGemm, KBlocksAndOddDepthsAccumulate) {
 
 TEST_P(PackedGemm, EmptyDepthClearsOrKeeps) {
     std::vector<float> c(6, 3.f);
-    gemm(GetParam(), 2, 3, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(), 3, true);
+    gemm(GetParam().kind, 2, 3, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(), 3, true);
     EXPECT_EQ(c, std::vector<float>(6, 3.f));
-    gemm(GetParam(), 2, 3, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(), 3, false);
+    gemm(GetParam().kind, 2, 3, 0, nullptr, 0, 0, nullptr, 0, 0, c.data(), 3, false);
     EXPECT_EQ(c, std::vector<float>(6, 0.f));
 }
 
@@ -112,7 +125,7 @@ TEST_P(PackedGemm, EmptyDepthClearsOrKeeps) {
 // storage the bits of its float32 widening. A is stored scattered: rows in reverse order, a gap
 // after every pair of k (bf16 units stay adjacent), NaN everywhere else, so a stray read shows.
 TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
-    const GemmKind kind = GetParam();
+    const GemmKind kind = GetParam().kind;
     for (int64_t M : {1, 11, 12, 13, 40})
         for (int64_t N : {1, 31, 32, 45})
             for (int64_t K : {1, 2, 7, 64, 257, 513, 1029})
@@ -156,8 +169,14 @@ TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
                 }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, PackedGemm, ::testing::Values(GemmKind::Float32, GemmKind::BFloat16),
-                         [](const auto& info) { return info.param == GemmKind::Float32 ? "Float32" : "BFloat16"; });
+INSTANTIATE_TEST_SUITE_P(Kinds, PackedGemm,
+                         ::testing::Values(Config{GemmKind::Float32, Bf16Engine::DotProducts},
+                                           Config{GemmKind::BFloat16, Bf16Engine::DotProducts},
+                                           Config{GemmKind::BFloat16, Bf16Engine::Float32Fmas}),
+                         [](const auto& info) {
+                             if (info.param.kind == GemmKind::Float32) return std::string("Float32");
+                             return std::string("BFloat16_") + bf16EngineName(info.param.engine);
+                         });
 
 TEST(PackedGemm, SaysWhichKernelRuns) {
     EXPECT_NE(std::string(gemmDescription(GemmKind::Float32)).find("float32"), std::string::npos);
