@@ -17,7 +17,6 @@
 
 #include "convolution_backward_kernel.h"
 #include "opscope/parallel.h"
-#include "opscope/vec16.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #include <immintrin.h>
@@ -91,10 +90,7 @@ void planeSumsAvx512(const T* const* planes, int64_t n, double* out) {
     for (std::size_t k = 0; k < K; ++k) acc[k] = _mm512_setzero_pd();
     int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes)
-        for (std::size_t k = 0; k < K; ++k) {
-            vec16::prefetchAhead(planes[k], i, kLanes, n, 512);
-            acc[k] = _mm512_add_pd(acc[k], load8(planes[k] + i));
-        }
+        for (std::size_t k = 0; k < K; ++k) acc[k] = _mm512_add_pd(acc[k], load8(planes[k] + i));
     if (i < n) {  // the tail into lanes 0, 1, ...; the other lanes keep their sums
         const auto m = static_cast<__mmask8>((1u << (n - i)) - 1u);
         for (std::size_t k = 0; k < K; ++k) acc[k] = _mm512_mask_add_pd(acc[k], m, acc[k], load8(planes[k] + i, m));
