@@ -128,14 +128,6 @@ void planeSums(const T* const* planes, int count, int64_t n, bool vectorised, do
 
 }  // namespace
 
-bool biasGradVectorised() {
-#if defined(OPSCOPE_BIAS_AVX512)
-    return true;
-#else
-    return false;
-#endif
-}
-
 template <class T>
 void biasSums(const T* dy, int64_t N, int64_t C, int64_t positions, int64_t c0, int64_t c1, float* db,
               bool vectorised) {

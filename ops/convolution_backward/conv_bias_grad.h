@@ -7,9 +7,6 @@
 
 namespace opscope::kernels {
 
-// Whether this build has the AVX-512 path (else the portable lane loops serve both requests).
-bool biasGradVectorised();
-
 // db[c] for c in [c0, c1) as biasGrad gives it (biasGrad runs this over chunks of channels):
 // dy is [N, C, positions], float or bf16 storage (uint16_t). `vectorised` picks the AVX-512 path
 // where the build has it, else the portable lane loops; both give the same bits.
