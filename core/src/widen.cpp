@@ -1,6 +1,8 @@
 #include "opscope/widen.h"
 
 #include <cstring>
+
+#include "opscope/vec16.h"
 #if defined(__F16C__)
 #include <immintrin.h>
 #endif
@@ -12,9 +14,16 @@ void widenToFloat(const bfloat16* src, float* dst, int64_t n) {
     for (int64_t i = 0; i < n; ++i) dst[i] = bfloat16BitsToFloat(s[i]);
 }
 
+// 16 lanes at a time through vec16 (on AVX512-BF16 one conversion instruction per vector free of
+// NaN and subnormals, else floatToBFloat16Bits' integer rounding: the scalar's bits either way),
+// reading ahead by software prefetch: the Cast of a large output is bound by memory.
 void narrowFromFloat(const float* src, bfloat16* dst, int64_t n) {
-    auto* d = reinterpret_cast<uint16_t*>(dst);
-    for (int64_t i = 0; i < n; ++i) d[i] = floatToBFloat16Bits(src[i]);
+    int64_t i = 0;
+    for (; i + vec16::kLanes <= n; i += vec16::kLanes) {
+        vec16::prefetchAhead(src, i, vec16::kLanes, n);
+        vec16::Vec::load(src + i).store(dst + i);
+    }
+    if (i < n) vec16::Vec::load(src + i, vec16::lanesFor(n - i)).store(dst + i, vec16::lanesFor(n - i));
 }
 
 void widenToFloat(const half* src, float* dst, int64_t n) {

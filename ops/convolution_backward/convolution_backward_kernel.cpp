@@ -17,7 +17,6 @@
 #include "convolution_backward_kernel.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "conv_depthwise.h"
 #include "conv_im2col.h"
@@ -259,45 +258,6 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     });
 }
 
-namespace {
-
-inline double widened(float v) { return static_cast<double>(v); }
-inline double widened(uint16_t bits) {  // bf16 storage: the value's float32 bits are bits << 16
-    const uint32_t u = static_cast<uint32_t>(bits) << 16;
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return static_cast<double>(f);
-}
-
-// Σ p[i] for i in [0, n) in 8 double lanes (lane i mod 8) added in lane order: vectorised
-// widening adds, exact enough that the order hardly matters, and fixed anyway.
-template <class T>
-double sumAsDouble(const T* __restrict p, int64_t n) {
-    constexpr int kLanes = 8;
-    double lane[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-        for (int l = 0; l < kLanes; ++l) lane[l] += widened(p[i + l]);
-    for (int l = 0; i < n; ++i, ++l) lane[l] += widened(p[i]);
-    double sum = 0;
-    for (double v : lane) sum += v;
-    return sum;
-}
-
-}  // namespace
-
-template <class T>
-void biasGrad(int64_t N, int64_t C, int64_t positions, const T* dy, float* db) {
-    const int64_t grain = std::max<int64_t>(1, (1 << 15) / std::max<int64_t>(1, N * positions));
-    parallelFor(0, C, grain, [&](int64_t b, int64_t e) {
-        for (int64_t c = b; c < e; ++c) {
-            double sum = 0;
-            for (int64_t n = 0; n < N; ++n) sum += sumAsDouble(dy + (n * C + c) * positions, positions);
-            db[c] = static_cast<float>(sum);
-        }
-    });
-}
-
 template void convScatterInput(const ConvGeometry&, const ConvTiling&, const float*, const float*, float*, float*);
 template void convScatterInput(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*,
                                float*);
@@ -308,7 +268,5 @@ template void convFilterGrad(const ConvGeometry&, const ConvTiling&, const float
                              float*);
 template void convFilterGrad(const ConvGeometry&, const ConvTiling&, const uint16_t*, const uint16_t*, float*, float*,
                              uint16_t*);
-template void biasGrad(int64_t, int64_t, int64_t, const float*, float*);
-template void biasGrad(int64_t, int64_t, int64_t, const uint16_t*, float*);
 
 }  // namespace opscope::kernels

@@ -76,7 +76,8 @@ template <class T>
 void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, const T* x, float* dw, float* partials,
                     T* scratch);
 
-// db[c] = Σ_n Σ_positions dy[n, c, :], accumulated in double, parallel over c.
+// db[c] = Σ_n Σ_positions dy[n, c, :], accumulated in double in a fixed order, parallel over c
+// (conv_bias_grad.cpp: AVX-512, bf16 read in place; the same bits for any thread count).
 template <class T>  // float, or uint16_t: bf16 storage
 void biasGrad(int64_t N, int64_t C, int64_t positions, const T* dy, float* db);
 

@@ -1,6 +1,6 @@
-// Bulk conversions between the 16-bit float types and float32, written so the compiler
-// vectorises them (F16C for half when the CPU has it). Rounding to 16 bits is to nearest even,
-// bit-identical to Eigen's scalar conversions; NaN stays NaN.
+// Bulk conversions between the 16-bit float types and float32, vectorised (F16C for half when
+// the CPU has it; float32 -> bf16, the shared output Cast, through vec16.h's 16 lanes). Rounding
+// to 16 bits is to nearest even, bit-identical to Eigen's scalar conversions; NaN stays NaN.
 #pragma once
 
 #include <cstdint>
