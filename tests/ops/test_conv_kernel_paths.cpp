@@ -97,6 +97,11 @@ std::vector<Case> cases() {
         {"1d_groups2_dil3", geometry(2, 2, 10, 7, {{50, 4, 1, 2, 3, 5}})},
         {"3d_k3", geometry(1, 1, 12, 13, {{5, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}})},
         {"3d_mixed", geometry(2, 2, 6, 5, {{6, 2, 2, 1, 1, 0}, {5, 3, 1, 0, 2, 2}, {9, 3, 2, 1, 1, 1}})},
+        // Stride 2 along W (its own vector paths): ResNet's downsampling rows (28 outputs), rows of
+        // more than 32 outputs with a padded start, and long 1D rows with dilation and an even kernel.
+        {"2d_stride2_resnet_row", geometry(1, 1, 8, 6, {{12, 3, 2, 1, 1, 1}, {56, 3, 2, 1, 1, 1}})},
+        {"2d_stride2_wide", geometry(2, 1, 5, 4, {{7, 3, 2, 1, 1, 1}, {75, 3, 2, 1, 1, 0}})},
+        {"1d_stride2_k4_dil2", geometry(2, 1, 6, 5, {{301, 4, 2, 3, 2, 2}})},
     };
 }
 
