@@ -295,6 +295,43 @@ std::vector<float> filterGrad(const ConvGeometry& g, ConvTiling t, bool padded, 
     return dw;
 }
 
+// Every (row, position) of the column matrix read from the copy is the value im2col writes, for
+// every geometry (strided ones split into stride phases), tiles starting mid-row, all images.
+TEST(ConvKernelPaths, PaddedCopyHoldsTheIm2colValuesInEveryStridePhase) {
+    int strided = 0;
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        if (!paddedCopyFits(g)) continue;
+        strided += g.stride[0] * g.stride[1] * g.stride[2] > 1;
+        const std::vector<float> x = randomFloats(numel(g, true), 41);
+        std::vector<float> xp(static_cast<std::size_t>(paddedCopyElements(g)), -5.f);
+        const PaddedX px = paddedXOf(g);
+        padInput(g, px, x.data(), xp.data());
+        const int64_t Y = g.ySize(), rows = g.colRows();
+        std::vector<int32_t> kIndex(static_cast<std::size_t>(Y));
+        for (int64_t p0 : {int64_t{0}, Y / 3}) {
+            const int64_t len = Y - p0;
+            paddedPositions(g, px, p0, len, kIndex.data());
+            for (int64_t n = 0; n < g.N; ++n)
+                for (int64_t grp = 0; grp < g.G; ++grp) {
+                    const int64_t channel0 = n * g.CX() + grp * g.CXg;
+                    const std::vector<float> xg(x.begin() + channel0 * g.xSize(),
+                                                x.begin() + (channel0 + g.CXg) * g.xSize());
+                    for (int64_t r = 0; r < rows; ++r)
+                        for (int64_t k = 0; k < len; ++k) {
+                            const float got = xp[static_cast<std::size_t>(channel0 * px.channelSize +
+                                                                          px.rowOffset[static_cast<std::size_t>(r)] +
+                                                                          kIndex[static_cast<std::size_t>(k)])];
+                            ASSERT_EQ(got, im2colDefinition(g, xg, r, p0 + k)) << "row " << r << " position " << k;
+                        }
+                }
+        }
+        for (float v : xp) ASSERT_NE(v, -5.f) << "an element of the copy left unwritten";
+    }
+    EXPECT_GE(strided, 6);
+}
+
 // The padded copy holds the values im2col writes (zeros in the padding) at the offsets the GEMM
 // reads, so gradWeight has the same bits, for 1, 2 and 3 workers (slices and group chunks), in
 // float32 and from bf16 storage wherever the bf16 pairs allow it.
