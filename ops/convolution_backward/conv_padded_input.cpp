@@ -46,7 +46,8 @@ void phaseRow(const T* src, int64_t W, int64_t s, int64_t first, int64_t n, T* r
     std::fill(row + hi, row + n, T{0});
 }
 
-// Every element of the copy written once: per phase and row, the X values it holds or zeros.
+// Per phase and row, the X values it holds or zeros (each element written once); one phase
+// (stride 1) is zeroed and its rows copied.
 template <class T>
 void pad(const ConvGeometry& g, const PaddedX& px, const T* x, T* xp) {
     const int64_t Q0 = px.dims[0], Q1 = px.dims[1], Q2 = px.dims[2];
@@ -55,6 +56,14 @@ void pad(const ConvGeometry& g, const PaddedX& px, const T* x, T* xp) {
         for (int64_t c = b; c < e; ++c) {
             const T* src = x + c * g.xSize();
             T* dst = xp + c * px.channelSize;
+            if (px.channelSize == px.phaseSize) {  // stride 1: one memset and the rows (measured faster)
+                std::fill(dst, dst + px.channelSize, T{0});
+                for (int64_t d = 0; d < g.xs[0]; ++d)
+                    for (int64_t h = 0; h < g.xs[1]; ++h)
+                        std::memcpy(dst + ((d + g.pad[0]) * Q1 + h + g.pad[1]) * Q2 + g.pad[2],
+                                    src + (d * g.xs[1] + h) * g.xs[2], sizeof(T) * static_cast<std::size_t>(g.xs[2]));
+                continue;
+            }
             for (int64_t a0 = 0; a0 < s[0]; ++a0)
                 for (int64_t a1 = 0; a1 < s[1]; ++a1)
                     for (int64_t a2 = 0; a2 < s[2]; ++a2, dst += px.phaseSize)
