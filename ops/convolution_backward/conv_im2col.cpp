@@ -9,6 +9,7 @@
 #include "conv_im2col.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 
@@ -153,13 +154,39 @@ template <>
 #endif
 #endif
 
+// A tile reads (col2im: updates) the same short span of every channel, the channels ~X apart:
+// too few lines per channel for the hardware prefetcher to follow, so each channel's span is
+// prefetched two channels ahead. Measured (bench/README.md, ResNet 3x3 s2 fp32, 1 thread, CPU per
+// call): im2col -3%, col2im another -2%; one channel ahead -2.5% for im2col.
+constexpr int64_t kPrefetchChannels = 2;
+
+// [*lo, *hi): the offsets within a channel that the tile's pieces read.
+void channelSpan(const std::vector<Piece>& pieces, int64_t sw, int64_t* lo, int64_t* hi) {
+    *lo = INT64_MAX;
+    *hi = 0;
+    for (const Piece& p : pieces)
+        if (p.xOff >= 0 && p.hi > p.lo) {
+            *lo = std::min(*lo, p.xOff + p.iw0 + p.lo * sw);
+            *hi = std::max(*hi, p.xOff + p.iw0 + (p.hi - 1) * sw + 1);
+        }
+}
+
+// Prefetches the span [lo, hi) of a channel, one request per 64-byte line.
+template <int Write, class T>
+void prefetchSpan(const T* channel, int64_t lo, int64_t hi) {
+    for (int64_t at = lo; at < hi; at += 64 / static_cast<int64_t>(sizeof(T))) __builtin_prefetch(channel + at, Write);
+}
+
 template <class T>
 void im2colOf(const ConvGeometry& g, const T* x, int64_t cx0, int64_t cx1, int64_t p0, int64_t len, T* cols,
               int64_t ld) {
     const int64_t K = g.kernelSize(), X = g.xSize(), sw = g.stride[2];
     const std::vector<Piece>& pieces = piecesOf(g, p0, len);
+    int64_t spanLo, spanHi;
+    channelSpan(pieces, sw, &spanLo, &spanHi);
     for (int64_t cx = cx0; cx < cx1; ++cx) {
         const T* xc = x + cx * X;
+        if (cx + kPrefetchChannels < cx1) prefetchSpan<0>(xc + kPrefetchChannels * X, spanLo, spanHi);
         T* block = cols + (cx - cx0) * K * ld;
         for (const Piece& p : pieces) {
             T* dst = block + p.row * ld + p.t;
@@ -230,8 +257,11 @@ void col2imTile(const ConvGeometry& g, const float* cols, int64_t ld, int64_t cx
                 float* x) {
     const int64_t K = g.kernelSize(), X = g.xSize(), sw = g.stride[2];
     const std::vector<Piece>& pieces = piecesOf(g, p0, len);
+    int64_t spanLo, spanHi;
+    channelSpan(pieces, sw, &spanLo, &spanHi);
     for (int64_t cx = cx0; cx < cx1; ++cx) {
         float* xc = x + cx * X;
+        if (cx + kPrefetchChannels < cx1) prefetchSpan<1>(xc + kPrefetchChannels * X, spanLo, spanHi);
         const float* block = cols + (cx - cx0) * K * ld;
         for (const Piece& p : pieces) {
             if (p.xOff < 0 || p.hi <= p.lo) continue;
