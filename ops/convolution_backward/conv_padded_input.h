@@ -2,7 +2,9 @@
 // from a zero-padded copy of X's channels. Row r = (cx, tap) of the column matrix at the tile's
 // position k is xp[rowOffset[r] + kIndex[k]]: the same values im2col writes (zeros where it reads
 // the padding), so the GEMM gives the same bits, and the copy is one pass over X per image
-// instead of one pass per tap and tile.
+// instead of one pass per tap and tile. A strided convolution's copy is split into its stride
+// phases (per axis, the padded positions q*stride + a, phase a), so that every tap reads
+// consecutive positions of one phase: stride 1 has a single phase, the plain padded copy.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +15,10 @@
 namespace opscope::kernels {
 
 struct PaddedX {
-    int64_t dims[3] = {1, 1, 1};     // padded extent per axis (leading padding, X, the rest read)
-    int64_t channelSize = 0;         // dims[0]*dims[1]*dims[2]
+    int64_t dims[3] = {1, 1, 1};     // per axis, positions per phase: the padded extent (leading
+                                     // padding, X, the rest read) over the stride, rounded up
+    int64_t phaseSize = 0;           // dims[0]*dims[1]*dims[2]
+    int64_t channelSize = 0;         // phaseSize * the product of the strides
     std::vector<int64_t> rowOffset;  // per im2col row of one group: cx*channelSize + the tap's offset
 };
 PaddedX paddedXOf(const ConvGeometry& g);

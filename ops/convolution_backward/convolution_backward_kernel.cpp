@@ -17,10 +17,12 @@
 #include "convolution_backward_kernel.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "conv_depthwise.h"
 #include "conv_im2col.h"
 #include "conv_padded_input.h"
+#include "conv_tap_rows.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
@@ -48,18 +50,35 @@ void gemmOnTheFly(GemmKind kind, int64_t M, int64_t N, int64_t K, const uint16_t
     gemmBf16Storage(kind, M, N, K, a, ars, acs, b, brs, bcs, c, ldc, accumulate);
 }
 
+// How a group's block of gradWeight partial sums is laid out: [CYg, colRows] as dw itself,
+// [colRows, CYg] (computed transposed), or [K, CYg, CXg] (by tap, conv_tap_rows.h).
+enum class BlockLayout { Rows, Transposed, TapMajor };
+
+BlockLayout blockLayoutOf(const ConvGeometry& g, const ConvTiling& t) {
+    if (t.filterPadded) return BlockLayout::Transposed;
+    return filterByTapRows(g, t) ? BlockLayout::TapMajor : BlockLayout::Rows;
+}
+
 // One group's block of dw (CYg x colRows) = Σ_s of its block in each slice (slice stride
-// sliceStride), in slice order: the float32 adds of summing the slices in dw's own layout. The
-// blocks are [colRows, CYg] (transposed) or [CYg, colRows].
-void addSlices(const float* src, int64_t slices, int64_t sliceStride, int64_t CYg, int64_t rows, bool transposed,
+// sliceStride), in slice order: the float32 adds of summing the slices in dw's own layout.
+void addSlices(const float* src, int64_t slices, int64_t sliceStride, const ConvGeometry& g, BlockLayout layout,
                float* dw) {
-    for (int64_t co = 0; co < CYg; ++co)
-        for (int64_t j = 0; j < rows; ++j) {
-            const int64_t at = transposed ? j * CYg + co : co * rows + j;
-            float v = src[at];
-            for (int64_t s = 1; s < slices; ++s) v += src[s * sliceStride + at];
-            dw[co * rows + j] = v;
+    const int64_t CYg = g.CYg(), rows = g.colRows(), K = g.kernelSize(), CXg = g.CXg;
+    auto add = [&](int64_t at, float* out) {
+        float v = src[at];
+        for (int64_t s = 1; s < slices; ++s) v += src[s * sliceStride + at];
+        *out = v;
+    };
+    for (int64_t co = 0; co < CYg; ++co) {
+        float* row = dw + co * rows;
+        if (layout == BlockLayout::TapMajor) {  // read in its own order
+            for (int64_t tap = 0; tap < K; ++tap)
+                for (int64_t cx = 0; cx < CXg; ++cx) add((tap * CYg + co) * CXg + cx, row + cx * K + tap);
+            continue;
         }
+        for (int64_t j = 0; j < rows; ++j)
+            add(layout == BlockLayout::Transposed ? j * CYg + co : co * rows + j, row + j);
+    }
 }
 
 }  // namespace
@@ -193,6 +212,7 @@ public:
         im2colTile(g_, xg, 0, g_.CXg, p0, len, buf_, len);
         return buf_;
     }
+    T* buffer() const { return buf_; }  // the chunk's im2col buffer
     const int64_t* rowOffset() const { return px_.rowOffset.data(); }
     const int32_t* kIndex() const { return kIndex_.data(); }
     int64_t ld() const { return ld_; }
@@ -219,10 +239,18 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     // With the padded copy: acc[grp block, rowsW x CYg] += cols · dy^T, A = the columns read in
     // place (FilterRows: packing them would be a transpose), only dy packed. Otherwise, as the
     // measurements preferred: acc[grp block, CYg x rowsW] += dy · cols^T, both packed.
+    const BlockLayout layout = std::is_same_v<T, float> ? blockLayoutOf(g, t)
+                               : t.filterPadded         ? BlockLayout::Transposed
+                                                        : BlockLayout::Rows;
     auto accumulate = [&](float* acc, int64_t item, int64_t grp, FilterRows<T>& rows) {
         const int64_t n = item / tiles, p0 = (item % tiles) * t.tile, len = std::min(t.tile, Y - p0);
-        const T* a = rows(x, n, grp, p0, len);
         const T* dyp = y + (n * g.CY + grp * CYg) * Y + p0;
+        if constexpr (std::is_same_v<T, float>) {
+            if (layout == BlockLayout::TapMajor)  // 1D: per tap from a copy of the tile's window
+                return filterTapRows(g, t, dyp, x + (n * g.CX() + grp * g.CXg) * g.xSize(), p0, len, rows.buffer(),
+                                     acc + grp * rowsW * CYg);
+        }
+        const T* a = rows(x, n, grp, p0, len);
         if (t.filterPadded)
             gemmInPlaceA(t.gemm, rowsW, CYg, len, a, rows.rowOffset(), rows.kIndex(), dyp, 1, Y,
                          acc + grp * rowsW * CYg, CYg, true);
@@ -236,7 +264,7 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
                 float* accT = partials + grp * rowsW * CYg;
                 std::fill(accT, accT + rowsW * CYg, 0.0f);
                 for (int64_t item = 0; item < items; ++item) accumulate(partials, item, grp, rows);
-                addSlices(accT, 1, dwSize, CYg, rowsW, t.filterPadded, dw + grp * CYg * rowsW);
+                addSlices(accT, 1, dwSize, g, layout, dw + grp * CYg * rowsW);
             }
         });
         return;
@@ -254,7 +282,7 @@ void convFilterGrad(const ConvGeometry& g, const ConvTiling& t, const T* y, cons
     });
     parallelFor(0, g.G, 1, [&](int64_t b, int64_t e) {
         for (int64_t grp = b; grp < e; ++grp)
-            addSlices(partials + grp * rowsW * CYg, slices, dwSize, CYg, rowsW, t.filterPadded, dw + grp * CYg * rowsW);
+            addSlices(partials + grp * rowsW * CYg, slices, dwSize, g, layout, dw + grp * CYg * rowsW);
     });
 }
 

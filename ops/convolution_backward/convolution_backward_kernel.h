@@ -41,6 +41,8 @@ struct ConvTiling {
     bool filterByGroup = false;         // gradWeight parallel over groups (each owns its rows) instead
     bool filterPadded = false;          // gradWeight reads a zero-padded copy of X, no im2col
                                         // (conv_padded_input.h: paddedFilterApplies, set by the plan)
+    bool filterTapRows = true;          // 1D gradWeight per tap from a window copy where filterByTapRows
+                                        // allows it (conv_tap_rows.h; false: im2col, for comparisons)
     GemmKind gemm = GemmKind::Float32;  // BFloat16 for the bf16 cube precision (packed_gemm.h)
 };
 ConvTiling chooseTiling(const ConvGeometry& g, int threads);

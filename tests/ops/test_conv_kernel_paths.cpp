@@ -24,6 +24,7 @@
 #include "conv_im2col.h"
 #include "conv_input_as_forward.h"
 #include "conv_padded_input.h"
+#include "conv_tap_rows.h"
 #include "convolution_backward_kernel.h"
 #include "opscope/parallel.h"
 #include "packed_gemm.h"
@@ -97,6 +98,11 @@ std::vector<Case> cases() {
         {"1d_groups2_dil3", geometry(2, 2, 10, 7, {{50, 4, 1, 2, 3, 5}})},
         {"3d_k3", geometry(1, 1, 12, 13, {{5, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}})},
         {"3d_mixed", geometry(2, 2, 6, 5, {{6, 2, 2, 1, 1, 0}, {5, 3, 1, 0, 2, 2}, {9, 3, 2, 1, 1, 1}})},
+        // Stride 2 along W (its own vector paths): ResNet's downsampling rows (28 outputs), rows of
+        // more than 32 outputs with a padded start, and long 1D rows with dilation and an even kernel.
+        {"2d_stride2_resnet_row", geometry(1, 1, 8, 6, {{12, 3, 2, 1, 1, 1}, {56, 3, 2, 1, 1, 1}})},
+        {"2d_stride2_wide", geometry(2, 1, 5, 4, {{7, 3, 2, 1, 1, 1}, {75, 3, 2, 1, 1, 0}})},
+        {"1d_stride2_k4_dil2", geometry(2, 1, 6, 5, {{301, 4, 2, 3, 2, 2}})},
     };
 }
 
@@ -279,13 +285,51 @@ TEST(ConvKernelPaths, StagesFromBf16StorageHaveTheBitsOfTheirWidening) {
 // gradWeight through im2col or through the padded copy (t.filterPadded), operands of type T.
 template <class T>
 std::vector<float> filterGrad(const ConvGeometry& g, ConvTiling t, bool padded, const std::vector<T>& y,
-                              const std::vector<T>& x) {
+                              const std::vector<T>& x, bool tapRows = false) {
     t.filterPadded = padded;
+    t.filterTapRows = tapRows;
     std::vector<float> dw(static_cast<std::size_t>(g.CY * g.colRows()), -3.f);
     std::vector<float> partials(static_cast<std::size_t>(filterPartialFloats(g, t) + 1));
     std::vector<T> scratch(static_cast<std::size_t>(1 + (padded ? paddedCopyElements(g) : colsBufferFloats(g, t))));
     convFilterGrad(g, t, y.data(), x.data(), dw.data(), partials.data(), scratch.data());
     return dw;
+}
+
+// Every (row, position) of the column matrix read from the copy is the value im2col writes, for
+// every geometry (strided ones split into stride phases), tiles starting mid-row, all images.
+TEST(ConvKernelPaths, PaddedCopyHoldsTheIm2colValuesInEveryStridePhase) {
+    int strided = 0;
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        if (!paddedCopyFits(g)) continue;
+        strided += g.stride[0] * g.stride[1] * g.stride[2] > 1;
+        const std::vector<float> x = randomFloats(numel(g, true), 41);
+        std::vector<float> xp(static_cast<std::size_t>(paddedCopyElements(g)), -5.f);
+        const PaddedX px = paddedXOf(g);
+        padInput(g, px, x.data(), xp.data());
+        const int64_t Y = g.ySize(), rows = g.colRows();
+        std::vector<int32_t> kIndex(static_cast<std::size_t>(Y));
+        for (int64_t p0 : {int64_t{0}, Y / 3}) {
+            const int64_t len = Y - p0;
+            paddedPositions(g, px, p0, len, kIndex.data());
+            for (int64_t n = 0; n < g.N; ++n)
+                for (int64_t grp = 0; grp < g.G; ++grp) {
+                    const int64_t channel0 = n * g.CX() + grp * g.CXg;
+                    const std::vector<float> xg(x.begin() + channel0 * g.xSize(),
+                                                x.begin() + (channel0 + g.CXg) * g.xSize());
+                    for (int64_t r = 0; r < rows; ++r)
+                        for (int64_t k = 0; k < len; ++k) {
+                            const float got = xp[static_cast<std::size_t>(channel0 * px.channelSize +
+                                                                          px.rowOffset[static_cast<std::size_t>(r)] +
+                                                                          kIndex[static_cast<std::size_t>(k)])];
+                            ASSERT_EQ(got, im2colDefinition(g, xg, r, p0 + k)) << "row " << r << " position " << k;
+                        }
+                }
+        }
+        for (float v : xp) ASSERT_NE(v, -5.f) << "an element of the copy left unwritten";
+    }
+    EXPECT_GE(strided, 6);
 }
 
 // The padded copy holds the values im2col writes (zeros in the padding) at the offsets the GEMM
@@ -314,6 +358,66 @@ TEST(ConvKernelPaths, FilterFromPaddedInputHasTheBitsOfIm2col) {
     // keeps the strided copy covered.
     EXPECT_EQ(padded, 18);
     if (bf16StorageAvailable()) EXPECT_GE(bf16Padded, 3);
+}
+
+// ---- 1D gradWeight per tap from a window copy of X ----
+
+// The window holds the values im2col writes, read per tap with the strides of the im2col rows'
+// positions; dy's tile is packed as before: gradWeight has im2col's bits, for tiles of one, a few
+// and many positions' windows (ragged last tiles), 1-3 workers (slices), groups (by-group chunks).
+TEST(ConvKernelPaths, FilterByTapRowsHasTheBitsOfIm2col) {
+    const std::vector<Case> rows = {
+        {"1d_k3", geometry(3, 1, 40, 24, {{77, 3, 1, 1, 1, 1}})},
+        {"1d_groups2_dil3", geometry(2, 2, 10, 7, {{50, 4, 1, 2, 3, 5}})},
+        {"1d_stride2_k4_dil2", geometry(2, 1, 6, 5, {{301, 4, 2, 3, 2, 2}})},
+        {"1d_stride3_pad_wider_than_kernel", geometry(2, 1, 5, 3, {{40, 3, 3, 4, 1, 3}})},
+        {"1d_groups4", geometry(1, 4, 8, 3, {{33, 3, 1, 1, 1, 1}})},
+        {"2d_rows_of_one", geometry(2, 1, 6, 4, {{1, 1, 1, 0, 1, 0}, {29, 5, 1, 2, 1, 2}})},
+    };
+    int checked = 0;
+    for (const Case& c : rows) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        ASSERT_TRUE(rowsOnly(g));
+        const std::vector<float> y = randomFloats(numel(g, false), 31), x = randomFloats(numel(g, true), 32);
+        for (int threads : {1, 2, 3})
+            for (int64_t tile : {int64_t{0}, int64_t{16}, int64_t{21}}) {
+                ConvTiling t = chooseTiling(g, threads);
+                if (tile > 0) t.tile = tile;
+                ASSERT_TRUE(filterByTapRows(g, t)) << tile;
+                ++checked;
+                EXPECT_EQ(filterGrad(g, t, false, y, x, true), filterGrad(g, t, false, y, x, false))
+                    << threads << " threads, tile " << t.tile;
+            }
+    }
+    EXPECT_EQ(checked, 54);
+}
+
+// Only rows (no H or D extent, kernel or padding) on the float32 packed kernel, never with the
+// padded copy, and only where the window fits in the tile's im2col buffer.
+TEST(ConvKernelPaths, FilterByTapRowsOnlyForRows) {
+    ConvTiling t = chooseTiling(geometry(1, 1, 4, 4, {{30, 3, 1, 1, 1, 1}}), 1);
+    EXPECT_EQ(filterByTapRows(geometry(1, 1, 4, 4, {{30, 3, 1, 1, 1, 1}}), t), packedGemmAvailable(GemmKind::Float32));
+    EXPECT_FALSE(rowsOnly(geometry(1, 1, 4, 4, {{2, 1, 1, 0, 1, 0}, {30, 3, 1, 1, 1, 1}})));  // H = 2
+    EXPECT_FALSE(rowsOnly(geometry(1, 1, 4, 4, {{1, 3, 1, 1, 1, 1}, {30, 3, 1, 1, 1, 1}})));  // kernel along H
+    EXPECT_FALSE(rowsOnly(geometry(1, 1, 4, 4, {{1, 1, 2, 1, 1, 0}, {30, 3, 1, 1, 1, 1}})));  // padding along H
+    EXPECT_FALSE(rowsOnly(geometry(1, 1, 4, 4, {{30, 1, 1, 0, 1, 0}})));                      // pointwise
+    EXPECT_FALSE(rowsOnly(geometry(1, 4, 4, 1, {{30, 3, 1, 1, 1, 1}})));                      // depthwise
+    const ConvGeometry g = geometry(1, 1, 4, 4, {{300, 3, 1, 1, 1, 1}});
+    t = chooseTiling(g, 1);
+    t.gemm = GemmKind::BFloat16;
+    EXPECT_FALSE(filterByTapRows(g, t));
+    t.gemm = GemmKind::Float32;
+    t.filterPadded = true;
+    EXPECT_FALSE(filterByTapRows(g, t));
+    t.filterPadded = false;
+    t.filterTapRows = false;
+    EXPECT_FALSE(filterByTapRows(g, t));
+    // A window wider than K rows of the tile: stride 5 over a 2-tap kernel, tiles of 16.
+    const ConvGeometry wide = geometry(1, 1, 4, 4, {{300, 2, 5, 0, 1, 0}});
+    t = chooseTiling(wide, 1);
+    t.tile = 16;
+    EXPECT_FALSE(filterByTapRows(wide, t));
 }
 
 // ---- gradInput of a stride-1 convolution as a forward convolution ----
