@@ -349,24 +349,26 @@ void microKernel(int64_t units, const uint32_t* pa, const uint32_t* pb, float* c
 // Its panels hold each pair as two float32 slots, k+1 first (pack<..., Wide>): the order
 // vdpbf16ps adds its two products in, so two FMAs per pair give its bits.
 
-// vdpbf16ps flushes denormal inputs and results (as MXCSR's DAZ and FTZ do); the stand-in FMAs
-// run with both set, everything else (storeTile's addition) in the caller's mode. The compiler
-// does not see ldmxcsr as a dependency of arithmetic: empty asm statements pin the accumulators
-// on each side of it.
-constexpr unsigned kFlushDenormals = 0x8040u;  // FTZ | DAZ
+// vdpbf16ps ignores MXCSR: it always rounds to nearest even, flushes denormal inputs and
+// results (as DAZ and FTZ do) and raises nothing. The stand-in FMAs run in exactly that mode,
+// whatever the caller's (a rounding mode or unmasked exceptions of its own), and the caller's
+// mode and flags come back before anything else (storeTile's addition). The compiler does not
+// see ldmxcsr as a dependency of arithmetic: empty asm statements pin the accumulators on each
+// side of it.
+constexpr unsigned kDotProductMode = 0x8000u | 0x1F80u | 0x0040u;  // FTZ, all exceptions masked, DAZ, nearest
 
 template <int64_t Rows>
 inline void pinTile(__m512 acc[kMR][2]) {
     for (int64_t r = 0; r < Rows; ++r) asm volatile("" : "+v"(acc[r][0]), "+v"(acc[r][1]));
 }
 
-// Zeroes the sums and flushes denormals; returns the caller's mode for leaveFlushed. (Plain
+// Zeroes the sums and enters vdpbf16ps's mode; returns the caller's for leaveFlushed. (Plain
 // functions, not an RAII guard: a guard holding a pointer to the sums keeps them in memory.)
 template <int64_t Rows>
 inline unsigned enterFlushed(__m512 acc[kMR][2]) {
     zeroTile<Rows>(acc);
     const unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | kFlushDenormals);
+    _mm_setcsr(kDotProductMode);
     pinTile<Rows>(acc);
     return csr;
 }

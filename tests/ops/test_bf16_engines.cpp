@@ -145,6 +145,24 @@ TEST_F(Bf16Engines, SameBitsOnAwkwardValues) {
     EXPECT_GT(total - nonFinite, total / 10);
 }
 
+// vdpbf16ps ignores the caller's rounding mode; the FMAs standing in for it must too (C's
+// accumulate add follows the caller's mode on both engines).
+TEST_F(Bf16Engines, SameBitsUnderTheCallersRoundingMode) {
+    const Operands o = makeOperands(13, 45, 513, 7);
+    const unsigned saved = _mm_getcsr();
+    for (unsigned mode : {_MM_ROUND_TOWARD_ZERO, _MM_ROUND_UP, _MM_ROUND_DOWN}) {
+        _mm_setcsr((saved & ~_MM_ROUND_MASK) | mode);
+        setBf16Engine(Bf16Engine::DotProducts);
+        const std::vector<float> dot = allProducts(o, 13, 45, 513, true);
+        setBf16Engine(Bf16Engine::Float32Fmas);
+        const std::vector<float> fmas = allProducts(o, 13, 45, 513, true);
+        const unsigned after = _mm_getcsr() & _MM_ROUND_MASK;
+        _mm_setcsr(saved);
+        ASSERT_EQ(after, mode) << "the caller's rounding mode was not restored";
+        ASSERT_EQ(std::memcmp(dot.data(), fmas.data(), dot.size() * sizeof(float)), 0) << "rounding mode " << mode;
+    }
+}
+
 TEST_F(Bf16Engines, ChoosingOneIsRemembered) {
     setBf16Engine(Bf16Engine::Float32Fmas);
     EXPECT_EQ(bf16Engine(), Bf16Engine::Float32Fmas);
