@@ -555,68 +555,68 @@ void packB(int64_t N, int64_t k0, int64_t kc, const T* b, int64_t brs, int64_t b
     pack<Kind, kNR>(N, k0, kc, b, bcs, brs, pb.data());
 }
 
-template <GemmKind Kind, class T>
-void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, bool fmas, int64_t M, int64_t K,
-                   int64_t N, const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+// The blocking both products share, so that their sums have the same steps (and bits): k blocks
+// of kBlock(Kind) values, then 32-column panels of B, each packed right before the row panels
+// that read it. tile(k0, units, bp, ip, jp, mr, nr, acc) runs one micro-kernel.
+template <GemmKind Kind, class T, class Tile>
+void forEachTile(int64_t M, int64_t N, int64_t K, const T* b, int64_t brs, int64_t bcs, bool fmas, bool accumulate,
+                 Tile&& tile) {
     thread_local std::vector<uint32_t> pb;
     const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
-    const int64_t slots = fmas ? 2 : 1;  // per unit
-    for (int64_t k0 = 0, blk = 0; k0 < K; k0 += kb, ++blk) {
+    for (int64_t k0 = 0; k0 < K; k0 += kb) {
         const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
-        const uint32_t* pa = packedA + blocks[static_cast<std::size_t>(blk)];
         const bool acc = accumulate || k0 > 0;
         for (int64_t jp = 0; jp < nPanels; ++jp) {
             const int64_t nr = std::min(kNR, N - jp * kNR);
             packB<Kind>(nr, k0, kc, b + jp * kNR * bcs, brs, bcs, fmas, pb);
-            const uint32_t* bp = pb.data();
-            for (int64_t ip = 0; ip < mPanels; ++ip) {
-                const uint32_t* ap = pa + ip * slots * units * kMR;
-                float* cp = c + ip * kMR * ldc + jp * kNR;
-                const int64_t mr = std::min(kMR, M - ip * kMR);
-                withRows(mr, [&](auto rows) {
-                    constexpr int64_t Rows = decltype(rows)::value;
-                    if (fmas)
-                        microKernelFmas<Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
-                    else
-                        microKernel<Kind, Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
-                });
-            }
+            for (int64_t ip = 0; ip < mPanels; ++ip)
+                tile(k0, units, pb.data(), ip, jp, std::min(kMR, M - ip * kMR), nr, acc);
         }
     }
 }
 
-// C (+)= A · B with A read in place (A(i, k) = a[rowOffset[i] + kIndex[k]]) and B packed per
-// k block: the k blocks and the steps of packedProduct, so the same bits.
+template <GemmKind Kind, class T>
+void packedProduct(const uint32_t* packedA, const std::vector<int64_t>& blocks, bool fmas, int64_t M, int64_t K,
+                   int64_t N, const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
+    const int64_t slots = fmas ? 2 : 1;  // per unit
+    forEachTile<Kind>(
+        M, N, K, b, brs, bcs, fmas, accumulate,
+        [&](int64_t k0, int64_t units, const uint32_t* bp, int64_t ip, int64_t jp, int64_t mr, int64_t nr, bool acc) {
+            const uint32_t* ap =
+                packedA + blocks[static_cast<std::size_t>(k0 / kBlock(Kind))] + ip * slots * units * kMR;
+            float* cp = c + ip * kMR * ldc + jp * kNR;
+            withRows(mr, [&](auto rows) {
+                constexpr int64_t Rows = decltype(rows)::value;
+                if (fmas)
+                    microKernelFmas<Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
+                else
+                    microKernel<Kind, Rows>(units, ap, bp, cp, ldc, mr, nr, acc);
+            });
+        });
+}
+
+// C (+)= A · B with A read in place (A(i, k) = a[rowOffset[i] + kIndex[k]]): packedProduct's
+// blocking and steps, so the same bits.
 template <GemmKind Kind, class T>
 void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t* rowOffset, const int32_t* kIndex,
                      const T* b, int64_t brs, int64_t bcs, float* c, int64_t ldc, bool accumulate) {
-    thread_local std::vector<uint32_t> pb;
-    const int64_t mPanels = (M + kMR - 1) / kMR, nPanels = (N + kNR - 1) / kNR, kb = kBlock(Kind);
     const bool fmas = Kind == GemmKind::BFloat16 && bf16Engine() == Bf16Engine::Float32Fmas;
-    for (int64_t k0 = 0; k0 < K; k0 += kb) {
-        const int64_t kc = std::min(kb, K - k0), units = unitsOf(Kind, kc);
-        const bool halfLast = kPerUnit(Kind) == 2 && kc % 2 == 1;
-        const bool acc = accumulate || k0 > 0;
-        for (int64_t jp = 0; jp < nPanels; ++jp) {
-            const int64_t nr = std::min(kNR, N - jp * kNR);
-            packB<Kind>(nr, k0, kc, b + jp * kNR * bcs, brs, bcs, fmas, pb);
-            const uint32_t* bp = pb.data();
-            for (int64_t ip = 0; ip < mPanels; ++ip) {
-                float* cp = c + ip * kMR * ldc + jp * kNR;
-                const int64_t mr = std::min(kMR, M - ip * kMR);
-                const int64_t* rowsAt = rowOffset + ip * kMR;
-                withRows(mr, [&](auto rows) {
-                    constexpr int64_t Rows = decltype(rows)::value;
+    forEachTile<Kind>(
+        M, N, K, b, brs, bcs, fmas, accumulate,
+        [&](int64_t k0, int64_t units, const uint32_t* bp, int64_t ip, int64_t jp, int64_t mr, int64_t nr, bool acc) {
+            const bool halfLast = kPerUnit(Kind) == 2 && std::min(kBlock(Kind), K - k0) % 2 == 1;
+            const int64_t* rowsAt = rowOffset + ip * kMR;
+            float* cp = c + ip * kMR * ldc + jp * kNR;
+            withRows(mr, [&](auto rows) {
+                constexpr int64_t Rows = decltype(rows)::value;
 #ifdef OPSCOPE_PACKED_BF16
-                    if (fmas)
-                        return microKernelInPlaceAFmas<Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr,
-                                                             nr, acc);
+                if (fmas)
+                    return microKernelInPlaceAFmas<Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr, nr,
+                                                         acc);
 #endif
-                    microKernelInPlaceA<Kind, Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr, nr, acc);
-                });
-            }
-        }
-    }
+                microKernelInPlaceA<Kind, Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr, nr, acc);
+            });
+        });
 }
 
 #endif  // OPSCOPE_PACKED_FP32
