@@ -11,6 +11,8 @@
 #include <fstream>
 
 #include "opscope/h5/atomic_write.h"
+#include "opscope/h5/h5_file.h"
+#include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
 #include "opscope/printf_text.h"
 #include "opscope/tensor_view.h"
@@ -88,6 +90,17 @@ void requireReadableFile(const std::string& path) {
 void requireSafeFile(const std::string& path, const std::vector<std::string>& dataPaths) {
     requireReadableFile(path);
     h5::vetFile(path, dataPaths);
+}
+
+HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what) {
+    requireSafeFile(ref.file, {ref.path});
+    const h5::File f = h5::File::openReadOnly(ref.file);
+    const h5::ObjectKind kind = f.info(ref.path).kind;
+    if (kind == h5::ObjectKind::Missing) throw CliError(what + ": no dataset '" + ref.path + "' in '" + ref.file + "'");
+    if (kind != h5::ObjectKind::Dataset)
+        throw CliError(what + ": '" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
+                       ", not a dataset");
+    return h5::readTensor(f, ref.path);
 }
 
 std::optional<long> parseWholeNumber(const std::string& text, long min, long max) {

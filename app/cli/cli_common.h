@@ -9,6 +9,7 @@
 
 #include "opscope/dtype.h"
 #include "opscope/error.h"
+#include "opscope/host_tensor.h"
 #include "opscope/metric_fields.h"
 
 namespace opscope::cli {
@@ -60,5 +61,8 @@ void requireReadableFile(const std::string& path);
 // one that crashes, hangs or exhausts libhdf5 there is FileError "cannot open 'F': the file is
 // corrupt (...)", exit 2. dataPaths: where the command will read tensor data ("/": all of it).
 void requireSafeFile(const std::string& path, const std::vector<std::string>& dataPaths = {});
+// The dataset at `ref`, its file vetted first (requireSafeFile): CliError naming `what` ("the
+// actual tensor", "--bind gradOut") when nothing or a group is there; FileError when HDF5 fails.
+HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what);
 
 }  // namespace opscope::cli

@@ -5,8 +5,6 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "opscope/json_writer.h"
-#include "opscope/h5/h5_file.h"
-#include "opscope/h5/tensor_io.h"
 #include "opscope/metric_fields.h"
 #include "opscope/metrics.h"
 #include "opscope/names.h"
@@ -36,18 +34,6 @@ Command compareCommand() { return {compareSpec(), runCompare}; }
 
 namespace {
 
-HostTensor readOperand(const DatasetRef& ref, const std::string& role) {
-    requireSafeFile(ref.file, {ref.path});
-    const h5::File f = h5::File::openReadOnly(ref.file);
-    const h5::ObjectKind kind = f.info(ref.path).kind;
-    if (kind == h5::ObjectKind::Missing)
-        throw CliError("the " + role + " tensor: no dataset '" + ref.path + "' in '" + ref.file + "'");
-    if (kind != h5::ObjectKind::Dataset)
-        throw CliError("the " + role + " tensor: '" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
-                       ", not a dataset");
-    return h5::readTensor(f, ref.path);
-}
-
 std::string at(const metrics::ElementRef& e) {
     if (e.index < 0) return "-";
     std::string c;
@@ -62,8 +48,8 @@ int runCompare(const ParsedArgs& a) {
     const DatasetRef referenceRef = parseDatasetRef(a.positionals[1], "the reference tensor");
     const metrics::Standard standard = metrics::parseStandard(a.valueOr("--standard", "cann"));  // UsageError: exit 2
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
-    const HostTensor actual = readOperand(actualRef, "actual");
-    const HostTensor reference = readOperand(referenceRef, "reference");
+    const HostTensor actual = readDatasetTensor(actualRef, "the actual tensor");
+    const HostTensor reference = readDatasetTensor(referenceRef, "the reference tensor");
     const DType outputDtype = forced != DType::Undefined       ? forced
                               : isFloatingType(actual.dtype()) ? actual.dtype()
                                                                : DType::Float32;

@@ -12,7 +12,6 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "opscope/h5/h5_file.h"
-#include "opscope/h5/tensor_io.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
 #include "opscope/import/tensor_file.h"
@@ -161,16 +160,7 @@ ParamValue parseAttributeValue(const std::string& name, const std::string& text)
 
 HostTensor readBoundTensor(const DatasetRef& ref, const std::string& what) {
     try {
-        requireSafeFile(ref.file, {ref.path});  // CliError (no such file) passes through
-        const h5::File f = h5::File::openReadOnly(ref.file);
-        if (!f.isDataset(ref.path)) {
-            const h5::ObjectKind kind = f.info(ref.path).kind;
-            throw CliError(what + ": " +
-                           (kind == h5::ObjectKind::Missing ? "no dataset '" + ref.path + "' in '" + ref.file + "'"
-                                                            : "'" + ref.path + "' in '" + ref.file + "' is a " +
-                                                                  h5::kindName(kind) + ", not a dataset"));
-        }
-        return h5::readTensor(f, ref.path);
+        return readDatasetTensor(ref, what);  // CliError (no such file or dataset) passes through
     } catch (const FileError& e) {
         throw CliError(what + ": " + e.what());
     }

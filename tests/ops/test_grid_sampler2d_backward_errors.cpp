@@ -27,19 +27,22 @@ struct GsCall {
     bool nullWs = false, nullExe = false;
     aclFormat inFormat = ACL_FORMAT_ND;
 
-    aclnnStatus run() const {
+    struct Tensors {
+        DeviceTensor go, in, grid, gi, gg;
+        BoolArray mask;
+    };
+    Tensors tensors() const {
         auto dt = [&](DType t) { return t == DType::Undefined ? dtype : t; };
-        DeviceTensor go = DeviceTensor::zeros(dt(goDtype), goShape);
-        DeviceTensor in = DeviceTensor::fromHost(HostTensor(dtype, inShape), inFormat);
-        DeviceTensor grid = DeviceTensor::zeros(dt(gridDtype), gridShape);
-        DeviceTensor gi = DeviceTensor::zeros(dt(giDtype), giShape);
-        DeviceTensor gg = DeviceTensor::zeros(dt(ggDtype), ggShape);
-        BoolArray m(mask);
-        return phase1Status(nullWs, nullExe, [&](uint64_t* ws, aclOpExecutor** exe) {
-            return aclnnGridSampler2DBackwardGetWorkspaceSize(
-                nullGo ? nullptr : go.get(), nullIn ? nullptr : in.get(), nullGrid ? nullptr : grid.get(),
-                interpolation, padding, false, m, nullGi ? nullptr : gi.get(), nullGg ? nullptr : gg.get(), ws, exe);
-        });
+        return {
+            DeviceTensor::zeros(dt(goDtype), goShape),     DeviceTensor::fromHost(HostTensor(dtype, inShape), inFormat),
+            DeviceTensor::zeros(dt(gridDtype), gridShape), DeviceTensor::zeros(dt(giDtype), giShape),
+            DeviceTensor::zeros(dt(ggDtype), ggShape),     BoolArray(mask)};
+    }
+    aclnnStatus getWorkspaceSize(const Tensors& t, uint64_t* ws, aclOpExecutor** exe) const {
+        return aclnnGridSampler2DBackwardGetWorkspaceSize(nullGo ? nullptr : t.go.get(), nullIn ? nullptr : t.in.get(),
+                                                          nullGrid ? nullptr : t.grid.get(), interpolation, padding,
+                                                          false, t.mask, nullGi ? nullptr : t.gi.get(),
+                                                          nullGg ? nullptr : t.gg.get(), ws, exe);
     }
 };
 
@@ -193,21 +196,13 @@ TEST(GridSamplerProducts, Float64IsAcceptedOnEveryProductThatHasTheOperator) {
         setProduct(p);
         GsCall c;
         c.dtype = DType::Float64;
-        EXPECT_EQ(c.run(), ACLNN_SUCCESS) << productName(p) << ": " << aclGetRecentErrMsg();
+        EXPECT_EQ(phase1Status(c), ACLNN_SUCCESS) << productName(p) << ": " << aclGetRecentErrMsg();
     }
     setProduct(Product::AtlasA2);
 }
 
 TEST(GridSamplerRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {
-    GsCall c;
-    DeviceTensor go = DeviceTensor::zeros(c.dtype, c.goShape), in = DeviceTensor::zeros(c.dtype, c.inShape);
-    DeviceTensor grid = DeviceTensor::zeros(c.dtype, c.gridShape), gi = DeviceTensor::zeros(c.dtype, c.giShape);
-    DeviceTensor gg = DeviceTensor::zeros(c.dtype, c.ggShape);
-    BoolArray m({true, true});
-    uint64_t ws = 0;
-    aclOpExecutor* exe = nullptr;
-    ASSERT_ACLNN_OK(aclnnGridSampler2DBackwardGetWorkspaceSize(go, in, grid, 0, 0, false, m, gi, gg, &ws, &exe));
-    expectWorkspaceChecked(aclnnGridSampler2DBackward, ws, exe);  // the NHWC copies live in the workspace
+    expectWorkspaceChecked(GsCall{}, aclnnGridSampler2DBackward);  // the NHWC copies live in the workspace
 }
 
 }  // namespace

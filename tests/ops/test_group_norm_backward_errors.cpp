@@ -23,25 +23,31 @@ struct GnCall {
     std::vector<bool> mask = {true, true, true};
     bool nullGradOut = false, nullInput = false, nullMean = false, nullRstd = false, nullMask = false;
     bool nullDx = false, nullDg = false, nullDb = false, nullWs = false, nullExe = false;
+    bool nullGamma = false;  // gamma is optional: still a valid call
     aclFormat xFormat = ACL_FORMAT_ND;
 
-    aclnnStatus run() const {
+    struct Tensors {
+        DeviceTensor dy, x, mean, rstd, gamma, dx, dg, db;
+        BoolArray mask;
+    };
+    Tensors tensors() const {
         auto dt = [&](DType t) { return t == DType::Undefined ? dtype : t; };
-        DeviceTensor dy = DeviceTensor::zeros(dtype, xShape);
-        DeviceTensor x = DeviceTensor::fromHost(HostTensor(dtype, xShape), xFormat);
-        DeviceTensor mean = DeviceTensor::zeros(dt(meanDtype), statShape);
-        DeviceTensor rstd = DeviceTensor::zeros(dtype, statShape);
-        DeviceTensor gamma = DeviceTensor::zeros(dtype, gammaShape);
-        DeviceTensor dx = DeviceTensor::zeros(dt(dxDtype), dxShape);
-        DeviceTensor dg = DeviceTensor::zeros(dtype, dgShape);
-        DeviceTensor db = DeviceTensor::zeros(dtype, dbShape);
-        BoolArray m(mask);
-        return phase1Status(nullWs, nullExe, [&](uint64_t* ws, aclOpExecutor** exe) {
-            return aclnnGroupNormBackwardGetWorkspaceSize(
-                nullGradOut ? nullptr : dy.get(), nullInput ? nullptr : x.get(), nullMean ? nullptr : mean.get(),
-                nullRstd ? nullptr : rstd.get(), gamma, N, C, HxW, group, nullMask ? nullptr : m.get(),
-                nullDx ? nullptr : dx.get(), nullDg ? nullptr : dg.get(), nullDb ? nullptr : db.get(), ws, exe);
-        });
+        return {DeviceTensor::zeros(dtype, xShape),
+                DeviceTensor::fromHost(HostTensor(dtype, xShape), xFormat),
+                DeviceTensor::zeros(dt(meanDtype), statShape),
+                DeviceTensor::zeros(dtype, statShape),
+                DeviceTensor::zeros(dtype, gammaShape),
+                DeviceTensor::zeros(dt(dxDtype), dxShape),
+                DeviceTensor::zeros(dtype, dgShape),
+                DeviceTensor::zeros(dtype, dbShape),
+                BoolArray(mask)};
+    }
+    aclnnStatus getWorkspaceSize(const Tensors& t, uint64_t* ws, aclOpExecutor** exe) const {
+        return aclnnGroupNormBackwardGetWorkspaceSize(
+            nullGradOut ? nullptr : t.dy.get(), nullInput ? nullptr : t.x.get(), nullMean ? nullptr : t.mean.get(),
+            nullRstd ? nullptr : t.rstd.get(), nullGamma ? nullptr : t.gamma.get(), N, C, HxW, group,
+            nullMask ? nullptr : t.mask.get(), nullDx ? nullptr : t.dx.get(), nullDg ? nullptr : t.dg.get(),
+            nullDb ? nullptr : t.db.get(), ws, exe);
     }
 };
 
@@ -152,7 +158,7 @@ TEST(GroupNormBackwardProducts, TrainingSeriesAllowsLargeChannelsPerGroup) {
     setProduct(Product::AtlasTraining);
     GnCall c;
     oneGroupOf8001Channels(c);
-    EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(phase1Status(c), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     setProduct(Product::AtlasA2);
 }
 
@@ -160,34 +166,25 @@ TEST(GroupNormBackwardRanks, EightDimensionsAreAccepted) {
     GnCall c;
     c.xShape = c.dxShape = {2, 4, 6, 1, 1, 1, 1, 1};
     c.statShape = {2, 2, 1, 1, 1, 1, 1, 1};
-    EXPECT_EQ(c.run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(phase1Status(c), ACLNN_SUCCESS) << aclGetRecentErrMsg();
 }
 
 TEST(GroupNormBackwardRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {
     GnCall c;
     c.dtype = DType::Float16;  // needs Cast scratch in the workspace
-    DeviceTensor dy = DeviceTensor::zeros(c.dtype, c.xShape), x = DeviceTensor::zeros(c.dtype, c.xShape);
-    DeviceTensor mean = DeviceTensor::zeros(c.dtype, c.statShape), rstd = DeviceTensor::zeros(c.dtype, c.statShape);
-    DeviceTensor dx = DeviceTensor::zeros(c.dtype, c.xShape), dg = DeviceTensor::zeros(c.dtype, {4}),
-                 db = DeviceTensor::zeros(c.dtype, {4});
-    BoolArray m({true, true, true});
-    uint64_t ws = 0;
-    aclOpExecutor* exe = nullptr;
-    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, dg, db, &ws, &exe),
-              ACLNN_SUCCESS);
-    expectWorkspaceChecked(aclnnGroupNormBackward, ws, exe);
+    c.nullGamma = true;
+    expectWorkspaceChecked(c, aclnnGroupNormBackward);
 }
 
 TEST(GroupNormBackwardRuntime, SpentExecutorIsAnErrorNotACrash) {
     GnCall c;
-    DeviceTensor dy = DeviceTensor::zeros(c.dtype, c.xShape), x = DeviceTensor::zeros(c.dtype, c.xShape);
-    DeviceTensor mean = DeviceTensor::zeros(c.dtype, c.statShape), rstd = DeviceTensor::zeros(c.dtype, c.statShape);
-    DeviceTensor dx = DeviceTensor::zeros(c.dtype, c.xShape);
-    BoolArray m({true, false, false});
+    c.nullGamma = true;
+    c.mask = {true, false, false};
+    c.nullDg = c.nullDb = true;
+    const GnCall::Tensors t = c.tensors();
     uint64_t ws = 0;
     aclOpExecutor* exe = nullptr;
-    ASSERT_ACLNN_OK(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, nullptr,
-                                                           nullptr, &ws, &exe));
+    ASSERT_ACLNN_OK(c.getWorkspaceSize(t, &ws, &exe));
     void* buf = nullptr;
     ASSERT_EQ(aclrtMalloc(&buf, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
     EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, nullptr), ACLNN_SUCCESS);
@@ -196,9 +193,7 @@ TEST(GroupNormBackwardRuntime, SpentExecutorIsAnErrorNotACrash) {
     aclrtStream s = nullptr;
     ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
     ASSERT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
-    ASSERT_EQ(aclnnGroupNormBackwardGetWorkspaceSize(dy, x, mean, rstd, nullptr, 2, 4, 6, 2, m, dx, nullptr, nullptr,
-                                                     &ws, &exe),
-              ACLNN_SUCCESS);
+    ASSERT_ACLNN_OK(c.getWorkspaceSize(t, &ws, &exe));
     EXPECT_EQ(aclnnGroupNormBackward(buf, ws, exe, s), ACLNN_ERR_RUNTIME_ERROR);
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find("not a live stream"), std::string::npos);
     EXPECT_EQ(aclDestroyAclOpExecutor(exe), ACLNN_SUCCESS);

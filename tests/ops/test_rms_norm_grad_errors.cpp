@@ -24,20 +24,21 @@ struct RmsCall {
     bool nullWs = false, nullExe = false;
     aclFormat xFormat = ACL_FORMAT_ND;
 
-    aclnnStatus run() const {
+    struct Tensors {
+        DeviceTensor dy, x, rstd, gamma, dx, dgamma;
+    };
+    Tensors tensors() const {
         auto dt = [&](DType t) { return t == DType::Undefined ? dtype : t; };
-        DeviceTensor dy = DeviceTensor::zeros(dtype, dyShape);
-        DeviceTensor x = DeviceTensor::fromHost(HostTensor(dt(xDtype), xShape), xFormat);
-        DeviceTensor rstd = DeviceTensor::zeros(rstdDtype, rstdShape);
-        DeviceTensor gamma = DeviceTensor::zeros(dt(gammaDtype), gammaShape);
-        DeviceTensor dx = DeviceTensor::zeros(dt(dxDtype), dxShape);
-        DeviceTensor dgamma = DeviceTensor::zeros(dgammaDtype, dgammaShape);
-        return phase1Status(nullWs, nullExe, [&](uint64_t* ws, aclOpExecutor** exe) {
-            return aclnnRmsNormGradGetWorkspaceSize(nullDy ? nullptr : dy.get(), nullX ? nullptr : x.get(),
-                                                    nullRstd ? nullptr : rstd.get(), nullGamma ? nullptr : gamma.get(),
-                                                    nullDx ? nullptr : dx.get(), nullDgamma ? nullptr : dgamma.get(),
-                                                    ws, exe);
-        });
+        return {
+            DeviceTensor::zeros(dtype, dyShape),       DeviceTensor::fromHost(HostTensor(dt(xDtype), xShape), xFormat),
+            DeviceTensor::zeros(rstdDtype, rstdShape), DeviceTensor::zeros(dt(gammaDtype), gammaShape),
+            DeviceTensor::zeros(dt(dxDtype), dxShape), DeviceTensor::zeros(dgammaDtype, dgammaShape)};
+    }
+    aclnnStatus getWorkspaceSize(const Tensors& t, uint64_t* ws, aclOpExecutor** exe) const {
+        return aclnnRmsNormGradGetWorkspaceSize(nullDy ? nullptr : t.dy.get(), nullX ? nullptr : t.x.get(),
+                                                nullRstd ? nullptr : t.rstd.get(), nullGamma ? nullptr : t.gamma.get(),
+                                                nullDx ? nullptr : t.dx.get(), nullDgamma ? nullptr : t.dgamma.get(),
+                                                ws, exe);
     }
 };
 
@@ -199,14 +200,7 @@ TEST(RmsNormGradRuntime, WorkspaceTooSmallOrNullIsARuntimeError) {
     RmsCall c;
     c.dtype = DType::BFloat16;
     c.gammaDtype = DType::BFloat16;  // needs the gamma Cast and the partials in the workspace
-    DeviceTensor dy = DeviceTensor::zeros(c.dtype, c.dyShape), x = DeviceTensor::zeros(c.dtype, c.xShape);
-    DeviceTensor rstd = DeviceTensor::zeros(DType::Float32, c.rstdShape),
-                 gamma = DeviceTensor::zeros(c.dtype, c.gammaShape);
-    DeviceTensor dx = DeviceTensor::zeros(c.dtype, c.dxShape), dg = DeviceTensor::zeros(DType::Float32, c.dgammaShape);
-    uint64_t ws = 0;
-    aclOpExecutor* exe = nullptr;
-    ASSERT_ACLNN_OK(aclnnRmsNormGradGetWorkspaceSize(dy, x, rstd, gamma, dx, dg, &ws, &exe));
-    expectWorkspaceChecked(aclnnRmsNormGrad, ws, exe);
+    expectWorkspaceChecked(c, aclnnRmsNormGrad);
 }
 
 }  // namespace

@@ -13,18 +13,18 @@ namespace opscope::test {
 
 void DeviceTensor::create(DType dtype, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
                           int64_t offset, int64_t storageNumel, aclFormat format) {
-    dtype_ = dtype;
-    shape_ = shape;
-    strides_ = strides;
-    offset_ = offset;
+    view_.dtype = dtype;
+    view_.shape = shape;
+    view_.strides = strides;
+    view_.offset = offset;
     storageNumel_ = storageNumel;
     const std::size_t bytes = std::max<std::size_t>(1, static_cast<std::size_t>(storageNumel) * dtypeSize(dtype));
-    if (aclrtMalloc(&dev_, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+    if (aclrtMalloc(&view_.data, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
         throw std::runtime_error(std::string("aclrtMalloc failed: ") + aclGetRecentErrMsg());
-    std::memset(dev_, 0, bytes);
+    std::memset(view_.data, 0, bytes);
     const std::vector<int64_t> storageDims = {storageNumel};
     tensor_ = aclCreateTensor(shape.data(), shape.size(), static_cast<aclDataType>(dtype), strides.data(), offset,
-                              format, storageDims.data(), 1, dev_);
+                              format, storageDims.data(), 1, view_.data);
     if (!tensor_) throw std::runtime_error(std::string("aclCreateTensor failed: ") + aclGetRecentErrMsg());
 }
 
@@ -36,7 +36,7 @@ DeviceTensor DeviceTensor::fromHost(const HostTensor& values, aclFormat format) 
     DeviceTensor t;
     t.create(values.dtype(), values.shape(), TensorView::contiguousStrides(values.shape()), 0, values.numel(), format);
     if (values.nbytes() > 0) {
-        EXPECT_EQ(aclrtMemcpy(t.dev_, values.nbytes(), values.data(), values.nbytes(), ACL_MEMCPY_HOST_TO_DEVICE),
+        EXPECT_EQ(aclrtMemcpy(t.view_.data, values.nbytes(), values.data(), values.nbytes(), ACL_MEMCPY_HOST_TO_DEVICE),
                   ACL_SUCCESS);
     }
     return t;
@@ -51,14 +51,8 @@ DeviceTensor DeviceTensor::strided(const HostTensor& values, const std::vector<i
     t.create(values.dtype(), values.shape(), strides, offset, storage, ACL_FORMAT_ND);
     HostTensor gaps(values.dtype(), {storage});
     for (int64_t i = 0; i < storage; ++i) gaps.setFromDouble(i, fill);
-    std::memcpy(t.dev_, gaps.data(), gaps.nbytes());
-    TensorView dst;
-    dst.dtype = values.dtype();
-    dst.shape = values.shape();
-    dst.strides = strides;
-    dst.offset = offset;
-    dst.data = t.dev_;
-    copyConvert(values.view(), dst);
+    std::memcpy(t.view_.data, gaps.data(), gaps.nbytes());
+    copyConvert(values.view(), t.view_);
     return t;
 }
 
@@ -78,33 +72,21 @@ DeviceTensor DeviceTensor::transposedZeros(DType dtype, const std::vector<int64_
 DeviceTensor::DeviceTensor(DeviceTensor&& o) noexcept { *this = std::move(o); }
 
 DeviceTensor& DeviceTensor::operator=(DeviceTensor&& o) noexcept {
-    std::swap(dev_, o.dev_);
+    std::swap(view_, o.view_);
     std::swap(tensor_, o.tensor_);
-    std::swap(dtype_, o.dtype_);
     std::swap(storageNumel_, o.storageNumel_);
-    std::swap(shape_, o.shape_);
-    std::swap(strides_, o.strides_);
-    std::swap(offset_, o.offset_);
     return *this;
 }
 
 DeviceTensor::~DeviceTensor() {
     if (tensor_) aclDestroyTensor(tensor_);
-    if (dev_) aclrtFree(dev_);
+    if (view_.data) aclrtFree(view_.data);
 }
 
-HostTensor DeviceTensor::toHost() const {
-    TensorView v;
-    v.dtype = dtype_;
-    v.shape = shape_;
-    v.strides = strides_;
-    v.offset = offset_;
-    v.data = dev_;
-    return HostTensor::copyOf(v);
-}
+HostTensor DeviceTensor::toHost() const { return HostTensor::copyOf(view_); }
 
 std::vector<double> DeviceTensor::storageDoubles() const {
-    TensorView v = TensorView::contiguous(dtype_, {storageNumel_}, dev_);
+    TensorView v = TensorView::contiguous(view_.dtype, {storageNumel_}, view_.data);
     return HostTensor::copyOf(v).toDoubles();
 }
 

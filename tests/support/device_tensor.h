@@ -46,12 +46,9 @@ public:
 private:
     void create(DType dtype, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t offset,
                 int64_t storageNumel, aclFormat format);
-    void* dev_ = nullptr;
+    TensorView view_;  // dtype, shape, strides and offset as created; data: the device storage
     aclTensor* tensor_ = nullptr;
-    DType dtype_ = DType::Float32;
     int64_t storageNumel_ = 0;
-    std::vector<int64_t> shape_, strides_;
-    int64_t offset_ = 0;
 };
 
 std::vector<double> randomUniform(std::size_t n, double lo, double hi, uint32_t seed);

@@ -17,7 +17,12 @@
 
 namespace opscope::test {
 
-// Call: a struct with the fields a row may change and `aclnnStatus run() const`.
+// Call: a valid call of one operator as a struct of the fields a row may change, with
+//   struct Tensors;  // the arguments made from the fields, alive while the executor runs
+//   Tensors tensors() const;
+//   aclnnStatus getWorkspaceSize(const Tensors&, uint64_t* workspaceSize, aclOpExecutor**) const;
+//     // phase 1 on them, each argument null where the Call's flag for it says
+//   bool nullWs, nullExe;  // the flags for phase 1's out-pointers
 template <class Call>
 struct ErrorCase {
     std::string name;
@@ -62,6 +67,19 @@ void PrintTo(const ErrorCase<Call>& c, std::ostream* os) {
     *os << c.name;
 }
 
+// Phase 1 of `call` on its own tensors, with the out-pointers its nullWs and nullExe flags may
+// null; frees the executor it makes and returns the status.
+template <class Call>
+aclnnStatus phase1Status(const Call& call) {
+    const typename Call::Tensors tensors = call.tensors();
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    const aclnnStatus st =
+        call.getWorkspaceSize(tensors, call.nullWs ? nullptr : &workspaceSize, call.nullExe ? nullptr : &executor);
+    if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
+    return st;
+}
+
 // A parameterised fixture: TEST_P(Suite, ReturnsDocumentedCodeAndMessage) { expectDocumentedError(GetParam()); }
 template <class Call>
 class ErrorCaseTest : public ::testing::TestWithParam<ErrorCase<Call>> {
@@ -74,22 +92,10 @@ void expectDocumentedError(const ErrorCase<Call>& c) {
     setProduct(c.product);
     Call call;
     c.breakIt(call);
-    EXPECT_EQ(call.run(), c.code);
+    EXPECT_EQ(phase1Status(call), c.code);
     const std::string msg = aclGetRecentErrMsg();
     EXPECT_NE(msg.find(c.messagePart), std::string::npos) << "message: " << msg;
     EXPECT_NE(msg.find(std::to_string(c.code)), std::string::npos) << "message: " << msg;
-}
-
-// Phase 1 for a row, `getWorkspaceSize(workspaceSize, executor)` with the out-pointers the row
-// may null; frees the executor it makes and returns the status.
-template <class GetWorkspaceSize>
-aclnnStatus phase1Status(bool nullWorkspaceSize, bool nullExecutor, GetWorkspaceSize getWorkspaceSize) {
-    uint64_t workspaceSize = 0;
-    aclOpExecutor* executor = nullptr;
-    const aclnnStatus st =
-        getWorkspaceSize(nullWorkspaceSize ? nullptr : &workspaceSize, nullExecutor ? nullptr : &executor);
-    if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
-    return st;
 }
 
 // An operator's phase 2: aclnnXxx(workspace, workspaceSize, executor, stream).
@@ -113,6 +119,16 @@ inline void expectWorkspaceChecked(LaunchFn launch, uint64_t workspaceSize, aclO
     EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
     EXPECT_EQ(launch(buf, workspaceSize, executor, nullptr), ACLNN_ERR_RUNTIME_ERROR);
     aclrtFree(buf);
+}
+
+// The same for a valid `call` (one that needs a workspace), planned on its own tensors.
+template <class Call>
+void expectWorkspaceChecked(const Call& call, LaunchFn launch) {
+    const typename Call::Tensors tensors = call.tensors();
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor = nullptr;
+    ASSERT_EQ(call.getWorkspaceSize(tensors, &workspaceSize, &executor), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    expectWorkspaceChecked(launch, workspaceSize, executor);
 }
 
 }  // namespace opscope::test
