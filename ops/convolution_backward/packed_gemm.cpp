@@ -26,6 +26,8 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
+
+#include "simd_transpose.h"
 #define OPSCOPE_PACKED_FP32 1
 #if defined(__AVX512BF16__) && defined(__AVX512BW__)
 #define OPSCOPE_PACKED_BF16 1
@@ -169,31 +171,6 @@ inline __m512i unitsAlongK(const uint16_t* row, int64_t left) {  // 32 consecuti
     return _mm512_maskz_loadu_epi16(left <= 0 ? __mmask32{0} : (__mmask32{1} << left) - 1, row);
 }
 #endif
-
-// Transposes 16 vectors of 16 32-bit lanes in place: v[i] lane j <-> v[j] lane i.
-inline void transpose16x16(__m512i v[16]) {
-    __m512i t[16];
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(v[i], v[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(v[i], v[i + 1]);
-    }
-    for (int i = 0; i < 16; i += 4) {
-        v[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
-        v[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
-        v[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
-        v[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
-    }
-    // Now v[4a + b] holds, in each 128-bit lane L, elements (rows 4a..4a+3) x column 4L + b'.
-    for (int i = 0; i < 16; i += 8)
-        for (int j = 0; j < 4; ++j) {
-            t[i + j] = _mm512_shuffle_i32x4(v[i + j], v[i + 4 + j], 0x88);      // lanes 0, 2 | 0, 2
-            t[i + 4 + j] = _mm512_shuffle_i32x4(v[i + j], v[i + 4 + j], 0xDD);  // lanes 1, 3 | 1, 3
-        }
-    for (int j = 0; j < 8; ++j) {
-        v[j] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0x88);
-        v[j + 8] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0xDD);
-    }
-}
 
 // Where packed units go: unit u of row r at panel[u*R + r]; or, for the Float32Fmas engine of
 // the BFloat16 kind (Wide), the pair's two values as float32 slots, k+1 first (the order
