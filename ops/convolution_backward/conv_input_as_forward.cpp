@@ -52,10 +52,12 @@ void flip(const ConvGeometry& g, const T* w, T* flipped) {
 // ---- the padded gather (Float32) ----
 
 // The scatter's GEMM has depth CYg (f.CXg). Measured (bench/README.md, CPU per call of the whole
-// backward, this path against the scatter, 2 threads): conv3d (CYg = 32) -5% (1 thread -13%);
-// today's 3x3 (CYg = 64) +15%; conv1d (CYg = 256) +25%. A deeper scatter keeps its micro-kernel
-// busy; a shallow one spends it on storing its column block, which col2im then reads back.
-constexpr int64_t kShallowScatterDepth = 32;
+// backward, this path against the scatter, 2 threads): first conv3d (CYg = 32) -5% (1 thread
+// -13%), today's 3x3 (CYg = 64) +15%, conv1d (CYg = 256) +25%; after the in-place kernel's row
+// runs and 512-position tiles, today's 3x3 -5% (4 alternating runs), conv1d still +15%. A deeper
+// scatter keeps its micro-kernel busy; a shallow one spends it on storing its column block, which
+// col2im then reads back.
+constexpr int64_t kShallowScatterDepth = 64;
 
 bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t) {
     return t.gemm == GemmKind::Float32 && f.CXg <= kShallowScatterDepth && paddedCopyFits(f);
