@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "conv_padded_input.h"
+#include "simd_transpose.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
@@ -51,23 +52,36 @@ void flip(const ConvGeometry& g, const T* w, T* flipped) {
 // ---- the padded gather (Float32) ----
 
 // The scatter's GEMM has depth CYg (f.CXg). Measured (bench/README.md, CPU per call of the whole
-// backward, this path against the scatter, 2 threads): conv3d (CYg = 32) -5% (1 thread -13%);
-// today's 3x3 (CYg = 64) +15%; conv1d (CYg = 256) +25%. A deeper scatter keeps its micro-kernel
-// busy; a shallow one spends it on storing its column block, which col2im then reads back.
-constexpr int64_t kShallowScatterDepth = 32;
+// backward, this path against the scatter, 2 threads): first conv3d (CYg = 32) -5% (1 thread
+// -13%), today's 3x3 (CYg = 64) +15%, conv1d (CYg = 256) +25%; after the in-place kernel's row
+// runs and 512-position tiles, today's 3x3 -5% (4 alternating runs), conv1d still +15%. A deeper
+// scatter keeps its micro-kernel busy; a shallow one spends it on storing its column block, which
+// col2im then reads back.
+constexpr int64_t kShallowScatterDepth = 64;
 
 bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t) {
     return t.gemm == GemmKind::Float32 && f.CXg <= kShallowScatterDepth && paddedCopyFits(f);
 }
 
+// Positions per work item. The gather has no im2col block, so the tile is not bound by its budget;
+// each item packs the flipped weights once (B: CYg x taps·CXg), so longer tiles pack less often.
+// Measured (the in-place GEMM alone, conv3d, 1 thread): 144 positions 6.2 ms, 512 5.7 ms. 512
+// still leaves 64 items for conv3d (2 images of 16384 positions): one per thread on 64 threads.
+// The sums of a position do not depend on its tile, so neither do the bits.
+constexpr int64_t kGatherTile = 512;
+
+int64_t gatherTile(const ConvGeometry& f, const ConvTiling& t) {
+    return std::min(std::max<int64_t>(1, f.ySize()), std::max(t.tile, kGatherTile));
+}
+
 int64_t paddedGatherFloats(const ConvGeometry& f, const ConvTiling& t) {
-    return paddedCopyElements(f) + t.workers * t.tile * f.CYg();
+    return paddedCopyElements(f) + t.workers * gatherTile(f, t) * f.CYg();
 }
 
 void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const float* w, const float* x, float* y,
                             float* scratch) {
-    const int64_t CYg = f.CYg(), CXg = f.CXg, Y = f.ySize(), rowsW = f.colRows();
-    const int64_t tiles = (Y + t.tile - 1) / t.tile, items = f.N * f.G * tiles;
+    const int64_t CYg = f.CYg(), CXg = f.CXg, Y = f.ySize(), rowsW = f.colRows(), tile = gatherTile(f, t);
+    const int64_t tiles = (Y + tile - 1) / tile, items = f.N * f.G * tiles;
     const PaddedX px = paddedXOf(f);
     padInput(f, px, x, scratch);  // shared by every chunk
     // A(position, (channel, tap)): the positions are A's rows, the (channel, tap) offsets its k.
@@ -75,20 +89,19 @@ void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const fl
     float* yTiles = scratch + paddedCopyElements(f);
     parallelChunks(
         items, std::max<int64_t>(1, (items + t.workers - 1) / t.workers), [&](int chunk, int64_t b, int64_t e) {
-            float* yT = yTiles + chunk * t.tile * CYg;  // one tile of y^T: [len, CYg]
-            std::vector<int32_t> at(static_cast<std::size_t>(t.tile));
-            std::vector<int64_t> rowOffset(static_cast<std::size_t>(t.tile));
+            float* yT = yTiles + chunk * tile * CYg;  // one tile of y^T: [len, CYg]
+            std::vector<int32_t> at(static_cast<std::size_t>(tile));
+            std::vector<int64_t> rowOffset(static_cast<std::size_t>(tile));
             for (int64_t item = b; item < e; ++item) {
                 const int64_t tileIdx = item % tiles, ng = item / tiles, n = ng / f.G, grp = ng % f.G;
-                const int64_t p0 = tileIdx * t.tile, len = std::min(t.tile, Y - p0);
+                const int64_t p0 = tileIdx * tile, len = std::min(tile, Y - p0);
                 paddedPositions(f, px, p0, len, at.data());
                 std::copy(at.begin(), at.begin() + len, rowOffset.begin());
                 // B(k = (channel, tap), j = y channel) = w_g[j, k]
                 gemmInPlaceA(GemmKind::Float32, len, CYg, rowsW, scratch + (n * f.CX() + grp * CXg) * px.channelSize,
                              rowOffset.data(), tapOffset.data(), w + grp * CYg * rowsW, 1, rowsW, yT, CYg, false);
                 float* yg = y + (n * f.CY + grp * CYg) * Y + p0;
-                for (int64_t j = 0; j < CYg; ++j)
-                    for (int64_t i = 0; i < len; ++i) yg[j * Y + i] = yT[i * CYg + j];
+                transposeFloats(yT, len, CYg, CYg, yg, Y);
             }
         });
 }

@@ -117,8 +117,7 @@ bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
     // Each position of the copy is read by about taps / (product of strides) taps: below 4 (a
     // 3x3 stride-2 layer: 2.25) the copy costs more than the im2col it replaces.
     const int64_t strides = g.stride[0] * g.stride[1] * g.stride[2];
-    if ((getenv("PADDED_ANY") == nullptr && g.kernelSize() < kMinPaddedTaps * strides) || !paddedCopyFits(g))
-        return false;
+    if (g.kernelSize() < kMinPaddedTaps * strides || !paddedCopyFits(g)) return false;
     if (t.gemm == GemmKind::BFloat16)  // pairs of positions adjacent in the copy
         return g.stride[2] == 1 && g.ys[2] % 2 == 0 && t.tile % 2 == 0;
     return true;

@@ -97,6 +97,9 @@ std::vector<Case> cases() {
         {"1d_k3", geometry(3, 1, 40, 24, {{77, 3, 1, 1, 1, 1}})},
         {"1d_groups2_dil3", geometry(2, 2, 10, 7, {{50, 4, 1, 2, 3, 5}})},
         {"3d_k3", geometry(1, 1, 12, 13, {{5, 3, 1, 1, 1, 1}, {6, 3, 1, 1, 1, 1}, {17, 3, 1, 1, 1, 1}})},
+        // 23 x 61 = 1403 positions: the padded gather's tiles of 512 (two whole, one short) and row
+        // panels that start anywhere along a row of 61.
+        {"2d_3x3_long", geometry(1, 1, 6, 5, {{23, 3, 1, 1, 1, 1}, {61, 3, 1, 1, 1, 1}})},
         {"3d_mixed", geometry(2, 2, 6, 5, {{6, 2, 2, 1, 1, 0}, {5, 3, 1, 0, 2, 2}, {9, 3, 2, 1, 1, 1}})},
         // Stride 2 along W (its own vector paths): ResNet's downsampling rows (28 outputs), rows of
         // more than 32 outputs with a padded start, and long 1D rows with dilation and an even kernel.
@@ -538,7 +541,7 @@ TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
     EXPECT_GE(applied, 3) << "the table covers the padded gather";
 }
 
-// Only shallow float32 scatters (CYg <= 32) take the padded gather, and only without negative
+// Only shallow float32 scatters (CYg <= 64) take the padded gather, and only without negative
 // padding in the flipped geometry.
 TEST(ConvKernelPaths, PaddedGatherOnlyForShallowFloat32Scatters) {
     ConvGeometry g = cases()[0].g;  // 2d_3x3, CY 20
@@ -547,9 +550,9 @@ TEST(ConvKernelPaths, PaddedGatherOnlyForShallowFloat32Scatters) {
     t.gemm = GemmKind::BFloat16;
     EXPECT_FALSE(paddedGatherApplies(flippedGeometry(g), t));
     t.gemm = GemmKind::Float32;
-    g.CY = 32;
+    g.CY = 64;
     EXPECT_TRUE(paddedGatherApplies(flippedGeometry(g), t));
-    g.CY = 40;
+    g.CY = 72;
     EXPECT_FALSE(paddedGatherApplies(flippedGeometry(g), t));
     const ConvGeometry wide = cases()[3].g;  // padding 3-4 with kernels of 2-3: pad' < 0
     EXPECT_FALSE(paddedGatherApplies(flippedGeometry(wide), chooseTiling(flippedGeometry(wide), 2)));

@@ -169,6 +169,50 @@ TEST_P(PackedGemm, InPlaceAHasTheBitsOfPackedA) {
                 }
 }
 
+// Rows that overlap in memory, as a convolution's windows do: row offsets in runs of 12, 4 or 3
+// consecutive values (the kernel then keeps one pointer per run), runs broken part-way through a
+// panel (the general kernel), and rows in reverse. Each must give gemm()'s bits on the same A.
+std::vector<int64_t> overlappingRows(int pattern, int64_t M) {
+    std::vector<int64_t> rows;
+    for (int64_t i = 0; i < M; ++i) {
+        switch (pattern) {
+            case 0: rows.push_back(i); break;                  // one run of every row
+            case 1: rows.push_back(i / 4 * 9 + i % 4); break;  // runs of 4
+            case 2: rows.push_back(i / 3 * 7 + i % 3); break;  // runs of 3 (3x3 taps)
+            case 3: rows.push_back(i < 7 ? i : i + 2); break;  // a run broken at row 7
+            default: rows.push_back((M - 1 - i) * 2); break;   // no run
+        }
+    }
+    return rows;
+}
+
+TEST_P(PackedGemm, InPlaceAOverlappingRowsHaveTheBitsOfPackedA) {
+    const GemmKind kind = GetParam().kind;
+    for (int pattern = 0; pattern < 5; ++pattern)
+        for (int64_t M : {12, 24, 40})
+            for (int64_t K : {7, 257, 513}) {
+                std::mt19937 rng(static_cast<uint32_t>(pattern * 1009 + M * 31 + K));
+                std::uniform_real_distribution<float> u(-1.f, 1.f);
+                const std::vector<int64_t> rowOffset = overlappingRows(pattern, M);
+                std::vector<int32_t> kIndex;
+                for (int64_t k = 0; k < K; ++k) kIndex.push_back(static_cast<int32_t>(k / 2 * 50 + k % 2));
+                std::vector<float> stored(static_cast<std::size_t>(kIndex.back() + 4 * M + 64));
+                for (float& v : stored) v = kind == GemmKind::BFloat16 ? toBf16Exact(u(rng)) : u(rng);
+                std::vector<float> dense(static_cast<std::size_t>(M * K));
+                for (int64_t i = 0; i < M; ++i)
+                    for (int64_t k = 0; k < K; ++k)
+                        dense[static_cast<std::size_t>(i * K + k)] =
+                            stored[static_cast<std::size_t>(rowOffset[i] + kIndex[k])];
+                const Operand b = makeOperand(K, 45, 0, kind, rng);
+                std::vector<float> want(static_cast<std::size_t>(M * 45), 0.5f), got = want;
+                gemm(kind, M, 45, K, dense.data(), K, 1, b.data.data(), b.rs, b.cs, want.data(), 45, true);
+                gemmInPlaceA(kind, M, 45, K, stored.data(), rowOffset.data(), kIndex.data(), b.data.data(), b.rs, b.cs,
+                             got.data(), 45, true);
+                ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+                    << "pattern " << pattern << " M" << M << " K" << K;
+            }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, PackedGemm,
                          ::testing::Values(Config{GemmKind::Float32, Bf16Engine::DotProducts},
                                            Config{GemmKind::BFloat16, Bf16Engine::DotProducts},
