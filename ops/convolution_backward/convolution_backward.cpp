@@ -85,10 +85,14 @@ private:
     std::map<int, int> dense_, raw_, cube_;
 };
 
-void zeroScratch(const StepContext& ctx, int slot) {
+// Zeroes a stage's scratch (so it holds the same bytes after every run of the step), all but its
+// first `written` bytes: a padded copy the stage writes whole, zeros included, which a memset
+// would only write twice (measured 1-2% of today's 3x3 fp32 call).
+void zeroScratch(const StepContext& ctx, int slot, int64_t written = 0) {
     if (slot < 0) return;
     const TensorView v = ctx.tensor(slot);
-    std::fill_n(static_cast<float*>(v.first()), v.numel(), 0.0f);
+    const int64_t skip = std::min<int64_t>(v.numel(), written / 4);  // floats the copy fills whole
+    std::fill_n(static_cast<float*>(v.first()) + skip, v.numel() - skip, 0.0f);
 }
 
 template <class T = float>
@@ -176,13 +180,14 @@ void planInputGradAsForward(Plan& plan, const kernels::ConvGeometry& g, const Cu
                   {dy, w},
                   {dx, flipped, cols},
                   [=](const StepContext& ctx) {
-                      zeroScratch(ctx, cols);
                       if (padded) {
+                          zeroScratch(ctx, cols, kernels::paddedCopyElements(f) * 4);
                           kernels::flipWeights(g, ctx.data<float>(w), ctx.data<float>(flipped));
                           kernels::convGatherOutputPadded(f, tiling, ctx.data<float>(flipped), ctx.data<float>(dy),
                                                           ctx.data<float>(dx), ctx.data<float>(cols));
                           return;
                       }
+                      zeroScratch(ctx, cols);
                       withOperandType(bf16, [&](auto zero) {
                           using T = decltype(zero);
                           kernels::flipWeights(g, ctx.data<T>(w), ctx.data<T>(flipped));
@@ -252,9 +257,10 @@ void planWeightGrad(Plan& plan, const conv::ConvProblem& p, const kernels::ConvG
                   {c.dy, c.x},
                   outs,
                   [=](const StepContext& ctx) {
-                      zeroScratch(ctx, cols);
                       withOperandType(bf16, [&](auto zero) {
                           using T = decltype(zero);
+                          const int64_t copied = tiling.filterPadded ? kernels::paddedCopyElements(g) : 0;
+                          zeroScratch(ctx, cols, copied * static_cast<int64_t>(sizeof(T)));
                           kernels::convFilterGrad(g, tiling, ctx.data<T>(ySide), ctx.data<T>(xSide),
                                                   ctx.data<float>(dw), dataOrNull(ctx, partials),
                                                   dataOrNull<T>(ctx, cols));

@@ -357,9 +357,9 @@ TEST(ConvKernelPaths, FilterFromPaddedInputHasTheBitsOfIm2col) {
         }
     }
     // Every case at each thread count but the pointwise one, 1d_k3 (3 taps) and the strided 2-D
-    // ones (9 and 6 taps over strides of 4 and 9 positions); 3d_mixed (18 taps, strides 2x1x2)
-    // keeps the strided copy covered.
-    EXPECT_EQ(padded, 18);
+    // ones (9 and 6 taps over strides of 4 and 9 positions): 7 cases x 3; 3d_mixed (18 taps,
+    // strides 2x1x2) keeps the strided copy covered.
+    EXPECT_EQ(padded, 21);
     if (bf16StorageAvailable()) EXPECT_GE(bf16Padded, 3);
 }
 
