@@ -117,39 +117,57 @@ inline uint32_t evenLanes(int64_t a, int64_t b) {
     }
 }
 
+// One vector of T under a lane mask: 16 floats, or 32 bf16 values (their bits).
+template <class T>
+struct Lanes;
+template <>
+struct Lanes<float> {
+    static constexpr int kCount = 16;
+    using Mask = __mmask16;
+    static __m512i load(Mask m, const float* p) { return _mm512_castps_si512(_mm512_maskz_loadu_ps(m, p)); }
+    static void store(float* p, Mask m, __m512i v) { _mm512_mask_storeu_ps(p, m, _mm512_castsi512_ps(v)); }
+};
+#if defined(__AVX512BW__)
+template <>
+struct Lanes<uint16_t> {
+    static constexpr int kCount = 32;
+    using Mask = __mmask32;
+    static __m512i load(Mask m, const uint16_t* p) { return _mm512_maskz_loadu_epi16(m, p); }
+    static void store(uint16_t* p, Mask m, __m512i v) { _mm512_mask_storeu_epi16(p, m, v); }
+};
+#endif
+
 // Stride 1 on AVX-512: segments are one output row (often 7-56 values), too short for memmove
 // and memset calls to pay; one load per vector, masked at the padding (masked-off lanes are
 // neither read nor faulted on) brings values and zeros at once. Inlined: a call (and its
 // vzeroupper) per row segment measured slower.
+template <class T>
+[[gnu::always_inline]] inline void copyUnitStride(const T* src, int64_t lo, int64_t hi, int64_t n, T* dst) {
+    using L = Lanes<T>;
+    constexpr int V = L::kCount;
+    for (int64_t j = 0; j < n; j += V) {
+        const __m512i v = lo <= j && hi - j >= V ? _mm512_loadu_si512(src + j)
+                                                 : L::load(laneRange<typename L::Mask, V>(lo - j, hi - j), src + j);
+        if (n - j >= V)
+            _mm512_storeu_si512(dst + j, v);
+        else
+            L::store(dst + j, laneRange<typename L::Mask, V>(0, n - j), v);
+    }
+}
+
 template <>
 [[gnu::always_inline]] inline void copySegment(const float* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
                                                int64_t n, float* dst) {
     if (s == 2) return copyStride2(src + iw0, lo, hi, n, dst);
     if (s != 1 || n > kLongSegment) return copyPlain(src, iw0, s, lo, hi, n, dst);
-    for (int64_t j = 0; j < n; j += 16) {
-        const __m512 v = lo <= j && hi - j >= 16
-                             ? _mm512_loadu_ps(src + iw0 + j)
-                             : _mm512_maskz_loadu_ps(laneRange<__mmask16, 16>(lo - j, hi - j), src + iw0 + j);
-        if (n - j >= 16)
-            _mm512_storeu_ps(dst + j, v);
-        else
-            _mm512_mask_storeu_ps(dst + j, laneRange<__mmask16, 16>(0, n - j), v);
-    }
+    copyUnitStride(src + iw0, lo, hi, n, dst);
 }
 #if defined(__AVX512BW__)
 template <>
 [[gnu::always_inline]] inline void copySegment(const uint16_t* src, int64_t iw0, int64_t s, int64_t lo, int64_t hi,
                                                int64_t n, uint16_t* dst) {
     if (s != 1 || n > kLongSegment) return copyPlain(src, iw0, s, lo, hi, n, dst);
-    for (int64_t j = 0; j < n; j += 32) {
-        const __m512i v = lo <= j && hi - j >= 32
-                              ? _mm512_loadu_si512(src + iw0 + j)
-                              : _mm512_maskz_loadu_epi16(laneRange<__mmask32, 32>(lo - j, hi - j), src + iw0 + j);
-        if (n - j >= 32)
-            _mm512_storeu_si512(dst + j, v);
-        else
-            _mm512_mask_storeu_epi16(dst + j, laneRange<__mmask32, 32>(0, n - j), v);
-    }
+    copyUnitStride(src + iw0, lo, hi, n, dst);
 }
 #endif
 #endif

@@ -17,11 +17,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 packing and its own
-// AVX-512 shift intrinsics (_mm512_undefined_* pass-through operands).
-#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (the fuzz build)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+// (GCC's false -Wmaybe-uninitialized in Eigen and the AVX-512 intrinsics: ops/CMakeLists.txt.)
 #include <Eigen/Core>
 
 #if defined(__AVX512F__)

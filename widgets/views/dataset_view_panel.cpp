@@ -156,7 +156,12 @@ struct Loaded {
 }  // namespace
 
 DatasetViewPanel::Operand DatasetViewPanel::operandOf(const DatasetRef& ref, DatasetForView d) {
-    Operand o{ref.label(), nullptr, ref.file, ref, std::move(d.shape), std::move(d.block.start)};
+    Operand o;
+    o.label = ref.label();
+    o.file = ref.file;
+    o.ref = ref;
+    o.shape = std::move(d.shape);
+    o.blockStart = std::move(d.block.start);
     o.dtype = d.dtype;
     if (d.streamed) {
         o.streamed = std::move(d.streamed);
@@ -215,7 +220,11 @@ void DatasetViewPanel::showTensor(const QString& label, TensorPtr tensor, const 
     message_.clear();
     const std::vector<int64_t> shape = tensor ? tensor->shape() : std::vector<int64_t>{};
     const DType dtype = tensor ? tensor->dtype() : DType::Undefined;
-    Operand o{label, std::move(tensor), sourceFile, std::nullopt, shape, {}};
+    Operand o;
+    o.label = label;
+    o.tensor = std::move(tensor);
+    o.file = sourceFile;
+    o.shape = shape;
     o.dtype = dtype;
     setOperand(false, std::move(o));
 }
