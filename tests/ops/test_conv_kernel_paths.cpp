@@ -541,6 +541,24 @@ TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
     EXPECT_GE(applied, 3) << "the table covers the padded gather";
 }
 
+// The gather's tile follows the thread count (512 positions on one worker, 256 on two here: 4
+// items a worker), which the bits must not: each position is one dot product whatever its tile.
+TEST(ConvKernelPaths, PaddedGatherTileFollowsTheWorkersNotTheBits) {
+    const ConvGeometry g = geometry(1, 1, 64, 3, {{40, 3, 1, 1, 1, 1}, {40, 3, 1, 1, 1, 1}});
+    const ConvGeometry f = flippedGeometry(g);
+    ASSERT_TRUE(paddedGatherApplies(f, chooseTiling(f, 1)));
+    EXPECT_EQ(gatherTile(f, chooseTiling(f, 1)), 512);
+    EXPECT_EQ(gatherTile(f, chooseTiling(f, 2)), 256);
+    const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 17), dy = randomBf16(numel(g, false), 18);
+    const std::vector<float> one = forwardGradInput(g, 1, GemmKind::Float32, w.wide, dy.wide, Gather::Padded);
+    expectScatterWithinSummationError(g, w.wide, dy.wide, one);
+    for (int threads : {2, 8}) {
+        setNumThreads(threads);
+        EXPECT_EQ(forwardGradInput(g, threads, GemmKind::Float32, w.wide, dy.wide, Gather::Padded), one) << threads;
+    }
+    setNumThreads(0);
+}
+
 // Only shallow float32 scatters (CYg <= 64) take the padded gather, and only without negative
 // padding in the flipped geometry.
 TEST(ConvKernelPaths, PaddedGatherOnlyForShallowFloat32Scatters) {
