@@ -66,16 +66,18 @@ bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t) {
 // Positions per work item. The gather has no im2col block, so the tile is not bound by its budget;
 // each item packs the flipped weights once (B: CYg x taps·CXg), so longer tiles pack less often.
 // Measured (the in-place GEMM alone, conv3d, 1 thread): 144 positions 6.2 ms, 512 5.7 ms. Where
-// that leaves fewer than kItemsPerWorker items a worker, the tile halves (never below t.tile):
-// conv3d (2 images of 16384 positions) keeps 512 on up to 16 threads and takes 144 (228 items) on
-// 64. A position's sums do not depend on its tile, so the bits do not depend on the thread count.
+// that leaves fewer than kItemsPerWorker items a worker, the tile halves, down to t.tile at the
+// least: conv3d (2 images of 16384 positions, t.tile 144) keeps 512 on 2 threads and takes 144
+// (228 items) on 64. A position's sums do not depend on its tile, so the bits do not depend on the
+// thread count.
 constexpr int64_t kGatherTile = 512;
 constexpr int64_t kItemsPerWorker = 4;
 
 int64_t gatherTile(const ConvGeometry& f, const ConvTiling& t) {
     const int64_t Y = std::max<int64_t>(1, f.ySize()), images = std::max<int64_t>(1, f.N * f.G);
     int64_t tile = std::max(t.tile, kGatherTile);
-    while (tile / 2 >= t.tile && images * ((Y + tile - 1) / tile) < kItemsPerWorker * t.workers) tile /= 2;
+    while (tile > t.tile && images * ((Y + tile - 1) / tile) < kItemsPerWorker * t.workers)
+        tile = std::max(t.tile, tile / 2);
     return std::min(Y, tile);
 }
 

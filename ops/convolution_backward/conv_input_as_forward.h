@@ -27,8 +27,8 @@ void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped);  
 // Each output element is one dot product over (channel, tap) in k blocks, written by one work
 // item: the same bits for any thread count (not those of the scatter, which adds taps one by one).
 bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t);
-// Positions per work item: at least 512 (fewer packs of the weights), less where that leaves a
-// worker fewer than 4 items, never below t.tile; chosen per thread count, as the bits allow.
+// Positions per work item: 512 (fewer packs of the weights), less where that leaves a worker
+// fewer than 4 items, down to t.tile at the least; chosen per thread count, as the bits allow.
 int64_t gatherTile(const ConvGeometry& f, const ConvTiling& t);
 // Workspace floats: the padded copy of x (all images) and per worker one tile of y^T.
 int64_t paddedGatherFloats(const ConvGeometry& f, const ConvTiling& t);

@@ -541,14 +541,16 @@ TEST(ConvKernelPaths, PaddedGatherMatchesTheScatterForAnyThreadCount) {
     EXPECT_GE(applied, 3) << "the table covers the padded gather";
 }
 
-// The gather's tile follows the thread count (512 positions on one worker, 256 on two here: 4
-// items a worker), which the bits must not: each position is one dot product whatever its tile.
+// The gather's tile follows the thread count (512 positions on one worker; on two, halved to 256
+// and then cut to the im2col tile, 224, for 4 items a worker), which the bits must not: each
+// position is one dot product whatever its tile.
 TEST(ConvKernelPaths, PaddedGatherTileFollowsTheWorkersNotTheBits) {
     const ConvGeometry g = geometry(1, 1, 64, 3, {{40, 3, 1, 1, 1, 1}, {40, 3, 1, 1, 1, 1}});
     const ConvGeometry f = flippedGeometry(g);
     ASSERT_TRUE(paddedGatherApplies(f, chooseTiling(f, 1)));
     EXPECT_EQ(gatherTile(f, chooseTiling(f, 1)), 512);
-    EXPECT_EQ(gatherTile(f, chooseTiling(f, 2)), 256);
+    EXPECT_EQ(chooseTiling(f, 2).tile, 224);
+    EXPECT_EQ(gatherTile(f, chooseTiling(f, 2)), 224);
     const Bf16Tensor w = randomBf16(g.CY * g.colRows(), 17), dy = randomBf16(numel(g, false), 18);
     const std::vector<float> one = forwardGradInput(g, 1, GemmKind::Float32, w.wide, dy.wide, Gather::Padded);
     expectScatterWithinSummationError(g, w.wide, dy.wide, one);
