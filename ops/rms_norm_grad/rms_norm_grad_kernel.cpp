@@ -90,7 +90,7 @@ void inputGradSpan(const Row<T>& w, Vec r, Vec c, int64_t j0, int64_t j1) {
 // dx's first aligned one with ordinary stores, the rest streamed.
 template <class T, bool kStream>
 void rowInputGrad(const Row<T>& w, double s) {
-    const double rd = w.rstd;
+    const double rd = static_cast<double>(w.rstd);  // rstd^3 * s / cols in double
     const Vec c = Vec::broadcast(static_cast<float>(rd * rd * rd * s / static_cast<double>(w.cols)));
     const Vec r = Vec::broadcast(w.rstd);
     const int64_t head = kStream ? std::min<int64_t>(w.cols, vec16::elementsToStreamAlignment(w.dx)) : 0;
