@@ -254,22 +254,28 @@ OpArguments Operator::castTo(const OpArguments& args, DType dtype) const {
     return out;
 }
 
+namespace {
+
+// Throws unless every name given (the keys of `given`) is one of the schema's `specs`.
+template <class Map>
+void requireKnownNames(const OpSchema& s, const Map& given, const std::vector<ArgSpec>& specs, const char* what) {
+    for (const auto& entry : given) {
+        const std::string& name = entry.first;
+        const bool known = std::any_of(specs.begin(), specs.end(), [&](const ArgSpec& a) { return a.name == name; });
+        if (!known) throw ArgumentError(s.name + " has no " + what + " '" + name + "'");
+    }
+}
+
+}  // namespace
+
 OpArguments Operator::withDefaults(const OpArguments& args) const {
     const OpSchema& s = schema();
     OpArguments out = args;
-    for (const auto& [name, t] : args.tensors) {
-        const bool known =
-            std::any_of(s.tensors.begin(), s.tensors.end(), [&](const ArgSpec& a) { return a.name == name; });
-        if (!known) throw ArgumentError(s.name + " has no tensor argument '" + name + "'");
-    }
+    requireKnownNames(s, args.tensors, s.tensors, "tensor argument");
     for (const ArgSpec& a : s.tensors)
         if (!a.optional && !args.hasTensor(a.name))
             throw ArgumentError(s.name + " needs tensor '" + a.name + "' (" + a.help + ")");
-    for (const auto& [name, v] : args.attributes) {
-        const bool known =
-            std::any_of(s.attributes.begin(), s.attributes.end(), [&](const ArgSpec& a) { return a.name == name; });
-        if (!known) throw ArgumentError(s.name + " has no attribute '" + name + "'");
-    }
+    requireKnownNames(s, args.attributes, s.attributes, "attribute");
     for (const ArgSpec& a : s.attributes)
         if (!out.hasAttr(a.name)) out.attributes[a.name] = a.defaultValue;
     completeDefaults(out, args);

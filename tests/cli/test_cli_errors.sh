@@ -46,6 +46,9 @@ expect_err "unknown operator 'aclnnNoSuchOp' (registered: "
 expect_exit 2 "$CLI" run --op group_norm_backward --bind "$(bind gradOut)" --bind "$(bind input)" --bind "$(bind mean)" \
     --bind "$(bind rstd)" --attr N=2 --attr C=8 --attr HxW=16 --attr groups=2
 expect_err "has no attribute 'groups'"
+# An unknown tensor name.
+expect_exit 2 "$CLI" run --op group_norm_backward --bind "$(bind gradOut)" --bind "gradOutput=$GN:$C/inputs/gradOut"
+expect_err "has no tensor argument 'gradOutput'"
 # A group where a dataset is expected.
 expect_exit 2 "$CLI" run --op group_norm_backward --bind "gradOut=$GN:$C/inputs"
 expect_err "is a group, not a dataset"
