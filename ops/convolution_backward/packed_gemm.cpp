@@ -417,15 +417,21 @@ void microKernelInPlaceA(int64_t units, bool halfLast, const T* a, const int64_t
     storeTile(acc, c, ldc, mr, nr, accumulate);
 }
 
-// The longest run (12, 4 or 3 rows; else 1) that every row of a full panel keeps.
-inline int64_t rowRunOf(const int64_t* rowOffset, int64_t mr) {
-    if (mr != kMR) return 1;  // the short kernels repeat row mr-1: keep them general
-    for (const int64_t run : {kMR, int64_t{4}, int64_t{3}}) {
-        bool holds = true;
-        for (int64_t r = 0; r < kMR && holds; ++r) holds = rowOffset[r] == rowOffset[r - r % run] + r % run;
-        if (holds) return run;
-    }
-    return 1;
+// Runs `kernel` with the longest run (12, 4 or 3 rows; else 1) that every row of a full 12-row
+// panel keeps, as withRows picks the rows: a short panel (mr < 12) repeats row mr-1 past its end,
+// so it stays general.
+template <class Kernel>
+inline void withRowRun(const int64_t* rowOffset, int64_t mr, Kernel&& kernel) {
+    auto holds = [&](int64_t run) {
+        if (mr != kMR) return false;  // rowOffset has only mr rows here
+        for (int64_t r = 0; r < kMR; ++r)
+            if (rowOffset[r] != rowOffset[r - r % run] + r % run) return false;
+        return true;
+    };
+    if (holds(kMR)) return kernel(std::integral_constant<int64_t, kMR>{});
+    if (holds(4)) return kernel(std::integral_constant<int64_t, 4>{});
+    if (holds(3)) return kernel(std::integral_constant<int64_t, 3>{});
+    kernel(std::integral_constant<int64_t, 1>{});
 }
 
 #ifdef OPSCOPE_PACKED_BF16
@@ -605,21 +611,14 @@ void productInPlaceA(int64_t M, int64_t N, int64_t K, const T* a, const int64_t*
                     return microKernelInPlaceAFmas<Rows>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr, nr,
                                                          acc);
 #endif
-                if constexpr (Rows == kMR) {
-                    switch (rowRunOf(rowsAt, mr)) {
-                        case kMR:
-                            return microKernelInPlaceA<Kind, Rows, kMR>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp,
-                                                                        ldc, mr, nr, acc);
-                        case 4:
-                            return microKernelInPlaceA<Kind, Rows, 4>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp,
-                                                                      ldc, mr, nr, acc);
-                        case 3:
-                            return microKernelInPlaceA<Kind, Rows, 3>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp,
-                                                                      ldc, mr, nr, acc);
-                        default: break;
-                    }
-                }
-                microKernelInPlaceA<Kind, Rows, 1>(units, halfLast, a, rowsAt, kIndex + k0, bp, cp, ldc, mr, nr, acc);
+                auto kernel = [&](auto run) {
+                    microKernelInPlaceA<Kind, Rows, decltype(run)::value>(units, halfLast, a, rowsAt, kIndex + k0, bp,
+                                                                          cp, ldc, mr, nr, acc);
+                };
+                if constexpr (Rows == kMR)
+                    withRowRun(rowsAt, mr, kernel);
+                else
+                    kernel(std::integral_constant<int64_t, 1>{});
             });
         });
 }
