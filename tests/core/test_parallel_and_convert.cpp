@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <set>
 #include <thread>
@@ -50,6 +51,23 @@ TEST(Parallel, ExceptionsPropagateToCaller) {
                                  if (b > 0) throw std::runtime_error("x");
                              }),
                  std::runtime_error);
+    setNumThreads(0);
+}
+
+// Regions back to back (the workers still spinning), after a pause longer than the spin (the
+// workers asleep), and with more workers than chunks (the idle ones must not take a chunk twice
+// nor miss the next region): every item once, every region complete before parallelChunks returns.
+TEST(Parallel, RegionsBackToBackAndAfterSleepCoverEveryItemOnce) {
+    setNumThreads(4);
+    for (int region = 0; region < 400; ++region) {
+        const int64_t n = 1 + region % 7;  // 1..7 items: 1 to 4 chunks
+        std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+        parallelChunks(n, 1, [&](int, int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) hits[static_cast<std::size_t>(i)]++;
+        });
+        for (auto& h : hits) ASSERT_EQ(h.load(), 1) << "region " << region;
+        if (region % 100 == 99) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     setNumThreads(0);
 }
 
