@@ -363,6 +363,37 @@ TEST(ConvKernelPaths, FilterFromPaddedInputHasTheBitsOfIm2col) {
     if (bf16StorageAvailable()) EXPECT_GE(bf16Padded, 3);
 }
 
+// The slices' sums are added by dW rows across the workers (one group is common): every row of
+// every group, in each of the three layouts (rows, transposed from the padded copy, by tap), holds
+// the sum of its slices: within float32 rounding of the one-slice result, no row left unwritten.
+TEST(ConvKernelPaths, FilterSlicesAddUpInEveryRowOfEveryGroup) {
+    int checked = 0;
+    for (const Case& c : cases()) {
+        SCOPED_TRACE(c.name);
+        const ConvGeometry& g = c.g;
+        const std::vector<float> y = randomFloats(numel(g, false), 61), x = randomFloats(numel(g, true), 62);
+        ConvTiling one = chooseTiling(g, 1);
+        one.tile = 16;
+        ConvTiling three = one;
+        three.workers = 3, three.filterByGroup = false;
+        three.slices = std::min<int64_t>(3, g.N * ((g.ySize() + 15) / 16));
+        if (three.slices < 2) continue;
+        for (int layout = 0; layout < 3; ++layout) {
+            const bool padded = layout == 1, tapRows = layout == 2;
+            if ((padded && !paddedFilterApplies(g, three)) || (tapRows && !rowsOnly(g))) continue;
+            ++checked;
+            setNumThreads(3);
+            const std::vector<float> sliced = filterGrad(g, three, padded, y, x, tapRows);
+            setNumThreads(0);
+            const std::vector<float> whole = filterGrad(g, one, padded, y, x, tapRows);
+            for (std::size_t i = 0; i < whole.size(); ++i)
+                ASSERT_NEAR(sliced[i], whole[i], 1e-4f * (1.0f + std::fabs(whole[i])))
+                    << "layout " << layout << " at " << i;
+        }
+    }
+    EXPECT_GE(checked, 12);
+}
+
 // ---- 1D gradWeight per tap from a window copy of X ----
 
 // The window holds the values im2col writes, read per tap with the strides of the im2col rows'
