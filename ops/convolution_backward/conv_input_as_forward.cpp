@@ -108,7 +108,7 @@ void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const fl
                 gemmInPlaceA(GemmKind::Float32, len, CYg, rowsW, scratch + (n * f.CX() + grp * CXg) * px.channelSize,
                              rowOffset.data(), tapOffset.data(), w + grp * CYg * rowsW, 1, rowsW, yT, CYg, false);
                 float* yg = y + (n * f.CY + grp * CYg) * Y + p0;
-                transposeFloats(yT, len, CYg, CYg, yg, Y);
+                transposeFloats(yT, len, CYg, CYg, yg, Y, true);
             }
         });
 }

@@ -40,21 +40,32 @@ inline void transpose16x16(__m512i v[16]) {
 
 namespace opscope::kernels {
 
-// dst[j * ldd + i] = src[i * lds + j] for i < rows, j < cols.
-inline void transposeFloats(const float* src, int64_t rows, int64_t cols, int64_t lds, float* dst, int64_t ldd) {
+// dst[j * ldd + i] = src[i * lds + j] for i < rows, j < cols. `streaming`: where dst's rows are
+// 64-byte aligned, the 16x16 blocks bypass the cache (a large output that nothing reads soon:
+// no read of each line before it is written).
+inline void transposeFloats(const float* src, int64_t rows, int64_t cols, int64_t lds, float* dst, int64_t ldd,
+                            bool streaming = false) {
     int64_t i0 = 0;
 #if defined(__AVX512F__)
+    const bool aligned = streaming && reinterpret_cast<uintptr_t>(dst) % 64 == 0 && ldd % 16 == 0;
     for (; i0 + 16 <= rows; i0 += 16) {
         int64_t j0 = 0;
         for (; j0 + 16 <= cols; j0 += 16) {
             __m512i v[16];
             for (int r = 0; r < 16; ++r) v[r] = _mm512_loadu_si512(src + (i0 + r) * lds + j0);
             transpose16x16(v);
-            for (int r = 0; r < 16; ++r) _mm512_storeu_si512(dst + (j0 + r) * ldd + i0, v[r]);
+            if (aligned)
+                for (int r = 0; r < 16; ++r)
+                    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + (j0 + r) * ldd + i0), v[r]);
+            else
+                for (int r = 0; r < 16; ++r) _mm512_storeu_si512(dst + (j0 + r) * ldd + i0, v[r]);
         }
         for (int64_t j = j0; j < cols; ++j)
             for (int64_t i = i0; i < i0 + 16; ++i) dst[j * ldd + i] = src[i * lds + j];
     }
+    if (aligned) _mm_sfence();  // the streamed lines are visible before the caller signals its end
+#else
+    (void)streaming;
 #endif
     for (int64_t j = 0; j < cols; ++j)
         for (int64_t i = i0; i < rows; ++i) dst[j * ldd + i] = src[i * lds + j];
