@@ -20,6 +20,9 @@ ConvGeometry flippedGeometry(const ConvGeometry& g);
 // flipped[grp*CXg + ci][co][K-1-k] = w[grp*CYg + co][ci][k]: the weight of flippedGeometry(g).
 void flipWeights(const ConvGeometry& g, const float* w, float* flipped);
 void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped);  // bf16 storage
+// The same weights laid out for convGatherOutputPadded, along the X channel:
+// flipped[((grp*CYg + co)*K + K-1-k)*CXg + ci] = w[grp*CYg + co][ci][k].
+void flipWeightsByTap(const ConvGeometry& g, const float* w, float* flipped);
 
 // Float32 kind: the forward convolution f (= flippedGeometry(g)) computed transposed,
 // y^T = cols(x)^T · w^T per (image, group, tile), with the columns read in place from a
@@ -32,6 +35,7 @@ bool paddedGatherApplies(const ConvGeometry& f, const ConvTiling& t);
 int64_t gatherTile(const ConvGeometry& f, const ConvTiling& t);
 // Workspace floats: the padded copy of x (all images) and per worker one tile of y^T.
 int64_t paddedGatherFloats(const ConvGeometry& f, const ConvTiling& t);
+// `w`: g's weights from flipWeightsByTap (f = flippedGeometry(g)).
 void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const float* w, const float* x, float* y,
                             float* scratch);
 

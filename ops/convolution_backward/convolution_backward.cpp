@@ -172,7 +172,10 @@ void planInputGradAsForward(Plan& plan, const kernels::ConvGeometry& g, const Cu
     const kernels::ConvTiling tiling = c.flipTiling;
     const int dy = c.dy, w = c.w, cols = c.cols;
     const bool bf16 = c.bf16Storage, padded = c.flipPadded;
-    const int flipped = plan.addScratch("weight.flipped", bf16 ? DType::BFloat16 : DType::Float32, {f.CY, f.colRows()});
+    // [CX, CY/g·K] as the forward convolution's weight; for the padded gather [CY·K, CX/g], along CX
+    const std::vector<int64_t> flippedShape =
+        padded ? std::vector<int64_t>{g.CY * g.kernelSize(), g.CXg} : std::vector<int64_t>{f.CY, f.colRows()};
+    const int flipped = plan.addScratch("weight.flipped", bf16 ? DType::BFloat16 : DType::Float32, flippedShape);
     plan.addStep({c.convName + "BackpropInput",
                   std::string("gradInput = weight flipped x im2col(gradOutput) per image, group and tile (stride 1: "
                               "the forward convolution with the flipped weights, no col2im") +
@@ -182,7 +185,7 @@ void planInputGradAsForward(Plan& plan, const kernels::ConvGeometry& g, const Cu
                   [=](const StepContext& ctx) {
                       if (padded) {
                           zeroScratch(ctx, cols, kernels::paddedCopyElements(f) * 4);
-                          kernels::flipWeights(g, ctx.data<float>(w), ctx.data<float>(flipped));
+                          kernels::flipWeightsByTap(g, ctx.data<float>(w), ctx.data<float>(flipped));
                           kernels::convGatherOutputPadded(f, tiling, ctx.data<float>(flipped), ctx.data<float>(dy),
                                                           ctx.data<float>(dx), ctx.data<float>(cols));
                           return;

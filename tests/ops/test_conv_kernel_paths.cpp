@@ -496,12 +496,13 @@ std::vector<float> forwardGradInput(const ConvGeometry& g, int threads, GemmKind
     ConvTiling t = chooseTiling(f, threads);
     t.gemm = kind;
     std::vector<float> flipped(w.size()), dx(static_cast<std::size_t>(numel(g, true)), -7.f);
-    flipWeights(g, w.data(), flipped.data());
     if (how == Gather::Padded) {
+        flipWeightsByTap(g, w.data(), flipped.data());
         std::vector<float> scratch(static_cast<std::size_t>(paddedGatherFloats(f, t)));
         convGatherOutputPadded(f, t, flipped.data(), dy.data(), dx.data(), scratch.data());
     } else {
         std::vector<float> cols(static_cast<std::size_t>(colsBufferFloats(f, t)));
+        flipWeights(g, w.data(), flipped.data());
         convGatherOutput(f, t, flipped.data(), dy.data(), dx.data(), cols.data());
     }
     return dx;
