@@ -33,16 +33,16 @@ void cpuRelax() {
 #endif
 }
 
-// Spins until done() or kSpinTime has passed; true when done() held.
+// Spins until done() or kSpinTime has passed; the caller then waits on its condition variable.
 template <class Done>
-bool spinUntil(Done&& done) {
+void spinUntil(Done&& done) {
     const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
     for (;;) {
         for (int i = 0; i < 64; ++i) {
-            if (done()) return true;
+            if (done()) return;
             cpuRelax();
         }
-        if (std::chrono::steady_clock::now() >= deadline) return done();
+        if (std::chrono::steady_clock::now() >= deadline) return;
         std::this_thread::yield();  // let a thread that has work run first when cores are shared
     }
 }

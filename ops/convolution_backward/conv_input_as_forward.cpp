@@ -47,17 +47,6 @@ void flip(const ConvGeometry& g, const T* w, T* flipped) {
     });
 }
 
-// flipped[((grp*CYg + co)*K + K-1-k)*CXg + ci] = w[grp*CYg + co][ci][k]: along ci, so that the
-// padded gather's B panels (32 of ci at each (co, tap)) pack as plain copies.
-void flipByTap(const ConvGeometry& g, const float* w, float* flipped) {
-    const int64_t K = g.kernelSize(), CXg = g.CXg;
-    parallelFor(0, g.CY, 1, [&](int64_t b, int64_t e) {
-        for (int64_t cy = b; cy < e; ++cy)
-            for (int64_t ci = 0; ci < CXg; ++ci)
-                for (int64_t k = 0; k < K; ++k) flipped[(cy * K + K - 1 - k) * CXg + ci] = w[(cy * CXg + ci) * K + k];
-    });
-}
-
 }  // namespace
 
 // ---- the padded gather (Float32) ----
@@ -126,6 +115,15 @@ void convGatherOutputPadded(const ConvGeometry& f, const ConvTiling& t, const fl
 
 void flipWeights(const ConvGeometry& g, const float* w, float* flipped) { flip(g, w, flipped); }
 void flipWeights(const ConvGeometry& g, const uint16_t* w, uint16_t* flipped) { flip(g, w, flipped); }
-void flipWeightsByTap(const ConvGeometry& g, const float* w, float* flipped) { flipByTap(g, w, flipped); }
+
+// Along ci, so that the padded gather's B panels (32 of ci at each (co, tap)) pack as plain copies.
+void flipWeightsByTap(const ConvGeometry& g, const float* w, float* flipped) {
+    const int64_t K = g.kernelSize(), CXg = g.CXg;
+    parallelFor(0, g.CY, 1, [&](int64_t b, int64_t e) {
+        for (int64_t cy = b; cy < e; ++cy)
+            for (int64_t ci = 0; ci < CXg; ++ci)
+                for (int64_t k = 0; k < K; ++k) flipped[(cy * K + K - 1 - k) * CXg + ci] = w[(cy * CXg + ci) * K + k];
+    });
+}
 
 }  // namespace opscope::kernels
