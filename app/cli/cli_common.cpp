@@ -117,17 +117,23 @@ int parseJobs(const std::string& text) {
     return static_cast<int>(*n);
 }
 
-void parseShard(const std::string& text, int* index, int* count) {
+std::optional<Shard> shardNamed(const std::string& text) {
     const std::size_t slash = text.find('/');
     char* end = nullptr;
     const long i = slash == std::string::npos ? -1 : std::strtol(text.c_str(), &end, 10);
     const bool iOk = slash != std::string::npos && slash > 0 && end == text.c_str() + slash;
     const long n = iOk ? std::strtol(text.c_str() + slash + 1, &end, 10) : 0;
     if (!iOk || slash + 1 == text.size() || end != text.c_str() + text.size() || n < 1 || i < 0 || i >= n ||
-        n > 1000000)
-        throw CliError("--shard must be I/N with 0 <= I < N (e.g. 0/4), got '" + text + "'");
-    *index = static_cast<int>(i);
-    *count = static_cast<int>(n);
+        n > kMaxShards)
+        return std::nullopt;
+    return Shard{static_cast<int>(i), static_cast<int>(n)};
+}
+
+void parseShard(const std::string& text, int* index, int* count) {
+    const std::optional<Shard> s = shardNamed(text);
+    if (!s) throw CliError("--shard must be I/N with 0 <= I < N (e.g. 0/4), got '" + text + "'");
+    *index = s->index;
+    *count = s->count;
 }
 
 }  // namespace opscope::cli

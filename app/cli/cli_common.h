@@ -55,6 +55,14 @@ std::optional<long> parseWholeNumber(const std::string& text, long min, long max
 int parseJobs(const std::string& text);
 void parseShard(const std::string& text, int* index, int* count);
 
+// A shard "I/N" (0 <= I < N <= kMaxShards) as written by --shard and kept in reports and case
+// files; nothing for any other text.
+constexpr int kMaxShards = 1000000;
+struct Shard {
+    int index = 0, count = 1;
+};
+std::optional<Shard> shardNamed(const std::string& text);
+
 // Files must exist and be regular before HDF5 sees them: a clearer sentence than HDF5's.
 void requireReadableFile(const std::string& path);
 // requireReadableFile, then the file is read once in a throwaway process (opscope/h5/vetting.h):

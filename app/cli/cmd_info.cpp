@@ -164,6 +164,7 @@ struct FileContents {
     std::vector<h5::NodeInfo> outside;  // the whole file, whatever --depth says
     uint64_t bytes = 0;
     const char* kind = "HDF5 file";
+    std::string importShard;  // "I/N" of a case file from a sharded import
 };
 
 int depthOf(const ParsedArgs& a) {
@@ -197,6 +198,7 @@ FileContents readContents(const h5::File& f, const std::string& file, bool treeA
         c.executors = traceExecutors(f);
     else
         summarizeCases(f, c);
+    if (!c.trace) c.importShard = cases::importShardOf(f);
     c.tree = treeAsked || (!c.trace && c.cases.empty());
     if (c.tree) c.nodes = h5::listTree(f, "/", depth);
     c.outside = h5::listOutside(f);
@@ -208,11 +210,7 @@ FileContents readContents(const h5::File& f, const std::string& file, bool treeA
 void writeCaseJson(JsonWriter& w, const cases::CaseSummary& c, const std::string& error) {
     w.beginObject().field("path", c.path).field("op", c.op).field("description", c.description);
     if (!error.empty()) w.field("error", error);
-    w.key("standard");
-    if (c.standard.empty())
-        w.null();
-    else
-        w.value(c.standard);
+    w.key("standard").valueOrNull(c.standard);
     w.key("params").beginObject();
     for (const Param& p : c.params) {
         w.key(p.name);
@@ -261,6 +259,7 @@ void writeNodeJson(JsonWriter& w, const h5::File& f, const h5::NodeInfo& n, bool
 void printJson(const h5::File& f, const std::string& file, const FileContents& c, bool attrs) {
     JsonWriter w(std::cout);
     w.beginObject().field("file", file).field("kind", c.kind).field("bytes", c.bytes);
+    w.key("import_shard").valueOrNull(c.importShard);
     w.key("cases").beginArray();
     for (std::size_t i = 0; i < c.cases.size(); ++i) writeCaseJson(w, c.cases[i], c.caseErrors[i]);
     w.endArray();
@@ -306,6 +305,7 @@ void printText(const h5::File& f, const std::string& file, const FileContents& c
         std::cout << ", " << c.executors.size() << " executor" << (c.executors.size() == 1 ? "" : "s");
     else if (!c.cases.empty())
         std::cout << ", " << c.cases.size() << " case" << (c.cases.size() == 1 ? "" : "s");
+    if (!c.importShard.empty()) std::cout << ", import shard " << c.importShard;
     std::cout << "\n";
     for (std::size_t i = 0; i < c.cases.size(); ++i) printCase(c.cases[i], c.caseErrors[i]);
     for (const ExecutorSummary& e : c.executors) printExecutor(e);

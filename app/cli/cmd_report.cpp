@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "opscope/h5/atomic_write.h"
 #include "report_merge.h"
+#include "shard_coverage.h"
 
 namespace opscope::cli {
 
@@ -22,9 +23,12 @@ CommandSpec reportMergeSpec() {
             "merge the JSON reports of several runs (e.g. --shard I/N on a cluster) into one",
             "Cases are concatenated in the order of the files; reports of the shards of one run (--shard I/N with\n"
             "the same N) are put back in the order of the unsharded run. The summary is recounted. The reports\n"
-            "must agree on product, dtype and standard. Exit code as for 'run': 1 when a case failed or could\n"
-            "not run.",
-            {{"-o", "ALL.json", false, "the merged report (written atomically; never over an input)"}},
+            "must agree on product, dtype and standard, hold each case once, and together hold every shard: every\n"
+            "I of a --shard I/N, and every import shard of the case files they ran ('import msprobe --shard').\n"
+            "Exit code as for 'run': 1 when a case failed or could not run; 2 when a shard is missing.",
+            {{"-o", "ALL.json", false, "the merged report (written atomically; never over an input)"},
+             {"--allow-missing", "", false,
+              "merge even when shards are missing; the report lists them under \"missing_shards\""}},
             /*minPositionals=*/1,
             /*maxPositionals=*/-1,
             "  opscope-cli report merge shard_*.json -o all.json\n"};
@@ -40,10 +44,23 @@ int runReportMerge(const ParsedArgs& a) {
     if (out.size() < 5 || out.compare(out.size() - 5, 5, ".json") != 0)
         throw CliError("-o '" + out + "' must end in .json");
     checkOutputPath(out, a.positionals, "-o");
+    for (std::size_t i = 0; i < a.positionals.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (h5::sameFile(a.positionals[j], a.positionals[i]))
+                throw CliError("'" + a.positionals[i] + "' is given twice (also as '" + a.positionals[j] +
+                               "'): give each report once");
     std::vector<json> reports;
     for (const std::string& p : a.positionals) reports.push_back(readReportFile(p));
     const std::size_t count = reports.size();
-    const json merged = mergeReports(std::move(reports), a.positionals);
+    const std::vector<MissingShards> missing = missingShards(reports, a.positionals);
+    std::string what;
+    for (const MissingShards& m : missing) what += (what.empty() ? "" : "; ") + describe(m);
+    if (!missing.empty() && !a.has("--allow-missing"))
+        throw CliError(
+            "not every shard is here: no report holds " + what +
+            " (a task that did not finish, or an import shard that found no call and wrote no file). Merge every "
+            "shard's report, or pass --allow-missing to merge these and record what is missing");
+    const json merged = mergeReports(std::move(reports), a.positionals, missing);
     const json& summary = merged["summary"];
     const int exitCode = summary["exit_code"].get<int>();
     try {
@@ -63,6 +80,7 @@ int runReportMerge(const ParsedArgs& a) {
               << summary["cases"].get<std::size_t>() << " cases, " << summary["passed"].get<int>() << " passed, "
               << summary["failed"].get<int>() << " failed, " << summary["errors"].get<int>() << " errors -> " << out
               << "\n";
+    if (!missing.empty()) std::cout << "missing (--allow-missing): " << what << "\n";
     return exitCode == kExitPass ? kExitPass : kExitFail;
 }
 

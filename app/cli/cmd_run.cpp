@@ -214,6 +214,7 @@ cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* input
 struct FilePlan {
     std::string file;
     bool trace = false;
+    std::string importShard;              // the case file's import shard "I/N", or ""
     std::vector<std::string> casePaths;   // case files
     std::vector<cases::Case> traceCases;  // traces (read whole: traces hold their tensors per executor)
 };
@@ -235,6 +236,7 @@ FilePlan planFile(const std::string& file, const std::vector<std::string>& selec
                                (why.empty() ? std::string(": it is empty") : ": " + why.front()));
         } else {
             plan.casePaths = cases::findCases(f);
+            plan.importShard = cases::importShardOf(f);
         }
     } catch (const FileError& e) {
         throw CliError(e.what());
@@ -452,6 +454,7 @@ std::vector<FilePlan> planFiles(const ParsedArgs& a, RunSummary* summary) {
     for (const std::string& file : a.positionals) {
         std::vector<std::string> fileUnmatched;
         plans.push_back(planFile(file, a.values("--case"), &summary->skipped, &fileUnmatched));
+        summary->files.push_back({file, plans.back().importShard});
         for (const std::string& u : fileUnmatched)
             if (a.positionals.size() == 1) throw CliError("no case or group '" + u + "' in '" + file + "'");
         unmatched.insert(unmatched.end(), fileUnmatched.begin(), fileUnmatched.end());
@@ -558,7 +561,7 @@ int runAsWorker(const ParsedArgs& a, const RunOptions& o) {
             throw CliError(e.what());
         }
         std::vector<std::string> skipped, unmatched;
-        plans.push_back(trace ? planFile(file, {}, &skipped, &unmatched) : FilePlan{file, false, {}, {}});
+        plans.push_back(trace ? planFile(file, {}, &skipped, &unmatched) : FilePlan{file, false, "", {}, {}});
     }
     std::vector<WorkItem> items;
     for (const WorkerItem& w : share) {

@@ -40,11 +40,7 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
     JsonWriter w(os);
     w.beginObject();
     w.field("opscope_report", 1).field("command", "run").field("product", s.product).field("threads", s.threads);
-    w.key("dtype");
-    if (s.dtype.empty())
-        w.null();
-    else
-        w.value(s.dtype);
+    w.key("dtype").valueOrNull(s.dtype);
     w.key("standard");
     if (s.standardOverride.empty())
         w.value("default");
@@ -54,11 +50,11 @@ void writeRunJson(std::ostream& os, const RunSummary& s) {
     w.field("cases", static_cast<int64_t>(s.results.size())).field("passed", s.passed).field("failed", s.failed);
     w.field("errors", s.errors).field("exit_code", s.exitCode());
     w.endObject();
-    w.key("shard");
-    if (s.shard.empty())
-        w.null();
-    else
-        w.value(s.shard);
+    w.key("shard").valueOrNull(s.shard);
+    w.key("files").beginArray();
+    for (const RunFile& f : s.files)
+        w.beginObject().field("file", f.file).key("import_shard").valueOrNull(f.importShard).endObject();
+    w.endArray();
     w.key("skipped").value(s.skipped);
     w.key("cases").beginArray();
     for (std::size_t i = 0; i < s.results.size(); ++i)

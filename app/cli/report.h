@@ -11,6 +11,12 @@
 
 namespace opscope::cli {
 
+// A file the run was given, and the shard of the import that made it ("I/N", or "").
+struct RunFile {
+    std::string file;
+    std::string importShard;
+};
+
 struct RunSummary {
     std::vector<ops::CaseResult> results;
     std::string product;
@@ -22,6 +28,7 @@ struct RunSummary {
     int passed = 0, failed = 0, errors = 0;
     std::vector<std::size_t> order;  // each result's position among all the cases (before --shard)
     std::string shard;               // --shard I/N or ""
+    std::vector<RunFile> files;      // the files given, in order (a --op call: none)
     int exitCode() const;
 };
 

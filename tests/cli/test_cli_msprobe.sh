@@ -174,6 +174,53 @@ a, m = (json.load(open(p)) for p in sys.argv[1:])
 assert [c["path"] for c in a["cases"]] == [c["path"] for c in m["cases"]]
 assert [c["status"] for c in a["cases"]] == [c["status"] for c in m["cases"]]
 PY
+# A missing run shard, a shard merged twice and a report given twice are refused (exit 2): the
+# merged verdict would leave cases out or count them twice.
+expect_exit 2 "$CLI" report merge "$WORK/s0.json" "$WORK/s2.json" -o "$WORK/part.json"
+expect_one_line_error
+expect_err "not every shard is here: no report holds run shard 1/3"
+[ -e "$WORK/part.json" ] && fail "a merge with a missing shard wrote its report"
+cp "$WORK/s1.json" "$WORK/s1_retry.json"
+expect_exit 2 "$CLI" report merge "$WORK/s0.json" "$WORK/s1.json" "$WORK/s1_retry.json" "$WORK/s2.json" -o "$WORK/m.json"
+expect_err "'$WORK/s1.json' and '$WORK/s1_retry.json' are both run shard 1/3 of the same files"
+expect_exit 2 "$CLI" report merge "$WORK/s0.json" "$WORK/s1.json" "$WORK/s2.json" "$WORK/./s0.json" -o "$WORK/m.json"
+expect_err "'$WORK/./s0.json' is given twice (also as '$WORK/s0.json')"
+expect_exit 2 "$CLI" report merge "$WORK/step0.json" "$WORK/s1.json" -o "$WORK/m.json"
+expect_err "case '/msprobe/step0/rank0/Functional.conv2d.0' of '$WORK/step0.h5' is in both '$WORK/step0.json' and '$WORK/s1.json'"
+# --allow-missing merges what is there and records what is not.
+expect_exit 0 "$CLI" report merge "$WORK/s0.json" "$WORK/s2.json" -o "$WORK/part.json" --allow-missing
+expect_out "missing (--allow-missing): run shard 1/3"
+checks=$((checks + 1))
+/usr/bin/python3 - "$WORK/part.json" <<'PY' || fail "the partial merge does not record its missing shard"
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["missing_shards"] == [{"kind": "run shard", "count": 3, "missing": [1],
+                                "present_in": [m["merged_from"][0], m["merged_from"][1]]}], m["missing_shards"]
+assert m["summary"]["cases"] == 11 and m["summary"]["exit_code"] == 0, m["summary"]
+PY
+# Shards of the import (the Slurm example of docs/SCALE.md: each task imports and runs its shard,
+# unsharded): the case files carry their shard, the reports list it, and merge wants them all.
+for i in 0 1 2; do
+    expect_exit 0 "$CLI" import msprobe "$L1" --shard $i/3 -o "$WORK/imp$i.h5" --quiet
+    "$CLI" run "$WORK/imp$i.h5" --report "$WORK/ri$i.json" > /dev/null
+done
+expect_exit 0 "$CLI" info "$WORK/imp1.h5"
+expect_out "case file, .* 7 cases, import shard 1/3"
+checks=$((checks + 1))
+grep -q '"file": "'"$WORK"'/imp1.h5"' "$WORK/ri1.json" && grep -q '"import_shard": "1/3"' "$WORK/ri1.json" ||
+    fail "the report does not list its file's import shard"
+expect_exit 1 "$CLI" report merge "$WORK/ri2.json" "$WORK/ri0.json" "$WORK/ri1.json" -o "$WORK/imp_all.json"
+expect_out "merged 3 reports: 16 cases, 15 passed, 1 failed, 0 errors"
+expect_exit 2 "$CLI" report merge "$WORK/ri0.json" "$WORK/ri2.json" -o "$WORK/m.json"
+expect_err "no report holds import shard 1/3 "
+cp "$WORK/imp1.h5" "$WORK/imp1_again.h5"
+"$CLI" run "$WORK/imp1_again.h5" --report "$WORK/ri1_again.json" > /dev/null
+expect_exit 2 "$CLI" report merge "$WORK/ri0.json" "$WORK/ri1.json" "$WORK/ri1_again.json" "$WORK/ri2.json" -o "$WORK/m.json"
+expect_err "'$WORK/imp1.h5' and '$WORK/imp1_again.h5' are both import shard 1/3"
+# An unsharded import's file carries no shard.
+checks=$((checks + 1))
+grep -q '"import_shard": null' "$WORK/step0.json" || fail "an unsharded import's file has an import shard"
+
 expect_exit 2 "$CLI" run "$WORK/step0.h5" --shard 3/3
 expect_err "--shard must be I/N"
 expect_exit 2 "$CLI" report merge "$WORK/step0.h5" -o "$WORK/m.json"

@@ -130,6 +130,8 @@ public:
     ~CaseFileWriter();
     void add(const Case& c);
     void add(const PreparedCase& c);
+    // A string attribute on the file's root group (e.g. kImportShardAttribute).
+    void setRootAttribute(const std::string& name, const std::string& value);
     void commit();
 
 private:
@@ -152,5 +154,11 @@ Case caseFromTrace(const h5::File& trace, const std::string& executorPath);
 
 // True when the file is an OpScope trace (root attribute opscope_format = "trace").
 bool isTraceFile(const h5::File& file);
+
+// Root attribute of a case file that a sharded import wrote: its shard, "I/N". Run reports
+// carry it, so that `report merge` can tell when a shard's file never ran.
+inline constexpr const char* kImportShardAttribute = "opscope_import_shard";
+// The file's import shard ("I/N"), or "" when it is not a shard of an import.
+std::string importShardOf(const h5::File& file);
 
 }  // namespace opscope::cases

@@ -29,6 +29,8 @@ public:
     JsonWriter& value(uint64_t v) { return value(static_cast<int64_t>(v)); }
     JsonWriter& value(bool v);
     JsonWriter& null();
+    // The string, or null when it is empty (a setting nobody gave, a shard that is not one).
+    JsonWriter& valueOrNull(const std::string& v) { return v.empty() ? null() : value(v); }
     JsonWriter& value(const std::vector<int64_t>& v);
     JsonWriter& value(const std::vector<std::string>& v);
 

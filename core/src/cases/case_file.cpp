@@ -324,6 +324,10 @@ CaseFileWriter::~CaseFileWriter() = default;
 void CaseFileWriter::add(const Case& c) { writeCase(impl_->file, c.path, c); }
 void CaseFileWriter::add(const PreparedCase& c) { writeCase(impl_->file, c); }
 
+void CaseFileWriter::setRootAttribute(const std::string& name, const std::string& value) {
+    impl_->file.writeAttribute("/", name, value);
+}
+
 void CaseFileWriter::commit() {
     impl_->file.close();
     impl_->writer.commit();
@@ -338,6 +342,10 @@ void writeCaseFile(const std::string& destination, const std::vector<Case>& case
 
 bool isTraceFile(const h5::File& file) {
     return h5::readStringAttributeIfPresent(file, "/", "opscope_format") == std::optional<std::string>("trace");
+}
+
+std::string importShardOf(const h5::File& file) {
+    return h5::readStringAttributeIfPresent(file, "/", kImportShardAttribute).value_or("");
 }
 
 Case caseFromExecutorTrace(const ExecutorTrace& t, const std::string& path) {

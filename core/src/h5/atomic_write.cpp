@@ -30,15 +30,6 @@ fs::path resolved(const fs::path& p) {
     return ec ? fs::absolute(p, ec).lexically_normal() : r;
 }
 
-bool sameFile(const fs::path& a, const fs::path& b) {
-    std::error_code ec;
-    if (fs::exists(a, ec) && fs::exists(b, ec)) {
-        const bool same = fs::equivalent(a, b, ec);  // catches hard links too
-        if (!ec) return same;
-    }
-    return resolved(a) == resolved(b);
-}
-
 // 0 or the errno of the failed open/fsync.
 int fsyncPath(const fs::path& path, int flags) {
     const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
@@ -73,6 +64,15 @@ void removeStaleTemps(const fs::path& destination) {
 }
 
 }  // namespace
+
+bool sameFile(const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    if (fs::exists(a, ec) && fs::exists(b, ec)) {
+        const bool same = fs::equivalent(a, b, ec);  // catches hard links too
+        if (!ec) return same;
+    }
+    return resolved(a) == resolved(b);
+}
 
 AtomicFileWriter::AtomicFileWriter(fs::path destination, const std::vector<fs::path>& inputs)
     : destination_(std::move(destination)) {

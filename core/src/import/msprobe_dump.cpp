@@ -440,6 +440,9 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
         if (out.parent_path() == fs::path(f.path) / "dump_tensor_data")
             throw FormatError("the output '" + output + "' would be written among the dump's tensor files");
     cases::CaseFileWriter writer(output, inputs);
+    if (options.shardCount > 1)
+        writer.setRootAttribute(cases::kImportShardAttribute,
+                                std::to_string(options.shardIndex) + "/" + std::to_string(options.shardCount));
 
     ImportSummary summary =
         importWith(std::move(folders), options, true, [&](cases::PreparedCase c) { writer.add(c); });

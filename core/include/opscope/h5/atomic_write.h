@@ -41,4 +41,8 @@ private:
 void writeFileAtomically(const std::filesystem::path& destination, const std::string& bytes,
                          const std::vector<std::filesystem::path>& inputs = {});
 
+// True when both name one file: the same inode (hard and symbolic links too) or, for paths that
+// do not exist yet, the same absolute spelling.
+bool sameFile(const std::filesystem::path& a, const std::filesystem::path& b);
+
 }  // namespace opscope::h5
