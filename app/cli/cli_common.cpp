@@ -14,6 +14,8 @@
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
+#include "opscope/import/format_error.h"
+#include "opscope/import/tensor_file.h"
 #include "opscope/printf_text.h"
 #include "opscope/tensor_view.h"
 
@@ -101,6 +103,28 @@ HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what) {
         throw CliError(what + ": '" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
                        ", not a dataset");
     return h5::readTensor(f, ref.path);
+}
+
+HostTensor readTensorArgument(const std::string& target, const std::string& what, std::vector<std::string>* files) {
+    if (import::isTensorFileSpec(target)) {
+        try {
+            HostTensor t = import::readTensorFile(target);
+            if (files) files->push_back(target.substr(0, target.find(':', target.rfind('.'))));
+            return t;
+        } catch (const import::FormatError& e) {
+            throw CliError(what + ": " + e.what());
+        }
+    }
+    if (target.rfind(":/") == std::string::npos)
+        throw CliError(what + " must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY or FILE.pt[:KEY], got '" +
+                       target + "'");
+    const DatasetRef ref = parseDatasetRef(target, what);
+    if (files) files->push_back(ref.file);
+    try {
+        return readDatasetTensor(ref, what);  // CliError (no such file or dataset) passes through
+    } catch (const FileError& e) {
+        throw CliError(what + ": " + e.what());
+    }
 }
 
 std::optional<long> parseWholeNumber(const std::string& text, long min, long max) {

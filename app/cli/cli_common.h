@@ -72,5 +72,10 @@ void requireSafeFile(const std::string& path, const std::vector<std::string>& da
 // The dataset at `ref`, its file vetted first (requireSafeFile): CliError naming `what` ("the
 // actual tensor", "--bind gradOut") when nothing or a group is there; FileError when HDF5 fails.
 HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what);
+// A tensor named on the command line: FILE.h5:/path, or a numpy or PyTorch file (FILE.npy,
+// FILE.npz:KEY, FILE.pt[:KEY]). Every failure is a CliError naming `what`; the file read is
+// appended to `files` (which outputs must not replace).
+HostTensor readTensorArgument(const std::string& target, const std::string& what,
+                              std::vector<std::string>* files = nullptr);
 
 }  // namespace opscope::cli

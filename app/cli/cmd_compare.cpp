@@ -15,8 +15,10 @@ namespace opscope::cli {
 
 CommandSpec compareSpec() {
     return {"compare",
-            "compare ACTUAL.h5:/path REFERENCE.h5:/path [--dtype DTYPE] [--standard NAME] [--json]",
+            "compare ACTUAL REFERENCE [--dtype DTYPE] [--standard NAME] [--json]",
             "metrics and a verdict between two tensors (an output and its reference)",
+            "Each tensor is FILE.h5:/path/to/dataset, or a numpy or PyTorch file: FILE.npy, FILE.npz:KEY,\n"
+            "FILE.pt (a tensor, or FILE.pt:KEY of a dict of tensors, as msprobe dumps them).\n"
             "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
             "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
             "The element counts must agree; shapes may differ ([C] against [1, C]).",
@@ -25,7 +27,8 @@ CommandSpec compareSpec() {
              kJsonOption},
             /*minPositionals=*/2,
             /*maxPositionals=*/2,
-            "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n"};
+            "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n"
+            "  opscope-cli compare Functional.conv2d.0.backward.output.0.pt golden_grad_input.npy\n"};
 }
 
 int runCompare(const ParsedArgs& a);  // below
@@ -44,17 +47,16 @@ std::string at(const metrics::ElementRef& e) {
 }  // namespace
 
 int runCompare(const ParsedArgs& a) {
-    const DatasetRef actualRef = parseDatasetRef(a.positionals[0], "the actual tensor");
-    const DatasetRef referenceRef = parseDatasetRef(a.positionals[1], "the reference tensor");
+    const std::string& actualRef = a.positionals[0];
+    const std::string& referenceRef = a.positionals[1];
     const metrics::Standard standard = metrics::parseStandard(a.valueOr("--standard", "cann"));  // UsageError: exit 2
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
-    const HostTensor actual = readDatasetTensor(actualRef, "the actual tensor");
-    const HostTensor reference = readDatasetTensor(referenceRef, "the reference tensor");
+    const HostTensor actual = readTensorArgument(actualRef, "the actual tensor");
+    const HostTensor reference = readTensorArgument(referenceRef, "the reference tensor");
     const DType outputDtype = forced != DType::Undefined       ? forced
                               : isFloatingType(actual.dtype()) ? actual.dtype()
                                                                : DType::Float32;
-    const ops::Comparison c =
-        ops::compareOutput(actualRef.path, "actual", actual, "reference", reference, outputDtype, standard);
+    const ops::Comparison c = ops::compareOutput("", actualRef, actual, referenceRef, reference, outputDtype, standard);
     if (!c.compared) throw CliError(c.note);
     const metrics::ComparisonMetrics& m = c.metrics;
     const metrics::Judgement& j = c.judgement;
@@ -63,9 +65,9 @@ int runCompare(const ParsedArgs& a) {
     if (a.has("--json")) {
         JsonWriter w(std::cout);
         w.beginObject().field("command", "compare");
-        w.key("actual").beginObject().field("ref", actualRef.text()).field("dtype", dtypeName(actual.dtype()));
+        w.key("actual").beginObject().field("ref", actualRef).field("dtype", dtypeName(actual.dtype()));
         w.field("shape", actual.shape()).endObject();
-        w.key("reference").beginObject().field("ref", referenceRef.text()).field("dtype", dtypeName(reference.dtype()));
+        w.key("reference").beginObject().field("ref", referenceRef).field("dtype", dtypeName(reference.dtype()));
         w.field("shape", reference.shape()).endObject();
         w.key("comparison");
         ops::writeComparisonJson(w, c);
@@ -76,9 +78,9 @@ int runCompare(const ParsedArgs& a) {
     auto row = [](const std::string& k, const std::string& v) {
         std::cout << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
     };
-    row("actual", actualRef.text() + "  " + tensorText(actual.dtype(), actual.shape()));
+    row("actual", actualRef + "  " + tensorText(actual.dtype(), actual.shape()));
     row("reference",
-        referenceRef.text() + "  " + tensorText(reference.dtype(), reference.shape()) +
+        referenceRef + "  " + tensorText(reference.dtype(), reference.shape()) +
             (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
     for (const metrics::MetricField& f : metrics::metricFields())
         if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowerCase(f.label), formatMetric(f, m));

@@ -158,30 +158,6 @@ ParamValue parseAttributeValue(const std::string& name, const std::string& text)
     throw CliError("--attr " + name + "=" + text + ": a list must hold only numbers or only true/false");
 }
 
-HostTensor readBoundTensor(const DatasetRef& ref, const std::string& what) {
-    try {
-        return readDatasetTensor(ref, what);  // CliError (no such file or dataset) passes through
-    } catch (const FileError& e) {
-        throw CliError(what + ": " + e.what());
-    }
-}
-
-// FILE.h5:/path, or a numpy or PyTorch file (FILE.npy, FILE.npz:KEY, FILE.pt[:KEY]).
-HostTensor readBoundArgument(const std::string& target, const std::string& what, std::vector<std::string>* inputFiles) {
-    if (import::isTensorFileSpec(target)) {
-        try {
-            HostTensor t = import::readTensorFile(target);
-            inputFiles->push_back(target.substr(0, target.find(':', target.rfind('.'))));
-            return t;
-        } catch (const import::FormatError& e) {
-            throw CliError(what + ": " + e.what());
-        }
-    }
-    const DatasetRef ref = parseDatasetRef(target, what);
-    inputFiles->push_back(ref.file);
-    return readBoundTensor(ref, what);
-}
-
 // The one call --op/--bind/--attr/--expect describe, as a case.
 cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* inputFiles) {
     cases::Case c;
@@ -191,7 +167,7 @@ cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* input
     for (const std::string& b : a.values("--bind")) {
         const auto [name, target] = splitAssignment(b, "--bind");
         if (c.input(name)) throw CliError("--bind " + name + " is given twice");
-        c.inputs.emplace_back(name, readBoundArgument(target, "--bind " + name, inputFiles));
+        c.inputs.emplace_back(name, readTensorArgument(target, "--bind " + name, inputFiles));
     }
     for (const std::string& at : a.values("--attr")) {
         const auto [name, value] = splitAssignment(at, "--attr");
@@ -203,7 +179,7 @@ cases::Case caseFromOptions(const ParsedArgs& a, std::vector<std::string>* input
         expected.role = cases::SourceRole::Reference;
         for (const std::string& e : a.values("--expect")) {
             const auto [name, target] = splitAssignment(e, "--expect");
-            expected.tensors.emplace_back(name, readBoundArgument(target, "--expect " + name, inputFiles));
+            expected.tensors.emplace_back(name, readTensorArgument(target, "--expect " + name, inputFiles));
         }
         c.sources.push_back(std::move(expected));
     }

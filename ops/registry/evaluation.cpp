@@ -51,9 +51,10 @@ Comparison compareOutput(const std::string& output, const std::string& actualNam
         c.judgement.reason = "not judged: " + why;
         return c;
     };
+    auto named = [&](const std::string& source) { return output.empty() ? source : source + "/" + output; };
     if (actual.numel() != reference.numel())
-        return notCompared(referenceName + "/" + output + " is " + describe(reference) + " but " + actualName + "/" +
-                           output + " is " + describe(actual) + ": the element counts differ");
+        return notCompared(named(referenceName) + " is " + describe(reference) + " but " + named(actualName) + " is " +
+                           describe(actual) + ": the element counts differ");
     try {
         c.metrics = metrics::compare(actual, reference, outputDtype, standard.options);
     } catch (const UsageError& e) {

@@ -258,4 +258,22 @@ expect_err "no array 'nope'"
 expect_exit 2 "$CLI" run --op rms_norm_grad --bind dy="$WORK/missing.npy" --bind x="$WORK/dy.npy"
 expect_err "no file"
 
+# compare reads the same formats as --bind: the device's gradient in the imported case file is
+# the .pt it came from, bit for bit; different tensors fail; bad names get one sentence.
+expect_exit 0 "$CLI" compare "$WORK/step0.h5:/msprobe/step0/rank0/Functional.conv2d.0/npu/gradInput" \
+    "$PT/Functional.conv2d.0.backward.output.0.pt"
+expect_out "max abs error  *0$"
+expect_out "reference  *.*Functional.conv2d.0.backward.output.0.pt  float32\[2, 4, 7, 6\]"
+expect_exit 1 "$CLI" compare "$PT/Functional.conv2d.0.backward.output.0.pt" "$PT/Functional.conv2d.0.forward.input.0.pt"
+expect_out "verdict  *fail"
+expect_exit 1 "$CLI" compare "$WORK/dy.npy" "$WORK/xs.npz:x" --json
+expect_out '"reference": "'"$WORK"'/xs.npz:x"'
+expect_exit 2 "$CLI" compare "$WORK/dy.npy" "$WORK/gamma.npy"
+expect_one_line_error
+expect_err "$WORK/gamma.npy is float32\[8\] but $WORK/dy.npy is float32\[3, 8\]: the element counts differ"
+expect_exit 2 "$CLI" compare "$WORK/dy.npy" "$READERS/bad_truncated.pt"
+expect_err "the reference tensor: .*bad_truncated.pt' is not a readable zip archive"
+expect_exit 2 "$CLI" compare "$WORK/dy.txt" "$WORK/dy.npy"
+expect_err "the actual tensor must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY or FILE.pt\[:KEY\]"
+
 finish

@@ -37,7 +37,9 @@ struct Comparison {
 };
 
 // Never throws for the data: a count mismatch or a non-numeric tensor gives compared = false and
-// the reason. `outputDtype` is what the metrics round the reference to.
+// the reason. `outputDtype` is what the metrics round the reference to. Messages name a tensor
+// "<source>/<output>", or by its source name alone when `output` is empty (two tensors compared
+// on their own, as 'compare' does).
 Comparison compareOutput(const std::string& output, const std::string& actualName, const HostTensor& actual,
                          const std::string& referenceName, const HostTensor& reference, DType outputDtype,
                          const metrics::Standard& standard);
