@@ -273,6 +273,19 @@ expect_one_line_error
 expect_err "$WORK/gamma.npy is float32\[8\] but $WORK/dy.npy is float32\[3, 8\]: the element counts differ"
 expect_exit 2 "$CLI" compare "$WORK/dy.npy" "$READERS/bad_truncated.pt"
 expect_err "the reference tensor: .*bad_truncated.pt' is not a readable zip archive"
+# A key of a .pt state dict reads that tensor's storage only: with the weight's storage cut
+# short, the bias still reads, and the weight is refused with the storage it lacks.
+/usr/bin/python3 - "$READERS/dict.pt" "$WORK/dict_damaged.pt" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as zi, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_STORED) as zo:
+    for info in zi.infolist():
+        data = zi.read(info)
+        zo.writestr(info, data[:100] if info.filename.endswith("/data/0") else data)  # data/0: weight
+PY
+expect_exit 0 "$CLI" compare "$WORK/dict_damaged.pt:bias" "$READERS/dict.pt:bias"
+expect_out "max abs error  *0$"
+expect_exit 2 "$CLI" compare "$WORK/dict_damaged.pt:weight" "$READERS/dict.pt:weight"
+expect_err "dict_damaged.pt' is damaged: storage '0' should hold 240 bytes (60 float32) but its entry has 100"
 expect_exit 2 "$CLI" compare "$WORK/dy.txt" "$WORK/dy.npy"
 expect_err "the actual tensor must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY or FILE.pt\[:KEY\]"
 

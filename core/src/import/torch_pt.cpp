@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <vector>
 
 #include "byte_order.h"
 #include "opscope/import/format_error.h"
@@ -38,6 +40,15 @@ struct Storage {
     std::shared_ptr<HostTensor> data;  // read when a tensor first uses it
 };
 
+// A tensor as the pickle describes it: a checked view of a storage whose bytes are read only
+// when this tensor is asked for, so that one key of a large state dict reads one storage.
+struct LazyTensor {
+    std::shared_ptr<Storage> storage;
+    std::vector<int64_t> size, stride;
+    int64_t offset = 0;
+    bool empty = false;
+};
+
 class PtLoader {
 public:
     explicit PtLoader(const std::string& path) : path_(path), zip_(path) {
@@ -65,6 +76,17 @@ public:
 
     [[noreturn]] void fail(const std::string& why) const {
         throw FormatError("'" + path_ + "' is not a tensor file torch.save wrote: " + why);
+    }
+
+    // A tensor of the pickle (load() has checked its view), as a contiguous copy.
+    HostTensor materialize(const PyRef& tensor) {
+        const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(tensor->object);
+        if (t.empty) return HostTensor(t.storage->dtype, t.size);
+        TensorView v = storageData(*t.storage).view();
+        v.shape = t.size;
+        v.strides = t.stride;
+        v.offset = t.offset;
+        return HostTensor::copyOf(v);
     }
 
 private:
@@ -150,16 +172,8 @@ private:
             throw FormatError("'" + path_ + "' is damaged: a " + dtypeName(s.dtype) + shapeToString(size) +
                               " view at offset " + std::to_string(offset) + " reaches element " + std::to_string(last) +
                               " of a storage of " + std::to_string(s.numel));
-        auto tensor = std::make_shared<HostTensor>();
-        if (empty) {
-            *tensor = HostTensor(s.dtype, size);
-        } else {
-            TensorView v = storageData(s).view();
-            v.shape = size;
-            v.strides = stride;
-            v.offset = offset;
-            *tensor = HostTensor::copyOf(v);
-        }
+        auto tensor = std::make_shared<LazyTensor>(
+            LazyTensor{std::static_pointer_cast<Storage>(a[0]->object), size, stride, offset, empty});
         auto out = detail::makeValue(PyValue::Kind::Object);
         out->objectType = "tensor";
         out->object = tensor;
@@ -205,7 +219,13 @@ std::vector<std::pair<std::string, PyRef>> members(const PyRef& v) {
     return out;
 }
 
-PyRef loadChecked(const std::string& path) {
+// The loader (which reads storages on demand) and the pickle's root object.
+struct Loaded {
+    std::unique_ptr<PtLoader> loader;
+    PyRef root;
+};
+
+Loaded loadChecked(const std::string& path) {
     if (!ZipArchive::looksLikeZip(path)) {
         std::ifstream probe(path, std::ios::binary);
         if (!probe) throw FormatError("cannot open '" + path + "'");
@@ -213,31 +233,33 @@ PyRef loadChecked(const std::string& path) {
                           "' is not a zip-format torch.save file (an old torch.save format, "
                           "_use_new_zipfile_serialization=False, or not a .pt file at all)");
     }
-    return PtLoader(path).load();
+    Loaded l{std::make_unique<PtLoader>(path), nullptr};
+    l.root = l.loader->load();
+    return l;
 }
 
 }  // namespace
 
 std::vector<std::string> torchPtKeys(const std::string& path) {
     std::vector<std::string> keys;
-    for (const auto& [k, v] : members(loadChecked(path)))
+    for (const auto& [k, v] : members(loadChecked(path).root))
         if (v->objectType == "tensor") keys.push_back(k);
     return keys;
 }
 
 HostTensor readTorchPt(const std::string& path, const std::string& key) {
-    const PyRef root = loadChecked(path);
+    const Loaded l = loadChecked(path);
     if (key.empty()) {
-        if (root->objectType == "tensor") return *std::static_pointer_cast<HostTensor>(root->object);
+        if (l.root->objectType == "tensor") return l.loader->materialize(l.root);
         std::string keys;
-        for (const auto& [k, v] : members(root))
+        for (const auto& [k, v] : members(l.root))
             if (v->objectType == "tensor") keys += (keys.empty() ? "" : ", ") + k;
         throw FormatError("'" + path + "' holds " +
                           (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
                           (keys.empty() ? "" : ": name one as '" + path + ":KEY'"));
     }
-    for (const auto& [k, v] : members(root))
-        if (k == key && v->objectType == "tensor") return *std::static_pointer_cast<HostTensor>(v->object);
+    for (const auto& [k, v] : members(l.root))
+        if (k == key && v->objectType == "tensor") return l.loader->materialize(v);
     throw FormatError("no tensor '" + key + "' in '" + path + "'");
 }
 
