@@ -107,6 +107,14 @@ TEST(TensorFiles, DictsAndArchivesNameTheirKeys) {
     EXPECT_CONTAINS(errorOf<FormatError>([] { import::readNpz((readersDir() / "pair.npz").string(), "nope"); }),
                     "no array 'nope'");
     EXPECT_EQ(import::readTensorFile((readersDir() / "packed.npz").string()).shape(), (std::vector<int64_t>{4, 6, 5}));
+    // What a file offers for FILE:KEY, whatever its kind (the debugger's "Bind from file" asks).
+    EXPECT_EQ(import::tensorFileKeys((readersDir() / "dict.pt").string()),
+              (std::vector<std::string>{"weight", "bias"}));
+    EXPECT_EQ(import::tensorFileKeys((readersDir() / "pair.npz").string()), (std::vector<std::string>{"x", "m"}));
+    EXPECT_TRUE(import::tensorFileKeys((readersDir() / "float32_contiguous.pt").string()).empty());
+    EXPECT_TRUE(import::tensorFileKeys((readersDir() / "float32_c.npy").string()).empty());
+    EXPECT_CONTAINS(errorOf<FormatError>([] { import::tensorFileKeys((readersDir() / "missing.pt").string()); }),
+                    "no file");
 }
 
 TEST(TensorFiles, Uint16CanBeReadAsBFloat16Bits) {

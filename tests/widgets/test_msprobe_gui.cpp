@@ -215,6 +215,39 @@ private Q_SLOTS:
         QVERIFY(test::waitIdle(ctx));
     }
 
+    void aFileOfSeveralTensorsAsksWhichOne() {
+        const QString dir = kDumps + "readers/";
+        QStringList offered;
+        auto pick = [&](const QString& key) {
+            return [&offered, key](const QStringList& keys) {
+                offered = keys;
+                return key;
+            };
+        };
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "dict.pt", pick("bias")), dir + "dict.pt:bias");
+        QCOMPARE(offered, (QStringList{"weight", "bias"}));  // a state dict's tensors, as for an .npz
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "pair.npz", pick("m")), dir + "pair.npz:m");
+        QCOMPARE(offered, (QStringList{"x", "m"}));
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "dict.pt", pick("")), QString());  // cancelled
+        offered.clear();
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "packed.npz", pick("?")), dir + "packed.npz:y");  // one array
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "float32_contiguous.pt", pick("?")),
+                 dir + "float32_contiguous.pt");
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "bad_header.npy", pick("?")), dir + "bad_header.npy");
+        QVERIFY(offered.isEmpty());  // nothing asked when there is nothing to choose
+        // The chosen key binds.
+        DebugContext ctx;
+        ArgumentForm form(&ctx);
+        QVERIFY(ctx.openFile(file_));
+        QVERIFY(test::loadPrepared(ctx, "/gn/basic"));
+        auto* slot = qobject_cast<TensorSlotWidget*>(form.editorFor("gamma"));
+        QSignalSpy args(&ctx, &DebugContext::argumentsChanged);
+        Q_EMIT slot->fileChosen(dir + "dict.pt:bias");
+        QVERIFY(args.wait(10000));
+        QCOMPARE(ctx.arguments().tensors.at("gamma").tensor.dtype(), DType::Float16);
+        QVERIFY(test::waitIdle(ctx));
+    }
+
 private:
     // A dump of 80 ranks, each a copy of the committed dump_l1's rank0 (20 supported calls).
     QString copyOfDump(const QString& name) {

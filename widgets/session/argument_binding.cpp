@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "opscope/import/npy.h"
 #include "opscope/import/tensor_file.h"
 
 namespace opscope::gui {
@@ -80,8 +79,6 @@ ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& 
 }
 
 TensorBinding bindingFromFileOnWorker(const std::string& spec) { return {spec, import::readTensorFile(spec)}; }
-
-std::vector<std::string> npzArrayNames(const std::string& path) { return import::npzKeys(path); }
 
 std::string faultyArgument(const ops::OpSchema& schema, const std::string& message) {
     // The API prefix never names an argument.

@@ -36,8 +36,6 @@ ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& 
 // "d.npz:key", "w.pt"), read by the CLI's readers (import/tensor_file.h); the spec is its origin.
 // Throws import::FormatError naming the file. Runs on a worker thread.
 TensorBinding bindingFromFileOnWorker(const std::string& spec);
-// The arrays of an .npz to choose from ("" for a file of one tensor). Throws FormatError.
-std::vector<std::string> npzArrayNames(const std::string& path);
 
 // The schema argument an error message is about: the earliest whole-word mention of a tensor
 // or attribute name after the "aclnnXxxGetWorkspaceSize: " prefix (an output name counts as

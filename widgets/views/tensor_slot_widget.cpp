@@ -9,7 +9,7 @@
 #include <QToolButton>
 
 #include "models/h5_tree_model.h"
-#include "session/argument_binding.h"
+#include "opscope/import/tensor_file.h"
 
 namespace opscope::gui {
 
@@ -61,29 +61,29 @@ void TensorSlotWidget::mouseDoubleClickEvent(QMouseEvent* e) {
     if (!bound_) Q_EMIT emptySlotDoubleClicked();
 }
 
+QString TensorSlotWidget::specForFile(const QString& path, const std::function<QString(const QStringList&)>& pickKey) {
+    QStringList keys;  // an .npz's arrays, a .pt state dict's tensors
+    try {
+        for (const std::string& k : import::tensorFileKeys(path.toStdString())) keys << QString::fromStdString(k);
+    } catch (const std::exception&) {
+        return path;  // reading it says what is wrong
+    }
+    if (keys.isEmpty()) return path;
+    const QString key = keys.size() == 1 ? keys.front() : pickKey(keys);
+    return key.isEmpty() ? QString() : path + ":" + key;
+}
+
 void TensorSlotWidget::chooseFile() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Bind a tensor from a file"), QString(),
                                                       tr("Tensor files (*.npy *.npz *.pt *.pth);;All files (*)"));
     if (path.isEmpty()) return;
-    if (!path.endsWith(".npz", Qt::CaseInsensitive)) {
-        Q_EMIT fileChosen(path);
-        return;
-    }
-    QStringList keys;
-    try {
-        for (const std::string& k : npzArrayNames(path.toStdString())) keys << QString::fromStdString(k);
-    } catch (const std::exception&) {
-        Q_EMIT fileChosen(path);  // reading it says what is wrong
-        return;
-    }
-    if (keys.size() <= 1) {
-        Q_EMIT fileChosen(path);
-        return;
-    }
-    bool ok = false;
-    const QString key =
-        QInputDialog::getItem(this, tr("Which array?"), tr("Arrays of %1:").arg(path), keys, 0, false, &ok);
-    if (ok) Q_EMIT fileChosen(path + ":" + key);
+    const QString spec = specForFile(path, [&](const QStringList& keys) {
+        bool ok = false;
+        const QString key =
+            QInputDialog::getItem(this, tr("Which tensor?"), tr("Tensors of %1:").arg(path), keys, 0, false, &ok);
+        return ok ? key : QString();
+    });
+    if (!spec.isEmpty()) Q_EMIT fileChosen(spec);
 }
 
 void TensorSlotWidget::setHighlight(bool on) {

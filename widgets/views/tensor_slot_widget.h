@@ -4,6 +4,9 @@
 #pragma once
 
 #include <QFrame>
+#include <QStringList>
+
+#include <functional>
 
 class QLabel;
 class QToolButton;
@@ -16,6 +19,10 @@ public:
     explicit TensorSlotWidget(bool optional, QWidget* parent = nullptr);
     // Empty origin = unbound.
     void setBinding(const QString& origin, const QString& description);
+    // What a chosen file binds as: the file itself (an .npy, a .pt of one tensor, or a file that
+    // cannot be read, whose reading then says why), FILE:KEY for the one key of an .npz or a .pt
+    // dict, or for the key `pickKey` returns among several; "" when it returns "" (cancelled).
+    static QString specForFile(const QString& path, const std::function<QString(const QStringList&)>& pickKey);
 
 Q_SIGNALS:
     void datasetDropped(const QString& datasetPath);

@@ -35,6 +35,21 @@ bool split(const std::string& text, Spec* out) {
     return false;
 }
 
+// The file named, checked to exist as a regular file.
+Spec existingFile(const std::string& text) {
+    Spec s;
+    if (!split(text, &s)) throw FormatError("'" + text + "' is not FILE.npy, FILE.npz:KEY or FILE.pt");
+    std::error_code ec;
+    if (!std::filesystem::exists(s.file, ec)) throw FormatError("no file '" + s.file + "'");
+    if (!std::filesystem::is_regular_file(s.file, ec)) throw FormatError("'" + s.file + "' is not a regular file");
+    return s;
+}
+
+std::vector<std::string> keysOf(const Spec& s) {
+    if (s.extension == ".npy") return {};
+    return s.extension == ".npz" ? npzKeys(s.file) : torchPtKeys(s.file);
+}
+
 }  // namespace
 
 bool isTensorFileSpec(const std::string& text) {
@@ -42,27 +57,22 @@ bool isTensorFileSpec(const std::string& text) {
     return split(text, &s);
 }
 
+std::vector<std::string> tensorFileKeys(const std::string& file) { return keysOf(existingFile(file)); }
+
 HostTensor readTensorFile(const std::string& text) {
-    Spec s;
-    if (!split(text, &s)) throw FormatError("'" + text + "' is not FILE.npy, FILE.npz:KEY or FILE.pt");
-    std::error_code ec;
-    if (!std::filesystem::exists(s.file, ec)) throw FormatError("no file '" + s.file + "'");
-    if (!std::filesystem::is_regular_file(s.file, ec)) throw FormatError("'" + s.file + "' is not a regular file");
+    Spec s = existingFile(text);
     if (s.extension == ".npy") return readNpy(s.file);
-    if (s.extension == ".npz") {
-        if (s.key.empty()) {
-            const std::vector<std::string> keys = npzKeys(s.file);
-            if (keys.size() != 1) {
-                std::string list;
-                for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
-                throw FormatError("'" + s.file + "' holds " + std::to_string(keys.size()) + " arrays (" + list +
-                                  "): name one as '" + s.file + ":KEY'");
-            }
-            s.key = keys[0];
+    if (s.key.empty() && s.extension == ".npz") {
+        const std::vector<std::string> keys = keysOf(s);
+        if (keys.size() != 1) {
+            std::string list;
+            for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
+            throw FormatError("'" + s.file + "' holds " + std::to_string(keys.size()) + " arrays (" + list +
+                              "): name one as '" + s.file + ":KEY'");
         }
-        return readNpz(s.file, s.key);
+        s.key = keys[0];
     }
-    return readTorchPt(s.file, s.key);
+    return s.extension == ".npz" ? readNpz(s.file, s.key) : readTorchPt(s.file, s.key);
 }
 
 }  // namespace opscope::import

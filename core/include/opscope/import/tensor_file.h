@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "opscope/host_tensor.h"
 
@@ -11,7 +12,12 @@ namespace opscope::import {
 
 // True when the text names a .npy, .npz or .pt file (with or without ":KEY").
 bool isTensorFileSpec(const std::string& text);
-// Throws FormatError naming the file (missing, unreadable, malformed, or no such key).
+// Throws FormatError naming the file (missing, unreadable, malformed, or no such key). An .npz of
+// one array needs no key.
 HostTensor readTensorFile(const std::string& spec);
+// The keys a file offers for FILE:KEY (an .npz's arrays, a .pt dict's or list's tensors), in
+// file order; none for an .npy or a .pt of one bare tensor. Reads no tensor data. Throws
+// FormatError as readTensorFile does.
+std::vector<std::string> tensorFileKeys(const std::string& file);
 
 }  // namespace opscope::import
