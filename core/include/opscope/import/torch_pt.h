@@ -3,7 +3,8 @@
 // over storages named by persistent id, _rebuild_parameter, OrderedDict, tuples, lists, dicts)
 // and the raw storages in data/<key>. Views keep their storage offset and strides; the result
 // is a contiguous row-major copy. Only the storage of the tensor asked for is read (one key of a
-// large state dict costs that tensor), and a damaged storage fails only the tensors that use it. Dtypes: float16/32/64, bfloat16, int8-64, uint8, bool.
+// large state dict costs that tensor), and a damaged storage fails only the tensors that use it.
+// Dtypes: float16/32/64, bfloat16, int8-64, uint8, bool.
 #pragma once
 
 #include <string>
