@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "cli_common.h"
 #include "opscope/file_text.h"
@@ -13,15 +14,18 @@ using json = ReportJson;
 
 namespace {
 
-// Shards of one run: every report names a shard I/N with the same N (missingShards has made
-// sure that no I is there twice).
+// Shards of one run: every report names a shard I/N with the same N, no I twice, and the same
+// files (older reports list none).
 bool areShardsOfOneRun(const std::vector<json>& reports) {
-    std::optional<int> count;
+    auto shardOf = [](const json& r) { return shardField(r, "shard", "a report"); };
+    const std::optional<Shard> first = shardOf(reports.front());
+    const json files = reports.front().value("files", json::array());
+    std::set<int> indices;
     for (const json& r : reports) {
-        const json s = r.value("shard", json());
-        const std::optional<Shard> shard = s.is_string() ? shardNamed(s.get<std::string>()) : std::nullopt;
-        if (!shard || (count && *count != shard->count)) return false;
-        count = shard->count;
+        const std::optional<Shard> shard = shardOf(r);
+        if (!first || !shard || shard->count != first->count || !indices.insert(shard->index).second ||
+            r.value("files", json::array()) != files)
+            return false;
     }
     return true;
 }

@@ -2,7 +2,8 @@
 
 #include <map>
 #include <optional>
-#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "cli_common.h"
 
@@ -17,18 +18,27 @@ std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
 
 std::string shardText(int index, int count) { return std::to_string(index) + "/" + std::to_string(count); }
 
-// A report field that must hold "I/N" when it is a string; nothing for null or absent.
-std::optional<Shard> shardField(const json& j, const char* key, const std::string& where) {
-    if (!j.is_object() || !j.contains(key) || j[key].is_null()) return std::nullopt;
-    const std::optional<Shard> s = j[key].is_string() ? shardNamed(j[key].get<std::string>()) : std::nullopt;
-    if (!s) throw CliError(where + " has " + key + " " + j[key].dump() + ", not a shard I/N with 0 <= I < N");
-    return s;
-}
-
 // One family of shards: each index seen, with the report (or file) it came from.
 struct Family {
+    int count = 0;
+    std::string key;  // what else the family's shards share (the files of a run)
     std::map<int, std::string> seen;
     std::vector<std::string> reports;
+};
+
+// Families in the order the arguments first name them (a map would sort them by path).
+class Families {
+public:
+    Family& of(int count, const std::string& key) {
+        for (Family& f : families_)
+            if (f.count == count && f.key == key) return f;
+        families_.push_back(Family{count, key, {}, {}});
+        return families_.back();
+    }
+    const std::vector<Family>& all() const { return families_; }
+
+private:
+    std::vector<Family> families_;
 };
 
 void noteReport(Family& f, const std::string& name) {
@@ -43,12 +53,11 @@ std::string filesKey(const json& report) {
     return key;
 }
 
-void collectRunShards(const std::vector<json>& reports, const std::vector<std::string>& names,
-                      std::map<std::pair<int, std::string>, Family>* runs) {
+void collectRunShards(const std::vector<json>& reports, const std::vector<std::string>& names, Families* runs) {
     for (std::size_t r = 0; r < reports.size(); ++r) {
         const std::optional<Shard> s = shardField(reports[r], "shard", inQuotes(names[r]));
         if (!s) continue;
-        Family& family = (*runs)[{s->count, filesKey(reports[r])}];
+        Family& family = runs->of(s->count, filesKey(reports[r]));
         const auto [at, added] = family.seen.emplace(s->index, names[r]);
         if (!added)
             throw CliError(inQuotes(at->second) + " and " + inQuotes(names[r]) + " are both run shard " +
@@ -57,15 +66,14 @@ void collectRunShards(const std::vector<json>& reports, const std::vector<std::s
     }
 }
 
-void collectImportShards(const std::vector<json>& reports, const std::vector<std::string>& names,
-                         std::map<int, Family>* imports) {
+void collectImportShards(const std::vector<json>& reports, const std::vector<std::string>& names, Families* imports) {
     for (std::size_t r = 0; r < reports.size(); ++r)
         for (const json& f : reports[r].value("files", json::array())) {
             const std::string file = f.is_object() ? f.value("file", "") : "";
             const std::optional<Shard> s =
                 shardField(f, "import_shard", inQuotes(names[r]) + "'s file " + inQuotes(file));
             if (!s) continue;
-            Family& family = (*imports)[s->count];
+            Family& family = imports->of(s->count, "");
             const auto [at, added] = family.seen.emplace(s->index, file);
             if (!added && at->second != file)  // the same file may run in several run shards
                 throw CliError(inQuotes(at->second) + " and " + inQuotes(file) + " are both import shard " +
@@ -91,24 +99,30 @@ void requireEachCaseOnce(const std::vector<json>& reports, const std::vector<std
         }
 }
 
-void addMissing(const std::string& kind, int count, const Family& family, std::vector<MissingShards>* out) {
-    MissingShards m{kind, count, {}, family.reports};
-    for (int i = 0; i < count; ++i)
+void addMissing(const std::string& kind, const Family& family, std::vector<MissingShards>* out) {
+    MissingShards m{kind, family.count, {}, family.reports};
+    for (int i = 0; i < family.count; ++i)
         if (!family.seen.count(i)) m.indices.push_back(i);
     if (!m.indices.empty()) out->push_back(std::move(m));
 }
 
 }  // namespace
 
+std::optional<Shard> shardField(const json& j, const char* key, const std::string& where) {
+    if (!j.is_object() || !j.contains(key) || j[key].is_null()) return std::nullopt;
+    const std::optional<Shard> s = j[key].is_string() ? shardNamed(j[key].get<std::string>()) : std::nullopt;
+    if (!s) throw CliError(where + " has " + key + " " + j[key].dump() + ", not a shard I/N with 0 <= I < N");
+    return s;
+}
+
 std::vector<MissingShards> missingShards(const std::vector<json>& reports, const std::vector<std::string>& names) {
-    std::map<std::pair<int, std::string>, Family> runs;
-    std::map<int, Family> imports;
+    Families runs, imports;
     collectRunShards(reports, names, &runs);
     collectImportShards(reports, names, &imports);
     requireEachCaseOnce(reports, names);
     std::vector<MissingShards> missing;
-    for (const auto& [key, family] : runs) addMissing("run shard", key.first, family, &missing);
-    for (const auto& [count, family] : imports) addMissing("import shard", count, family, &missing);
+    for (const Family& family : runs.all()) addMissing("run shard", family, &missing);
+    for (const Family& family : imports.all()) addMissing("import shard", family, &missing);
     return missing;
 }
 

@@ -3,9 +3,11 @@
 // cases would silently be missing from a merged report that passes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli_common.h"
 #include "report_merge.h"
 
 namespace opscope::cli {
@@ -17,6 +19,10 @@ struct MissingShards {
     std::vector<int> indices;          // the missing I, ascending
     std::vector<std::string> reports;  // the reports that hold the others
 };
+
+// The shard "I/N" in j[key]; nothing when it is null or absent. Throws CliError naming `where`
+// for any other value.
+std::optional<Shard> shardField(const ReportJson& j, const char* key, const std::string& where);
 
 // Run shards are grouped by N and the files the runs were given; import shards (the case files'
 // opscope_import_shard, listed in a report's "files") by N. Throws CliError, naming both, when

@@ -198,6 +198,21 @@ assert m["missing_shards"] == [{"kind": "run shard", "count": 3, "missing": [1],
                                 "present_in": [m["merged_from"][0], m["merged_from"][1]]}], m["missing_shards"]
 assert m["summary"]["cases"] == 11 and m["summary"]["exit_code"] == 0, m["summary"]
 PY
+# Shards of two different runs (other files) are two families, each missing its other half,
+# concatenated, not interleaved by their positions.
+"$CLI" run "$WORK/step0.h5" --shard 0/2 --report "$WORK/a0.json" > /dev/null
+"$CLI" run "$WORK/rank0.h5" --shard 1/2 --report "$WORK/b1.json" > /dev/null
+expect_exit 2 "$CLI" report merge "$WORK/a0.json" "$WORK/b1.json" -o "$WORK/ab.json"
+expect_err "no report holds run shard 1/2; run shard 0/2"
+expect_exit 1 "$CLI" report merge "$WORK/a0.json" "$WORK/b1.json" -o "$WORK/ab.json" --allow-missing
+checks=$((checks + 1))
+/usr/bin/python3 - "$WORK/ab.json" <<'PY' || fail "the shards of two runs were interleaved or their gaps not recorded"
+import json, sys
+m = json.load(open(sys.argv[1]))
+files = [c["file"].rsplit("/", 1)[-1] for c in m["cases"]]
+assert files == ["step0.h5"] * 8 + ["rank0.h5"] * 7, files
+assert [g["missing"] for g in m["missing_shards"]] == [[1], [0]], m["missing_shards"]
+PY
 # Shards of the import (the Slurm example of docs/SCALE.md: each task imports and runs its shard,
 # unsharded): the case files carry their shard, the reports list it, and merge wants them all.
 for i in 0 1 2; do
