@@ -12,24 +12,29 @@
 #include "opscope/h5/attribute_value.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
+#include "opscope/import/format_error.h"
+#include "opscope/import/tensor_file.h"
 #include "opscope/trace.h"
 
 namespace opscope::cli {
 
 CommandSpec infoSpec() {
     return {"info",
-            "info FILE.h5 [--tree] [--attrs] [--depth N] [--json]",
-            "list the cases, trace executors and datasets in an HDF5 file (reads no tensor data)",
+            "info FILE [--tree] [--attrs] [--depth N] [--json]",
+            "list the cases, trace executors and datasets in an HDF5 file, or the tensors of a .npy/.npz/.pt",
             "A case file lists its cases (operator, parameters, inputs, output sources); a trace lists its\n"
             "executors; any other HDF5 file (a checkpoint, a dump) lists its tree. Dataset paths in the\n"
-            "tree can be bound to operator arguments with 'run --op NAME --bind ARG=FILE.h5:/path'.",
+            "tree can be bound to operator arguments with 'run --op NAME --bind ARG=FILE.h5:/path'.\n"
+            "A numpy or PyTorch file (.npy, .npz, .pt, .pth) lists each tensor's key, dtype and shape, as\n"
+            "'--bind' and 'compare' name it (FILE.npz:KEY, FILE.pt:KEY). No tensor data is decoded.",
             {{"--tree", "", false, "also list every group and dataset (the default for files without cases)"},
              {"--attrs", "", false, "with the tree: show each object's attributes"},
              {"--depth", "N", false, "with the tree: list at most N levels"},
              kJsonOption},
             /*minPositionals=*/1,
             /*maxPositionals=*/1,
-            "  opscope-cli info datasets/convolution_backward.h5\n  opscope-cli info model.h5 --attrs\n"};
+            "  opscope-cli info datasets/convolution_backward.h5\n  opscope-cli info model.h5 --attrs\n"
+            "  opscope-cli info state_dict.pt\n"};
 }
 
 int runInfo(const ParsedArgs& a);  // below
@@ -323,8 +328,47 @@ void printText(const h5::File& f, const std::string& file, const FileContents& c
 
 }  // namespace
 
+namespace {
+
+// A .npy/.npz/.pt file: its tensors and how to name each on the command line.
+int infoOfTensorFile(const ParsedArgs& a, const std::string& file) {
+    for (const char* o : {"--tree", "--attrs", "--depth"})
+        if (a.has(o)) throw CliError(std::string(o) + " lists an HDF5 file's tree; '" + file + "' is a tensor file");
+    std::vector<import::TensorEntry> tensors;
+    try {
+        tensors = import::describeTensorFile(file);
+    } catch (const import::FormatError& e) {
+        throw CliError(e.what());
+    }
+    const uint64_t bytes = std::filesystem::file_size(file);
+    auto spec = [&](const import::TensorEntry& t) { return t.key.empty() ? file : file + ":" + t.key; };
+    if (a.has("--json")) {
+        JsonWriter w(std::cout);
+        w.beginObject().field("file", file).field("kind", "tensor file").field("bytes", bytes);
+        w.key("tensors").beginArray();
+        for (const import::TensorEntry& t : tensors)
+            w.beginObject()
+                .field("key", t.key)
+                .field("dtype", dtypeName(t.dtype))
+                .field("shape", t.shape)
+                .field("spec", spec(t))
+                .endObject();
+        w.endArray().endObject();
+        w.finish();
+        return kExitPass;
+    }
+    std::cout << file << ": tensor file, " << formatBytes(bytes) << ", " << tensors.size() << " tensor"
+              << (tensors.size() == 1 ? "" : "s") << "\n";
+    for (const import::TensorEntry& t : tensors)
+        std::cout << "    " << tensorText(t.dtype, t.shape) << "  " << spec(t) << "\n";
+    return kExitPass;
+}
+
+}  // namespace
+
 int runInfo(const ParsedArgs& a) {
     const std::string file = a.positionals[0];
+    if (import::isTensorFileSpec(file)) return infoOfTensorFile(a, file);
     requireSafeFile(file);
     const int depth = depthOf(a);
     const h5::File f = h5::File::openReadOnly(file);  // FileError: not HDF5, truncated, ... (exit 2 in main)

@@ -288,6 +288,18 @@ expect_one_line_error
 expect_err "$WORK/gamma.npy is float32\[8\] but $WORK/dy.npy is float32\[3, 8\]: the element counts differ"
 expect_exit 2 "$CLI" compare "$WORK/dy.npy" "$READERS/bad_truncated.pt"
 expect_err "the reference tensor: .*bad_truncated.pt' is not a readable zip archive"
+# info lists a tensor file's tensors as --bind and compare name them.
+expect_exit 0 "$CLI" info "$READERS/dict.pt"
+expect_out "dict.pt: tensor file, .*, 2 tensors"
+expect_out "float32\[2, 6, 5\]  $READERS/dict.pt:weight"
+expect_out "float16\[5\]  $READERS/dict.pt:bias"
+expect_exit 0 "$CLI" info "$WORK/dy.npy" --json
+expect_out '"spec": "'"$WORK"'/dy.npy"'
+expect_out '"shape": \[3, 8\]'
+expect_exit 2 "$CLI" info "$READERS/dict.pt" --tree
+expect_err "--tree lists an HDF5 file's tree; '$READERS/dict.pt' is a tensor file"
+expect_exit 2 "$CLI" info "$READERS/bad_truncated.pt"
+expect_one_line_error
 # A key of a .pt state dict reads that tensor's storage only: with the weight's storage cut
 # short, the bias still reads, and the weight is refused with the storage it lacks.
 /usr/bin/python3 - "$READERS/dict.pt" "$WORK/dict_damaged.pt" <<'PY'

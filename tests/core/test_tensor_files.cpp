@@ -4,6 +4,7 @@
 // files must be one-sentence errors naming the file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -186,4 +187,35 @@ TEST(TensorFiles, NpyDeclaringMoreDataThanItHoldsAllocatesNothing) {
     const std::string msg = errorOf<FormatError>([&] { import::parseNpy(bytes, "huge.npy"); });
     EXPECT_CONTAINS(msg, "huge.npy");
     EXPECT_CONTAINS(msg, "declares");
+}
+
+TEST(TensorFiles, EveryFixtureIsDescribedAsItReadsWithoutItsData) {
+    // info lists a tensor file from its headers and pickle: each key, dtype and shape as read.
+    for (const Fixture& f : manifest()) {
+        SCOPED_TRACE(f.file + (f.key.empty() ? "" : ":" + f.key));
+        std::vector<import::TensorEntry> entries;
+        ASSERT_NO_THROW(entries = import::describeTensorFile((readersDir() / f.file).string()));
+        const auto e =
+            std::find_if(entries.begin(), entries.end(), [&](const import::TensorEntry& x) { return x.key == f.key; });
+        ASSERT_NE(e, entries.end());
+        EXPECT_EQ(dtypeName(e->dtype), f.dtype);
+        EXPECT_EQ(e->shape, f.shape);
+    }
+    EXPECT_EQ(import::describeTensorFile((readersDir() / "dict.pt").string()).size(), 2u);
+}
+
+TEST(TensorFiles, DescribingReadsNoMoreThanTheHeader) {
+    opscope::test::ScratchDir dir("describe");
+    // A version-2 header that claims 4 GiB in a 16-byte file: refused before anything is read.
+    std::string huge = std::string("\x93NUMPY\x02\x00", 8) + std::string("\xf0\xff\xff\xff", 4) + "{'de";
+    std::ofstream(dir.file("huge.npy"), std::ios::binary).write(huge.data(), static_cast<std::streamsize>(huge.size()));
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::describeTensorFile(dir.file("huge.npy")); }),
+                    "the header is cut short");
+    // A .npy whose data is short is described from its header, and read as an error.
+    const std::string npy = slurp(readersDir() / "float32_c.npy");
+    const std::string cut = npy.substr(0, npy.size() - 4);
+    std::ofstream(dir.file("cut.npy"), std::ios::binary).write(cut.data(), static_cast<std::streamsize>(cut.size()));
+    EXPECT_EQ(import::describeTensorFile(dir.file("cut.npy")).front().shape,
+              import::readTensorFile((readersDir() / "float32_c.npy").string()).shape());
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(dir.file("cut.npy")); }), "truncated?");
 }

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+#include <algorithm>
 
 #include "byte_order.h"
 #include "opscope/error.h"
@@ -138,36 +140,62 @@ HostTensor fromFortran(const HostTensor& f, const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options) {
-    const auto bad = [&](const std::string& why) {
-        return FormatError("'" + what + "' is not a valid .npy file: " + why);
-    };
-    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) throw bad("no \\x93NUMPY magic");
+namespace {
+
+// What a .npy header declares, with where its data starts: parsed from the file's first bytes
+// (at least the whole header; the data may or may not follow).
+struct Declared {
+    Header h;
+    DType dtype = DType::Undefined;
+    bool bigEndian = false;
+    std::size_t dataStart = 0;
+    uint64_t count = 0;  // elements
+};
+
+FormatError invalid(const std::string& what, const std::string& why) {
+    return FormatError("'" + what + "' is not a valid .npy file: " + why);
+}
+
+// The header's length and where it starts, from the first 12 bytes (fewer: cut short).
+std::pair<std::size_t, std::size_t> headerSpan(const std::string& bytes, const std::string& what) {
+    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) throw invalid(what, "no \\x93NUMPY magic");
     const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
     const int major = b[6];
-    std::size_t headerLen = 0, start = 0;
-    if (major == 1)
-        headerLen = static_cast<std::size_t>(b[8] | (b[9] << 8)), start = 10;
-    else if (major == 2 || major == 3) {
-        if (bytes.size() < 12) throw bad("the header is cut short");
-        headerLen = static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8) |
-                    (static_cast<std::size_t>(b[10]) << 16) | (static_cast<std::size_t>(b[11]) << 24);
-        start = 12;
-    } else
-        throw bad("format version " + std::to_string(major) + " (only 1, 2 and 3 exist)");
-    if (headerLen > bytes.size() - start) throw bad("the header is cut short");
-    const Header h = HeaderParser(bytes.substr(start, headerLen), what).parse();
-    bool bigEndian = false;
-    const DType dtype = dtypeOfDescr(h.descr, &bigEndian, what, options);
-    if (h.shape.size() > 64) throw bad("rank " + std::to_string(h.shape.size()));
-    uint64_t count = 1;
-    for (int64_t d : h.shape) {
-        if (d != 0 && count > std::numeric_limits<uint64_t>::max() / 16 / static_cast<uint64_t>(d))
-            throw bad("the shape overflows");
-        count *= static_cast<uint64_t>(d);
+    if (major == 1) return {static_cast<std::size_t>(b[8] | (b[9] << 8)), 10};
+    if (major != 2 && major != 3)
+        throw invalid(what, "format version " + std::to_string(major) + " (only 1, 2 and 3 exist)");
+    if (bytes.size() < 12) throw invalid(what, "the header is cut short");
+    return {static_cast<std::size_t>(b[8]) | (static_cast<std::size_t>(b[9]) << 8) |
+                (static_cast<std::size_t>(b[10]) << 16) | (static_cast<std::size_t>(b[11]) << 24),
+            12};
+}
+
+Declared declared(const std::string& bytes, const std::string& what, const NpyOptions& options) {
+    const auto [headerLen, start] = headerSpan(bytes, what);
+    if (headerLen > bytes.size() - start) throw invalid(what, "the header is cut short");
+    Declared d;
+    d.h = HeaderParser(bytes.substr(start, headerLen), what).parse();
+    d.dtype = dtypeOfDescr(d.h.descr, &d.bigEndian, what, options);
+    d.dataStart = start + headerLen;
+    if (d.h.shape.size() > 64) throw invalid(what, "rank " + std::to_string(d.h.shape.size()));
+    d.count = 1;
+    for (int64_t n : d.h.shape) {
+        if (n != 0 && d.count > std::numeric_limits<uint64_t>::max() / 16 / static_cast<uint64_t>(n))
+            throw invalid(what, "the shape overflows");
+        d.count *= static_cast<uint64_t>(n);
     }
+    return d;
+}
+
+}  // namespace
+
+HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options) {
+    const Declared d = declared(bytes, what, options);
+    const Header& h = d.h;
+    const DType dtype = d.dtype;
+    const uint64_t count = d.count;
     const uint64_t need = count * dtypeSize(dtype);
-    const uint64_t have = bytes.size() - start - headerLen;
+    const uint64_t have = bytes.size() - d.dataStart;
     if (need != have)
         throw FormatError("'" + what + "' declares " + std::to_string(need) + " bytes of data (" + h.descr + ", " +
                           std::to_string(count) + " elements) but holds " + std::to_string(have) +
@@ -175,12 +203,50 @@ HostTensor parseNpy(const std::string& bytes, const std::string& what, const Npy
     std::vector<int64_t> stored = h.shape;
     if (h.fortran) stored.assign(h.shape.rbegin(), h.shape.rend());
     HostTensor t(dtype, stored);
-    if (need) std::memcpy(t.data(), bytes.data() + start + headerLen, static_cast<std::size_t>(need));
-    if (bigEndian) detail::swapBytes(t.data(), static_cast<std::size_t>(count), dtypeSize(dtype));
+    if (need) std::memcpy(t.data(), bytes.data() + d.dataStart, static_cast<std::size_t>(need));
+    if (d.bigEndian) detail::swapBytes(t.data(), static_cast<std::size_t>(count), dtypeSize(dtype));
     if (dtype == DType::Bool)
         for (uint64_t i = 0; i < count; ++i)
-            if (t.dataAs<uint8_t>()[i] > 1) throw bad("a bool element holds " + std::to_string(t.dataAs<uint8_t>()[i]));
+            if (t.dataAs<uint8_t>()[i] > 1)
+                throw invalid(what, "a bool element holds " + std::to_string(t.dataAs<uint8_t>()[i]));
     return h.fortran && h.shape.size() > 1 ? fromFortran(t, h.shape) : t;
+}
+
+namespace {
+
+TensorEntry describeNpyBytes(const std::string& bytes, const std::string& what, const std::string& key) {
+    const Declared d = declared(bytes, what, {});
+    return {key, d.dtype, d.h.shape};
+}
+
+}  // namespace
+
+TensorEntry describeNpy(const std::string& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) throw FormatError("cannot open '" + path + "'");
+    const uint64_t size = static_cast<uint64_t>(in.tellg());
+    in.seekg(0);
+    std::string prefix(static_cast<std::size_t>(std::min<uint64_t>(size, 12)), '\0');
+    if (!in.read(prefix.data(), static_cast<std::streamsize>(prefix.size())))
+        throw FormatError("cannot read '" + path + "'");
+    const auto [headerLen, start] = headerSpan(prefix, path);
+    if (headerLen > size - start) throw invalid(path, "the header is cut short");  // checked before it is read
+    std::string bytes(start + headerLen, '\0');
+    in.seekg(0);
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+        throw FormatError("cannot read '" + path + "'");
+    return describeNpyBytes(bytes, path, "");
+}
+
+std::vector<TensorEntry> describeNpz(const std::string& path) {
+    std::vector<TensorEntry> out;
+    const ZipArchive zip(path);
+    for (const std::string& key : npzKeys(path)) {
+        const ZipArchive::Entry* e = zip.find(key + ".npy");
+        if (!e) e = zip.find(key);
+        out.push_back(describeNpyBytes(zip.read(*e), path + ":" + key, key));
+    }
+    return out;
 }
 
 HostTensor readNpy(const std::string& path, const NpyOptions& options) {

@@ -59,6 +59,12 @@ bool isTensorFileSpec(const std::string& text) {
 
 std::vector<std::string> tensorFileKeys(const std::string& file) { return keysOf(existingFile(file)); }
 
+std::vector<TensorEntry> describeTensorFile(const std::string& file) {
+    const Spec s = existingFile(file);
+    if (s.extension == ".npy") return {describeNpy(s.file)};
+    return s.extension == ".npz" ? describeNpz(s.file) : describeTorchPt(s.file);
+}
+
 HostTensor readTensorFile(const std::string& text) {
     Spec s = existingFile(text);
     if (s.extension == ".npy") return readNpy(s.file);

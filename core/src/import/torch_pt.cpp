@@ -240,6 +240,19 @@ Loaded loadChecked(const std::string& path) {
 
 }  // namespace
 
+std::vector<TensorEntry> describeTorchPt(const std::string& path) {
+    const Loaded l = loadChecked(path);
+    auto entry = [](const std::string& key, const PyRef& v) {
+        const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(v->object);
+        return TensorEntry{key, t.storage->dtype, t.size};
+    };
+    if (l.root->objectType == "tensor") return {entry("", l.root)};
+    std::vector<TensorEntry> out;
+    for (const auto& [k, v] : members(l.root))
+        if (v->objectType == "tensor") out.push_back(entry(k, v));
+    return out;
+}
+
 std::vector<std::string> torchPtKeys(const std::string& path) {
     std::vector<std::string> keys;
     for (const auto& [k, v] : members(loadChecked(path).root))

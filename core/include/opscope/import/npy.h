@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "opscope/host_tensor.h"
+#include "opscope/import/tensor_entry.h"
 
 namespace opscope::import {
 
@@ -20,6 +21,10 @@ struct NpyOptions {
 HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options = {});
 HostTensor readNpy(const std::string& path, const NpyOptions& options = {});
 
+// The dtype and shape the header declares, reading the header only (not a check of the data).
+TensorEntry describeNpy(const std::string& path);
+// Each array's, by key in archive order (each member is read, its data not decoded).
+std::vector<TensorEntry> describeNpz(const std::string& path);
 // The arrays of an .npz, by key (the member name without ".npy"), in archive order.
 std::vector<std::string> npzKeys(const std::string& path);
 HostTensor readNpz(const std::string& path, const std::string& key, const NpyOptions& options = {});

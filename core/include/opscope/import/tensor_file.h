@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "opscope/host_tensor.h"
+#include "opscope/import/tensor_entry.h"
 
 namespace opscope::import {
 
@@ -19,5 +20,8 @@ HostTensor readTensorFile(const std::string& spec);
 // file order; none for an .npy or a .pt of one bare tensor. Reads no tensor data. Throws
 // FormatError as readTensorFile does.
 std::vector<std::string> tensorFileKeys(const std::string& file);
+// Every tensor the file holds (key, dtype, shape) from its headers or pickle: no tensor data is
+// decoded (an .npz's members are read). Throws FormatError as readTensorFile does.
+std::vector<TensorEntry> describeTensorFile(const std::string& file);
 
 }  // namespace opscope::import

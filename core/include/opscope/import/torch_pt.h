@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "opscope/host_tensor.h"
+#include "opscope/import/tensor_entry.h"
 
 namespace opscope::import {
 
@@ -19,6 +20,8 @@ namespace opscope::import {
 // keys. Throws FormatError naming the file for anything torch.save would not have written.
 HostTensor readTorchPt(const std::string& path, const std::string& key = "");
 
+// Each tensor's key (none for a bare tensor), dtype and shape, reading the pickle only.
+std::vector<TensorEntry> describeTorchPt(const std::string& path);
 // The keys of a .pt holding a dict, list or tuple of tensors; {} for a single tensor.
 std::vector<std::string> torchPtKeys(const std::string& path);
 
