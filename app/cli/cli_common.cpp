@@ -24,7 +24,8 @@ namespace opscope::cli {
 DatasetRef parseDatasetRef(const std::string& text, const std::string& what) {
     const std::size_t colon = text.rfind(":/");
     if (colon == std::string::npos || colon == 0)
-        throw CliError(what + " must be FILE.h5:/path/to/dataset, got '" + text + "'");
+        throw CliError(what + " must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY or FILE.pt[:KEY], got '" +
+                       text + "'");
     return DatasetRef{text.substr(0, colon), text.substr(colon + 1)};
 }
 
@@ -109,15 +110,12 @@ HostTensor readTensorArgument(const std::string& target, const std::string& what
     if (import::isTensorFileSpec(target)) {
         try {
             HostTensor t = import::readTensorFile(target);
-            if (files) files->push_back(target.substr(0, target.find(':', target.rfind('.'))));
+            if (files) files->push_back(import::tensorFilePath(target));
             return t;
         } catch (const import::FormatError& e) {
             throw CliError(what + ": " + e.what());
         }
     }
-    if (target.rfind(":/") == std::string::npos)
-        throw CliError(what + " must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY or FILE.pt[:KEY], got '" +
-                       target + "'");
     const DatasetRef ref = parseDatasetRef(target, what);
     if (files) files->push_back(ref.file);
     try {

@@ -326,10 +326,6 @@ void printText(const h5::File& f, const std::string& file, const FileContents& c
     }
 }
 
-}  // namespace
-
-namespace {
-
 // A .npy/.npz/.pt file: its tensors and how to name each on the command line.
 int infoOfTensorFile(const ParsedArgs& a, const std::string& file) {
     for (const char* o : {"--tree", "--attrs", "--depth"})

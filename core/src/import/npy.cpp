@@ -3,13 +3,13 @@
 // parsed strictly: exactly those three keys, a plain descr (no structured dtypes).
 #include "opscope/import/npy.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <utility>
-#include <algorithm>
 
 #include "byte_order.h"
 #include "opscope/error.h"
@@ -138,10 +138,6 @@ HostTensor fromFortran(const HostTensor& f, const std::vector<int64_t>& shape) {
     return HostTensor::copyOf(v);
 }
 
-}  // namespace
-
-namespace {
-
 // What a .npy header declares, with where its data starts: parsed from the file's first bytes
 // (at least the whole header; the data may or may not follow).
 struct Declared {
@@ -187,6 +183,11 @@ Declared declared(const std::string& bytes, const std::string& what, const NpyOp
     return d;
 }
 
+TensorEntry describeNpyBytes(const std::string& bytes, const std::string& what, const std::string& key) {
+    const Declared d = declared(bytes, what, {});
+    return {key, d.dtype, d.h.shape};
+}
+
 }  // namespace
 
 HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options) {
@@ -211,15 +212,6 @@ HostTensor parseNpy(const std::string& bytes, const std::string& what, const Npy
                 throw invalid(what, "a bool element holds " + std::to_string(t.dataAs<uint8_t>()[i]));
     return h.fortran && h.shape.size() > 1 ? fromFortran(t, h.shape) : t;
 }
-
-namespace {
-
-TensorEntry describeNpyBytes(const std::string& bytes, const std::string& what, const std::string& key) {
-    const Declared d = declared(bytes, what, {});
-    return {key, d.dtype, d.h.shape};
-}
-
-}  // namespace
 
 TensorEntry describeNpy(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);

@@ -57,6 +57,11 @@ bool isTensorFileSpec(const std::string& text) {
     return split(text, &s);
 }
 
+std::string tensorFilePath(const std::string& spec) {
+    Spec s;
+    return split(spec, &s) ? s.file : "";
+}
+
 std::vector<std::string> tensorFileKeys(const std::string& file) { return keysOf(existingFile(file)); }
 
 std::vector<TensorEntry> describeTensorFile(const std::string& file) {

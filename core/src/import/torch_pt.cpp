@@ -208,14 +208,16 @@ std::string keyText(const PyRef& k) {
     return "?";
 }
 
-// The keys of a container of tensors, and the tensor under one.
-std::vector<std::pair<std::string, PyRef>> members(const PyRef& v) {
+// The tensors of a container (dict, tuple, list), each with its key; other members are left out.
+std::vector<std::pair<std::string, PyRef>> tensorMembers(const PyRef& v) {
     std::vector<std::pair<std::string, PyRef>> out;
+    auto add = [&](const std::string& key, const PyRef& member) {
+        if (member->objectType == "tensor") out.emplace_back(key, member);
+    };
     if (v->kind == PyValue::Kind::Dict)
-        for (std::size_t i = 0; i + 1 < v->items.size(); i += 2)
-            out.emplace_back(keyText(v->items[i]), v->items[i + 1]);
+        for (std::size_t i = 0; i + 1 < v->items.size(); i += 2) add(keyText(v->items[i]), v->items[i + 1]);
     else if (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List)
-        for (std::size_t i = 0; i < v->items.size(); ++i) out.emplace_back(std::to_string(i), v->items[i]);
+        for (std::size_t i = 0; i < v->items.size(); ++i) add(std::to_string(i), v->items[i]);
     return out;
 }
 
@@ -248,15 +250,13 @@ std::vector<TensorEntry> describeTorchPt(const std::string& path) {
     };
     if (l.root->objectType == "tensor") return {entry("", l.root)};
     std::vector<TensorEntry> out;
-    for (const auto& [k, v] : members(l.root))
-        if (v->objectType == "tensor") out.push_back(entry(k, v));
+    for (const auto& [k, v] : tensorMembers(l.root)) out.push_back(entry(k, v));
     return out;
 }
 
 std::vector<std::string> torchPtKeys(const std::string& path) {
     std::vector<std::string> keys;
-    for (const auto& [k, v] : members(loadChecked(path).root))
-        if (v->objectType == "tensor") keys.push_back(k);
+    for (const auto& [k, v] : tensorMembers(loadChecked(path).root)) keys.push_back(k);
     return keys;
 }
 
@@ -265,14 +265,13 @@ HostTensor readTorchPt(const std::string& path, const std::string& key) {
     if (key.empty()) {
         if (l.root->objectType == "tensor") return l.loader->materialize(l.root);
         std::string keys;
-        for (const auto& [k, v] : members(l.root))
-            if (v->objectType == "tensor") keys += (keys.empty() ? "" : ", ") + k;
+        for (const auto& [k, v] : tensorMembers(l.root)) keys += (keys.empty() ? "" : ", ") + k;
         throw FormatError("'" + path + "' holds " +
                           (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
                           (keys.empty() ? "" : ": name one as '" + path + ":KEY'"));
     }
-    for (const auto& [k, v] : members(l.root))
-        if (k == key && v->objectType == "tensor") return l.loader->materialize(v);
+    for (const auto& [k, v] : tensorMembers(l.root))
+        if (k == key) return l.loader->materialize(v);
     throw FormatError("no tensor '" + key + "' in '" + path + "'");
 }
 

@@ -13,6 +13,8 @@ namespace opscope::import {
 
 // True when the text names a .npy, .npz or .pt file (with or without ":KEY").
 bool isTensorFileSpec(const std::string& text);
+// The file a spec names ("d.npz" of "d.npz:x"); "" when it names no tensor file.
+std::string tensorFilePath(const std::string& spec);
 // Throws FormatError naming the file (missing, unreadable, malformed, or no such key). An .npz of
 // one array needs no key.
 HostTensor readTensorFile(const std::string& spec);
