@@ -38,6 +38,7 @@ namespace opscope::gui {
 namespace {
 constexpr int kMaxRecent = 10;
 constexpr const char* kRecentKey = "recentFiles";
+constexpr const char* kConvAllowHf32Key = "msprobe/convAllowHf32";
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent), context_(new DebugContext(this)) {
@@ -189,6 +190,7 @@ void MainWindow::createFileMenu() {
         if (!path.isEmpty()) openFile(path);
     }));
     addOpenFolderAction(file);
+    addDumpSettingsAction(file);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(makeAction(tr("&Save Session…"), "saveSession", QKeySequence::Save, [this] { saveSession(); }));
@@ -292,6 +294,7 @@ void MainWindow::updateTitle() {
 }
 
 bool MainWindow::openFile(const QString& path) {
+    openDump_.clear();  // openDumpFolder sets it again after opening its import
     QString error;
     if (!context_->openFile(path, &error)) {
         QMessageBox::warning(this, tr("Cannot open file"), error);
@@ -342,8 +345,28 @@ void MainWindow::addOpenFolderAction(QMenu* file) {
     file->addAction(a);
 }
 
+// The dump does not record torch_npu.npu.conv.allow_hf32; the importer must be told (the CLI's
+// --conv-allow-hf32). Kept in the settings; changing it imports the open dump again.
+void MainWindow::addDumpSettingsAction(QMenu* file) {
+    auto* a = new QAction(tr("Dumps Ran with Conv HF32 (torch_npu allow_hf32)"), this);
+    a->setObjectName("convAllowHf32");
+    a->setCheckable(true);
+    a->setChecked(QSettings().value(kConvAllowHf32Key, true).toBool());
+    a->setToolTip(
+        tr("torch_npu.npu.conv.allow_hf32 of the run that made the dump (torch_npu's default: on). "
+           "Float32 convolutions are replayed and judged with HF32 operands when on, float32 when off."));
+    connect(a, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(kConvAllowHf32Key, on);
+        log_->addMessage(tr("Dumps are imported with torch_npu.npu.conv.allow_hf32 = %1").arg(on ? "True" : "False"),
+                         false);
+        if (!openDump_.isEmpty()) openDumpFolder(openDump_);  // its verdicts follow the setting
+    });
+    file->addAction(a);
+}
+
 DumpImportControl MainWindow::followImport(const ImportProgress::Flag& flag) {
     DumpImportControl control;
+    control.device.convAllowHf32 = QSettings().value(kConvAllowHf32Key, true).toBool();
     control.cancelled = [flag] { return flag->load(); };
     control.progress = [bar = QPointer<ImportProgress>(importProgress_), flag](std::size_t done, std::size_t total) {
         // At most one update per percent reaches the GUI thread.
@@ -381,6 +404,7 @@ void MainWindow::openDumpFolder(const QString& dir) {
                              false);
             for (const QString& why : r.notDone) log_->addMessage(tr("Not imported: %1").arg(why), true);
             openFile(r.caseFile);
+            openDump_ = dir;
             Q_EMIT dumpFolderOpened(r.caseFile);
         });
 }

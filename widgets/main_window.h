@@ -88,6 +88,7 @@ private:
     void createActions();
     void createStatusBar();
     void addOpenFolderAction(QMenu* file);
+    void addDumpSettingsAction(QMenu* file);                           // File > "Dumps ran with conv HF32" (allow_hf32)
     DumpImportControl followImport(const ImportProgress::Flag& flag);  // the status bar follows it
     void createFileMenu();
     void createDebugMenu();
@@ -136,6 +137,7 @@ private:
     bool layoutRestored_ = false;
     bool shownOnce_ = false;
     std::vector<QAction*> debugActions_;
+    QString openDump_;  // the msprobe dump folder whose import is open, if one is
 };
 
 }  // namespace opscope::gui

@@ -133,6 +133,14 @@ std::optional<long> parseWholeNumber(const std::string& text, long min, long max
     return n;
 }
 
+std::optional<bool> parseTrueFalse(const std::string& text) {
+    std::string l = text;
+    std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (l == "true") return true;
+    if (l == "false") return false;
+    return std::nullopt;
+}
+
 int parseJobs(const std::string& text) {
     const std::optional<long> n = parseWholeNumber(text, 1, 1024);
     if (!n) throw CliError("--jobs must be a whole number from 1 to 1024, got '" + text + "'");

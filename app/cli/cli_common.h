@@ -51,6 +51,9 @@ void checkOutputPath(const std::string& output, const std::vector<std::string>& 
 // `text` as a whole number in [min, max], or nothing (not a number, trailing text, out of range).
 std::optional<long> parseWholeNumber(const std::string& text, long min, long max);
 
+// "true" or "false" in any case, or nothing.
+std::optional<bool> parseTrueFalse(const std::string& text);
+
 // --jobs N (1..1024) and --shard I/N (0 <= I < N); throw CliError with the value seen.
 int parseJobs(const std::string& text);
 void parseShard(const std::string& text, int* index, int* count);

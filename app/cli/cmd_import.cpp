@@ -27,6 +27,9 @@ CommandSpec importMsprobeSpec() {
              {"--rank", "R", false, "only this rank (0, rank0 or proc123)"},
              {"--jobs", "N", false, "threads reading tensor files (default: the number of cores)"},
              {"--shard", "I/N", false, "only the calls whose position % N == I (for a Slurm array or GNU parallel)"},
+             {"--conv-allow-hf32", "BOOL", false,
+              "torch_npu.npu.conv.allow_hf32 of the run: true (torch_npu's default) or false; sets the convolutions' "
+              "cubeMathType"},
              kProgressOption,
              {"--quiet", "", false, "print only the summary line"}},
             /*minPositionals=*/1,
@@ -59,6 +62,12 @@ int runImportMsprobe(const ParsedArgs& a) {
     o.jobs = a.has("--jobs") ? parseJobs(a.value("--jobs"))
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (a.has("--shard")) parseShard(a.value("--shard"), &o.shardIndex, &o.shardCount);
+    if (a.has("--conv-allow-hf32")) {
+        const std::optional<bool> allow = parseTrueFalse(a.value("--conv-allow-hf32"));
+        if (!allow)
+            throw CliError("--conv-allow-hf32 must be true or false, got '" + a.value("--conv-allow-hf32") + "'");
+        o.device.convAllowHf32 = *allow;
+    }
     checkOutputPath(out, {}, "-o");
     const bool tty = stderrIsTerminal();
     if (a.has("--progress") || tty)

@@ -96,14 +96,6 @@ std::string trim(const std::string& s) {
     return s.substr(b, e - b);
 }
 
-std::optional<bool> asBool(const std::string& s) {
-    std::string l = s;
-    std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (l == "true") return true;
-    if (l == "false") return false;
-    return std::nullopt;
-}
-
 std::optional<int64_t> asInt(const std::string& s) {
     if (s.empty()) return std::nullopt;
     char* end = nullptr;
@@ -126,7 +118,7 @@ ParamValue parseAttributeValue(const std::string& name, const std::string& text)
     const bool bracketed = t.size() >= 2 && t.front() == '[' && t.back() == ']';
     if (bracketed) t = t.substr(1, t.size() - 2);
     if (!bracketed && t.find(',') == std::string::npos) {
-        if (auto b = asBool(t)) return *b;
+        if (auto b = parseTrueFalse(t)) return *b;
         if (auto i = asInt(t)) return *i;
         if (auto d = asDouble(t)) return *d;
         return t;
@@ -140,9 +132,9 @@ ParamValue parseAttributeValue(const std::string& name, const std::string& text)
         if (!part.empty()) parts.push_back(part);
         begin = end + 1;
     }
-    if (std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return asBool(p).has_value(); })) {
+    if (std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return parseTrueFalse(p).has_value(); })) {
         std::vector<bool> v;
-        for (const auto& p : parts) v.push_back(*asBool(p));
+        for (const auto& p : parts) v.push_back(*parseTrueFalse(p));
         return v;
     }
     if (std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return asInt(p).has_value(); })) {

@@ -5,7 +5,8 @@ msprobe (MindStudio probe) dumps each API call of a PyTorch step on the NPU as d
 stack.json and one torch.save file per tensor (docs/MSPROBE.md). With no NPU here, PyTorch on
 the CPU plays the device: gradients are computed in float64 from the stored (rounded) inputs
 and rounded once to the call's dtype, i.e. a perfect device, except where a fixture says
-otherwise. Layout:
+otherwise. The device runs torch_npu's defaults on Atlas A2: a float32 convolution multiplies HF32
+operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
 
     dump_l1/step0/rank0/   L1: conv1d/2d/3d, conv_transpose2d, group_norm, npu_rms_norm,
                            grid_sample; positional and keyword arguments, defaults, fp32/fp16/
@@ -151,6 +152,25 @@ def grads64(fn, tensors, grad_out):
     return [None if l is None else next(it) for l in leaves], out
 
 
+def hf32(t):
+    """A float32 tensor as an Atlas A2 cube multiplies it under torch_npu's default
+    (torch_npu.npu.conv.allow_hf32 = True: cubeMathType USE_HF32): the low 12 mantissa bits
+    rounded away, ties to even. Other dtypes reach the cube unchanged."""
+    if t is None or t.dtype != torch.float32:
+        return t
+    b = t.contiguous().view(torch.int32).numpy().astype(np.int64)
+    b = ((b + 0x7FF + ((b >> 12) & 1)) >> 12) << 12
+    return torch.from_numpy(b.astype(np.uint32).view(np.int32)).view(torch.float32).reshape(t.shape)
+
+
+def conv_grads(call, x, wt, b, gy):
+    """The device's conv gradients: the cube multiplies the operands as hf32() leaves them (float32
+    calls run in HF32 by default); gradBias sums gy as given (the vector unit)."""
+    (gx, gw, _), y = grads64(call, [hf32(x), hf32(wt), b], hf32(gy))
+    gb = None if b is None else gy.double().sum(dim=[0] + list(range(2, gy.dim())))
+    return gx, gw, gb, y
+
+
 def conv_call(w, name, dtype, x_shape, w_shape, bias, fn, args_before, kwargs, bias_positional=True,
               wrong_weight_grad=False, positional_params=()):
     """A conv-family call: fn(x, w, b, **params); args_before are positional params after bias."""
@@ -164,7 +184,7 @@ def conv_call(w, name, dtype, x_shape, w_shape, bias, fn, args_before, kwargs, b
     with torch.no_grad():
         y64 = call(x.double(), wt.double(), None if b is None else b.double())
     gy = randn(g, y64.shape, dt)
-    (gx, gw, gb), y = grads64(call, [x, wt, b], gy)
+    gx, gw, gb, y = conv_grads(call, x, wt, b, gy)
     gx, gw = gx.to(dt), gw.to(dt)
     if wrong_weight_grad:
         gw = gw.clone()
@@ -312,12 +332,13 @@ def write_l0(root):
     with torch.no_grad():
         conv.weight.copy_(randn(g, conv.weight.shape, torch.float64, 0.5))
         conv.bias.copy_(randn(g, conv.bias.shape, torch.float64))
-    x = randn(g, (2, 3, 8, 7), torch.float32).double().requires_grad_(True)
-    y = conv(x)
-    gy = randn(g, y.shape, torch.float32).double()
-    gx, gw, gb = torch.autograd.grad(y, [x, conv.weight, conv.bias], gy)
     f = lambda t: t.detach().float()
-    w.module("Module.conv1.Conv2d", 0, [f(x)], {"weight": f(conv.weight), "bias": f(conv.bias)}, [f(y)], [f(gy)],
+    x, cw, cb = randn(g, (2, 3, 8, 7), torch.float32), f(conv.weight), f(conv.bias)
+    with torch.no_grad():
+        y_shape = conv(x.double()).shape
+    gy = randn(g, y_shape, torch.float32)
+    gx, gw, gb, y = conv_grads(lambda xx, ww, bb: F.conv2d(xx, ww, bb, stride=2, padding=1), x, cw, cb, gy)
+    w.module("Module.conv1.Conv2d", 0, [x], {"weight": cw, "bias": cb}, [f(y)], [gy],
              [f(gx)], {"weight": f(gw), "bias": f(gb)})
     gn = torch.nn.GroupNorm(4, 8).double()
     with torch.no_grad():

@@ -29,14 +29,6 @@ using kernels::CubeRounding;
 
 constexpr const char* kOp = "aclnnConvolutionBackward";
 
-// The rounding a Cast step applies so that an operand stored as `stored` reaches the cube in
-// `precision`; None when widening to float32 is exact (fp16 and bf16 fit in HF32; fp16 stays).
-CubeRounding roundingFor(CubePrecision precision, DType stored) {
-    if (precision == CubePrecision::HFloat32 && stored == DType::Float32) return CubeRounding::HF32;
-    if (precision == CubePrecision::Float16 && stored != DType::Float16) return CubeRounding::FP16;
-    return CubeRounding::None;
-}
-
 // Dense float32 views of the inputs, each step added once: `dense` (Contiguous), `raw`
 // (+ exact Cast to float32) and `cube` (+ Cast(HF32)/Cast(FP16) when cubeMathType rounds).
 class Operands {
@@ -52,7 +44,7 @@ public:
     int cube(int slot) {
         return memo(cube_, slot, [&] {
             const Slot user = plan_.slot(slot);
-            const CubeRounding r = roundingFor(precision_, user.view.dtype);
+            const CubeRounding r = conv::cubeRoundingOf(precision_, user.view.dtype);
             if (r == CubeRounding::None) return raw(slot);
             const int src = dense(slot);
             const bool hf32 = r == CubeRounding::HF32;

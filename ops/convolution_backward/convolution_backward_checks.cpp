@@ -352,6 +352,12 @@ CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t mode) {
     return CubePrecision::Float16;  // float32 with 1 or 2
 }
 
+kernels::CubeRounding cubeRoundingOf(CubePrecision precision, DType stored) {
+    if (precision == CubePrecision::HFloat32 && stored == DType::Float32) return kernels::CubeRounding::HF32;
+    if (precision == CubePrecision::Float16 && stored != DType::Float16) return kernels::CubeRounding::FP16;
+    return kernels::CubeRounding::None;
+}
+
 ConvProblem validateConvolutionBackward(const ConvArgs& a, Product product) {
     ConvProblem p;
     checkPointers(a, p);              // 1

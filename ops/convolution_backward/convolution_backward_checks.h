@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convolution_backward_kernel.h"
+#include "cube_precision.h"
 #include "opscope/objects.h"
 #include "opscope/product.h"
 
@@ -36,6 +37,11 @@ const char* cubeMathTypeName(int8_t cubeMathType);
 // computes `dtype` (the promoted dtype of gradOutput, input, weight) with under cubeMathType.
 // Throws 161002 for the combinations the documentation calls errors.
 CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t cubeMathType);
+
+// The rounding that brings an operand stored as `stored` to the cube in `precision`; None when
+// widening to float32 is exact (fp16 and bf16 fit in HF32; fp16 stays). The plan's Cast steps
+// and the golden's operands follow it.
+kernels::CubeRounding cubeRoundingOf(CubePrecision precision, DType stored);
 
 // A validated call. Spatial parameters are per axis (1, 2 or 3 of them).
 struct ConvProblem {

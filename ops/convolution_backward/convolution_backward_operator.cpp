@@ -1,7 +1,9 @@
 // aclnnConvolutionBackward as data: schema, C-API binding and float64 reference.
 #include "../registry/builtin_operators.h"
+#include "convolution_backward_checks.h"
 #include "dtype_promotion.h"
 #include "aclnnop/aclnn_convolution_backward.h"
+#include "opscope/metrics.h"
 #include "opscope/ops/attribute_defaults.h"
 #include "opscope/reference/convolution.h"
 
@@ -16,6 +18,35 @@ std::vector<int64_t> perDim(const std::vector<int64_t>& v, std::size_t spatial, 
     if (v.size() == 1) return std::vector<int64_t>(spatial, v[0]);
     throw ArgumentError(std::string(name) + " has " + std::to_string(v.size()) + " values for " +
                         std::to_string(spatial) + " spatial dimensions");
+}
+
+// The golden multiplies what the cube multiplies: under HF32 or fp16 arithmetic (cubeMathType on
+// this product, README "Precision emulation") gradInput and gradWeight are the exact result of
+// the rounded operands, so a correct HF32 kernel is judged by its float32 accumulation and not
+// failed for the precision its caller chose (torch_npu's default on Atlas A2). A combination the
+// product refuses keeps the operands as stored: it never gets as far as a verdict.
+conv::CubePrecision cubePrecisionOf(const OpArguments& a, Product product) {
+    const DType promoted = conv::promoteDtype(
+        conv::promoteDtype(a.tensor("gradOutput").dtype(), a.tensor("input").dtype()), a.tensor("weight").dtype());
+    try {
+        return conv::resolveCubePrecision(product, promoted, static_cast<int8_t>(a.intAttr("cubeMathType")));
+    } catch (const StatusError&) {
+        return conv::CubePrecision::Float32;
+    }
+}
+
+std::vector<double> asTheCubeSees(const HostTensor& t, conv::CubePrecision precision) {
+    std::vector<double> v = t.toDoubles();
+    switch (conv::cubeRoundingOf(precision, t.dtype())) {
+        case kernels::CubeRounding::HF32:
+            for (double& e : v) e = reference::roundToHFloat32(e);
+            break;
+        case kernels::CubeRounding::FP16:
+            for (double& e : v) e = metrics::roundToDtype(e, DType::Float16);
+            break;
+        case kernels::CubeRounding::None: break;
+    }
+    return v;
 }
 
 class ConvolutionBackwardOperator final : public Operator {
@@ -86,7 +117,33 @@ private:
                                                         gw, gb, ws, exe);
     }
 
-    std::map<std::string, HostTensor> golden(const OpArguments& a) const override {
+    // A float32 call on Atlas A2/A3 in the other setting of torch_npu.npu.conv.allow_hf32, which
+    // torch_npu turns into cubeMathType 3 (on, its default) or 0 (off) and a dump does not record.
+    std::vector<ArithmeticVariant> arithmeticVariants(const OpArguments& args, Product product) const override {
+        const OpArguments a = withDefaults(args);
+        const auto mode = a.intAttr("cubeMathType");
+        const conv::CubePrecision precision = cubePrecisionOf(a, product);
+        if (conv::cubeRoundingOf(precision, a.tensor("input").dtype()) == kernels::CubeRounding::HF32) {
+            OpArguments keep = a;
+            keep.attributes["cubeMathType"] = int64_t{0};
+            return {{"float32 operands (cubeMathType 0, KEEP_DTYPE)",
+                     "the run had torch_npu.npu.conv.allow_hf32 = False: import the dump with --conv-allow-hf32 false "
+                     "(the debugger: uncheck File > Dumps Ran with Conv HF32)",
+                     std::move(keep)}};
+        }
+        const bool a2Like = product == Product::AtlasA2 || product == Product::AtlasA3;  // HF32 exists there
+        if (mode == 0 && a2Like && precision == conv::CubePrecision::Float32) {
+            OpArguments hf32 = a;
+            hf32.attributes["cubeMathType"] = int64_t{3};
+            return {{"HF32 operands (cubeMathType 3, USE_HF32)",
+                     "the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True: import the dump without "
+                     "--conv-allow-hf32 false (the debugger: check File > Dumps Ran with Conv HF32)",
+                     std::move(hf32)}};
+        }
+        return {};
+    }
+
+    std::map<std::string, HostTensor> golden(const OpArguments& a, Product product) const override {
         const HostTensor& gy = a.tensor("gradOutput");
         const HostTensor& x = a.tensor("input");
         const HostTensor& w = a.tensor("weight");
@@ -105,8 +162,11 @@ private:
         }
         p.groups = a.intAttr("groups");
         p.transposed = a.boolAttr("transposed");
-        const auto r =
-            reference::convBackward(gy.toDoubles(), gy.shape(), x.toDoubles(), x.shape(), w.toDoubles(), w.shape(), p);
+        const conv::CubePrecision precision = cubePrecisionOf(a, product);
+        auto r = reference::convBackward(asTheCubeSees(gy, precision), gy.shape(), asTheCubeSees(x, precision),
+                                         x.shape(), asTheCubeSees(w, precision), w.shape(), p);
+        if (conv::cubeRoundingOf(precision, gy.dtype()) != kernels::CubeRounding::None)
+            r.gradBias = reference::convBiasGrad(gy.toDoubles(), gy.shape());  // the vector unit: dy as given
         return maskedGolden(a.boolArrayAttr("outputMask"),
                             {{"gradInput", x.shape(), r.gradInput},
                              {"gradWeight", w.shape(), r.gradWeight},

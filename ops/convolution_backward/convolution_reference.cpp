@@ -3,6 +3,9 @@
 // kernels. 1D and 2D are padded to 3 spatial axes (size-one leading axes) locally.
 #include "opscope/reference/convolution.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "opscope/error.h"
@@ -140,7 +143,6 @@ ConvBackwardResult convBackward(const std::vector<double>& gradOut, const std::v
     ConvBackwardResult r;
     r.gradInput.assign(x.size(), 0.0);
     r.gradWeight.assign(w.size(), 0.0);
-    r.gradBias.assign(static_cast<std::size_t>(yd.C), 0.0);
     // Each forward multiply y[yi] += x[xi] * w[wi] contributes dy[yi]*w[wi] to dx[xi] and
     // dy[yi]*x[xi] to dw[wi].
     auto tap = [&](std::size_t xi, std::size_t yi, std::size_t wi) {
@@ -151,13 +153,30 @@ ConvBackwardResult convBackward(const std::vector<double>& gradOut, const std::v
         forEachTap(xd, yd, wd, a, p.groups, tap);
     else
         forEachTap(yd, xd, wd, a, p.groups, [&](std::size_t yi, std::size_t xi, std::size_t wi) { tap(xi, yi, wi); });
+    r.gradBias = convBiasGrad(gradOut, gradOutShape);
+    return r;
+}
+
+std::vector<double> convBiasGrad(const std::vector<double>& gradOut, const std::vector<int64_t>& gradOutShape) {
+    const Dims yd = dimsOf(gradOutShape);
+    std::vector<double> gradBias(static_cast<std::size_t>(yd.C), 0.0);
     for (int64_t n = 0; n < yd.N; ++n)
         for (int64_t c = 0; c < yd.C; ++c)
             for (int64_t z = 0; z < yd.s[0]; ++z)
                 for (int64_t q = 0; q < yd.s[1]; ++q)
                     for (int64_t s = 0; s < yd.s[2]; ++s)
-                        r.gradBias[static_cast<std::size_t>(c)] += gradOut[at(yd, n, c, z, q, s)];
-    return r;
+                        gradBias[static_cast<std::size_t>(c)] += gradOut[at(yd, n, c, z, q, s)];
+    return gradBias;
+}
+
+double roundToHFloat32(double v) {
+    if (!std::isfinite(v) || v == 0) return v;
+    // 12 significant bits for a normal float32; below float32's smallest normal the quantum stays
+    // that of the smallest normal binade (2^-137), as the low mantissa bits of a subnormal go.
+    const int exponent = std::max(std::ilogb(v), -126);
+    const double quantum = std::ldexp(1.0, exponent - 11);
+    const double r = std::nearbyint(v / quantum) * quantum;  // ties to even: the default rounding mode
+    return std::fabs(r) > static_cast<double>(std::numeric_limits<float>::max()) ? std::copysign(INFINITY, v) : r;
 }
 
 }  // namespace opscope::reference

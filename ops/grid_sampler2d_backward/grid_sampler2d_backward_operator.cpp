@@ -45,7 +45,7 @@ private:
                                                           call.boolArray(mask), gi, gg, ws, exe);
     }
 
-    std::map<std::string, HostTensor> golden(const OpArguments& a) const override {
+    std::map<std::string, HostTensor> golden(const OpArguments& a, Product) const override {
         const HostTensor& in = a.tensor("input");
         const HostTensor& grid = a.tensor("grid");
         if (in.rank() != 4 || grid.rank() != 4) return {};

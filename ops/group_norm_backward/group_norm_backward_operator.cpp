@@ -46,7 +46,7 @@ private:
                                                       a.intAttr("group"), call.boolArray(mask), dx, dg, db, ws, exe);
     }
 
-    std::map<std::string, HostTensor> golden(const OpArguments& a) const override {
+    std::map<std::string, HostTensor> golden(const OpArguments& a, Product) const override {
         const int64_t N = a.intAttr("N"), C = a.intAttr("C"), HxW = a.intAttr("HxW"), G = a.intAttr("group");
         const std::vector<double> gamma = a.hasTensor("gamma") ? a.tensor("gamma").toDoubles() : std::vector<double>{};
         const auto r = reference::groupNormBackward(a.tensor("gradOut").toDoubles(), a.tensor("input").toDoubles(),

@@ -32,7 +32,9 @@ DType caseDtypeOf(const Operator& op, const OpArguments& args) {
 
 bool CaseResult::passed() const { return ok() && overallOf(comparisons) == Overall::Pass; }
 
-DeviceVerdict CaseResult::deviceVerdict() const { return ok() ? ops::deviceVerdict(comparisons) : DeviceVerdict{}; }
+DeviceVerdict CaseResult::deviceVerdict() const {
+    return ok() ? ops::deviceVerdict(comparisons, deviceArithmetic) : DeviceVerdict{};
+}
 
 std::string unknownOperatorMessage(const std::string& name) {
     std::string known;
@@ -148,7 +150,7 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
         call->runToEnd();
         r.runMs = msSince(start);
         start = Clock::now();
-        const std::map<std::string, HostTensor> golden = op->reference(args);
+        const std::map<std::string, HostTensor> golden = op->reference(args, currentProduct());  // as prepare() ran
         r.goldenMs = msSince(start);
 
         for (const auto& [name, out] : call->outputs()) {
@@ -161,6 +163,8 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
             r.comparisons.push_back(compareOutput(name, "opscope", out, kGolden, g->second, out.dtype(), standard));
             judgeStoredSources(r, c, name, out, g->second, standard, recast);
         }
+        if (ops::deviceVerdict(r.comparisons).kind == DeviceVerdict::Kind::DeviceFails)
+            r.deviceArithmetic = deviceArithmetic(*op, args, currentProduct(), c.sources, standard);
         // An output that could not be compared makes the case an error, as before (exit 2),
         // while every other comparison stays in the result.
         for (const Comparison& cmp : r.comparisons)

@@ -125,11 +125,12 @@ const char* deviceVerdictName(DeviceVerdict::Kind k) {
     static constexpr Named<Kind> kKinds[] = {{Kind::DeviceFails, "device fails"},
                                              {Kind::Agree, "emulation and device agree"},
                                              {Kind::BothFail, "both fail"},
-                                             {Kind::EmulationFails, "emulation fails"}};
+                                             {Kind::EmulationFails, "emulation fails"},
+                                             {Kind::OtherSettings, "device ran other settings"}};
     return nameOf(kKinds, k, "no device outputs");
 }
 
-DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons) {
+DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons, const std::optional<OtherArithmetic>& ran) {
     DeviceVerdict v;
     std::string deviceFailures, emulationFailures;
     bool anyDevice = false;
@@ -143,7 +144,11 @@ DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons) {
     }
     if (!anyDevice) return v;
     using K = DeviceVerdict::Kind;
-    if (!deviceFailures.empty() && emulationFailures.empty()) {
+    if (!deviceFailures.empty() && emulationFailures.empty() && ran) {
+        v.kind = K::OtherSettings;
+        v.line = "device ran other settings: " + deviceFailures + "; with " + ran->label +
+                 " every device output passes: " + ran->advice;
+    } else if (!deviceFailures.empty() && emulationFailures.empty()) {
         v.kind = K::DeviceFails;
         v.line = "device fails: " + deviceFailures + "; the emulation passes on the same inputs";
     } else if (deviceFailures.empty() && emulationFailures.empty()) {
@@ -158,6 +163,27 @@ DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons) {
         v.line = "emulation fails: " + emulationFailures + "; the device passes";
     }
     return v;
+}
+
+std::optional<OtherArithmetic> deviceArithmetic(const Operator& op, const OpArguments& args, Product product,
+                                                const std::vector<cases::OutputSource>& sources,
+                                                const metrics::Standard& standard) {
+    for (const ArithmeticVariant& variant : op.arithmeticVariants(args, product)) {
+        const std::map<std::string, HostTensor> golden = op.reference(variant.args, product);
+        bool judged = false, passed = true;
+        for (const cases::OutputSource& source : sources) {
+            if (source.role != cases::SourceRole::Actual) continue;
+            std::map<std::string, HostTensor> outputs;  // the outputs the call computes
+            for (const auto& [name, t] : source.tensors)
+                if (golden.count(name)) outputs.emplace(name, t);
+            for (const Comparison& c : compareOutputs(outputs, source.name, golden, kGolden, standard)) {
+                judged = judged || c.judged;
+                passed = passed && c.compared && c.judgement.passed();
+            }
+        }
+        if (judged && passed) return OtherArithmetic{variant.label, variant.advice};
+    }
+    return std::nullopt;
 }
 
 }  // namespace opscope::ops

@@ -60,7 +60,7 @@ private:
     // The scalar reference over blocks of rows (dx rows are independent; dgamma adds the blocks'
     // sums): a [32768, 4096] call holds its float64 dx and a few MB of rows, not four
     // tensor-sized vectors of doubles.
-    std::map<std::string, HostTensor> golden(const OpArguments& a) const override {
+    std::map<std::string, HostTensor> golden(const OpArguments& a, Product) const override {
         const HostTensor& x = a.tensor("x");
         const HostTensor& gamma = a.tensor("gamma");
         const int64_t cols = gamma.numel();

@@ -66,6 +66,21 @@ assert cases["Functional.conv2d.4"]["status"] == "fail"
 assert all(c["status"] == "pass" for k, c in cases.items() if k != "Functional.conv2d.4")
 PY
 
+# The fixtures' float32 convolutions ran HF32 (torch_npu's default): imported as allow_hf32 off,
+# they fail the float32 golden and the verdict says which setting they ran.
+expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/hf32_off.h5" --conv-allow-hf32 FALSE --quiet
+expect_exit 0 "$CLI" info "$WORK/hf32_off.h5"
+expect_out "cubeMathType=0"
+expect_exit 1 "$CLI" run "$WORK/hf32_off.h5"
+expect_out "step0/rank0/Functional.conv2d.0: device ran other settings: npu/gradInput"
+expect_out "every device output passes: the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True"
+expect_out "step0/rank0/Functional.conv2d.4: device fails"
+[ "$(grep -c 'device ran other settings' "$WORK/out")" -eq 4 ] || fail "expected 4 'other settings' lines"
+expect_exit 0 "$CLI" info "$WORK/step0.h5"
+expect_out "cubeMathType=3"
+expect_exit 2 "$CLI" import msprobe "$L1" -o "$WORK/x.h5" --conv-allow-hf32 maybe
+expect_err "--conv-allow-hf32 must be true or false, got 'maybe'"
+
 # L0 modules import and pass.
 expect_exit 0 "$CLI" import msprobe "$L0" -o "$WORK/l0.h5"
 expect_out "imported 2 of 2"

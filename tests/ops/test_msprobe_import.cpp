@@ -186,6 +186,37 @@ TEST(MsprobeImport, OnlyTheWrongDeviceGradientFails) {
     EXPECT_GE(deviceComparisons, 40);
 }
 
+// The fixtures' device runs torch_npu's defaults: its float32 convolutions multiply HF32
+// operands. Imported as allow_hf32 off (cubeMathType 0), those calls fail the float32 golden;
+// the verdict says the device ran other settings, not that it is wrong, and the one wrong
+// gradient (Functional.conv2d.4) is wrong in both arithmetics.
+TEST(MsprobeImport, AConvolutionImportedWithTheOtherAllowHf32SaysSo) {
+    msprobe::ImportSummary s;
+    msprobe::ImportOptions hf32Off;
+    hf32Off.device.convAllowHf32 = false;
+    int otherSettings = 0;
+    for (const cases::Case& c : msprobe::importCases((dumps() / "dump_l1").string(), hf32Off, &s)) {
+        if (c.op != "aclnnConvolutionBackward") continue;
+        SCOPED_TRACE(c.path);
+        EXPECT_EQ(std::get<int64_t>(param(c, "cubeMathType")), 0);
+        const ops::CaseResult r = ops::runCase(c, "", {});
+        ASSERT_TRUE(r.ok()) << r.error;
+        const ops::DeviceVerdict v = r.deviceVerdict();
+        const bool float32 = r.caseDtype == DType::Float32;
+        const bool wrong = c.path.find("Functional.conv2d.4") != std::string::npos;
+        using K = ops::DeviceVerdict::Kind;
+        EXPECT_EQ(v.kind, wrong ? K::DeviceFails : float32 ? K::OtherSettings : K::Agree) << v.line;
+        if (v.kind == K::OtherSettings) {
+            ++otherSettings;
+            EXPECT_CONTAINS(v.line, "with HF32 operands (cubeMathType 3, USE_HF32) every device output passes");
+            EXPECT_CONTAINS(v.line, "without --conv-allow-hf32 false");
+        }
+    }
+    EXPECT_EQ(otherSettings, 4);  // conv2d.0, .1, .2 and conv_transpose2d.0
+    for (const cases::Case& c : msprobe::importCases((dumps() / "dump_l1").string(), {}, &s))
+        if (c.op == "aclnnConvolutionBackward") EXPECT_EQ(std::get<int64_t>(param(c, "cubeMathType")), 3) << c.path;
+}
+
 TEST(MsprobeImport, L0ModulesInferWhatTheDumpDoesNotRecord) {
     msprobe::ImportSummary s;
     const auto cs = byCall(msprobe::importCases((dumps() / "dump_l0").string(), {}, &s));

@@ -82,6 +82,44 @@ private Q_SLOTS:
         QVERIFY(w.metricsPanel()->verdictBackground() == verdictBackground(metrics::Verdict::Pass));
     }
 
+    // File > "Dumps Ran with Conv HF32": turning it off imports the open dump again with
+    // cubeMathType 0 (never its cached import of the other setting), and a float32 convolution
+    // the device ran in HF32 is then "device ran other settings" on an amber banner, not a
+    // failing device. Turned back on, the call agrees again.
+    void theConvHf32SettingReimportsTheOpenDump() {
+        MainWindow w(nullptr, false);
+        w.show();
+        QAction* hf32 = w.findChild<QAction*>("convAllowHf32");
+        QVERIFY(hf32 && hf32->isCheckable() && hf32->isChecked());
+        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
+        w.openDumpFolder(kDumps + "dump_l1");
+        QVERIFY(opened.wait(60000));
+        DebugContext* ctx = w.context();
+        auto verdictOf = [&](const char* call) {
+            if (!test::loadPrepared(*ctx, call, 60000)) return ops::DeviceVerdict::Kind::NoDevice;
+            w.action("continue")->trigger();
+            if (!QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000))
+                return ops::DeviceVerdict::Kind::NoDevice;
+            test::waitIdle(*ctx);
+            return ctx->analysis()->device.kind;
+        };
+        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);
+
+        hf32->setChecked(false);
+        QVERIFY(opened.wait(60000));
+        QVERIFY2(w.logPanel()->toPlainText().contains("allow_hf32 = False"), qPrintable(w.logPanel()->toPlainText()));
+        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::OtherSettings);
+        const QString banner = w.metricsPanel()->verdictText();
+        QVERIFY2(banner.startsWith("Device ran other settings: npu/gradInput"), qPrintable(banner));
+        QVERIFY2(banner.contains("allow_hf32 = True"), qPrintable(banner));
+        QVERIFY(w.metricsPanel()->verdictBackground() == verdictBackground(metrics::Verdict::Warning));
+        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.4"), ops::DeviceVerdict::Kind::DeviceFails);
+
+        hf32->setChecked(true);
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);
+    }
+
     void aFolderWithoutADumpCannotBeImported() {
         QVERIFY_THROWS_EXCEPTION(std::exception, importDumpFolderOnWorker(kDumps + "readers"));
     }

@@ -51,7 +51,7 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
 }
 
 void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>& devices, const TensorMap& golden,
-                  const metrics::Standard& standard) {
+                  const metrics::Standard& standard, const CallAsRun& call) {
     std::vector<ops::Comparison> all = report->comparisons;
     for (ops::Comparison& c : all) c.reference = ops::kGolden;
     for (const cases::OutputSource& d : devices) {
@@ -61,6 +61,9 @@ void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>
             all.push_back(std::move(c));
     }
     report->device = ops::deviceVerdict(all);
+    if (report->device.kind == ops::DeviceVerdict::Kind::DeviceFails && call.op)
+        report->device =
+            ops::deviceVerdict(all, ops::deviceArithmetic(*call.op, call.args, call.product, devices, standard));
 }
 
 }  // namespace opscope::gui

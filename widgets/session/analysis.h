@@ -22,10 +22,19 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
                               const std::vector<metrics::Standard>& standards, const std::string& baselineName,
                               int64_t maxSamples = 4000, const std::string& actualName = "opscope");
 
+// The call whose outputs are judged, as it ran: what a failing device's other arithmetics are
+// tried on (ops::deviceArithmetic).
+struct CallAsRun {
+    const ops::Operator* op = nullptr;
+    ops::OpArguments args;
+    Product product = Product::AtlasA2;
+};
+
 // When the baseline is the golden: each device source (an actual source such as msprobe's npu/)
 // judged against it under the report's standard, and with OpScope's comparisons the device
-// verdict (ops::deviceVerdict, as opscope-cli run prints it) in report->device.
+// verdict (ops::deviceVerdict, with ops::deviceArithmetic for a failing device, as opscope-cli
+// run prints it) in report->device.
 void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>& devices, const TensorMap& golden,
-                  const metrics::Standard& standard);
+                  const metrics::Standard& standard, const CallAsRun& call);
 
 }  // namespace opscope::gui

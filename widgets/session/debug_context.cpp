@@ -583,7 +583,8 @@ void DebugContext::computeBaseline() {
     const ops::OpArguments args = stored ? storedArgs_ : usedArgs_;
     beginBackground("Computing the golden (float64)");
     runInBackground<TensorMapPtr>(
-        this, [op, args] { return std::make_shared<const TensorMap>(op->reference(args)); },
+        this,
+        [op, args, product = product_] { return std::make_shared<const TensorMap>(op->reference(args, product)); },
         [this, gen](TensorMapPtr map, QString error) {
             endBackground();
             if (gen != generation_) return;
@@ -625,13 +626,14 @@ void DebugContext::computeAnalysis() {
             // The device verdict needs the golden of the inputs as run (the CLI's).
             const std::shared_ptr<const cases::Case> devices =
                 baselineSource_ == kComputedBaseline ? case_ : std::shared_ptr<const cases::Case>();
+            const CallAsRun call{op_, usedArgs_, product_};
             beginBackground("Analysing outputs");
             runInBackground<AnalysisPtr>(
                 this,
-                [outputs, baseline, standards, name, devices] {
+                [outputs, baseline, standards, name, devices, call] {
                     auto report =
                         std::make_shared<AnalysisReport>(analyzeOutputs(*outputs, *baseline, standards, name));
-                    if (devices) judgeDevices(report.get(), devices->sources, *baseline, standards.front());
+                    if (devices) judgeDevices(report.get(), devices->sources, *baseline, standards.front(), call);
                     return AnalysisPtr(std::move(report));
                 },
                 [this, gen, request](AnalysisPtr report, QString error) {

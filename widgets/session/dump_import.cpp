@@ -26,7 +26,7 @@ QString dumpCaseFilePath(const QString& dir) {
 
 DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control) {
     const QString caseFile = dumpCaseFilePath(dir);
-    const QString fingerprint = dumpFingerprint(dir);
+    const QString fingerprint = dumpFingerprint(dir, control.device);
     if (std::optional<DumpImport> last = reusableImport(caseFile, fingerprint)) return *last;
     forgetImport(caseFile);
     DumpImport r;
@@ -35,6 +35,7 @@ DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl&
     options.jobs = std::max(1, QThread::idealThreadCount());
     options.cancelled = control.cancelled;
     options.progress = control.progress;
+    options.device = control.device;
     const import::msprobe::ImportSummary s =
         import::msprobe::importDump(dir.toStdString(), r.caseFile.toStdString(), options);
     if (s.cancelled) {

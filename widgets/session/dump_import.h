@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <functional>
 
+#include "opscope/import/msprobe.h"
+
 namespace opscope::gui {
 
 struct DumpImport {
@@ -19,10 +21,12 @@ struct DumpImport {
     bool reused = false;     // nothing changed since the last import: its case file is opened
 };
 
-// How the GUI follows an import: both called on the importing (pool) thread.
+// How the GUI follows an import: both called on the importing (pool) thread. The device's
+// settings that the dump does not record come with it (File > "Dumps ran with conv HF32").
 struct DumpImportControl {
     std::function<bool()> cancelled;
     std::function<void(std::size_t done, std::size_t total)> progress;
+    import::msprobe::DeviceSettings device;
 };
 
 // Where the case file of the dump folder `dir` goes: <cache>/msprobe/<folder name>-<hash of its
@@ -32,8 +36,8 @@ QString dumpCaseFilePath(const QString& dir);
 // Throws std::runtime_error (the importer's sentence) when `dir` holds no dump or no call of it
 // could be imported.
 // The tensor files are read and compressed by as many threads as the machine has cores. When
-// nothing has changed since the last import of `dir`, its case file is reused
-// (session/dump_import_cache.h).
+// nothing has changed since the last import of `dir` with the same device settings, its case
+// file is reused (session/dump_import_cache.h).
 DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control = {});
 
 }  // namespace opscope::gui

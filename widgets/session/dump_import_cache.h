@@ -15,8 +15,9 @@
 
 namespace opscope::gui {
 
-// Throws the importer's FormatError when `dir` holds no dump.
-QString dumpFingerprint(const QString& dir);
+// The dump's files and the settings it is imported with. Throws the importer's FormatError when
+// `dir` holds no dump.
+QString dumpFingerprint(const QString& dir, const import::msprobe::DeviceSettings& device);
 
 // The last import of this fingerprint into `caseFile`, if the case file is still the one it wrote.
 std::optional<DumpImport> reusableImport(const QString& caseFile, const QString& fingerprint);

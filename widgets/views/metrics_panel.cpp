@@ -127,9 +127,10 @@ void MetricsPanel::refreshVerdict() {
     }
     const bool deviceFails =
         a->device.kind == ops::DeviceVerdict::Kind::DeviceFails || a->device.kind == ops::DeviceVerdict::Kind::BothFail;
-    const metrics::Verdict shown = deviceFails                          ? metrics::Verdict::Fail
-                                   : overall == ops::Overall::NotJudged ? metrics::Verdict::Warning
-                                                                        : worst;
+    const bool otherSettings = a->device.kind == ops::DeviceVerdict::Kind::OtherSettings;  // not the device's fault
+    const metrics::Verdict shown = deviceFails                                           ? metrics::Verdict::Fail
+                                   : otherSettings || overall == ops::Overall::NotJudged ? metrics::Verdict::Warning
+                                                                                         : worst;
     const QColor bg = gui::verdictBackground(shown), fg = verdictForeground(shown);
     verdictBackground_ = bg;
     verdict_->setStyleSheet(
@@ -144,9 +145,9 @@ void MetricsPanel::refreshVerdict() {
     QString text = tr("%1%2 under %3 against %4%5")
                        .arg(deviceFails ? actual + ": " : QString(), head, QString::fromStdString(a->standard),
                             QString::fromStdString(a->baselineName), detail);
-    // A failing device leads: it is what the case is about (device fails / both fail).
+    // A failing device leads: it is what the case is about (device fails / both fail / other settings).
     const QString device = QString::fromStdString(a->device.line);
-    if (deviceFails)
+    if (deviceFails || otherSettings)
         text = device.left(1).toUpper() + device.mid(1) + "\n" + text;
     else if (a->device.kind != ops::DeviceVerdict::Kind::NoDevice)
         text += "\n" + device;

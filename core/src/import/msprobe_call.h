@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "opscope/case_file.h"
+#include "opscope/import/msprobe.h"
 
 namespace opscope::import::msprobe::detail {
 
@@ -65,7 +66,7 @@ bool isString(const json& v);
 std::vector<int64_t> intList(const json& v, const std::string& what);
 
 // The four mappings (msprobe_mappings.cpp). Throw Unsupported or FormatError.
-cases::Case convolutionCase(const Call& call);
+cases::Case convolutionCase(const Call& call, const DeviceSettings& device);
 cases::Case groupNormCase(const Call& call);
 cases::Case rmsNormCase(const Call& call);
 cases::Case gridSampleCase(const Call& call);

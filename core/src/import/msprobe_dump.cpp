@@ -283,7 +283,7 @@ std::string Dump::casePath(const std::string& call) const {
     return p + "/" + call;
 }
 
-cases::Case Dump::makeCase(const std::string& name, uint64_t* bytesRead) const {
+cases::Case Dump::makeCase(const std::string& name, const DeviceSettings& device, uint64_t* bytesRead) const {
     auto it = impl_->calls.find(name);
     if (it == impl_->calls.end()) throw FormatError("no supported call '" + name + "' in " + impl_->folder.path);
     // This call's entries, parsed here (on the replaying thread) into the call's own copy.
@@ -310,7 +310,7 @@ cases::Case Dump::makeCase(const std::string& name, uint64_t* bytesRead) const {
             "(data_mode, or no gradient flowed through it)");
     cases::Case c;
     if (contains(kConvApis, call.api) || contains(kConvModules, call.api))
-        c = detail::convolutionCase(call);
+        c = detail::convolutionCase(call, device);
     else if (call.api == "group_norm" || call.api == "GroupNorm")
         c = detail::groupNormCase(call);
     else if (call.api == "npu_rms_norm")
@@ -329,6 +329,7 @@ namespace {
 struct Job {
     const Dump* dump;
     std::string call;
+    const DeviceSettings* device;
 };
 
 struct Built {
@@ -341,7 +342,7 @@ struct Built {
 Built build(const Job& job, bool forFile) {
     Built b;
     try {
-        cases::Case c = job.dump->makeCase(job.call, &b.bytes);
+        cases::Case c = job.dump->makeCase(job.call, *job.device, &b.bytes);
         if (forFile)
             b.c = cases::prepareCase(std::move(c));
         else
@@ -371,7 +372,7 @@ template <class Sink>
 void importFolder(const Dump& dump, Progress& p, bool forFile, ImportSummary& summary, Sink& sink) {
     std::vector<Job> jobs;
     for (const std::string& call : dump.supportedCalls())
-        if (p.mine()) jobs.push_back({&dump, call});
+        if (p.mine()) jobs.push_back({&dump, call, &p.o.device});
     runOrdered(
         jobs.size(), p.o.jobs, [&](std::size_t i) { return &jobs[i]; }, [&](Job*& job) { return build(*job, forFile); },
         [&](std::size_t i, Built& b) {

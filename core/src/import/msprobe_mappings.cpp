@@ -192,7 +192,7 @@ std::vector<bool> convolutionTensors(cases::Case& c, const Call& call, const jso
 
 }  // namespace
 
-cases::Case convolutionCase(const Call& call) {
+cases::Case convolutionCase(const Call& call, const DeviceSettings& device) {
     cases::Case c = newCase(call, "aclnnConvolutionBackward");
     const bool transposed = call.api.find("ranspose") != std::string::npos;  // conv_transpose2d, ConvTranspose2d
     const json* input = call.arg(0, "input");
@@ -216,6 +216,8 @@ cases::Case convolutionCase(const Call& call) {
     c.params.push_back({"groups", g.groups});
     c.params.push_back({"outputMask", mask});
     if (bias) c.params.push_back({"biasSizes", declaredShape(*bias)});
+    // What torch_npu passes (CalcuOpUtil::GetCubeMathType): HF32 unless the run turned it off.
+    c.params.push_back({"cubeMathType", int64_t{device.convAllowHf32 ? 3 : 0}});
     return c;
 }
 

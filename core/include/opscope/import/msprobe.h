@@ -43,6 +43,14 @@ struct DumpFolder {
 std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::string& step = "",
                                         const std::string& rank = "");
 
+// What a dump does not record about how the device ran, and the importer must be told.
+struct DeviceSettings {
+    // torch_npu.npu.conv.allow_hf32 of the run (torch_npu's default: true). torch_npu passes it to
+    // aclnnConvolutionBackward as cubeMathType: 3 (USE_HF32) when true, 0 (KEEP_DTYPE) when false,
+    // on Atlas A2/A3, whose precision mode keeps float32 by default (docs/MSPROBE.md).
+    bool convAllowHf32 = true;
+};
+
 // One dump folder's dump.json (and stack.json), parsed once.
 class Dump {
 public:
@@ -58,7 +66,7 @@ public:
     // The case of one of them. Throws std::runtime_error (FormatError for a bad file) with the
     // reason when it cannot be replayed: statistics only, a missing or damaged tensor file, a
     // 5-D grid_sample, a dtype the operator does not take, ...
-    cases::Case makeCase(const std::string& call, uint64_t* bytesRead = nullptr) const;
+    cases::Case makeCase(const std::string& call, const DeviceSettings& device, uint64_t* bytesRead = nullptr) const;
     std::string casePath(const std::string& call) const;  // "/msprobe/step0/rank0/<call>"
     std::string stack(const std::string& call) const;     // its frames from stack.json, or ""
 
@@ -76,6 +84,7 @@ struct ImportOptions {
     std::string step, rank;              // "" = all
     int jobs = 1;                        // worker threads reading tensor files
     int shardIndex = 0, shardCount = 1;  // keep the calls whose position in the sorted list % count == index
+    DeviceSettings device;
     // Called after each call is done (on the calling thread), with the number done and the total.
     std::function<void(std::size_t done, std::size_t total)> progress;
     // Asked before each call is kept (on the calling thread): true stops the import within a

@@ -35,7 +35,8 @@ struct CaseResult {
     std::string error;                   // non-empty: the case could not be run
     std::vector<OutputSummary> outputs;
     std::vector<Comparison> comparisons;
-    std::vector<std::string> notes;  // sources or outputs not compared, and why
+    std::vector<std::string> notes;                   // sources or outputs not compared, and why
+    std::optional<OtherArithmetic> deviceArithmetic;  // a failing device passes in this arithmetic
     double runMs = 0, goldenMs = 0;
 
     bool ok() const { return error.empty(); }

@@ -9,9 +9,13 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "opscope/case_file.h"
 #include "opscope/host_tensor.h"
 #include "opscope/json_writer.h"
 #include "opscope/metrics.h"
+#include "opscope/ops/operator.h"
 
 namespace opscope::ops {
 
@@ -70,14 +74,29 @@ struct DeviceVerdict {
         Agree,           // the device and the emulation both pass
         BothFail,        // both fail: the inputs are the problem
         EmulationFails,  // the device passes but OpScope does not (an OpScope problem)
+        OtherSettings,   // the device fails the case's golden but passes in another arithmetic
     };
     Kind kind = Kind::NoDevice;
     std::string line;  // "device fails: npu/gradWeight (...); the emulation passes on the same inputs"
 };
 const char* deviceVerdictName(DeviceVerdict::Kind k);  // "device fails", "emulation and device agree", ...
+// The arithmetic a failing device ran instead of the case's (deviceArithmetic).
+struct OtherArithmetic {
+    std::string label, advice;  // ArithmeticVariant's
+};
+
 // Looks at the judged comparisons against kGolden: actual "opscope" is the emulation, any other
-// actual a device.
-DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons);
+// actual a device. A device that fails while the emulation passes is "device fails", unless
+// `ran` says it passes in another arithmetic (then OtherSettings, with the advice).
+DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons, const std::optional<OtherArithmetic>& ran = {});
+
+// For a device that fails against the call's golden: the first of the operator's
+// arithmeticVariants whose golden every output of every actual source passes (a float32
+// convolution dumped with torch_npu.npu.conv.allow_hf32 off and imported as on, or the reverse),
+// else nothing. Computes one golden per variant tried: call it only for a failing device.
+std::optional<OtherArithmetic> deviceArithmetic(const Operator& op, const OpArguments& args, Product product,
+                                                const std::vector<cases::OutputSource>& sources,
+                                                const metrics::Standard& standard);
 
 // A comparison as a JSON object, the one schema reports and session files share: output, actual,
 // reference, compared, judged, note (when there is one), standard, verdict ("not judged" when it

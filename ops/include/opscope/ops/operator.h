@@ -15,6 +15,7 @@
 #include "opscope/error.h"
 #include "opscope/executor.h"
 #include "opscope/host_tensor.h"
+#include "opscope/product.h"
 #include "opscope/objects.h"
 
 namespace opscope::ops {
@@ -141,6 +142,15 @@ private:
     HostTensor workspace_;
 };
 
+// Another arithmetic a device may have run the same call in that the call's arguments do not
+// show: a dump does not record torch_npu's settings (allow_hf32 makes a float32 convolution
+// multiply HF32 operands), so an import can assume the wrong one.
+struct ArithmeticVariant {
+    std::string label;   // "float32 operands (cubeMathType 0, KEEP_DTYPE)"
+    std::string advice;  // what the user does about it
+    OpArguments args;    // the call in that arithmetic
+};
+
 // An operator is its schema plus two functions of the completed arguments (withDefaults):
 // the binding to its aclnnXxxGetWorkspaceSize and its float64 reference. The entry points
 // that complete the arguments and run phase 1 are the same for every operator, here.
@@ -152,8 +162,15 @@ public:
     // Phase 1 through the public C API; throws StatusError (the aclnn code and message) when the
     // operator rejects the arguments, ArgumentError when they do not fit the schema.
     std::unique_ptr<PreparedCall> prepare(const OpArguments& args) const;
-    // Float64 outputs of the scalar reference, by output name (only the masked-in ones).
-    std::map<std::string, HostTensor> reference(const OpArguments& args) const { return golden(withDefaults(args)); }
+    // Float64 outputs of the scalar reference, by output name (only the masked-in ones), for the
+    // call as `product` computes it (the convolution's cube rounds its operands per product).
+    std::map<std::string, HostTensor> reference(const OpArguments& args, Product product) const {
+        return golden(withDefaults(args), product);
+    }
+    // The other arithmetics the device may have run `args` in on `product` (none for most).
+    virtual std::vector<ArithmeticVariant> arithmeticVariants(const OpArguments& args, Product product) const {
+        return {};
+    }
     // The arguments with every floating tensor converted to `dtype` ("run as"); operators
     // whose tensors have fixed dtypes (RmsNormGrad's rstd) override this.
     virtual OpArguments castTo(const OpArguments& args, DType dtype) const;
@@ -168,8 +185,8 @@ protected:
     // Creates the call's tensors and arrays from its completed arguments (call.arguments()) and
     // calls the operator's aclnnXxxGetWorkspaceSize, returning its status.
     virtual int32_t getWorkspaceSize(PreparedCall& call, uint64_t* workspaceSize, aclOpExecutor** executor) const = 0;
-    // The scalar reference's outputs for completed arguments.
-    virtual std::map<std::string, HostTensor> golden(const OpArguments& filled) const = 0;
+    // The scalar reference's outputs for completed arguments on `product`.
+    virtual std::map<std::string, HostTensor> golden(const OpArguments& filled, Product product) const = 0;
 
 private:
     OpSchema schema_;

@@ -41,4 +41,12 @@ ConvBackwardResult convBackward(const std::vector<double>& gradOut, const std::v
                                 const std::vector<double>& x, const std::vector<int64_t>& xShape,
                                 const std::vector<double>& w, const std::vector<int64_t>& wShape, const ConvParams& p);
 
+// gradBias alone: gradOut summed over N and the spatial axes, per channel.
+std::vector<double> convBiasGrad(const std::vector<double>& gradOut, const std::vector<int64_t>& gradOutShape);
+
+// A float32 operand as the cube unit multiplies it under HF32: the significand rounded to 12 bits
+// (11 stored), ties to even; overflow gives Inf. Computed on the value, not on the bits as the
+// kernels' Cast(HF32) step does, so that a test can hold the two against each other.
+double roundToHFloat32(double v);
+
 }  // namespace opscope::reference
