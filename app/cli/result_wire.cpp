@@ -155,6 +155,11 @@ void encodeResult(Encoder& e, std::size_t order, const ops::CaseResult& r) {
     e.u64(r.comparisons.size());
     for (const ops::Comparison& c : r.comparisons) encodeComparison(e, c);
     e.strs(r.notes);
+    e.u64(r.deviceArithmetic ? 1 : 0);
+    if (r.deviceArithmetic) {
+        e.str(r.deviceArithmetic->label);
+        e.str(r.deviceArithmetic->advice);
+    }
     e.f64(r.runMs);
     e.f64(r.goldenMs);
 }
@@ -177,6 +182,12 @@ OrderedResult decodeResult(Decoder& d) {
     r.comparisons.reserve(comparisons);
     for (std::size_t i = 0; i < comparisons; ++i) r.comparisons.push_back(decodeComparison(d));
     r.notes = d.strs();
+    if (d.u64() != 0) {
+        ops::OtherArithmetic other;
+        other.label = d.str();
+        other.advice = d.str();
+        r.deviceArithmetic = std::move(other);
+    }
     r.runMs = d.f64();
     r.goldenMs = d.f64();
     if (!d.atEnd()) throw CliError("a worker sent a case result with extra bytes");

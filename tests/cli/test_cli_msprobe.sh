@@ -76,6 +76,8 @@ expect_out "step0/rank0/Functional.conv2d.0: device ran other settings: npu/grad
 expect_out "every device output passes: the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True"
 expect_out "step0/rank0/Functional.conv2d.4: device fails"
 [ "$(grep -c 'device ran other settings' "$WORK/out")" -eq 4 ] || fail "expected 4 'other settings' lines"
+expect_exit 1 "$CLI" run "$WORK/hf32_off.h5" --jobs 2  # the worker processes send the other arithmetic too
+[ "$(grep -c 'device ran other settings' "$WORK/out")" -eq 4 ] || fail "expected 4 'other settings' lines with --jobs"
 expect_exit 0 "$CLI" info "$WORK/step0.h5"
 expect_out "cubeMathType=3"
 expect_exit 2 "$CLI" import msprobe "$L1" -o "$WORK/x.h5" --conv-allow-hf32 maybe
