@@ -121,25 +121,21 @@ private:
     // torch_npu turns into cubeMathType 3 (on, its default) or 0 (off) and a dump does not record.
     std::vector<ArithmeticVariant> arithmeticVariants(const OpArguments& args, Product product) const override {
         const OpArguments a = withDefaults(args);
-        const auto mode = a.intAttr("cubeMathType");
         const conv::CubePrecision precision = cubePrecisionOf(a, product);
-        if (conv::cubeRoundingOf(precision, a.tensor("input").dtype()) == kernels::CubeRounding::HF32) {
-            OpArguments keep = a;
-            keep.attributes["cubeMathType"] = int64_t{0};
-            return {{"float32 operands (cubeMathType 0, KEEP_DTYPE)",
-                     "the run had torch_npu.npu.conv.allow_hf32 = False: import the dump with --conv-allow-hf32 false "
-                     "(the debugger: uncheck File > Dumps Ran with Conv HF32)",
-                     std::move(keep)}};
-        }
+        auto withMode = [&](int64_t mode, const char* label, const char* advice) {
+            ArithmeticVariant v{label, advice, a};
+            v.args.attributes["cubeMathType"] = mode;
+            return std::vector<ArithmeticVariant>{std::move(v)};
+        };
+        if (conv::cubeRoundingOf(precision, a.tensor("input").dtype()) == kernels::CubeRounding::HF32)
+            return withMode(0, "float32 operands (cubeMathType 0, KEEP_DTYPE)",
+                            "the run had torch_npu.npu.conv.allow_hf32 = False: import the dump with "
+                            "--conv-allow-hf32 false (the debugger: uncheck File > Dumps Ran with Conv HF32)");
         const bool a2Like = product == Product::AtlasA2 || product == Product::AtlasA3;  // HF32 exists there
-        if (mode == 0 && a2Like && precision == conv::CubePrecision::Float32) {
-            OpArguments hf32 = a;
-            hf32.attributes["cubeMathType"] = int64_t{3};
-            return {{"HF32 operands (cubeMathType 3, USE_HF32)",
-                     "the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True: import the dump without "
-                     "--conv-allow-hf32 false (the debugger: check File > Dumps Ran with Conv HF32)",
-                     std::move(hf32)}};
-        }
+        if (a.intAttr("cubeMathType") == 0 && a2Like && precision == conv::CubePrecision::Float32)
+            return withMode(3, "HF32 operands (cubeMathType 3, USE_HF32)",
+                            "the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True: import the dump "
+                            "without --conv-allow-hf32 false (the debugger: check File > Dumps Ran with Conv HF32)");
         return {};
     }
 
