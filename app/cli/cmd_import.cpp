@@ -49,6 +49,36 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// The summary line, and unless --quiet the assumption made for convolutions, the calls not
+// imported and the read rate.
+void printSummary(const import::msprobe::ImportSummary& s, const import::msprobe::ImportOptions& o,
+                  const std::string& out, double seconds, bool quiet) {
+    std::string folders;
+    for (const auto& f : s.folders) folders += (folders.empty() ? "" : ", ") + f.label();
+    std::cout << "imported " << s.imported.size() << " of " << s.supported << " supported call"
+              << (s.supported == 1 ? "" : "s") << " from " << s.folders.size() << " dump folder"
+              << (s.folders.size() == 1 ? "" : "s") << " (" << folders << ")"
+              << (o.shardCount > 1
+                      ? " [shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) + "]"
+                      : "")
+              << " into " << out << "\n";
+    if (!quiet) {
+        // The one assumption a dump cannot confirm, said where the user sees it.
+        if (s.convolutions > 0)
+            std::cout << (o.device.convAllowHf32
+                              ? "convolutions: float32 ones replayed with HF32 operands, as torch_npu runs them by "
+                                "default (torch_npu.npu.conv.allow_hf32 = True; --conv-allow-hf32 false for a run that "
+                                "turned it off)\n"
+                              : "convolutions: float32 ones replayed with float32 operands (--conv-allow-hf32 false: "
+                                "the run set torch_npu.npu.conv.allow_hf32 = False)\n");
+        if (!s.skipped.empty()) std::cout << "not imported:\n";
+        for (const auto& k : s.skipped) std::cout << "  " << k.call << ": " << k.reason << "\n";
+        std::cout << "read " << formatBytes(s.tensorBytes) << " of tensor files in " << formatNumber(seconds, 3)
+                  << " s (" << formatNumber(seconds > 0 ? static_cast<double>(s.tensorBytes) / 1e6 / seconds : 0, 3)
+                  << " MB/s, " << o.jobs << " job" << (o.jobs == 1 ? "" : "s") << ")\n";
+    }
+}
+
 }  // namespace
 
 int runImportMsprobe(const ParsedArgs& a) {
@@ -99,22 +129,7 @@ int runImportMsprobe(const ParsedArgs& a) {
         throw CliError("interrupted");
     }
 
-    std::string folders;
-    for (const auto& f : s.folders) folders += (folders.empty() ? "" : ", ") + f.label();
-    std::cout << "imported " << s.imported.size() << " of " << s.supported << " supported call"
-              << (s.supported == 1 ? "" : "s") << " from " << s.folders.size() << " dump folder"
-              << (s.folders.size() == 1 ? "" : "s") << " (" << folders << ")"
-              << (o.shardCount > 1
-                      ? " [shard " + std::to_string(o.shardIndex) + "/" + std::to_string(o.shardCount) + "]"
-                      : "")
-              << " into " << out << "\n";
-    if (!a.has("--quiet")) {
-        if (!s.skipped.empty()) std::cout << "not imported:\n";
-        for (const auto& k : s.skipped) std::cout << "  " << k.call << ": " << k.reason << "\n";
-        std::cout << "read " << formatBytes(s.tensorBytes) << " of tensor files in " << formatNumber(seconds, 3)
-                  << " s (" << formatNumber(seconds > 0 ? static_cast<double>(s.tensorBytes) / 1e6 / seconds : 0, 3)
-                  << " MB/s, " << o.jobs << " job" << (o.jobs == 1 ? "" : "s") << ")\n";
-    }
+    printSummary(s, o, out, seconds, a.has("--quiet"));
     if (!s.written)
         throw CliError("none of the " + std::to_string(s.supported) + " supported calls could be imported" +
                        (s.skipped.empty()

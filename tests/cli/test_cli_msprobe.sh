@@ -11,6 +11,7 @@ READERS="$DATA/msprobe/readers"
 # Import from the dump root: 16 of 20 supported calls, the other 4 listed with reasons.
 expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/step0.h5" --jobs 2
 expect_out "imported 16 of 20 supported calls from 2 dump folders (step0/rank0, step0/rank1)"
+expect_out "convolutions: float32 ones replayed with HF32 operands, as torch_npu runs them by default"
 expect_out "step0/rank0/Functional.conv2d.3: statistics only"
 expect_out "step0/rank0/Functional.conv2d.5: .*Functional.conv2d.5.forward.input.1.pt' is not a readable zip archive"
 expect_out "step0/rank0/Functional.group_norm.2: missing file"
@@ -68,7 +69,8 @@ PY
 
 # The fixtures' float32 convolutions ran HF32 (torch_npu's default): imported as allow_hf32 off,
 # they fail the float32 golden and the verdict says which setting they ran.
-expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/hf32_off.h5" --conv-allow-hf32 FALSE --quiet
+expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/hf32_off.h5" --conv-allow-hf32 FALSE
+expect_out "convolutions: float32 ones replayed with float32 operands (--conv-allow-hf32 false"
 expect_exit 0 "$CLI" info "$WORK/hf32_off.h5"
 expect_out "cubeMathType=0"
 expect_exit 1 "$CLI" run "$WORK/hf32_off.h5"

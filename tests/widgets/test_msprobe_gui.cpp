@@ -54,6 +54,7 @@ private Q_SLOTS:
         QVERIFY(std::count(paths.begin(), paths.end(), "/msprobe/step0/rank0/Functional.conv2d.4") == 1);
         const QString log = w.logPanel()->toPlainText();
         QVERIFY2(log.contains("Imported 16 of 20 supported calls"), qPrintable(log));
+        QVERIFY2(log.contains("; float32 convolutions with HF32 operands, torch_npu's default"), qPrintable(log));
         QVERIFY2(log.contains("step0/rank0/Functional.conv2d.3: statistics only"), qPrintable(log));
         QVERIFY2(log.contains("step0/rank0/Functional.group_norm.2: missing file"), qPrintable(log));
 

@@ -52,6 +52,13 @@ DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl&
                     .arg(s.imported.size())
                     .arg(s.supported)
                     .arg(folders.join(", "), r.caseFile);
+    if (s.convolutions > 0)  // the one assumption a dump cannot confirm
+        r.summary +=
+            control.device.convAllowHf32
+                ? QString(
+                      "; float32 convolutions with HF32 operands, torch_npu's default "
+                      "(File > Dumps Ran with Conv HF32)")
+                : QString("; float32 convolutions with float32 operands (File > Dumps Ran with Conv HF32 is off)");
     rememberImport(r, fingerprint);
     return r;
 }

@@ -380,6 +380,7 @@ void importFolder(const Dump& dump, Progress& p, bool forFile, ImportSummary& su
             summary.tensorBytes += b.bytes;
             if (b.ok) {
                 summary.imported.push_back(b.c.c.path);
+                if (b.c.c.op == "aclnnConvolutionBackward") ++summary.convolutions;
                 sink(std::move(b.c));
             } else {
                 summary.skipped.push_back({dump.folder().label() + "/" + jobs[i].call, b.error});

@@ -96,6 +96,7 @@ struct ImportSummary {
     std::vector<DumpFolder> folders;
     std::size_t supported = 0;          // supported calls in this shard (M)
     std::vector<std::string> imported;  // case paths, in order (K of them)
+    std::size_t convolutions = 0;       // of them, aclnnConvolutionBackward cases (DeviceSettings apply)
     std::vector<Skipped> skipped;       // supported calls that could not be imported, and why
     uint64_t tensorBytes = 0;           // bytes of tensor files read
     bool written = false;               // importDump wrote the file (not when nothing imported)
