@@ -163,8 +163,7 @@ CaseResult runCase(const cases::Case& c, const std::string& file, const RunSetti
             r.comparisons.push_back(compareOutput(name, "opscope", out, kGolden, g->second, out.dtype(), standard));
             judgeStoredSources(r, c, name, out, g->second, standard, recast);
         }
-        if (ops::deviceVerdict(r.comparisons).kind == DeviceVerdict::Kind::DeviceFails)
-            r.deviceArithmetic = deviceArithmetic(*op, args, currentProduct(), c.sources, standard);
+        r.deviceArithmetic = deviceArithmetic(r.comparisons, *op, args, currentProduct(), c.sources, standard);
         // An output that could not be compared makes the case an error, as before (exit 2),
         // while every other comparison stays in the result.
         for (const Comparison& cmp : r.comparisons)

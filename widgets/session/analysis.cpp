@@ -60,10 +60,8 @@ void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>
         for (ops::Comparison& c : ops::compareOutputs(tensors, d.name, golden, ops::kGolden, standard))
             all.push_back(std::move(c));
     }
-    report->device = ops::deviceVerdict(all);
-    if (report->device.kind == ops::DeviceVerdict::Kind::DeviceFails && call.op)
-        report->device =
-            ops::deviceVerdict(all, ops::deviceArithmetic(*call.op, call.args, call.product, devices, standard));
+    report->device = ops::deviceVerdict(
+        all, call.op ? ops::deviceArithmetic(all, *call.op, call.args, call.product, devices, standard) : std::nullopt);
 }
 
 }  // namespace opscope::gui

@@ -90,11 +90,13 @@ struct OtherArithmetic {
 // `ran` says it passes in another arithmetic (then OtherSettings, with the advice).
 DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons, const std::optional<OtherArithmetic>& ran = {});
 
-// For a device that fails against the call's golden: the first of the operator's
+// When `comparisons` say "device fails" (deviceVerdict): the first of the operator's
 // arithmeticVariants whose golden every output of every actual source passes (a float32
-// convolution dumped with torch_npu.npu.conv.allow_hf32 off and imported as on, or the reverse),
-// else nothing. Computes one golden per variant tried: call it only for a failing device.
-std::optional<OtherArithmetic> deviceArithmetic(const Operator& op, const OpArguments& args, Product product,
+// convolution dumped with torch_npu.npu.conv.allow_hf32 off and imported as on, or the reverse);
+// otherwise nothing. Computes one golden per variant tried, only for a failing device. The CLI
+// (runCase) and the debugger (its analysis) both ask here.
+std::optional<OtherArithmetic> deviceArithmetic(const std::vector<Comparison>& comparisons, const Operator& op,
+                                                const OpArguments& args, Product product,
                                                 const std::vector<cases::OutputSource>& sources,
                                                 const metrics::Standard& standard);
 
