@@ -39,6 +39,7 @@ namespace {
 constexpr int kMaxRecent = 10;
 constexpr const char* kRecentKey = "recentFiles";
 constexpr const char* kConvAllowHf32Key = "msprobe/convAllowHf32";
+bool convAllowHf32Setting() { return QSettings().value(kConvAllowHf32Key, true).toBool(); }  // torch_npu's default
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent), context_(new DebugContext(this)) {
@@ -351,7 +352,7 @@ void MainWindow::addDumpSettingsAction(QMenu* file) {
     auto* a = new QAction(tr("Dumps Ran with Conv HF32 (torch_npu allow_hf32)"), this);
     a->setObjectName("convAllowHf32");
     a->setCheckable(true);
-    a->setChecked(QSettings().value(kConvAllowHf32Key, true).toBool());
+    a->setChecked(convAllowHf32Setting());
     a->setToolTip(
         tr("torch_npu.npu.conv.allow_hf32 of the run that made the dump (torch_npu's default: on). "
            "Float32 convolutions are replayed and judged with HF32 operands when on, float32 when off."));
@@ -366,7 +367,7 @@ void MainWindow::addDumpSettingsAction(QMenu* file) {
 
 DumpImportControl MainWindow::followImport(const ImportProgress::Flag& flag) {
     DumpImportControl control;
-    control.device.convAllowHf32 = QSettings().value(kConvAllowHf32Key, true).toBool();
+    control.device.convAllowHf32 = convAllowHf32Setting();
     control.cancelled = [flag] { return flag->load(); };
     control.progress = [bar = QPointer<ImportProgress>(importProgress_), flag](std::size_t done, std::size_t total) {
         // At most one update per percent reaches the GUI thread.

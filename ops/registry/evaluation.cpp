@@ -1,6 +1,8 @@
 // One evaluation of outputs for the CLI and the debugger (see evaluation.h).
 #include "opscope/ops/evaluation.h"
 
+#include <algorithm>
+
 #include "opscope/error.h"
 #include "opscope/names.h"
 #include "opscope/metric_fields.h"
@@ -165,25 +167,32 @@ DeviceVerdict deviceVerdict(const std::vector<Comparison>& comparisons, const st
     return v;
 }
 
+std::vector<Comparison> judgeActualSources(const std::vector<cases::OutputSource>& sources,
+                                           const std::map<std::string, HostTensor>& golden,
+                                           const metrics::Standard& standard) {
+    std::vector<Comparison> out;
+    for (const cases::OutputSource& source : sources) {
+        if (source.role != cases::SourceRole::Actual) continue;
+        const std::map<std::string, HostTensor> tensors(source.tensors.begin(), source.tensors.end());
+        for (Comparison& c : compareOutputs(tensors, source.name, golden, kGolden, standard))
+            out.push_back(std::move(c));
+    }
+    return out;
+}
+
 std::optional<OtherArithmetic> deviceArithmetic(const std::vector<Comparison>& comparisons, const Operator& op,
                                                 const OpArguments& args, Product product,
                                                 const std::vector<cases::OutputSource>& sources,
                                                 const metrics::Standard& standard) {
     if (deviceVerdict(comparisons).kind != DeviceVerdict::Kind::DeviceFails) return std::nullopt;
     for (const ArithmeticVariant& variant : op.arithmeticVariants(args, product)) {
-        const std::map<std::string, HostTensor> golden = op.reference(variant.args, product);
-        bool judged = false, passed = true;
-        for (const cases::OutputSource& source : sources) {
-            if (source.role != cases::SourceRole::Actual) continue;
-            std::map<std::string, HostTensor> outputs;  // the outputs the call computes
-            for (const auto& [name, t] : source.tensors)
-                if (golden.count(name)) outputs.emplace(name, t);
-            for (const Comparison& c : compareOutputs(outputs, source.name, golden, kGolden, standard)) {
-                judged = judged || c.judged;
-                passed = passed && c.compared && c.judgement.passed();
-            }
-        }
-        if (judged && passed) return OtherArithmetic{variant.label, variant.advice};
+        const std::vector<Comparison> device =
+            judgeActualSources(sources, op.reference(variant.args, product), standard);
+        const auto judged = [](const Comparison& c) { return c.judged; };
+        const bool passes = std::all_of(device.begin(), device.end(),
+                                        [](const Comparison& c) { return !c.judged || c.judgement.passed(); });
+        if (passes && std::any_of(device.begin(), device.end(), judged))
+            return OtherArithmetic{variant.label, variant.advice};
     }
     return std::nullopt;
 }

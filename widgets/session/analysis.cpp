@@ -54,12 +54,7 @@ void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>
                   const metrics::Standard& standard, const CallAsRun& call) {
     std::vector<ops::Comparison> all = report->comparisons;
     for (ops::Comparison& c : all) c.reference = ops::kGolden;
-    for (const cases::OutputSource& d : devices) {
-        if (d.role != cases::SourceRole::Actual) continue;
-        const TensorMap tensors(d.tensors.begin(), d.tensors.end());
-        for (ops::Comparison& c : ops::compareOutputs(tensors, d.name, golden, ops::kGolden, standard))
-            all.push_back(std::move(c));
-    }
+    for (ops::Comparison& c : ops::judgeActualSources(devices, golden, standard)) all.push_back(std::move(c));
     report->device = ops::deviceVerdict(
         all, call.op ? ops::deviceArithmetic(all, *call.op, call.args, call.product, devices, standard) : std::nullopt);
 }

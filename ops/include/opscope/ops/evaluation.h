@@ -80,6 +80,13 @@ struct DeviceVerdict {
     std::string line;  // "device fails: npu/gradWeight (...); the emulation passes on the same inputs"
 };
 const char* deviceVerdictName(DeviceVerdict::Kind k);  // "device fails", "emulation and device agree", ...
+// Every tensor of every actual source (a device's outputs, such as msprobe's npu/) against the
+// same-named output of `golden` (compareOutputs), in source order; one the golden lacks is a
+// comparison that was not judged.
+std::vector<Comparison> judgeActualSources(const std::vector<cases::OutputSource>& sources,
+                                           const std::map<std::string, HostTensor>& golden,
+                                           const metrics::Standard& standard);
+
 // The arithmetic a failing device ran instead of the case's (deviceArithmetic).
 struct OtherArithmetic {
     std::string label, advice;  // ArithmeticVariant's
