@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -40,6 +41,12 @@ constexpr int kMaxRecent = 10;
 constexpr const char* kRecentKey = "recentFiles";
 constexpr const char* kConvAllowHf32Key = "msprobe/convAllowHf32";
 bool convAllowHf32Setting() { return QSettings().value(kConvAllowHf32Key, true).toBool(); }  // torch_npu's default
+constexpr const char* kDumpProductKey = "msprobe/product";
+Product dumpProductSetting() {
+    Product p = Product::AtlasA2;
+    parseProduct(QSettings().value(kDumpProductKey, "a2").toString().toStdString(), &p);
+    return p;
+}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent, bool restoreLayout) : QMainWindow(parent), context_(new DebugContext(this)) {
@@ -347,7 +354,8 @@ void MainWindow::addOpenFolderAction(QMenu* file) {
 }
 
 // The dump does not record torch_npu.npu.conv.allow_hf32; the importer must be told (the CLI's
-// --conv-allow-hf32). Kept in the settings; changing it imports the open dump again.
+// --conv-allow-hf32). Kept in the settings, like the device below; changing either imports the
+// open dump again.
 void MainWindow::addDumpSettingsAction(QMenu* file) {
     auto* a = new QAction(tr("Dumps Ran with Conv HF32 (torch_npu allow_hf32)"), this);
     a->setObjectName("convAllowHf32");
@@ -363,11 +371,29 @@ void MainWindow::addDumpSettingsAction(QMenu* file) {
         if (!openDump_.isEmpty()) openDumpFolder(openDump_);  // its verdicts follow the setting
     });
     file->addAction(a);
+    // Nor the device it came from (the CLI's --product): the product the cases are emulated on.
+    QMenu* from = file->addMenu(tr("Dumps Came From"));
+    from->setObjectName("dumpProduct");
+    auto* products = new QActionGroup(from);
+    for (Product p : allProducts()) {
+        QAction* item = from->addAction(QString::fromUtf8(productName(p)));
+        item->setObjectName(QString("dumpProduct_%1").arg(productId(p)));
+        item->setCheckable(true);
+        item->setChecked(p == dumpProductSetting());
+        products->addAction(item);
+        connect(item, &QAction::triggered, this, [this, p] {
+            if (p == dumpProductSetting()) return;
+            QSettings().setValue(kDumpProductKey, productId(p));
+            log_->addMessage(tr("Dumps are imported as from the %1").arg(QString::fromUtf8(productName(p))), false);
+            if (!openDump_.isEmpty()) openDumpFolder(openDump_);
+        });
+    }
 }
 
 DumpImportControl MainWindow::followImport(const ImportProgress::Flag& flag) {
     DumpImportControl control;
     control.device.convAllowHf32 = convAllowHf32Setting();
+    control.device.product = dumpProductSetting();
     control.cancelled = [flag] { return flag->load(); };
     control.progress = [bar = QPointer<ImportProgress>(importProgress_), flag](std::size_t done, std::size_t total) {
         // At most one update per percent reaches the GUI thread.

@@ -88,7 +88,7 @@ private:
     void createActions();
     void createStatusBar();
     void addOpenFolderAction(QMenu* file);
-    void addDumpSettingsAction(QMenu* file);                           // File > "Dumps Ran with Conv HF32"
+    void addDumpSettingsAction(QMenu* file);  // File > "Dumps Ran with Conv HF32", "Dumps Came From"
     DumpImportControl followImport(const ImportProgress::Flag& flag);  // the status bar follows it
     void createFileMenu();
     void createDebugMenu();

@@ -141,6 +141,12 @@ std::optional<bool> parseTrueFalse(const std::string& text) {
     return std::nullopt;
 }
 
+Product parseProductOption(const std::string& text) {
+    Product p;
+    if (!parseProduct(text, &p)) throw CliError("unknown --product '" + text + "': use a2, a3, training or inference");
+    return p;
+}
+
 int parseJobs(const std::string& text) {
     const std::optional<long> n = parseWholeNumber(text, 1, 1024);
     if (!n) throw CliError("--jobs must be a whole number from 1 to 1024, got '" + text + "'");

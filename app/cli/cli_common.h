@@ -11,6 +11,7 @@
 #include "opscope/error.h"
 #include "opscope/host_tensor.h"
 #include "opscope/metric_fields.h"
+#include "opscope/product.h"
 
 namespace opscope::cli {
 
@@ -57,6 +58,10 @@ std::optional<bool> parseTrueFalse(const std::string& text);
 // --jobs N (1..1024) and --shard I/N (0 <= I < N); throw CliError with the value seen.
 int parseJobs(const std::string& text);
 void parseShard(const std::string& text, int* index, int* count);
+
+// The value of --product (an id or alias: a2, 910b, training, ...); throws CliError for one
+// OpScope does not know.
+Product parseProductOption(const std::string& text);
 
 // A shard "I/N" (0 <= I < N <= kMaxShards) as written by --shard and kept in reports and case
 // files; nothing for any other text.

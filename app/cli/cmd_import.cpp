@@ -27,6 +27,8 @@ CommandSpec importMsprobeSpec() {
              {"--rank", "R", false, "only this rank (0, rank0 or proc123)"},
              {"--jobs", "N", false, "threads reading tensor files (default: the number of cores)"},
              {"--shard", "I/N", false, "only the calls whose position % N == I (for a Slurm array or GNU parallel)"},
+             {"--product", "ID", false,
+              "the device the dump comes from: a2 (default), a3, training or inference; recorded in OUT.h5 for 'run'"},
              {"--conv-allow-hf32", "BOOL", false,
               "torch_npu.npu.conv.allow_hf32 of the run: true (torch_npu's default) or false; sets the convolutions' "
               "cubeMathType"},
@@ -63,14 +65,13 @@ void printSummary(const import::msprobe::ImportSummary& s, const import::msprobe
                       : "")
               << " into " << out << "\n";
     if (!quiet) {
-        // The one assumption a dump cannot confirm, said where the user sees it.
+        // The assumptions a dump cannot confirm, said where the user sees them.
+        std::cout << "device: " << productName(o.device.product)
+                  << (s.written ? ", recorded in the file: 'run' emulates it" : "")
+                  << " (--product for a dump of another device)\n";
         if (s.convolutions > 0)
-            std::cout << (o.device.convAllowHf32
-                              ? "convolutions: float32 ones replayed with HF32 operands, as torch_npu runs them by "
-                                "default (torch_npu.npu.conv.allow_hf32 = True; --conv-allow-hf32 false for a run that "
-                                "turned it off)\n"
-                              : "convolutions: float32 ones replayed with float32 operands (--conv-allow-hf32 false: "
-                                "the run set torch_npu.npu.conv.allow_hf32 = False)\n");
+            std::cout << "convolutions: float32 ones replayed with " << import::msprobe::convolutionArithmetic(o.device)
+                      << "; --conv-allow-hf32 names the run's torch_npu.npu.conv.allow_hf32\n";
         if (!s.skipped.empty()) std::cout << "not imported:\n";
         for (const auto& k : s.skipped) std::cout << "  " << k.call << ": " << k.reason << "\n";
         std::cout << "read " << formatBytes(s.tensorBytes) << " of tensor files in " << formatNumber(seconds, 3)
@@ -92,6 +93,7 @@ int runImportMsprobe(const ParsedArgs& a) {
     o.jobs = a.has("--jobs") ? parseJobs(a.value("--jobs"))
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (a.has("--shard")) parseShard(a.value("--shard"), &o.shardIndex, &o.shardCount);
+    if (a.has("--product")) o.device.product = parseProductOption(a.value("--product"));
     if (a.has("--conv-allow-hf32")) {
         const std::optional<bool> allow = parseTrueFalse(a.value("--conv-allow-hf32"));
         if (!allow)

@@ -170,6 +170,7 @@ struct FileContents {
     uint64_t bytes = 0;
     const char* kind = "HDF5 file";
     std::string importShard;  // "I/N" of a case file from a sharded import
+    std::string product;      // the product its cases were recorded on, as the file says ("" = none)
 };
 
 int depthOf(const ParsedArgs& a) {
@@ -204,6 +205,7 @@ FileContents readContents(const h5::File& f, const std::string& file, bool treeA
     else
         summarizeCases(f, c);
     if (!c.trace) c.importShard = cases::importShardOf(f);
+    if (!c.trace) c.product = h5::readStringAttributeIfPresent(f, "/", cases::kProductAttribute).value_or("");
     c.tree = treeAsked || (!c.trace && c.cases.empty());
     if (c.tree) c.nodes = h5::listTree(f, "/", depth);
     c.outside = h5::listOutside(f);
@@ -265,6 +267,7 @@ void printJson(const h5::File& f, const std::string& file, const FileContents& c
     JsonWriter w(std::cout);
     w.beginObject().field("file", file).field("kind", c.kind).field("bytes", c.bytes);
     w.key("import_shard").valueOrNull(c.importShard);
+    w.key("product").valueOrNull(c.product);
     w.key("cases").beginArray();
     for (std::size_t i = 0; i < c.cases.size(); ++i) writeCaseJson(w, c.cases[i], c.caseErrors[i]);
     w.endArray();
@@ -311,6 +314,7 @@ void printText(const h5::File& f, const std::string& file, const FileContents& c
     else if (!c.cases.empty())
         std::cout << ", " << c.cases.size() << " case" << (c.cases.size() == 1 ? "" : "s");
     if (!c.importShard.empty()) std::cout << ", import shard " << c.importShard;
+    if (!c.product.empty()) std::cout << ", recorded on product " << c.product;
     std::cout << "\n";
     for (std::size_t i = 0; i < c.cases.size(); ++i) printCase(c.cases[i], c.caseErrors[i]);
     for (const ExecutorSummary& e : c.executors) printExecutor(e);

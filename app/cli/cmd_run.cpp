@@ -51,7 +51,8 @@ CommandSpec runSpec() {
           "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt too"},
          {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
          {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
-         {"--product", "ID", false, "emulated product: a2 (default), a3, training, inference"},
+         {"--product", "ID", false,
+          "emulated product: a2, a3, training, inference (default: the product the files were recorded on, else a2)"},
          {"--threads", "N", false, "CPU threads for the kernels (default: all cores; 1 in --jobs workers)"},
          {"--jobs", "N", false,
           "N worker processes (default: the cores, with at least 16 cases each); output order stays the same"},
@@ -183,6 +184,7 @@ struct FilePlan {
     std::string file;
     bool trace = false;
     std::string importShard;              // the case file's import shard "I/N", or ""
+    std::optional<Product> product;       // the product its cases were recorded on, when it says
     std::vector<std::string> casePaths;   // case files
     std::vector<cases::Case> traceCases;  // traces (read whole: traces hold their tensors per executor)
 };
@@ -202,9 +204,13 @@ FilePlan planFile(const std::string& file, const std::vector<std::string>& selec
             if (plan.traceCases.empty())
                 throw CliError("trace '" + file + "' has no executor that can be replayed" +
                                (why.empty() ? std::string(": it is empty") : ": " + why.front()));
+            plan.product = plan.traceCases.front().product;
+            for (const cases::Case& c : plan.traceCases)
+                if (c.product != plan.product) plan.product.reset();  // executors of several products
         } else {
             plan.casePaths = cases::findCases(f);
             plan.importShard = cases::importShardOf(f);
+            plan.product = cases::recordedProductOf(f);
         }
     } catch (const FileError& e) {
         throw CliError(e.what());
@@ -379,12 +385,7 @@ void readSettings(const ParsedArgs& a, RunOptions* o, RunSummary* summary) {
         o->settings.standard = &*o->standard;
         summary->standardOverride = o->standard->name;
     }
-    if (a.has("--product")) {
-        Product p;
-        if (!parseProduct(a.value("--product"), &p))
-            throw CliError("unknown --product '" + a.value("--product") + "': use a2, a3, training or inference");
-        setProduct(p);
-    }
+    if (a.has("--product")) setProduct(parseProductOption(a.value("--product")));
     if (a.has("--threads")) {
         const std::string& t = a.value("--threads");
         char* end = nullptr;
@@ -433,6 +434,26 @@ std::vector<FilePlan> planFiles(const ParsedArgs& a, RunSummary* summary) {
     return plans;
 }
 
+// The product to emulate, so that the golden and the device verdicts describe the device the
+// cases came from: --product when given, else the one product the files were recorded on (an
+// import's --product, a trace's executors), else OPSCOPE_PRODUCT or Atlas A2. Files recorded on
+// two products cannot be judged in one run.
+void chooseProduct(const ParsedArgs& a, const std::vector<FilePlan>& plans) {
+    const FilePlan* first = nullptr;
+    for (const FilePlan& p : plans) {
+        if (!p.product) continue;
+        if (a.has("--product") && *p.product != currentProduct())
+            std::cerr << "note: '" << p.file << "' was recorded on the " << productName(*p.product)
+                      << "; emulating the " << productName(currentProduct()) << " as --product asks\n";
+        if (first && *first->product != *p.product)
+            throw CliError("'" + first->file + "' was recorded on product " + productId(*first->product) + " and '" +
+                           p.file + "' on " + productId(*p.product) +
+                           ": run them separately, or choose one with --product");
+        if (!first) first = &p;
+    }
+    if (first && !a.has("--product")) setProduct(*first->product);
+}
+
 constexpr std::size_t kCasesPerWorker = 16;  // fewer, and starting a process costs more than it saves
 
 // Worker processes: --jobs N, or by default one per core with at least kCasesPerWorker cases
@@ -452,8 +473,9 @@ int workerCount(const ParsedArgs& a, std::size_t cases) {
 std::vector<std::string> workerArguments(const ParsedArgs& a) {
     std::vector<std::string> args = {"run"};
     args.insert(args.end(), a.positionals.begin(), a.positionals.end());
-    for (const char* o : {"--dtype", "--standard", "--product"})
+    for (const char* o : {"--dtype", "--standard"})
         if (a.has(o)) args.insert(args.end(), {o, a.value(o)});
+    args.insert(args.end(), {"--product", productId(currentProduct())});  // as chooseProduct chose
     args.insert(args.end(), {"--threads", a.valueOr("--threads", "1")});  // the cases share the cores
     return args;
 }
@@ -529,7 +551,8 @@ int runAsWorker(const ParsedArgs& a, const RunOptions& o) {
             throw CliError(e.what());
         }
         std::vector<std::string> skipped, unmatched;
-        plans.push_back(trace ? planFile(file, {}, &skipped, &unmatched) : FilePlan{file, false, "", {}, {}});
+        plans.push_back(trace ? planFile(file, {}, &skipped, &unmatched)
+                              : FilePlan{file, false, "", std::nullopt, {}, {}});
     }
     std::vector<WorkItem> items;
     for (const WorkerItem& w : share) {
@@ -569,6 +592,7 @@ int runRun(const ParsedArgs& a) {
     readInputsAndOutputs(a, &o);
     if (a.has("--worker")) return runAsWorker(a, o);
     const std::vector<FilePlan> plans = planFiles(a, &summary);
+    chooseProduct(a, plans);
     const std::vector<WorkItem> items = workItems(plans, o.adHoc ? &*o.adHoc : nullptr, o.shardIndex, o.shardCount);
     if (items.empty()) throw CliError(o.shardCount > 1 ? "no cases in shard " + a.value("--shard") : "no cases to run");
     const int workers = workerCount(a, items.size());

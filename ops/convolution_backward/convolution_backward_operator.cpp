@@ -25,11 +25,14 @@ std::vector<int64_t> perDim(const std::vector<int64_t>& v, std::size_t spatial, 
 // the rounded operands, so a correct HF32 kernel is judged by its float32 accumulation and not
 // failed for the precision its caller chose (torch_npu's default on Atlas A2). A combination the
 // product refuses keeps the operands as stored: it never gets as far as a verdict.
+DType promotedOf(const OpArguments& a) {
+    return conv::promoteDtype(conv::promoteDtype(a.tensor("gradOutput").dtype(), a.tensor("input").dtype()),
+                              a.tensor("weight").dtype());
+}
+
 conv::CubePrecision cubePrecisionOf(const OpArguments& a, Product product) {
-    const DType promoted = conv::promoteDtype(
-        conv::promoteDtype(a.tensor("gradOutput").dtype(), a.tensor("input").dtype()), a.tensor("weight").dtype());
     try {
-        return conv::resolveCubePrecision(product, promoted, static_cast<int8_t>(a.intAttr("cubeMathType")));
+        return conv::resolveCubePrecision(product, promotedOf(a), static_cast<int8_t>(a.intAttr("cubeMathType")));
     } catch (const StatusError&) {
         return conv::CubePrecision::Float32;
     }
@@ -117,26 +120,47 @@ private:
                                                         gw, gb, ws, exe);
     }
 
-    // A float32 call on Atlas A2/A3 in the other setting of torch_npu.npu.conv.allow_hf32, which
-    // torch_npu turns into cubeMathType 3 (on, its default) or 0 (off) and a dump does not record.
+    // The arithmetics a float32 call may have run in on the device that its arguments do not show:
+    // a dump records neither torch_npu.npu.conv.allow_hf32 (cubeMathType 3 or 0 on A2/A3) nor the
+    // device, and torch_npu's precision mode multiplies fp16 operands on the training and inference
+    // series (op-plugin's CalcuOpUtil::GetCubeMathType; docs/MSPROBE.md).
     std::vector<ArithmeticVariant> arithmeticVariants(const OpArguments& args, Product product) const override {
         const OpArguments a = withDefaults(args);
+        if (promotedOf(a) != DType::Float32) return {};
         const conv::CubePrecision precision = cubePrecisionOf(a, product);
-        auto withMode = [&](int64_t mode, const char* label, const char* advice) {
-            ArithmeticVariant v{label, advice, a};
+        std::vector<ArithmeticVariant> out;
+        auto add = [&](int64_t mode, std::optional<Product> on, std::string label, std::string advice) {
+            ArithmeticVariant v{std::move(label), std::move(advice), a, on};
             v.args.attributes["cubeMathType"] = mode;
-            return std::vector<ArithmeticVariant>{std::move(v)};
+            out.push_back(std::move(v));
         };
-        if (conv::cubeRoundingOf(precision, a.tensor("input").dtype()) == kernels::CubeRounding::HF32)
-            return withMode(0, "float32 operands (cubeMathType 0, KEEP_DTYPE)",
-                            "the run had torch_npu.npu.conv.allow_hf32 = False: import the dump with "
-                            "--conv-allow-hf32 false (the debugger: uncheck File > Dumps Ran with Conv HF32)");
-        const bool a2Like = product == Product::AtlasA2 || product == Product::AtlasA3;  // HF32 exists there
-        if (a.intAttr("cubeMathType") == 0 && a2Like && precision == conv::CubePrecision::Float32)
-            return withMode(3, "HF32 operands (cubeMathType 3, USE_HF32)",
-                            "the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True: import the dump "
-                            "without --conv-allow-hf32 false (the debugger: check File > Dumps Ran with Conv HF32)");
-        return {};
+        const std::string hf32On =
+            "import the dump without --conv-allow-hf32 false (the debugger: check File > Dumps "
+            "Ran with Conv HF32)";
+        if (product == Product::AtlasA2 || product == Product::AtlasA3) {
+            if (precision == conv::CubePrecision::HFloat32)
+                add(0, std::nullopt, "float32 operands (cubeMathType 0, KEEP_DTYPE)",
+                    "the run had torch_npu.npu.conv.allow_hf32 = False: import the dump with --conv-allow-hf32 false "
+                    "(the debugger: uncheck File > Dumps Ran with Conv HF32)");
+            if (precision == conv::CubePrecision::Float32)
+                add(3, std::nullopt, "HF32 operands (cubeMathType 3, USE_HF32)",
+                    "the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True: " + hf32On);
+            if (precision != conv::CubePrecision::Float16)
+                add(2, std::nullopt, "fp16 operands (cubeMathType 2, USE_FP16)",
+                    "the dump comes from an Atlas training-series device, whose precision mode multiplies float32 in "
+                    "fp16: import it with --product training (the debugger: File > Dumps Came From)");
+            return out;
+        }
+        if (precision == conv::CubePrecision::Float16) {  // a training or inference series device
+            const std::string fromA2 = "the dump comes from an Atlas A2/A3 device: import it with --product a2";
+            add(3, Product::AtlasA2, "HF32 operands, as Atlas A2/A3 multiply float32 (cubeMathType 3, USE_HF32)",
+                fromA2 + " (the debugger: File > Dumps Came From)");
+            add(0, Product::AtlasA2, "float32 operands, as Atlas A2/A3 with allow_hf32 off (cubeMathType 0)",
+                fromA2 +
+                    " --conv-allow-hf32 false (the debugger: File > Dumps Came From, and uncheck File > Dumps Ran "
+                    "with Conv HF32)");
+        }
+        return out;
     }
 
     std::map<std::string, HostTensor> golden(const OpArguments& a, Product product) const override {

@@ -187,7 +187,7 @@ std::optional<OtherArithmetic> deviceArithmetic(const std::vector<Comparison>& c
     if (deviceVerdict(comparisons).kind != DeviceVerdict::Kind::DeviceFails) return std::nullopt;
     for (const ArithmeticVariant& variant : op.arithmeticVariants(args, product)) {
         const std::vector<Comparison> device =
-            judgeActualSources(sources, op.reference(variant.args, product), standard);
+            judgeActualSources(sources, op.reference(variant.args, variant.product.value_or(product)), standard);
         const auto judged = [](const Comparison& c) { return c.judged; };
         const bool passes = std::all_of(device.begin(), device.end(),
                                         [](const Comparison& c) { return !c.judged || c.judgement.passed(); });

@@ -11,7 +11,8 @@ READERS="$DATA/msprobe/readers"
 # Import from the dump root: 16 of 20 supported calls, the other 4 listed with reasons.
 expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/step0.h5" --jobs 2
 expect_out "imported 16 of 20 supported calls from 2 dump folders (step0/rank0, step0/rank1)"
-expect_out "convolutions: float32 ones replayed with HF32 operands, as torch_npu runs them by default"
+expect_out "device: Atlas A2 training series.*, recorded in the file: 'run' emulates it"
+expect_out "convolutions: float32 ones replayed with HF32 operands (cubeMathType 3: torch_npu's default on this device)"
 expect_out "step0/rank0/Functional.conv2d.3: statistics only"
 expect_out "step0/rank0/Functional.conv2d.5: .*Functional.conv2d.5.forward.input.1.pt' is not a readable zip archive"
 expect_out "step0/rank0/Functional.group_norm.2: missing file"
@@ -70,7 +71,7 @@ PY
 # The fixtures' float32 convolutions ran HF32 (torch_npu's default): imported as allow_hf32 off,
 # they fail the float32 golden and the verdict says which setting they ran.
 expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/hf32_off.h5" --conv-allow-hf32 FALSE
-expect_out "convolutions: float32 ones replayed with float32 operands (--conv-allow-hf32 false"
+expect_out "convolutions: float32 ones replayed with float32 operands (cubeMathType 0: torch_npu.npu.conv.allow_hf32 = False)"
 expect_exit 0 "$CLI" info "$WORK/hf32_off.h5"
 expect_out "cubeMathType=0"
 expect_exit 1 "$CLI" run "$WORK/hf32_off.h5"
@@ -84,6 +85,34 @@ expect_exit 0 "$CLI" info "$WORK/step0.h5"
 expect_out "cubeMathType=3"
 expect_exit 2 "$CLI" import msprobe "$L1" -o "$WORK/x.h5" --conv-allow-hf32 maybe
 expect_err "--conv-allow-hf32 must be true or false, got 'maybe'"
+
+# The device a dump came from: --product is recorded in the file and 'run' emulates it. The
+# fixtures' device is an A2 (HF32 operands); imported as the training series (fp16 operands,
+# cubeMathType 1), its float32 convolutions fail the fp16 golden and the verdict names the A2.
+expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/training.h5" --product 910
+expect_out "device: Atlas training series (Ascend 910), recorded in the file"
+expect_out "convolutions: float32 ones replayed with fp16 operands (cubeMathType 1: torch_npu's default on this device)"
+expect_exit 0 "$CLI" info "$WORK/training.h5"
+expect_out "case file, .*, recorded on product training"
+expect_out "cubeMathType=1"
+expect_exit 0 "$CLI" info "$WORK/training.h5" --json
+expect_out '"product": "training"'
+expect_exit 1 "$CLI" run "$WORK/training.h5" --case /msprobe/step0/rank0/Functional.conv2d.0
+expect_out "product training"
+expect_out "Functional.conv2d.0: device ran other settings: .*with HF32 operands, as Atlas A2/A3 multiply float32 (cubeMathType 3, USE_HF32) every device output passes: the dump comes from an Atlas A2/A3 device: import it with --product a2"
+expect_exit 1 "$CLI" run "$WORK/training.h5" --case /msprobe/step0/rank0/Functional.conv2d.0 --jobs 2 --case /msprobe/step0/rank0/Functional.conv2d.1
+[ "$(grep -c 'import it with --product a2' "$WORK/out")" -eq 2 ] || fail "--jobs workers did not emulate the recorded product"
+# --product still decides, with a note (cubeMathType 1 is HF32 on an A2: the device agrees); two
+# products in one run are refused.
+expect_exit 0 "$CLI" run "$WORK/training.h5" --product a2 --case /msprobe/step0/rank0/Functional.conv2d.0
+expect_err "note: '$WORK/training.h5' was recorded on the Atlas training series (Ascend 910); emulating the Atlas A2"
+expect_out "product a2"
+expect_out "Functional.conv2d.0: emulation and device agree"
+expect_exit 2 "$CLI" run "$WORK/training.h5" "$WORK/step0.h5"
+expect_one_line_error
+expect_err "'$WORK/training.h5' was recorded on product training and '$WORK/step0.h5' on a2: run them separately, or choose one with --product"
+expect_exit 2 "$CLI" import msprobe "$L1" -o "$WORK/x.h5" --product 920
+expect_err "unknown --product '920': use a2, a3, training or inference"
 
 # L0 modules import and pass.
 expect_exit 0 "$CLI" import msprobe "$L0" -o "$WORK/l0.h5"

@@ -18,6 +18,7 @@
 #include "opscope/h5/tensor_io.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
+#include "opscope/metrics.h"
 #include "opscope/ops/case_runner.h"
 #include "scratch_dir.h"
 
@@ -215,6 +216,83 @@ TEST(MsprobeImport, AConvolutionImportedWithTheOtherAllowHf32SaysSo) {
     EXPECT_EQ(otherSettings, 4);  // conv2d.0, .1, .2 and conv_transpose2d.0
     for (const cases::Case& c : msprobe::importCases((dumps() / "dump_l1").string(), {}, &s))
         if (c.op == "aclnnConvolutionBackward") EXPECT_EQ(std::get<int64_t>(param(c, "cubeMathType")), 3) << c.path;
+}
+
+// op-plugin's CalcuOpUtil::GetCubeMathType with each product's default precision mode:
+// must_keep_origin_dtype from Ascend 910B on, allow_fp32_to_fp16 before.
+TEST(MsprobeImport, ConvolutionsGetTheCubeMathTypeTorchNpuPassesOnTheDevice) {
+    const std::vector<std::tuple<Product, bool, int>> rows = {
+        {Product::AtlasA2, true, 3},        {Product::AtlasA2, false, 0},       {Product::AtlasA3, true, 3},
+        {Product::AtlasA3, false, 0},       {Product::AtlasTraining, true, 1},  {Product::AtlasTraining, false, 2},
+        {Product::AtlasInference, true, 1}, {Product::AtlasInference, false, 2}};
+    for (const auto& [product, allowHf32, mode] : rows) {
+        msprobe::DeviceSettings d;
+        d.product = product;
+        d.convAllowHf32 = allowHf32;
+        EXPECT_EQ(msprobe::torchNpuCubeMathType(d), mode) << productId(product) << " allow_hf32 " << allowHf32;
+    }
+}
+
+namespace {
+
+// Runs `c` on `product`, as `run` does for a file recorded on it.
+ops::CaseResult runOn(const cases::Case& c, Product product) {
+    setProduct(product);
+    ops::CaseResult r = ops::runCase(c, "", {});
+    setProduct(Product::AtlasA2);
+    return r;
+}
+
+}  // namespace
+
+// The fixtures' device is an A2 (HF32 operands). Imported as the training series, the file says
+// so, its float32 convolutions get torch_npu's cubeMathType there (1: fp16 operands), and on that
+// product the verdict names the A2 arithmetic the device ran instead of blaming the device.
+TEST(MsprobeImport, ADumpImportedAsAnotherDeviceSaysWhichItCameFrom) {
+    opscope::test::ScratchDir dir("msprobe");
+    msprobe::ImportOptions training;
+    training.device.product = Product::AtlasTraining;
+    msprobe::importDump((dumps() / "dump_l1").string(), dir.file("training.h5"), training);
+    const h5::File f = h5::File::openReadOnly(dir.file("training.h5"));
+    EXPECT_EQ(cases::recordedProductOf(f), Product::AtlasTraining);
+    int otherDevice = 0;
+    for (const std::string& path : cases::findCases(f)) {
+        const cases::Case c = cases::readCase(f, path);
+        EXPECT_EQ(c.product, Product::AtlasTraining) << path;
+        if (c.op != "aclnnConvolutionBackward") continue;
+        SCOPED_TRACE(path);
+        EXPECT_EQ(std::get<int64_t>(param(c, "cubeMathType")), 1);
+        const ops::CaseResult r = runOn(c, Product::AtlasTraining);
+        if (!r.ok() || r.caseDtype != DType::Float32 || path.find("conv2d.4") != std::string::npos) continue;
+        const ops::DeviceVerdict v = r.deviceVerdict();
+        EXPECT_EQ(v.kind, ops::DeviceVerdict::Kind::OtherSettings) << v.line;
+        EXPECT_CONTAINS(v.line, "with HF32 operands, as Atlas A2/A3 multiply float32 (cubeMathType 3, USE_HF32)");
+        EXPECT_CONTAINS(v.line, "import it with --product a2");
+        ++otherDevice;
+    }
+    EXPECT_EQ(otherDevice, 4);  // conv2d.0, .1, .2 and conv_transpose2d.0
+    // The A2 import records its product too.
+    msprobe::importDump((dumps() / "dump_l1").string(), dir.file("a2.h5"), {});
+    EXPECT_EQ(cases::recordedProductOf(h5::File::openReadOnly(dir.file("a2.h5"))), Product::AtlasA2);
+}
+
+// The reverse: a training-series device's gradients (fp16 operands) in a dump imported as A2.
+TEST(MsprobeImport, ATrainingSeriesDeviceImportedAsA2SaysSo) {
+    msprobe::ImportSummary s;
+    cases::Case c = byCall(msprobe::importCases((dumps() / "dump_l1").string(), {}, &s)).at("Functional.conv2d.0");
+    ASSERT_EQ(std::get<int64_t>(param(c, "cubeMathType")), 3);
+    const ops::Operator* op = ops::findOperator(c.op);
+    ASSERT_NE(op, nullptr);
+    ops::OpArguments fp16 = ops::bindArguments(*op, c);
+    fp16.attributes["cubeMathType"] = int64_t{1};
+    const std::map<std::string, HostTensor> device = op->reference(fp16, Product::AtlasTraining);
+    for (cases::OutputSource& source : c.sources)
+        if (source.name == "npu")
+            for (auto& [name, t] : source.tensors) t = metrics::roundedTo(device.at(name), DType::Float32);
+    const ops::DeviceVerdict v = runOn(c, Product::AtlasA2).deviceVerdict();
+    EXPECT_EQ(v.kind, ops::DeviceVerdict::Kind::OtherSettings) << v.line;
+    EXPECT_CONTAINS(v.line, "with fp16 operands (cubeMathType 2, USE_FP16) every device output passes");
+    EXPECT_CONTAINS(v.line, "import it with --product training");
 }
 
 TEST(MsprobeImport, L0ModulesInferWhatTheDumpDoesNotRecord) {

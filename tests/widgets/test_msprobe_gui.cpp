@@ -27,7 +27,17 @@ using namespace opscope::gui;
 
 namespace {
 const QString kDumps = QStringLiteral(OPSCOPE_SOURCE_DIR "/datasets/msprobe/");
+
+// Loads a call of the open dump, runs it to the end and returns its device verdict.
+ops::DeviceVerdict::Kind verdictOf(MainWindow& w, const char* call) {
+    DebugContext* ctx = w.context();
+    if (!test::loadPrepared(*ctx, call, 60000)) return ops::DeviceVerdict::Kind::NoDevice;
+    w.action("continue")->trigger();
+    if (!QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000)) return ops::DeviceVerdict::Kind::NoDevice;
+    test::waitIdle(*ctx);
+    return ctx->analysis()->device.kind;
 }
+}  // namespace
 
 class TestMsprobeGui : public QObject {
     Q_OBJECT
@@ -54,7 +64,8 @@ private Q_SLOTS:
         QVERIFY(std::count(paths.begin(), paths.end(), "/msprobe/step0/rank0/Functional.conv2d.4") == 1);
         const QString log = w.logPanel()->toPlainText();
         QVERIFY2(log.contains("Imported 16 of 20 supported calls"), qPrintable(log));
-        QVERIFY2(log.contains("; float32 convolutions with HF32 operands, torch_npu's default"), qPrintable(log));
+        QVERIFY2(log.contains("; float32 convolutions with HF32 operands (cubeMathType 3: torch_npu's default"),
+                 qPrintable(log));
         QVERIFY2(log.contains("step0/rank0/Functional.conv2d.3: statistics only"), qPrintable(log));
         QVERIFY2(log.contains("step0/rank0/Functional.group_norm.2: missing file"), qPrintable(log));
 
@@ -95,30 +106,53 @@ private Q_SLOTS:
         QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
         w.openDumpFolder(kDumps + "dump_l1");
         QVERIFY(opened.wait(60000));
-        DebugContext* ctx = w.context();
-        auto verdictOf = [&](const char* call) {
-            if (!test::loadPrepared(*ctx, call, 60000)) return ops::DeviceVerdict::Kind::NoDevice;
-            w.action("continue")->trigger();
-            if (!QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000))
-                return ops::DeviceVerdict::Kind::NoDevice;
-            test::waitIdle(*ctx);
-            return ctx->analysis()->device.kind;
-        };
-        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);
+        QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);
 
         hf32->setChecked(false);
         QVERIFY(opened.wait(60000));
         QVERIFY2(w.logPanel()->toPlainText().contains("allow_hf32 = False"), qPrintable(w.logPanel()->toPlainText()));
-        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::OtherSettings);
+        QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::OtherSettings);
         const QString banner = w.metricsPanel()->verdictText();
         QVERIFY2(banner.startsWith("Device ran other settings: npu/gradInput"), qPrintable(banner));
         QVERIFY2(banner.contains("allow_hf32 = True"), qPrintable(banner));
         QVERIFY(w.metricsPanel()->verdictBackground() == verdictBackground(metrics::Verdict::Warning));
-        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.4"), ops::DeviceVerdict::Kind::DeviceFails);
+        QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.4"), ops::DeviceVerdict::Kind::DeviceFails);
 
         hf32->setChecked(true);
         QVERIFY(opened.wait(60000));
-        QCOMPARE(verdictOf("/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);
+        QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);
+    }
+
+    // File > "Dumps Came From": the Atlas training series imports the open dump again with fp16
+    // operands, a case of it switches the emulated product to that series, and the fixtures' A2
+    // device then reads "device ran other settings" naming the A2. Back to A2, it agrees on A2.
+    void theDumpsProductReimportsAndItsCasesRunOnIt() {
+        MainWindow w(nullptr, false);
+        w.show();
+        QAction* training = w.findChild<QAction*>("dumpProduct_training");
+        QAction* a2 = w.findChild<QAction*>("dumpProduct_a2");
+        QVERIFY(training && a2 && a2->isChecked() && !training->isChecked());
+        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
+        w.openDumpFolder(kDumps + "dump_l1");
+        QVERIFY(opened.wait(60000));
+        DebugContext* ctx = w.context();
+        QCOMPARE(ctx->product(), Product::AtlasA2);
+
+        training->trigger();
+        QVERIFY(opened.wait(60000));
+        QVERIFY(training->isChecked() && !a2->isChecked());
+        QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::OtherSettings);
+        QCOMPARE(ctx->product(), Product::AtlasTraining);
+        const QString log = w.logPanel()->toPlainText();
+        QVERIFY2(log.contains("imported as from the Atlas training series"), qPrintable(log));
+        QVERIFY2(log.contains("Functional.conv2d.1 was recorded on the Atlas training series"), qPrintable(log));
+        const QString banner = w.metricsPanel()->verdictText();
+        QVERIFY2(banner.contains("import it with --product a2"), qPrintable(banner));
+
+        a2->trigger();
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);
+        QCOMPARE(ctx->product(), Product::AtlasA2);
     }
 
     void aFolderWithoutADumpCannotBeImported() {

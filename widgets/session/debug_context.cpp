@@ -198,6 +198,14 @@ void DebugContext::loadCase(const QString& casePath) {
             editedAttributes_.clear();
             standardSpec_ = QString::fromStdString(c->standard);
             runAs_ = DType::Undefined;  // "run as" is a choice per case: each starts as stored
+            // A case recorded on a product (an imported dump, a trace) is emulated there, so that its
+            // golden and device verdict describe that device, as the CLI's run does.
+            if (c->product && *c->product != product_) {
+                product_ = *c->product;
+                Q_EMIT statusMessage(QString("%1 was recorded on the %2: emulating that product")
+                                         .arg(casePath, QString::fromUtf8(productName(product_))),
+                                     false);
+            }
             baselineSource_ = kComputedBaseline;
             clearPlan();
             Q_EMIT operatorChanged();

@@ -52,13 +52,12 @@ DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl&
                     .arg(s.imported.size())
                     .arg(s.supported)
                     .arg(folders.join(", "), r.caseFile);
-    if (s.convolutions > 0)  // the one assumption a dump cannot confirm
-        r.summary +=
-            control.device.convAllowHf32
-                ? QString(
-                      "; float32 convolutions with HF32 operands, torch_npu's default "
-                      "(File > Dumps Ran with Conv HF32)")
-                : QString("; float32 convolutions with float32 operands (File > Dumps Ran with Conv HF32 is off)");
+    // The assumptions a dump cannot confirm, said where the user sees them.
+    r.summary +=
+        QString("; device %1 (File > Dumps Came From)").arg(QString::fromUtf8(productName(control.device.product)));
+    if (s.convolutions > 0)
+        r.summary += QString("; float32 convolutions with %1 (File > Dumps Ran with Conv HF32)")
+                         .arg(QString::fromStdString(import::msprobe::convolutionArithmetic(control.device)));
     rememberImport(r, fingerprint);
     return r;
 }

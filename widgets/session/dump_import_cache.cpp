@@ -31,6 +31,7 @@ QString dumpFingerprint(const QString& dir, const import::msprobe::DeviceSetting
     QCryptographicHash hash(QCryptographicHash::Sha256);
     addFile(hash, QFileInfo(QCoreApplication::applicationFilePath()));  // another build imports again
     hash.addData(device.convAllowHf32 ? QByteArrayLiteral("conv_allow_hf32\n") : QByteArrayLiteral("conv_fp32\n"));
+    hash.addData(QByteArray("product ") + productId(device.product) + '\n');
     for (const import::msprobe::DumpFolder& folder : import::msprobe::findDumpFolders(dir.toStdString())) {
         const QDir d(QString::fromStdString(folder.path));
         hash.addData((d.absolutePath() + '\n').toUtf8());

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "opscope/h5/compressed_chunks.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/host_tensor.h"
+#include "opscope/product.h"
 #include "opscope/trace.h"
 
 namespace opscope::cases {
@@ -87,6 +89,9 @@ struct Case {
     // Extra string attributes of the case group, each named opscope_* (kept for people and
     // tools, never read as parameters): an msprobe call's name and stack, ...
     std::vector<std::pair<std::string, std::string>> notes;
+    // The product its device ran on, when the file says (recordedProductOf; a trace's executor):
+    // the product to emulate for the golden and the device verdict to describe that device.
+    std::optional<Product> product;
     const HostTensor* input(const std::string& name) const;
     const OutputSource* source(const std::string& name) const;
 };
@@ -160,5 +165,13 @@ bool isTraceFile(const h5::File& file);
 inline constexpr const char* kImportShardAttribute = "opscope_import_shard";
 // The file's import shard ("I/N"), or "" when it is not a shard of an import.
 std::string importShardOf(const h5::File& file);
+
+// Root attribute of a case file whose cases come from one device: the product it ran on
+// ("training", "a2", ...: productId). `import msprobe --product` writes it; `run` and the
+// debugger emulate that product unless told otherwise.
+inline constexpr const char* kProductAttribute = "opscope_product";
+// The file's recorded product, or nullopt when it records none. Throws ContentError (one
+// sentence) when the attribute names no product OpScope knows.
+std::optional<Product> recordedProductOf(const h5::File& file);
 
 }  // namespace opscope::cases

@@ -237,7 +237,11 @@ CaseSummary inspectCase(const h5::File& file, const std::string& casePath) {
 }
 
 Case readCase(const h5::File& file, const std::string& casePath) {
-    return h5::readingFile(file.path(), [&] { return readCaseData(file, casePath); });
+    return h5::readingFile(file.path(), [&] {
+        Case c = readCaseData(file, casePath);
+        c.product = recordedProductOf(file);
+        return c;
+    });
 }
 
 namespace {
@@ -348,10 +352,22 @@ std::string importShardOf(const h5::File& file) {
     return h5::readStringAttributeIfPresent(file, "/", kImportShardAttribute).value_or("");
 }
 
+std::optional<Product> recordedProductOf(const h5::File& file) {
+    const std::optional<std::string> id = h5::readStringAttributeIfPresent(file, "/", kProductAttribute);
+    if (!id) return std::nullopt;
+    Product p;
+    if (!parseProduct(*id, &p))
+        throw ContentError("'" + file.path() + "' says its cases ran on product '" + *id + "' (root attribute " +
+                           kProductAttribute + "), which OpScope does not know: use a2, a3, training or inference");
+    return p;
+}
+
 Case caseFromExecutorTrace(const ExecutorTrace& t, const std::string& path) {
     Case c;
     c.path = path;
     c.op = t.op;
+    Product ranOn;
+    if (parseProduct(t.product, &ranOn)) c.product = ranOn;
     c.origin = "trace";
     c.description = "executor " + std::to_string(t.executorId) + " recorded on product " + t.product + " with " +
                     std::to_string(t.threads) + " thread" + (t.threads == 1 ? "" : "s");

@@ -318,6 +318,7 @@ cases::Case Dump::makeCase(const std::string& name, const DeviceSettings& device
     else
         c = detail::gridSampleCase(call);
     c.path = casePath(name);
+    c.product = device.product;  // in a file: its root attribute (importDump)
     c.notes = {{kCallAttribute, name}};
     const std::string frames = stack(name);
     if (!frames.empty()) c.notes.emplace_back(kStackAttribute, frames);
@@ -442,6 +443,7 @@ ImportSummary importDump(const std::string& dir, const std::string& output, cons
         if (out.parent_path() == fs::path(f.path) / "dump_tensor_data")
             throw FormatError("the output '" + output + "' would be written among the dump's tensor files");
     cases::CaseFileWriter writer(output, inputs);
+    writer.setRootAttribute(cases::kProductAttribute, productId(options.device.product));
     if (options.shardCount > 1)
         writer.setRootAttribute(cases::kImportShardAttribute,
                                 std::to_string(options.shardIndex) + "/" + std::to_string(options.shardCount));

@@ -216,8 +216,7 @@ cases::Case convolutionCase(const Call& call, const DeviceSettings& device) {
     c.params.push_back({"groups", g.groups});
     c.params.push_back({"outputMask", mask});
     if (bias) c.params.push_back({"biasSizes", declaredShape(*bias)});
-    // What torch_npu passes (CalcuOpUtil::GetCubeMathType): HF32 unless the run turned it off.
-    c.params.push_back({"cubeMathType", int64_t{device.convAllowHf32 ? 3 : 0}});
+    c.params.push_back({"cubeMathType", int64_t{torchNpuCubeMathType(device)}});
     return c;
 }
 
@@ -400,3 +399,20 @@ cases::Case gridSampleCase(const Call& call) {
 }
 
 }  // namespace opscope::import::msprobe::detail
+
+namespace opscope::import::msprobe {
+
+int8_t torchNpuCubeMathType(const DeviceSettings& device) {
+    const bool allowFp32ToFp16 = !(device.product == Product::AtlasA2 || device.product == Product::AtlasA3);
+    if (allowFp32ToFp16) return device.convAllowHf32 ? 1 : 2;  // ALLOW_FP32_DOWN_PRECISION, USE_FP16
+    return device.convAllowHf32 ? 3 : 0;                       // USE_HF32, KEEP_DTYPE
+}
+
+std::string convolutionArithmetic(const DeviceSettings& device) {
+    const int8_t mode = torchNpuCubeMathType(device);
+    const char* operands = mode == 3 ? "HF32" : mode == 0 ? "float32" : "fp16";
+    return std::string(operands) + " operands (cubeMathType " + std::to_string(mode) + ": " +
+           (device.convAllowHf32 ? "torch_npu's default on this device)" : "torch_npu.npu.conv.allow_hf32 = False)");
+}
+
+}  // namespace opscope::import::msprobe

@@ -4,6 +4,7 @@
 // backward call whose forward runs one of OpScope's operators becomes one case (see
 // docs/MSPROBE.md for the mapping of each API):
 //
+//   /  @opscope_product               the device's product (DeviceSettings::product)
 //   /msprobe/<step>/<rank>/<call>     e.g. /msprobe/step0/rank0/Functional.conv2d.1
 //       @op, parameters               from the forward call's arguments and PyTorch's defaults
 //       @opscope_msprobe_call         the call's name in dump.json
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "opscope/case_file.h"
+#include "opscope/product.h"
 
 namespace opscope::import::msprobe {
 
@@ -45,11 +47,22 @@ std::vector<DumpFolder> findDumpFolders(const std::string& dir, const std::strin
 
 // What a dump does not record about how the device ran, and the importer must be told.
 struct DeviceSettings {
-    // torch_npu.npu.conv.allow_hf32 of the run (torch_npu's default: true). torch_npu passes it to
-    // aclnnConvolutionBackward as cubeMathType: 3 (USE_HF32) when true, 0 (KEEP_DTYPE) when false,
-    // on Atlas A2/A3, whose precision mode keeps float32 by default (docs/MSPROBE.md).
+    // The device the dump comes from: written into the case file (cases::kProductAttribute), so
+    // that `run` and the debugger emulate it, and it decides the convolutions' cubeMathType.
+    Product product = Product::AtlasA2;
+    // torch_npu.npu.conv.allow_hf32 of the run (torch_npu's default: true).
     bool convAllowHf32 = true;
 };
+
+// The cubeMathType torch_npu passes aclnnConvolutionBackward on that device
+// (CalcuOpUtil::GetCubeMathType): from allow_hf32 and the precision mode, whose default is
+// allow_fp32_to_fp16 before Ascend 910B (the training and inference series) and
+// must_keep_origin_dtype from it on (A2, A3). A2/A3: 3 (USE_HF32) or 0 (KEEP_DTYPE); the
+// others: 1 (ALLOW_FP32_DOWN_PRECISION) or 2 (USE_FP16), both fp16 operands there.
+int8_t torchNpuCubeMathType(const DeviceSettings& device);
+// How float32 convolutions are replayed, for the import's summary: "HF32 operands (cubeMathType
+// 3: torch_npu's default on this device)".
+std::string convolutionArithmetic(const DeviceSettings& device);
 
 // One dump folder's dump.json (and stack.json), parsed once.
 class Dump {

@@ -143,12 +143,13 @@ private:
 };
 
 // Another arithmetic a device may have run the same call in that the call's arguments do not
-// show: a dump does not record torch_npu's settings (allow_hf32 makes a float32 convolution
-// multiply HF32 operands), so an import can assume the wrong one.
+// show: a dump records neither torch_npu's settings (allow_hf32 makes a float32 convolution
+// multiply HF32 operands) nor the device it came from, so an import can assume the wrong one.
 struct ArithmeticVariant {
-    std::string label;   // "float32 operands (cubeMathType 0, KEEP_DTYPE)"
-    std::string advice;  // what the user does about it
-    OpArguments args;    // the call in that arithmetic
+    std::string label;               // "float32 operands (cubeMathType 0, KEEP_DTYPE)"
+    std::string advice;              // what the user does about it
+    OpArguments args;                // the call in that arithmetic
+    std::optional<Product> product;  // the product that computes it so, when not the run's
 };
 
 // An operator is its schema plus two functions of the completed arguments (withDefaults):
