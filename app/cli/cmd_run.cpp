@@ -185,6 +185,7 @@ struct FilePlan {
     bool trace = false;
     std::string importShard;              // the case file's import shard "I/N", or ""
     std::optional<Product> product;       // the product its cases were recorded on, when it says
+    std::string unknownProduct;           // what it says instead, when OpScope does not know it
     std::vector<std::string> casePaths;   // case files
     std::vector<cases::Case> traceCases;  // traces (read whole: traces hold their tensors per executor)
 };
@@ -210,7 +211,7 @@ FilePlan planFile(const std::string& file, const std::vector<std::string>& selec
         } else {
             plan.casePaths = cases::findCases(f);
             plan.importShard = cases::importShardOf(f);
-            plan.product = cases::recordedProductOf(f);
+            plan.product = cases::recordedProductOf(f, &plan.unknownProduct);
         }
     } catch (const FileError& e) {
         throw CliError(e.what());
@@ -441,6 +442,10 @@ std::vector<FilePlan> planFiles(const ParsedArgs& a, RunSummary* summary) {
 void chooseProduct(const ParsedArgs& a, const std::vector<FilePlan>& plans) {
     const FilePlan* first = nullptr;
     for (const FilePlan& p : plans) {
+        if (!p.unknownProduct.empty() && !a.has("--product"))
+            throw CliError("'" + p.file + "' says its cases ran on product '" + p.unknownProduct +
+                           "' (root attribute " + cases::kProductAttribute +
+                           "), which OpScope does not know: choose one with --product (a2, a3, training or inference)");
         if (!p.product) continue;
         if (a.has("--product") && *p.product != currentProduct())
             std::cerr << "note: '" << p.file << "' was recorded on the " << productName(*p.product)
@@ -552,7 +557,7 @@ int runAsWorker(const ParsedArgs& a, const RunOptions& o) {
         }
         std::vector<std::string> skipped, unmatched;
         plans.push_back(trace ? planFile(file, {}, &skipped, &unmatched)
-                              : FilePlan{file, false, "", std::nullopt, {}, {}});
+                              : FilePlan{file, false, "", std::nullopt, "", {}, {}});
     }
     std::vector<WorkItem> items;
     for (const WorkerItem& w : share) {

@@ -111,6 +111,16 @@ expect_out "Functional.conv2d.0: emulation and device agree"
 expect_exit 2 "$CLI" run "$WORK/training.h5" "$WORK/step0.h5"
 expect_one_line_error
 expect_err "'$WORK/training.h5' was recorded on product training and '$WORK/step0.h5' on a2: run them separately, or choose one with --product"
+if have_h5py; then  # a product OpScope does not know runs only where --product names one
+    cp "$WORK/training.h5" "$WORK/a5.h5"
+    /usr/bin/python3 -c 'import h5py, sys; h5py.File(sys.argv[1], "a").attrs["opscope_product"] = "a5"' "$WORK/a5.h5"
+    expect_exit 2 "$CLI" run "$WORK/a5.h5"
+    expect_one_line_error
+    expect_err "says its cases ran on product 'a5' (root attribute opscope_product), which OpScope does not know"
+    expect_exit 0 "$CLI" run "$WORK/a5.h5" --product a2 --case /msprobe/step0/rank0/Functional.conv2d.0
+    expect_exit 0 "$CLI" info "$WORK/a5.h5"
+    expect_out "recorded on product a5"
+fi
 expect_exit 2 "$CLI" import msprobe "$L1" -o "$WORK/x.h5" --product 920
 expect_err "unknown --product '920': use a2, a3, training or inference"
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -350,6 +351,29 @@ TEST(CaseFile, WritingIsAtomicAndNeverOverwritesAnInput) {
     EXPECT_TRUE(isReservedAttribute("standard"));
 }
 
+// The product a file's cases came from (import msprobe --product) reads back with each case; a
+// file that names a product OpScope does not know still reads, and says what it names.
+TEST(CaseFile, TheRecordedProductReadsBackWithTheCases) {
+    ScratchDir dir;
+    for (const auto& [id, expected] :
+         std::vector<std::pair<std::string, std::optional<Product>>>{{"training", Product::AtlasTraining},
+                                                                     {"A2", Product::AtlasA2},
+                                                                     {"a5", std::nullopt},
+                                                                     {"", std::nullopt}}) {
+        SCOPED_TRACE(id);
+        const std::string path = dir.file("product_" + id + ".h5");
+        CaseFileWriter writer(path);
+        writer.add(sampleCase("/gn/basic"));
+        if (!id.empty()) writer.setRootAttribute(kProductAttribute, id);
+        writer.commit();
+        const h5::File f = h5::File::openReadOnly(path);
+        std::string unknown = "stale";
+        EXPECT_EQ(recordedProductOf(f, &unknown), expected);
+        EXPECT_EQ(unknown, id == "a5" ? "a5" : "");
+        EXPECT_EQ(readCase(f, "/gn/basic").product, expected);
+    }
+}
+
 TEST(CaseFile, TracesReplayAsCases) {
     ScratchDir dir;
     const std::string path = dir.file("trace.h5");
@@ -394,6 +418,7 @@ TEST(CaseFile, TracesReplayAsCases) {
     ASSERT_NE(c.source("trace"), nullptr);
     EXPECT_EQ(c.source("trace")->role, SourceRole::Reference);
     EXPECT_DOUBLE_EQ(c.source("trace")->find("y")->getAsDouble(3), 12.0);
+    EXPECT_EQ(c.product, currentProduct());  // the product it was recorded on
 
     // At level stats there are no values to replay: every executor is skipped with a reason.
     const std::string stats = dir.file("stats.h5");

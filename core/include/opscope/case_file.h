@@ -170,8 +170,8 @@ std::string importShardOf(const h5::File& file);
 // ("training", "a2", ...: productId). `import msprobe --product` writes it; `run` and the
 // debugger emulate that product unless told otherwise.
 inline constexpr const char* kProductAttribute = "opscope_product";
-// The file's recorded product, or nullopt when it records none. Throws ContentError (one
-// sentence) when the attribute names no product OpScope knows.
-std::optional<Product> recordedProductOf(const h5::File& file);
+// The file's recorded product, or nullopt when it records none or one OpScope does not know;
+// then `unknown` (when given) gets the attribute's text, else "".
+std::optional<Product> recordedProductOf(const h5::File& file, std::string* unknown = nullptr);
 
 }  // namespace opscope::cases

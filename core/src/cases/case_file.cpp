@@ -352,14 +352,13 @@ std::string importShardOf(const h5::File& file) {
     return h5::readStringAttributeIfPresent(file, "/", kImportShardAttribute).value_or("");
 }
 
-std::optional<Product> recordedProductOf(const h5::File& file) {
+std::optional<Product> recordedProductOf(const h5::File& file, std::string* unknown) {
     const std::optional<std::string> id = h5::readStringAttributeIfPresent(file, "/", kProductAttribute);
-    if (!id) return std::nullopt;
+    if (unknown) unknown->clear();
     Product p;
-    if (!parseProduct(*id, &p))
-        throw ContentError("'" + file.path() + "' says its cases ran on product '" + *id + "' (root attribute " +
-                           kProductAttribute + "), which OpScope does not know: use a2, a3, training or inference");
-    return p;
+    if (id && parseProduct(*id, &p)) return p;
+    if (id && unknown) *unknown = *id;
+    return std::nullopt;
 }
 
 Case caseFromExecutorTrace(const ExecutorTrace& t, const std::string& path) {
