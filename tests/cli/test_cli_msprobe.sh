@@ -46,6 +46,13 @@ expect_exit 2 "$CLI" import msprobe "$WORK/only_bad" -o "$WORK/none.h5"
 expect_out "imported 0 of 1"
 expect_err "none of the 1 supported calls could be imported"
 [ -e "$WORK/none.h5" ] && fail "an import of nothing wrote a file"
+# A MindSpore dump (its APIs take other arguments) is refused with the reason, not misread.
+cp -r "$L1/step0/rank1" "$WORK/mindspore"
+sed -i 's/"framework": "pytorch"/"framework": "mindspore"/' "$WORK/mindspore/dump.json"
+expect_exit 2 "$CLI" import msprobe "$WORK/mindspore" -o "$WORK/none.h5"
+expect_one_line_error
+expect_err "dump.json' is a dump of framework \"mindspore\": OpScope replays PyTorch (torch_npu) dumps"
+[ -e "$WORK/none.h5" ] && fail "an import of a MindSpore dump wrote a file"
 echo '{"data": [' > "$WORK/only_bad/dump.json"
 expect_exit 2 "$CLI" import msprobe "$WORK/only_bad" -o "$WORK/none.h5"
 expect_one_line_error

@@ -250,14 +250,23 @@ Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
     if (text[document.begin] != '{') throw notDump();
     std::vector<JsonMember> data;
     bool hasData = false;
+    std::string framework;
     for (const JsonMember& m : outlineObject(text, document, source)) {
         if (m.name == "data" && text[m.value.begin] != '{') throw notDump();
         if (m.name == "data") data = outlineObject(text, m.value, source);
         hasData = hasData || m.name == "data";
         if (m.name == "level" && text[m.value.begin] == '"')
             impl_->level = json::parse(text.substr(m.value.begin, m.value.end - m.value.begin)).get<std::string>();
+        if (m.name == "framework" && text[m.value.begin] == '"')
+            framework = json::parse(text.substr(m.value.begin, m.value.end - m.value.begin)).get<std::string>();
     }
     if (!hasData) throw notDump();
+    // The calls are mapped by PyTorch's signatures: a MindSpore dump's "Functional.conv2d" is
+    // mindspore.ops.conv2d, whose fifth argument is pad_mode. Older dumps do not say: PyTorch.
+    if (!framework.empty() && framework != "pytorch")
+        throw FormatError(source + " is a dump of framework \"" + framework +
+                          "\": OpScope replays PyTorch (torch_npu) dumps, whose APIs' arguments it knows; a " +
+                          "MindSpore API of the same name takes others (ops.conv2d's pad_mode)");
     impl_->findCalls(data);
 }
 
