@@ -35,8 +35,6 @@ Format originFormat(int64_t rank) {
     return Format::NCDHW;
 }
 
-bool isA2Like(Product p) { return p == Product::AtlasA2 || p == Product::AtlasA3; }
-
 // 1. Null pointers and the output mask.
 void checkPointers(const ConvArgs& a, ConvProblem& p) {
     p.gradOutput = &requireTensor(a.gradOutput, "gradOutput");
@@ -110,7 +108,7 @@ void checkRanksAndFormats(ConvProblem& p) {
 
 // 4. The product runs this convolution at all.
 void checkProductSupport(const ConvProblem& p, Product product) {
-    if (p.spatial == 3 && !isA2Like(product))
+    if (p.spatial == 3 && !isA2Generation(product))
         fail(status::kParamInvalid, Msg()
                                         << "3D convolution backward (input shape " << list(p.input->shape)
                                         << ") is not supported on " << productName(product) << ": only 1D and 2D are");
@@ -293,7 +291,7 @@ void checkRange(int64_t v, int64_t lo, int64_t hi, const std::string& what, Prod
 
 // 7. Product limits: Atlas A2/A3 with transposed=false.
 void checkProductLimits(const ConvProblem& p, Product product) {
-    if (!isA2Like(product) || p.transposed) return;
+    if (!isA2Generation(product) || p.transposed) return;
     const TensorView &x = *p.input, &dy = *p.gradOutput, &w = *p.weight;
     checkRange(p.groups, 1, kMaxGroupsA2, "groups", product);
     auto dims = [&](const TensorView& v, const char* name, int64_t lo) {
@@ -340,7 +338,7 @@ CubePrecision resolveCubePrecision(Product product, DType dtype, int8_t mode) {
                                                       << productName(product) << ": " << why);
     };
     if (dtype == DType::Float16) return CubePrecision::Float16;  // every mode keeps fp16
-    if (isA2Like(product)) {
+    if (isA2Generation(product)) {
         if (dtype == DType::BFloat16) return mode == 2 ? CubePrecision::Float16 : CubePrecision::BFloat16;
         if (mode == 0) return CubePrecision::Float32;
         return mode == 2 ? CubePrecision::Float16 : CubePrecision::HFloat32;

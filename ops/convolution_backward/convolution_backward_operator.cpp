@@ -137,7 +137,7 @@ private:
         const std::string hf32On =
             "import the dump without --conv-allow-hf32 false (the debugger: check File > Dumps "
             "Ran with Conv HF32)";
-        if (product == Product::AtlasA2 || product == Product::AtlasA3) {
+        if (isA2Generation(product)) {
             if (precision == conv::CubePrecision::HFloat32)
                 add(0, std::nullopt, "float32 operands (cubeMathType 0, KEEP_DTYPE)",
                     "the run had torch_npu.npu.conv.allow_hf32 = False: import the dump with --conv-allow-hf32 false "

@@ -109,7 +109,7 @@ void checkOutputShapes(const GroupNormProblem& p) {
 
 // 6. Product limits: C / group <= 8000 on A2/A3.
 void checkProductLimits(const GroupNormProblem& p, Product product) {
-    if ((product == Product::AtlasA2 || product == Product::AtlasA3) && p.C / p.group > kMaxChannelsPerGroupA2)
+    if (isA2Generation(product) && p.C / p.group > kMaxChannelsPerGroupA2)
         fail(status::kParamInvalid, Msg() << "C / group = " << p.C / p.group << " exceeds " << kMaxChannelsPerGroupA2
                                           << " on " << productName(product));
 }

@@ -24,6 +24,9 @@ const char* productName(Product p);
 bool parseProduct(const std::string& text, Product* out);
 std::vector<Product> allProducts();
 
-inline bool productHasBFloat16(Product p) { return p == Product::AtlasA2 || p == Product::AtlasA3; }
+// Ascend 910B and later (Atlas A2, A3): the newer rules, bfloat16 and HF32 in the cube unit, and a
+// default precision mode that keeps float32 (before them, torch_npu's allows fp32 -> fp16).
+inline bool isA2Generation(Product p) { return p == Product::AtlasA2 || p == Product::AtlasA3; }
+inline bool productHasBFloat16(Product p) { return isA2Generation(p); }
 
 }  // namespace opscope

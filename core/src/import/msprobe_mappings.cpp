@@ -403,7 +403,7 @@ cases::Case gridSampleCase(const Call& call) {
 namespace opscope::import::msprobe {
 
 int8_t torchNpuCubeMathType(const DeviceSettings& device) {
-    const bool allowFp32ToFp16 = !(device.product == Product::AtlasA2 || device.product == Product::AtlasA3);
+    const bool allowFp32ToFp16 = !isA2Generation(device.product);
     if (allowFp32ToFp16) return device.convAllowHf32 ? 1 : 2;  // ALLOW_FP32_DOWN_PRECISION, USE_FP16
     return device.convAllowHf32 ? 3 : 0;                       // USE_HF32, KEEP_DTYPE
 }
