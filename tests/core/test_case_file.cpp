@@ -372,6 +372,12 @@ TEST(CaseFile, TheRecordedProductReadsBackWithTheCases) {
         EXPECT_EQ(unknown, id == "a5" ? "a5" : "");
         EXPECT_EQ(readCase(f, "/gn/basic").product, expected);
     }
+    const std::string number = dir.file("product_number.h5");  // not text at all
+    writeCaseFile(number, {sampleCase("/gn/basic")});
+    h5::File::openReadWrite(number).writeAttribute("/", kProductAttribute, int64_t{5});
+    std::string unknown;
+    EXPECT_EQ(recordedProductOf(h5::File::openReadOnly(number), &unknown), std::nullopt);
+    EXPECT_EQ(unknown, "5");
 }
 
 TEST(CaseFile, TracesReplayAsCases) {

@@ -357,7 +357,8 @@ std::optional<Product> recordedProductOf(const h5::File& file, std::string* unkn
     if (unknown) unknown->clear();
     Product p;
     if (id && parseProduct(*id, &p)) return p;
-    if (id && unknown) *unknown = *id;
+    if (unknown && file.hasAttribute("/", kProductAttribute))  // a text no product has, or not text at all
+        *unknown = id ? *id : h5::attributeText(file, "/", kProductAttribute);
     return std::nullopt;
 }
 
