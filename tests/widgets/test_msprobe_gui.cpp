@@ -4,6 +4,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QThreadPool>
 #include <QToolButton>
@@ -141,6 +142,10 @@ private Q_SLOTS:
         training->trigger();
         QVERIFY(opened.wait(60000));
         QVERIFY(training->isChecked() && !a2->isChecked());
+        const QList<QLabel*> labels = w.findChildren<QLabel*>();  // the File panel's title names the device
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
+            return l->text().contains("case(s) · from the Atlas training series (Ascend 910)");
+        }));
         QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::OtherSettings);
         QCOMPARE(ctx->product(), Product::AtlasTraining);
         const QString log = w.logPanel()->toPlainText();

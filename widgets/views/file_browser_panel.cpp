@@ -20,6 +20,7 @@
 #include "models/case_list_model.h"
 #include "models/h5_tree_filter_model.h"
 #include "models/h5_tree_model.h"
+#include "opscope/case_file.h"
 #include "opscope/ops/argument_fit.h"
 #include "opscope/h5/attribute_value.h"
 #include "session/debug_context.h"
@@ -215,11 +216,18 @@ void FileBrowserPanel::onFileChanged() {
         return;
     }
     const QFileInfo fi(context_->filePath());
+    // The device the cases came from (import msprobe --product): loading one emulates it.
+    std::string unknown;
+    const std::optional<Product> device = cases::recordedProductOf(*context_->file(), &unknown);
+    const QString from = device             ? tr(" · from the %1").arg(QString::fromUtf8(productName(*device)))
+                         : !unknown.empty() ? tr(" · from product '%1' (unknown)").arg(QString::fromStdString(unknown))
+                                            : QString();
     title_->setText(
-        tr("<b>%1</b> — %2 · %3 %4")
+        tr("<b>%1</b> — %2 · %3 %4%5")
             .arg(fi.fileName().toHtmlEscaped(), QString::number(fi.size() / 1024.0 / 1024.0, 'f', 2) + " MiB")
             .arg(context_->cases().size())
-            .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)")));
+            .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)"))
+            .arg(from.toHtmlEscaped()));
     title_->setToolTip(context_->filePath());
     // Full names where they fit, elided at the end (tooltip: the whole text) where they do not.
     caseView_->resizeColumnsToContents();
