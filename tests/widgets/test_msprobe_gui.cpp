@@ -153,7 +153,14 @@ private Q_SLOTS:
         QVERIFY2(log.contains("Functional.conv2d.1 was recorded on the Atlas training series"), qPrintable(log));
         const QString banner = w.metricsPanel()->verdictText();
         QVERIFY2(banner.contains("import it with --product a2"), qPrintable(banner));
+        // A file that records no product runs on the user's product again, not on the dump's.
+        QVERIFY(w.openFile(file_));
+        QVERIFY(test::loadPrepared(*ctx, "/gn/basic"));
+        QCOMPARE(ctx->product(), Product::AtlasA2);
+        QVERIFY(w.logPanel()->toPlainText().contains("/gn/basic records no product: emulating the Atlas A2"));
 
+        w.openDumpFolder(kDumps + "dump_l1");
+        QVERIFY(opened.wait(60000));
         a2->trigger();
         QVERIFY(opened.wait(60000));
         QCOMPARE(verdictOf(w, "/msprobe/step0/rank0/Functional.conv2d.1"), ops::DeviceVerdict::Kind::Agree);

@@ -22,7 +22,8 @@ namespace opscope::gui {
 DebugContext::DebugContext(QObject* parent)
     : QObject(parent),
       worker_(std::make_unique<ExecutionWorker>(static_cast<WorkerSink*>(this), this)),
-      product_(currentProduct()) {}  // OPSCOPE_PRODUCT, else Atlas A2
+      product_(currentProduct()),  // OPSCOPE_PRODUCT, else Atlas A2
+      chosenProduct_(product_) {}
 
 DebugContext::~DebugContext() {
     worker_->shutdown();  // joins the thread while this object is still whole
@@ -199,12 +200,16 @@ void DebugContext::loadCase(const QString& casePath) {
             standardSpec_ = QString::fromStdString(c->standard);
             runAs_ = DType::Undefined;  // "run as" is a choice per case: each starts as stored
             // A case recorded on a product (an imported dump, a trace) is emulated there, so that its
-            // golden and device verdict describe that device, as the CLI's run does.
-            if (c->product && *c->product != product_) {
-                product_ = *c->product;
-                Q_EMIT statusMessage(QString("%1 was recorded on the %2: emulating that product")
-                                         .arg(casePath, QString::fromUtf8(productName(product_))),
-                                     false);
+            // golden and device verdict describe that device, as the CLI's run does; any other case
+            // on the product the user chose, not on one an earlier file switched to.
+            const Product wanted = c->product.value_or(chosenProduct_);
+            if (wanted != product_) {
+                product_ = wanted;
+                const QString name = QString::fromUtf8(productName(product_));
+                Q_EMIT statusMessage(
+                    c->product ? QString("%1 was recorded on the %2: emulating that product").arg(casePath, name)
+                               : QString("%1 records no product: emulating the %2, as chosen").arg(casePath, name),
+                    false);
             }
             baselineSource_ = kComputedBaseline;
             clearPlan();
@@ -338,6 +343,7 @@ void DebugContext::setRunAs(DType dtype) {
 }
 
 void DebugContext::setProduct(Product p) {
+    chosenProduct_ = p;
     if (p == product_) return;
     product_ = p;
     invalidatePlan();

@@ -91,6 +91,8 @@ public:
     void clearAttribute(const std::string& name);  // back to "absent" (the schema default)
     void setRunAs(DType dtype);                    // Undefined = as stored
     DType runAs() const { return runAs_; }
+    // The user's product (the Call form). A case that records its device's product (an imported
+    // dump, a trace) is emulated on that one while it is loaded; the others on the user's.
     void setProduct(Product p);
     Product product() const { return product_; }
 
@@ -229,7 +231,8 @@ private:
     ArgumentState args_;
     std::set<std::string> editedAttributes_;  // set by the user: binding never overwrites them
     DType runAs_ = DType::Undefined;
-    Product product_ = Product::AtlasA2;
+    Product product_ = Product::AtlasA2;        // emulated now
+    Product chosenProduct_ = Product::AtlasA2;  // the user's (setProduct), for cases that record none
     QString baselineSource_ = kComputedBaseline;
     QString standardSpec_;  // "" = the operator's / case's default
     metrics::Standard standard_;
