@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (the fuzz preset: clang, ASan, UBSan, in build/fuzz) and runs
 # each for a bounded time. Independent of CTest; scripts/test.sh calls it for a short run.
-#   bash scripts/fuzz.sh                      case_reader trace_reader phase1, 60 s each
+#   bash scripts/fuzz.sh                      case_reader trace_reader tensor_file phase1, 60 s each
 #   bash scripts/fuzz.sh h5_raw               raw HDF5 bytes (finds libhdf5's own crashes)
 #   OPSCOPE_FUZZ_SECONDS=3600 OPSCOPE_FUZZ_JOBS=2 bash scripts/fuzz.sh phase1
 # Inputs that add coverage go to build/fuzz/corpus/<target> (the committed seeds in
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${OPSCOPE_FUZZ_SECONDS:-60}
 jobs=${OPSCOPE_FUZZ_JOBS:-1}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(case_reader trace_reader phase1)
+[ ${#targets[@]} -gt 0 ] || targets=(case_reader trace_reader tensor_file phase1)
 
 if ! command -v clang++ > /dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a > /dev/null 2>&1; then
   echo "fuzz: needs clang and libFuzzer (apt-get install clang libclang-rt-14-dev)" >&2

@@ -24,7 +24,9 @@ namespace opscope::cli {
 DatasetRef parseDatasetRef(const std::string& text, const std::string& what) {
     const std::size_t colon = text.rfind(":/");
     if (colon == std::string::npos || colon == 0)
-        throw CliError(what + " must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY or FILE.pt[:KEY], got '" +
+        throw CliError(what +
+                       " must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY, FILE.pt[:KEY] or "
+                       "FILE.safetensors[:KEY], got '" +
                        text + "'");
     return DatasetRef{text.substr(0, colon), text.substr(colon + 1)};
 }

@@ -17,8 +17,9 @@ CommandSpec compareSpec() {
     return {"compare",
             "compare ACTUAL REFERENCE [--dtype DTYPE] [--standard NAME] [--json]",
             "metrics and a verdict between two tensors (an output and its reference)",
-            "Each tensor is FILE.h5:/path/to/dataset, or a numpy or PyTorch file: FILE.npy, FILE.npz:KEY,\n"
-            "FILE.pt (a tensor, or FILE.pt:KEY of a dict of tensors, as msprobe dumps them).\n"
+            "Each tensor is FILE.h5:/path/to/dataset, or a numpy, PyTorch or safetensors file: FILE.npy,\n"
+            "FILE.npz:KEY, FILE.pt (a tensor, or FILE.pt:KEY of a dict of tensors, as msprobe dumps them),\n"
+            "FILE.safetensors:KEY (a Hugging Face checkpoint: only that tensor's bytes are read).\n"
             "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
             "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
             "The element counts must agree; shapes may differ ([C] against [1, C]).",

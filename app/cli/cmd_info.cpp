@@ -21,12 +21,14 @@ namespace opscope::cli {
 CommandSpec infoSpec() {
     return {"info",
             "info FILE [--tree] [--attrs] [--depth N] [--json]",
-            "list the cases, trace executors and datasets in an HDF5 file, or the tensors of a .npy/.npz/.pt",
+            "list the cases, trace executors and datasets in an HDF5 file, or the tensors of a .npy/.npz/.pt/"
+            ".safetensors",
             "A case file lists its cases (operator, parameters, inputs, output sources); a trace lists its\n"
             "executors; any other HDF5 file (a checkpoint, a dump) lists its tree. Dataset paths in the\n"
             "tree can be bound to operator arguments with 'run --op NAME --bind ARG=FILE.h5:/path'.\n"
-            "A numpy or PyTorch file (.npy, .npz, .pt, .pth) lists each tensor's key, dtype and shape, as\n"
-            "'--bind' and 'compare' name it (FILE.npz:KEY, FILE.pt:KEY). No tensor data is decoded.",
+            "A numpy, PyTorch or safetensors file (.npy, .npz, .pt, .pth, .safetensors) lists each tensor's\n"
+            "key, dtype and shape, as '--bind' and 'compare' name it (FILE.npz:KEY, FILE.pt:KEY,\n"
+            "FILE.safetensors:KEY). No tensor data is decoded.",
             {{"--tree", "", false, "also list every group and dataset (the default for files without cases)"},
              {"--attrs", "", false, "with the tree: show each object's attributes"},
              {"--depth", "N", false, "with the tree: list at most N levels"},
@@ -330,7 +332,7 @@ void printText(const h5::File& f, const std::string& file, const FileContents& c
     }
 }
 
-// A .npy/.npz/.pt file: its tensors and how to name each on the command line.
+// A .npy/.npz/.pt/.safetensors file: its tensors and how to name each on the command line.
 int infoOfTensorFile(const ParsedArgs& a, const std::string& file) {
     for (const char* o : {"--tree", "--attrs", "--depth"})
         if (a.has(o)) throw CliError(std::string(o) + " lists an HDF5 file's tree; '" + file + "' is a tensor file");

@@ -45,10 +45,11 @@ CommandSpec runSpec() {
         {{"--case", "PATH", true, "run only this case, or the cases under this group"},
          {"--op", "NAME", false, "build one call of this operator instead of reading cases"},
          {"--bind", "ARG=FILE.h5:/path", true,
-          "with --op: tensor argument ARG from a dataset of any HDF5 file, or FILE.npy, FILE.npz:KEY, FILE.pt"},
+          "with --op: tensor argument ARG from a dataset of any HDF5 file, or FILE.npy, FILE.npz:KEY, FILE.pt, "
+          "FILE.safetensors:KEY"},
          {"--attr", "NAME=VALUE", true, "with --op: an attribute (1, 2.5, true, 1,2,3 or [true,false])"},
          {"--expect", "OUT=FILE.h5:/path", true,
-          "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt too"},
+          "with --op: a reference for output OUT (source 'expected'); .npy/.npz/.pt/.safetensors too"},
          {"--dtype", "DTYPE", false, "cast floating inputs to float32, float16 or bfloat16 first"},
          {"--standard", "NAME", false, "cann, dual-thousandth, msprobe-legacy or rtol=X,atol=Y for every output"},
          {"--product", "ID", false,

@@ -18,8 +18,9 @@ operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
     dump_l1/step0/rank1/   one more rank (a group_norm)
     dump_l0/step0/rank0/   L0: Conv2d and GroupNorm modules with parameters and parameters_grad
     readers/               .pt and .npy/.npz files of every dtype (contiguous, strided views,
-                           storage offsets, Fortran order, big-endian, format versions 1-3) and
-                           each one's values as raw C-order little-endian bytes written by numpy
+                           storage offsets, Fortran order, big-endian, format versions 1-3),
+                           .safetensors checkpoints, and each tensor's values as raw C-order
+                           little-endian bytes written by numpy
                            (manifest.txt: file key dtype shape bytes-file)
 
     /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py            # the fixtures
@@ -36,6 +37,7 @@ import json
 import os
 import pickle
 import shutil
+import struct
 import sys
 import zipfile
 
@@ -365,6 +367,49 @@ def raw_bytes(t):
     return t.numpy().astype(t.numpy().dtype.newbyteorder("<")).tobytes()
 
 
+SAFETENSORS_DTYPES = {torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
+                      torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+                      torch.uint8: "U8", torch.bool: "BOOL"}
+
+
+def save_safetensors(path, tensors, metadata=None):
+    """A .safetensors file as Hugging Face's format describes it (the safetensors package is not
+    a Debian package): an 8-byte little-endian header length, the JSON header padded with spaces
+    to 8 bytes, then each tensor's bytes (little-endian, C order) one after another."""
+    header, data = {}, b""
+    if metadata:
+        header["__metadata__"] = metadata
+    for name, t in tensors.items():
+        b = raw_bytes(t)
+        header[name] = {"dtype": SAFETENSORS_DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [len(data), len(data) + len(b)]}
+        data += b
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + data)
+
+
+def write_safetensors_readers(root, base, record):
+    """A checkpoint of several dtypes (a scalar and an empty tensor among them), a file of one
+    tensor, and damaged ones."""
+    model = {"embed.weight": base[:2].float(), "norm.weight": base[0, 0].to(torch.bfloat16),
+             "head.bias": base[1, 1].half(), "step": torch.tensor(7, dtype=torch.int64),
+             "mask": base[3] > 0, "ids": (base[2] * 9).to(torch.int8), "pixels": (base[2].abs() * 40).to(torch.uint8),
+             "counts": (base[3] * 1000).to(torch.int16), "empty": base[:, 0:0].double()}
+    save_safetensors(os.path.join(root, "model.safetensors"), model, {"format": "pt"})
+    for key, t in model.items():
+        record("model.safetensors", key, str(t.dtype).replace("torch.", ""), list(t.shape), raw_bytes(t))
+    save_safetensors(os.path.join(root, "single.safetensors"), {"x": base[0].float()})
+    record("single.safetensors", None, "float32", [6, 5], raw_bytes(base[0].float()))
+    with open(os.path.join(root, "single.safetensors"), "rb") as f:
+        single = f.read()
+    with open(os.path.join(root, "bad_truncated.safetensors"), "wb") as f:
+        f.write(single[:-8])
+    with open(os.path.join(root, "bad_header.safetensors"), "wb") as f:  # claims a 1 TB header
+        f.write(struct.pack("<Q", 1 << 40) + single[8:])
+
+
 def write_readers(root):
     os.makedirs(root, exist_ok=True)
     lines = []
@@ -416,6 +461,7 @@ def write_readers(root):
     record("pair.npz", "m", "bool", [6, 5], (arr[1] > 0).tobytes())
     np.savez_compressed(os.path.join(root, "packed.npz"), y=arr.astype(np.float64))
     record("packed.npz", "y", "float64", [4, 6, 5], arr.astype("<f8").tobytes())
+    write_safetensors_readers(root, base, record)
     # Damaged files for the error tests.
     with open(os.path.join(root, "float32_contiguous.pt"), "rb") as f:
         pt = f.read()

@@ -308,7 +308,7 @@ expect_err "is not a JSON report"
 expect_exit 2 "$CLI" report merge "$WORK/s0.json" -o "$WORK/s0.json"
 expect_one_line_error
 
-# --bind from .pt, .npy and .npz files (and --expect).
+# --bind from .pt, .npy and .npz files (and --expect); .safetensors below, with compare.
 /usr/bin/python3 - "$WORK" "$READERS" <<'PY'
 import sys, numpy as np
 work = sys.argv[1]
@@ -353,6 +353,18 @@ expect_one_line_error
 expect_err "$WORK/gamma.npy is float32\[8\] but $WORK/dy.npy is float32\[3, 8\]: the element counts differ"
 expect_exit 2 "$CLI" compare "$WORK/dy.npy" "$READERS/bad_truncated.pt"
 expect_err "the reference tensor: .*bad_truncated.pt' is not a readable zip archive"
+# A Hugging Face checkpoint: info lists it, compare and --bind read one tensor of it.
+expect_exit 0 "$CLI" info "$READERS/model.safetensors"
+expect_out "model.safetensors: tensor file, .*, 9 tensors"
+expect_out "bfloat16\[5\]  $READERS/model.safetensors:norm.weight"
+expect_exit 0 "$CLI" compare "$READERS/model.safetensors:head.bias" "$READERS/model.safetensors:head.bias"
+expect_out "max abs error  *0$"
+expect_exit 0 "$CLI" compare "$READERS/single.safetensors" "$READERS/single.safetensors:x"
+expect_exit 2 "$CLI" compare "$READERS/model.safetensors" "$READERS/single.safetensors"
+expect_one_line_error
+expect_err "model.safetensors' holds 9 tensors (embed.weight, norm.weight, .*): name one as"
+expect_exit 2 "$CLI" compare "$READERS/bad_truncated.safetensors" "$READERS/single.safetensors"
+expect_err "bad_truncated.safetensors' is not a valid .safetensors file: its tensors cover 120 bytes"
 # info lists a tensor file's tensors as --bind and compare name them.
 expect_exit 0 "$CLI" info "$READERS/dict.pt"
 expect_out "dict.pt: tensor file, .*, 2 tensors"
@@ -379,6 +391,6 @@ expect_out "max abs error  *0$"
 expect_exit 2 "$CLI" compare "$WORK/dict_damaged.pt:weight" "$READERS/dict.pt:weight"
 expect_err "dict_damaged.pt' is damaged: storage '0' should hold 240 bytes (60 float32) but its entry has 100"
 expect_exit 2 "$CLI" compare "$WORK/dy.txt" "$WORK/dy.npy"
-expect_err "the actual tensor must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY or FILE.pt\[:KEY\]"
+expect_err "the actual tensor must be FILE.h5:/path/to/dataset, FILE.npy, FILE.npz:KEY, FILE.pt\[:KEY\] or FILE.safetensors\[:KEY\]"
 
 finish

@@ -1,8 +1,10 @@
-// The native .npy/.npz/.pt readers against numpy: every fixture in datasets/msprobe/readers
+// The native .npy/.npz/.pt/.safetensors readers against numpy: every fixture in datasets/msprobe/readers
 // (written by generate_msprobe_dumps.py with PyTorch and numpy) must read back bit for bit as
 // the C-order little-endian bytes numpy wrote beside it, with the same dtype and shape; damaged
 // files must be one-sentence errors naming the file.
 #include <gtest/gtest.h>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstring>
@@ -66,7 +68,7 @@ std::vector<Fixture> manifest() {
 TEST(TensorFiles, EveryFixtureMatchesNumpyBitForBit) {
     const std::vector<Fixture> fixtures = manifest();
     ASSERT_GE(fixtures.size(), 50u) << "manifest.txt missing or short in " << readersDir();
-    int pt = 0, npy = 0, npz = 0;
+    int pt = 0, npy = 0, npz = 0, safetensors = 0;
     for (const Fixture& f : fixtures) {
         SCOPED_TRACE(f.file + (f.key.empty() ? "" : ":" + f.key));
         const std::string spec = (readersDir() / f.file).string() + (f.key.empty() ? "" : ":" + f.key);
@@ -80,10 +82,12 @@ TEST(TensorFiles, EveryFixtureMatchesNumpyBitForBit) {
         pt += f.file.find(".pt") != std::string::npos;
         npy += f.file.find(".npy") != std::string::npos;
         npz += f.file.find(".npz") != std::string::npos;
+        safetensors += f.file.find(".safetensors") != std::string::npos;
     }
     EXPECT_GE(pt, 28);   // 7 dtypes x (contiguous, strided, scalar, empty) + a dict
     EXPECT_GE(npy, 21);  // 7 dtypes x (C, Fortran, big-endian) + versions 2 and 3 + a scalar
     EXPECT_GE(npz, 3);
+    EXPECT_GE(safetensors, 10);  // 9 tensors of 9 dtypes (a scalar, an empty one) + a file of one
 }
 
 TEST(TensorFiles, StridedViewsKeepOffsetAndStrides) {
@@ -139,6 +143,8 @@ TEST(TensorFiles, DamagedFilesAreOneSentenceNamingTheFile) {
         {"bad_header.npy", "not a valid .npy file"},
         {"missing.npy", "no file"},
         {"bad_code.pt", "it calls posix.system, which is not part of a saved tensor"},
+        {"bad_truncated.safetensors", "its tensors cover 120 bytes of data but the file holds 112 (truncated?)"},
+        {"bad_header.safetensors", "its header claims 1099511627776 bytes in a file of 192"},
     };
     for (const Bad& b : bad) {
         const std::string msg = errorOf<FormatError>([&] { import::readTensorFile(dir + "/" + b.file); });
@@ -195,8 +201,11 @@ TEST(TensorFiles, EveryFixtureIsDescribedAsItReadsWithoutItsData) {
         SCOPED_TRACE(f.file + (f.key.empty() ? "" : ":" + f.key));
         std::vector<import::TensorEntry> entries;
         ASSERT_NO_THROW(entries = import::describeTensorFile((readersDir() / f.file).string()));
-        const auto e =
-            std::find_if(entries.begin(), entries.end(), [&](const import::TensorEntry& x) { return x.key == f.key; });
+        // Read without a key, a file of one named tensor (single.safetensors) is that tensor.
+        const auto e = f.key.empty() && entries.size() == 1
+                           ? entries.begin()
+                           : std::find_if(entries.begin(), entries.end(),
+                                          [&](const import::TensorEntry& x) { return x.key == f.key; });
         ASSERT_NE(e, entries.end());
         EXPECT_EQ(dtypeName(e->dtype), f.dtype);
         EXPECT_EQ(e->shape, f.shape);
@@ -218,4 +227,75 @@ TEST(TensorFiles, DescribingReadsNoMoreThanTheHeader) {
     EXPECT_EQ(import::describeTensorFile(dir.file("cut.npy")).front().shape,
               import::readTensorFile((readersDir() / "float32_c.npy").string()).shape());
     EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(dir.file("cut.npy")); }), "truncated?");
+}
+
+namespace {
+
+// A .safetensors file from its header text and data bytes (the header padded to 8 bytes).
+void writeSafetensors(const std::string& path, std::string header, uint64_t dataBytes, const std::string& data = "") {
+    header.append((8 - header.size() % 8) % 8, ' ');
+    std::string prefix(8, '\0');
+    for (int i = 0; i < 8; ++i) prefix[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << prefix << header << data;
+    out.close();
+    std::filesystem::resize_file(path, 8 + header.size() + dataBytes);  // the rest: a hole, read as zeros
+}
+
+}  // namespace
+
+// A checkpoint's one tensor is read from its own bytes: the 4 GiB tensor beside it (a sparse file
+// here) is neither read nor allocated, and the keys come from the header alone.
+TEST(TensorFiles, OneTensorOfABigSafetensorsFileReadsOnlyItsBytes) {
+    opscope::test::ScratchDir dir("safetensors");
+    const std::string path = dir.file("big.safetensors");
+    const uint64_t big = uint64_t{1} << 32;
+    writeSafetensors(path,
+                     R"({"__metadata__":{"format":"pt"},"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                     R"("big":{"dtype":"U8","shape":[4294967296],"data_offsets":[8,)" +
+                         std::to_string(8 + big) + "]}}",
+                     8 + big, std::string("\x00\x00\x80\x3f\x00\x00\x00\x40", 8));
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    EXPECT_EQ(import::tensorFileKeys(path), (std::vector<std::string>{"x", "big"}));
+    const HostTensor x = import::readTensorFile(path + ":x");
+    ASSERT_EQ(x.shape(), (std::vector<int64_t>{2}));
+    EXPECT_EQ(x.getAsDouble(0), 1.0);
+    EXPECT_EQ(x.getAsDouble(1), 2.0);
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB of peak memory grew";
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(path); }), "holds 2 tensors (x, big)");
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(path + ":y"); }), "has no tensor 'y'");
+}
+
+// Headers that lie are one sentence each, before any tensor is allocated.
+TEST(TensorFiles, SafetensorsHeadersThatLieAreRefused) {
+    opscope::test::ScratchDir dir("safetensors");
+    const std::string path = dir.file("bad.safetensors");
+    struct Bad {
+        const char* header;
+        uint64_t dataBytes;
+        const char* says;
+    } bad[] = {
+        {R"({"x":{"dtype":"F32","shape":[4],"data_offsets":[0,8]}})", 8,
+         "spans bytes 0-8 but its dtype and shape need 16"},
+        {R"({"x":{"dtype":"F32","shape":[1099511627776,1099511627776],"data_offsets":[0,8]}})", 8, "overflows"},
+        {R"({"x":{"dtype":"F8_E4M3","shape":[8],"data_offsets":[0,8]}})", 8, "holds dtype F8_E4M3"},
+        {R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8, "begins at byte 4 of the data, not 0"},
+        {R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"y":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+         12, "begins at byte 4 of the data, not 8"},
+        {R"({"x":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4, "not a whole number"},
+        {R"({"x":{"dtype":"F32","shape":[1]}})", 4, "no data_offsets"},
+        {R"({"x":)", 0, "its header is not JSON"},
+        {R"([1,2])", 0, "not a JSON object"},
+        {R"({"x":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", 2, "bool tensor 'x' holds 7"},
+    };
+    for (const Bad& b : bad) {
+        SCOPED_TRACE(b.header);
+        writeSafetensors(path, b.header, b.dataBytes, std::string("\x07\x07", 2));
+        const std::string msg = errorOf<FormatError>([&] { import::readTensorFile(path + ":x"); });
+        EXPECT_CONTAINS(msg, b.says);
+        EXPECT_CONTAINS(msg, "bad.safetensors");
+    }
 }

@@ -313,9 +313,14 @@ private Q_SLOTS:
         QCOMPARE(offered, (QStringList{"weight", "bias"}));  // a state dict's tensors, as for an .npz
         QCOMPARE(TensorSlotWidget::specForFile(dir + "pair.npz", pick("m")), dir + "pair.npz:m");
         QCOMPARE(offered, (QStringList{"x", "m"}));
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "model.safetensors", pick("norm.weight")),
+                 dir + "model.safetensors:norm.weight");
+        QCOMPARE(offered.size(), 9);  // a checkpoint's tensors, in the order of their data
+        QCOMPARE(offered.front(), QString("embed.weight"));
         QCOMPARE(TensorSlotWidget::specForFile(dir + "dict.pt", pick("")), QString());  // cancelled
         offered.clear();
         QCOMPARE(TensorSlotWidget::specForFile(dir + "packed.npz", pick("?")), dir + "packed.npz:y");  // one array
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "single.safetensors", pick("?")), dir + "single.safetensors:x");
         QCOMPARE(TensorSlotWidget::specForFile(dir + "float32_contiguous.pt", pick("?")),
                  dir + "float32_contiguous.pt");
         QCOMPARE(TensorSlotWidget::specForFile(dir + "bad_header.npy", pick("?")), dir + "bad_header.npy");

@@ -27,7 +27,7 @@ TensorSlotWidget::TensorSlotWidget(bool optional, QWidget* parent) : QFrame(pare
     fromFile_ = new QToolButton(this);
     fromFile_->setObjectName("bindFromFile");
     fromFile_->setText(QStringLiteral("…"));
-    fromFile_->setToolTip(tr("Bind from file… (.npy, .npz, .pt)"));
+    fromFile_->setToolTip(tr("Bind from file… (.npy, .npz, .pt, .safetensors)"));
     fromFile_->setAutoRaise(true);
     l->addWidget(fromFile_);
     connect(fromFile_, &QToolButton::clicked, this, &TensorSlotWidget::chooseFile);
@@ -46,7 +46,7 @@ void TensorSlotWidget::setBinding(const QString& origin, const QString& descript
                                  : tr("<i>drop a dataset, double-click, or bind a file (…)</i>"));
         setToolTip(
             tr("Drag a dataset from the file tree onto this argument, select it in the tree and double-click "
-               "here, or bind a .npy/.npz/.pt file (…)"));
+               "here, or bind a .npy/.npz/.pt/.safetensors file (…)"));
     } else {
         text_->setText(QStringLiteral("<b>%1</b>  <span style='color:gray'>%2</span>")
                            .arg(description.toHtmlEscaped(), origin.toHtmlEscaped()));
@@ -62,7 +62,7 @@ void TensorSlotWidget::mouseDoubleClickEvent(QMouseEvent* e) {
 }
 
 QString TensorSlotWidget::specForFile(const QString& path, const std::function<QString(const QStringList&)>& pickKey) {
-    QStringList keys;  // an .npz's arrays, a .pt state dict's tensors
+    QStringList keys;  // an .npz's arrays, a .pt state dict's or a .safetensors' tensors
     try {
         for (const std::string& k : import::tensorFileKeys(path.toStdString())) keys << QString::fromStdString(k);
     } catch (const std::exception&) {
@@ -74,8 +74,9 @@ QString TensorSlotWidget::specForFile(const QString& path, const std::function<Q
 }
 
 void TensorSlotWidget::chooseFile() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Bind a tensor from a file"), QString(),
-                                                      tr("Tensor files (*.npy *.npz *.pt *.pth);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Bind a tensor from a file"), QString(),
+                                     tr("Tensor files (*.npy *.npz *.pt *.pth *.safetensors);;All files (*)"));
     if (path.isEmpty()) return;
     const QString spec = specForFile(path, [&](const QStringList& keys) {
         bool ok = false;

@@ -1,6 +1,6 @@
 // One tensor argument of the form: shows the bound tensor's origin, dtype and shape, accepts a
 // dataset dragged from the file tree, asks for the tree's selected dataset on a double-click
-// when empty, binds a .npy/.npz/.pt file ("…": Bind from file), and can be cleared.
+// when empty, binds a .npy/.npz/.pt/.safetensors file ("…": Bind from file), and can be cleared.
 #pragma once
 
 #include <QFrame>

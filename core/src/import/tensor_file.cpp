@@ -1,10 +1,11 @@
-// FILE.npy / FILE.npz:KEY / FILE.pt[:KEY] (see tensor_file.h).
+// FILE.npy / FILE.npz:KEY / FILE.pt[:KEY] / FILE.safetensors:KEY (see tensor_file.h).
 #include "opscope/import/tensor_file.h"
 
 #include <filesystem>
 
 #include "opscope/import/format_error.h"
 #include "opscope/import/npy.h"
+#include "opscope/import/safetensors.h"
 #include "opscope/import/torch_pt.h"
 
 namespace opscope::import {
@@ -18,9 +19,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The extension decides; a ":KEY" follows the last ".npz:" or ".pt:".
+// The extension decides; a ":KEY" follows the last ".npz:", ".pt:" or ".safetensors:".
 bool split(const std::string& text, Spec* out) {
-    for (const char* ext : {".npy", ".npz", ".pt", ".pth"}) {
+    for (const char* ext : {".safetensors", ".npy", ".npz", ".pt", ".pth"}) {
         if (endsWith(text, ext)) {
             *out = {text, "", ext};
             return true;
@@ -38,7 +39,8 @@ bool split(const std::string& text, Spec* out) {
 // The file named, checked to exist as a regular file.
 Spec existingFile(const std::string& text) {
     Spec s;
-    if (!split(text, &s)) throw FormatError("'" + text + "' is not FILE.npy, FILE.npz:KEY or FILE.pt");
+    if (!split(text, &s))
+        throw FormatError("'" + text + "' is not FILE.npy, FILE.npz:KEY, FILE.pt or FILE.safetensors:KEY");
     std::error_code ec;
     if (!std::filesystem::exists(s.file, ec)) throw FormatError("no file '" + s.file + "'");
     if (!std::filesystem::is_regular_file(s.file, ec)) throw FormatError("'" + s.file + "' is not a regular file");
@@ -47,6 +49,7 @@ Spec existingFile(const std::string& text) {
 
 std::vector<std::string> keysOf(const Spec& s) {
     if (s.extension == ".npy") return {};
+    if (s.extension == ".safetensors") return safetensorsKeys(s.file);
     return s.extension == ".npz" ? npzKeys(s.file) : torchPtKeys(s.file);
 }
 
@@ -67,22 +70,25 @@ std::vector<std::string> tensorFileKeys(const std::string& file) { return keysOf
 std::vector<TensorEntry> describeTensorFile(const std::string& file) {
     const Spec s = existingFile(file);
     if (s.extension == ".npy") return {describeNpy(s.file)};
+    if (s.extension == ".safetensors") return describeSafetensors(s.file);
     return s.extension == ".npz" ? describeNpz(s.file) : describeTorchPt(s.file);
 }
 
 HostTensor readTensorFile(const std::string& text) {
     Spec s = existingFile(text);
     if (s.extension == ".npy") return readNpy(s.file);
-    if (s.key.empty() && s.extension == ".npz") {
+    if (s.key.empty() && (s.extension == ".npz" || s.extension == ".safetensors")) {  // the one it holds
         const std::vector<std::string> keys = keysOf(s);
         if (keys.size() != 1) {
             std::string list;
             for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
-            throw FormatError("'" + s.file + "' holds " + std::to_string(keys.size()) + " arrays (" + list +
-                              "): name one as '" + s.file + ":KEY'");
+            throw FormatError("'" + s.file + "' holds " + std::to_string(keys.size()) +
+                              (s.extension == ".npz" ? " arrays (" : " tensors (") + list + "): name one as '" +
+                              s.file + ":KEY'");
         }
         s.key = keys[0];
     }
+    if (s.extension == ".safetensors") return readSafetensors(s.file, s.key);
     return s.extension == ".npz" ? readNpz(s.file, s.key) : readTorchPt(s.file, s.key);
 }
 

@@ -1,4 +1,4 @@
-// The one error of the tensor-file readers (.npy, .npz, .pt, zip archives, msprobe dumps): a
+// The one error of the tensor-file readers (.npy, .npz, .pt, .safetensors, zip archives, msprobe dumps): a
 // sentence that names the file and what is wrong with it.
 #pragma once
 

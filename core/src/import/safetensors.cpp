@@ -1,0 +1,164 @@
+// .safetensors (see safetensors.h). The header is checked as the format's reference reader checks
+// it: at most 100 MB of JSON, every tensor a known dtype whose bytes are exactly its shape's, the
+// tensors' ranges one after another from byte 0 to the end of the file, with no gap or overlap.
+#include "opscope/import/safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "opscope/checked_math.h"
+#include "opscope/import/format_error.h"
+
+namespace opscope::import {
+namespace {
+
+constexpr uint64_t kMaxHeaderBytes = 100u * 1000 * 1000;  // the format's own limit
+constexpr std::size_t kMaxRank = 64;
+
+// The format's dtype names and OpScope's; the 8-bit floats and complex types are not held.
+constexpr std::pair<const char*, DType> kDtypes[] = {
+    {"F64", DType::Float64}, {"F32", DType::Float32}, {"F16", DType::Float16}, {"BF16", DType::BFloat16},
+    {"I64", DType::Int64},   {"I32", DType::Int32},   {"I16", DType::Int16},   {"I8", DType::Int8},
+    {"U64", DType::UInt64},  {"U32", DType::UInt32},  {"U16", DType::UInt16},  {"U8", DType::UInt8},
+    {"BOOL", DType::Bool}};
+
+struct Declared {
+    TensorEntry entry;
+    uint64_t begin = 0, end = 0;  // from the start of the data
+};
+
+struct Layout {
+    uint64_t dataStart = 0;         // 8 + the header's length
+    std::vector<Declared> tensors;  // by begin
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+    throw FormatError("'" + path + "' is not a valid .safetensors file: " + why);
+}
+
+DType dtypeOf(const std::string& path, const std::string& key, const nlohmann::json& v) {
+    if (!v.is_string()) fail(path, "tensor '" + key + "' has no dtype string");
+    const std::string name = v.get<std::string>();
+    for (const auto& [text, dtype] : kDtypes)
+        if (name == text) return dtype;
+    throw FormatError("'" + path + "': tensor '" + key + "' holds dtype " + name +
+                      ", which is not a tensor dtype OpScope reads (F16/BF16/F32/F64, I8-I64, U8-U64, BOOL)");
+}
+
+Declared declaredTensor(const std::string& path, const std::string& key, const nlohmann::json& t) {
+    if (!t.is_object()) fail(path, "entry '" + key + "' is not an object");
+    Declared d;
+    d.entry.key = key;
+    d.entry.dtype = dtypeOf(path, key, t.contains("dtype") ? t["dtype"] : nlohmann::json());
+    const auto shape = t.find("shape");
+    if (shape == t.end() || !shape->is_array() || shape->size() > kMaxRank)
+        fail(path, "tensor '" + key + "' has no shape of at most " + std::to_string(kMaxRank) + " sizes");
+    uint64_t count = 1;
+    for (const nlohmann::json& n : *shape) {
+        if (!n.is_number_unsigned() || n.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+            fail(path, "tensor '" + key + "' has a size that is not a whole number");
+        d.entry.shape.push_back(n.get<int64_t>());
+        if (!checkedMul(count, n.get<uint64_t>(), &count)) fail(path, "the shape of '" + key + "' overflows");
+    }
+    const auto offsets = t.find("data_offsets");
+    if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
+        !(*offsets)[1].is_number_unsigned())
+        fail(path, "tensor '" + key + "' has no data_offsets [begin, end]");
+    d.begin = (*offsets)[0].get<uint64_t>();
+    d.end = (*offsets)[1].get<uint64_t>();
+    uint64_t need = 0;
+    if (!checkedMul(count, static_cast<uint64_t>(dtypeSize(d.entry.dtype)), &need) || d.end < d.begin ||
+        d.end - d.begin != need)
+        fail(path, "tensor '" + key + "' spans bytes " + std::to_string(d.begin) + "-" + std::to_string(d.end) +
+                       " but its dtype and shape need " + std::to_string(need));
+    return d;
+}
+
+// The header, parsed and checked against the file's size before any tensor is read.
+Layout layoutOf(const std::string& path, std::ifstream& in) {
+    in.seekg(0, std::ios::end);
+    const auto fileSize = static_cast<uint64_t>(in.tellg());
+    in.seekg(0);
+    unsigned char prefix[8];
+    if (fileSize < 8 || !in.read(reinterpret_cast<char*>(prefix), 8)) fail(path, "it is shorter than 8 bytes");
+    uint64_t headerBytes = 0;
+    for (int i = 7; i >= 0; --i) headerBytes = headerBytes << 8 | prefix[i];
+    if (headerBytes > kMaxHeaderBytes || headerBytes > fileSize - 8)
+        fail(path,
+             "its header claims " + std::to_string(headerBytes) + " bytes in a file of " + std::to_string(fileSize));
+    std::string text(static_cast<std::size_t>(headerBytes), '\0');
+    if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) fail(path, "its header cannot be read");
+    nlohmann::json header;
+    try {
+        header = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        fail(path, std::string("its header is not JSON (") + e.what() + ")");
+    }
+    if (!header.is_object()) fail(path, "its header is not a JSON object");
+    Layout layout;
+    layout.dataStart = 8 + headerBytes;
+    for (const auto& [key, value] : header.items())
+        if (key != "__metadata__") layout.tensors.push_back(declaredTensor(path, key, value));
+    std::sort(layout.tensors.begin(), layout.tensors.end(), [](const Declared& a, const Declared& b) {
+        return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+    });
+    uint64_t at = 0;
+    for (const Declared& d : layout.tensors) {
+        if (d.begin != at)
+            fail(path, "tensor '" + d.entry.key + "' begins at byte " + std::to_string(d.begin) + " of the data, not " +
+                           std::to_string(at) + " (the tensors' bytes follow one another, no gap, no overlap)");
+        at = d.end;
+    }
+    if (at != fileSize - layout.dataStart)
+        fail(path, "its tensors cover " + std::to_string(at) + " bytes of data but the file holds " +
+                       std::to_string(fileSize - layout.dataStart) +
+                       (at > fileSize - layout.dataStart ? " (truncated?)" : ""));
+    return layout;
+}
+
+Layout layoutOf(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FormatError("cannot open '" + path + "'");
+    return layoutOf(path, in);
+}
+
+}  // namespace
+
+std::vector<TensorEntry> describeSafetensors(const std::string& path) {
+    std::vector<TensorEntry> out;
+    for (const Declared& d : layoutOf(path).tensors) out.push_back(d.entry);
+    return out;
+}
+
+std::vector<std::string> safetensorsKeys(const std::string& path) {
+    std::vector<std::string> out;
+    for (const Declared& d : layoutOf(path).tensors) out.push_back(d.entry.key);
+    return out;
+}
+
+HostTensor readSafetensors(const std::string& path, const std::string& key) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FormatError("cannot open '" + path + "'");
+    const Layout layout = layoutOf(path, in);
+    const auto found = std::find_if(layout.tensors.begin(), layout.tensors.end(),
+                                    [&](const Declared& d) { return d.entry.key == key; });
+    if (found == layout.tensors.end()) {
+        std::string keys;
+        for (const Declared& d : layout.tensors) keys += (keys.empty() ? "" : ", ") + d.entry.key;
+        throw FormatError("'" + path + "' has no tensor '" + key + "' (it holds " + (keys.empty() ? "none" : keys) +
+                          ")");
+    }
+    HostTensor t(found->entry.dtype, found->entry.shape);  // its bytes are in the file: checked above
+    in.seekg(static_cast<std::streamoff>(layout.dataStart + found->begin));
+    if (t.nbytes() > 0 && !in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes())))
+        throw FormatError("cannot read tensor '" + key + "' of '" + path + "'");
+    if (t.dtype() == DType::Bool)
+        for (std::size_t i = 0; i < t.nbytes(); ++i)
+            if (t.dataAs<uint8_t>()[i] > 1)
+                fail(path, "bool tensor '" + key + "' holds " + std::to_string(t.dataAs<uint8_t>()[i]));
+    return t;
+}
+
+}  // namespace opscope::import
