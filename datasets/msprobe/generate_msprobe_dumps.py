@@ -416,7 +416,7 @@ def write_readers(root):
     g = torch.Generator().manual_seed(7)
 
     def record(file, key, dtype, shape, data):
-        name = file.replace(".", "_") + ("_" + key if key else "") + ".bin"
+        name = (file.replace(".", "_") + ("_" + key if key else "")).replace("/", "_") + ".bin"
         with open(os.path.join(root, name), "wb") as f:
             f.write(data)
         lines.append(f"{file} {key or '-'} {dtype} {','.join(map(str, shape)) or '-'} {name}")
@@ -437,6 +437,22 @@ def write_readers(root):
     torch.save({"weight": base[:2].float(), "bias": base[0, 0].half()}, os.path.join(root, "dict.pt"))
     record("dict.pt", "weight", "float32", [2, 6, 5], raw_bytes(base[:2].float()))
     record("dict.pt", "bias", "float16", [5], raw_bytes(base[0, 0].half()))
+    # A training checkpoint: the state dict nested in a dict beside the optimizer's state.
+    conv, bn, avg = base[:2, :3].float(), base[0, 0].half(), base[1, :2].float()
+    torch.save({"model": {"conv.weight": conv, "bn.bias": bn},
+                "optimizer": {"state": {0: {"step": torch.tensor(3.0), "exp_avg": avg}},
+                              "param_groups": [{"lr": 0.1, "params": [0]}]},
+                "epoch": 3}, os.path.join(root, "checkpoint.pth"))
+    for key, t in {"model/conv.weight": conv, "model/bn.bias": bn, "optimizer/state/0/step": torch.tensor(3.0),
+                   "optimizer/state/0/exp_avg": avg}.items():
+        record("checkpoint.pth", key, str(t.dtype).replace("torch.", ""), list(t.shape), raw_bytes(t))
+    # Containers that hold themselves (pickle's memo allows it): each is walked once.
+    loop = [base[0, 0].float()]
+    loop.append(loop)
+    holder = {"a": loop}
+    holder["self"] = holder
+    torch.save(holder, os.path.join(root, "cycle.pt"))
+    record("cycle.pt", "a/0", "float32", [5], raw_bytes(base[0, 0].float()))
 
     arr = base.numpy()
     np_dtypes = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int64": np.int64,

@@ -365,6 +365,12 @@ expect_one_line_error
 expect_err "model.safetensors' holds 9 tensors (embed.weight, norm.weight, .*): name one as"
 expect_exit 2 "$CLI" compare "$READERS/bad_truncated.safetensors" "$READERS/single.safetensors"
 expect_err "bad_truncated.safetensors' is not a valid .safetensors file: its tensors cover 120 bytes"
+# A training checkpoint: the state dict's tensors are named through the dict that holds them.
+expect_exit 0 "$CLI" info "$READERS/checkpoint.pth"
+expect_out "checkpoint.pth: tensor file, .*, 4 tensors"
+expect_out "float32\[2, 3, 5\]  $READERS/checkpoint.pth:model/conv.weight"
+expect_out "float32\[2, 5\]  $READERS/checkpoint.pth:optimizer/state/0/exp_avg"
+expect_exit 0 "$CLI" compare "$READERS/checkpoint.pth:model/bn.bias" "$READERS/dict.pt:bias"
 # info lists a tensor file's tensors as --bind and compare name them.
 expect_exit 0 "$CLI" info "$READERS/dict.pt"
 expect_out "dict.pt: tensor file, .*, 2 tensors"

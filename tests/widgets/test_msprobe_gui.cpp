@@ -317,6 +317,10 @@ private Q_SLOTS:
                  dir + "model.safetensors:norm.weight");
         QCOMPARE(offered.size(), 9);  // a checkpoint's tensors, in the order of their data
         QCOMPARE(offered.front(), QString("embed.weight"));
+        QCOMPARE(TensorSlotWidget::specForFile(dir + "checkpoint.pth", pick("model/bn.bias")),
+                 dir + "checkpoint.pth:model/bn.bias");  // a state dict nested in a training checkpoint
+        QCOMPARE(offered, (QStringList{"model/conv.weight", "model/bn.bias", "optimizer/state/0/step",
+                                       "optimizer/state/0/exp_avg"}));
         QCOMPARE(TensorSlotWidget::specForFile(dir + "dict.pt", pick("")), QString());  // cancelled
         offered.clear();
         QCOMPARE(TensorSlotWidget::specForFile(dir + "packed.npz", pick("?")), dir + "packed.npz:y");  // one array

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -208,16 +209,34 @@ std::string keyText(const PyRef& k) {
     return "?";
 }
 
-// The tensors of a container (dict, tuple, list), each with its key; other members are left out.
-std::vector<std::pair<std::string, PyRef>> tensorMembers(const PyRef& v) {
-    std::vector<std::pair<std::string, PyRef>> out;
-    auto add = [&](const std::string& key, const PyRef& member) {
-        if (member->objectType == "tensor") out.emplace_back(key, member);
+constexpr int kMaxNesting = 32;  // far beyond a checkpoint's {"model": {...}, "optimizer": {"state": {0: {...}}}}
+
+using Members = std::vector<std::pair<std::string, PyRef>>;
+
+void collectTensors(const PyRef& v, const std::string& prefix, int depth, std::set<const PyValue*>& walked,
+                    Members& out) {
+    if (depth > kMaxNesting || !walked.insert(v.get()).second) return;  // a pickle can make a list hold itself
+    auto visit = [&](const std::string& key, const PyRef& member) {
+        const std::string path = prefix.empty() ? key : prefix + "/" + key;
+        if (member->objectType == "tensor")
+            out.emplace_back(path, member);
+        else
+            collectTensors(member, path, depth + 1, walked, out);
     };
     if (v->kind == PyValue::Kind::Dict)
-        for (std::size_t i = 0; i + 1 < v->items.size(); i += 2) add(keyText(v->items[i]), v->items[i + 1]);
+        for (std::size_t i = 0; i + 1 < v->items.size(); i += 2) visit(keyText(v->items[i]), v->items[i + 1]);
     else if (v->kind == PyValue::Kind::Tuple || v->kind == PyValue::Kind::List)
-        for (std::size_t i = 0; i < v->items.size(); ++i) add(std::to_string(i), v->items[i]);
+        for (std::size_t i = 0; i < v->items.size(); ++i) visit(std::to_string(i), v->items[i]);
+}
+
+// The tensors of a container (dict, tuple, list) and of the containers in it, each with its key:
+// the keys on the way joined with '/', so that a training checkpoint's {"model": state_dict,
+// "optimizer": ...} offers "model/conv.weight" (a state dict's own keys hold dots, never '/').
+// Other members (numbers, strings) are left out.
+Members tensorMembers(const PyRef& v) {
+    Members out;
+    std::set<const PyValue*> walked;
+    collectTensors(v, "", 0, walked, out);
     return out;
 }
 

@@ -16,13 +16,15 @@
 namespace opscope::import {
 
 // The tensor saved in `path`. When the file holds a dict (or a list/tuple) of tensors, `key`
-// selects one (a dict key, or an index); without a key such a file is an error that lists the
-// keys. Throws FormatError naming the file for anything torch.save would not have written.
+// selects one (a dict key, or an index; in nested containers, the keys joined with '/': a
+// training checkpoint's "model/conv.weight"); without a key such a file is an error that lists
+// the keys. Throws FormatError naming the file for anything torch.save would not have written.
 HostTensor readTorchPt(const std::string& path, const std::string& key = "");
 
 // Each tensor's key (none for a bare tensor), dtype and shape, reading the pickle only.
 std::vector<TensorEntry> describeTorchPt(const std::string& path);
-// The keys of a .pt holding a dict, list or tuple of tensors; {} for a single tensor.
+// The keys of a .pt holding a dict, list or tuple of tensors (nested ones too); {} for a single
+// tensor.
 std::vector<std::string> torchPtKeys(const std::string& path);
 
 }  // namespace opscope::import
