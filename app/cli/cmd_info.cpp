@@ -26,7 +26,7 @@ CommandSpec infoSpec() {
             "A case file lists its cases (operator, parameters, inputs, output sources); a trace lists its\n"
             "executors; any other HDF5 file (a checkpoint, a dump) lists its tree. Dataset paths in the\n"
             "tree can be bound to operator arguments with 'run --op NAME --bind ARG=FILE.h5:/path'.\n"
-            "A numpy, PyTorch or safetensors file (.npy, .npz, .pt, .pth, .safetensors) lists each tensor's\n"
+            "A numpy, PyTorch or safetensors file (.npy, .npz, .pt, .pth, .bin, .safetensors) lists each tensor's\n"
             "key, dtype and shape, as '--bind' and 'compare' name it (FILE.npz:KEY, FILE.pt:KEY,\n"
             "FILE.safetensors:KEY). No tensor data is decoded.",
             {{"--tree", "", false, "also list every group and dataset (the default for files without cases)"},

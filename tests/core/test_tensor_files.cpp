@@ -299,3 +299,19 @@ TEST(TensorFiles, SafetensorsHeadersThatLieAreRefused) {
         EXPECT_CONTAINS(msg, "bad.safetensors");
     }
 }
+
+// Which texts name a tensor file: by extension, with or without a key; an HDF5 dataset whose name
+// ends like one stays an HDF5 dataset.
+TEST(TensorFiles, SpecsAreTensorFilesByTheirExtension) {
+    for (const char* yes : {"x.npy", "d.npz:k", "w.pt", "ckpt.pth:model/conv.weight", "pytorch_model.bin",
+                            "pytorch_model.bin:lm_head.weight", "model.safetensors", "m.safetensors:a.b"})
+        EXPECT_TRUE(import::isTensorFileSpec(yes)) << yes;
+    for (const char* no : {"ckpt.h5:/layers/w.bin", "ckpt.h5:/export/x.npy", "dump.h5:/a.pt:b", "x.h5", "x.npy:k"})
+        EXPECT_FALSE(import::isTensorFileSpec(no)) << no;
+    EXPECT_EQ(import::tensorFilePath("ckpt.pth:model/conv.weight"), "ckpt.pth");
+    // A .bin that is not torch.save says what it was read as.
+    opscope::test::ScratchDir dir("bin");
+    std::ofstream(dir.file("raw.bin"), std::ios::binary) << "raw bytes";
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(dir.file("raw.bin")); }),
+                    "is not a zip-format torch.save file");
+}

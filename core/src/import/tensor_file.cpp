@@ -19,19 +19,24 @@ bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The extension decides; a ":KEY" follows the last ".npz:", ".pt:" or ".safetensors:".
+// The extension decides; a ":KEY" follows the last ".npz:", ".pt:" or ".safetensors:". A file
+// part holding ":/" is an HDF5 dataset's FILE.h5:/path whose name ends like one ("/w.bin").
 bool split(const std::string& text, Spec* out) {
-    for (const char* ext : {".safetensors", ".npy", ".npz", ".pt", ".pth"}) {
+    // .bin: torch.save under Hugging Face's name (pytorch_model.bin); its reader says so when the
+    // file is something else.
+    for (const char* ext : {".safetensors", ".npy", ".npz", ".pt", ".pth", ".bin"}) {
+        const std::size_t length = std::char_traits<char>::length(ext);
+        Spec s;
         if (endsWith(text, ext)) {
-            *out = {text, "", ext};
-            return true;
+            s = {text, "", ext};
+        } else {
+            const std::size_t at = text.rfind(std::string(ext) + ":");
+            if (at == std::string::npos || std::string(ext) == ".npy") continue;
+            s = {text.substr(0, at + length), text.substr(at + length + 1), ext};
         }
-        const std::size_t at = text.rfind(std::string(ext) + ":");
-        if (at != std::string::npos && std::string(ext) != ".npy") {
-            *out = {text.substr(0, at + std::char_traits<char>::length(ext)),
-                    text.substr(at + std::char_traits<char>::length(ext) + 1), ext};
-            return true;
-        }
+        if (s.file.find(":/") != std::string::npos) continue;
+        *out = s;
+        return true;
     }
     return false;
 }
@@ -40,7 +45,7 @@ bool split(const std::string& text, Spec* out) {
 Spec existingFile(const std::string& text) {
     Spec s;
     if (!split(text, &s))
-        throw FormatError("'" + text + "' is not FILE.npy, FILE.npz:KEY, FILE.pt or FILE.safetensors:KEY");
+        throw FormatError("'" + text + "' is not FILE.npy, FILE.npz:KEY, FILE.pt (.pth, .bin) or FILE.safetensors:KEY");
     std::error_code ec;
     if (!std::filesystem::exists(s.file, ec)) throw FormatError("no file '" + s.file + "'");
     if (!std::filesystem::is_regular_file(s.file, ec)) throw FormatError("'" + s.file + "' is not a regular file");
