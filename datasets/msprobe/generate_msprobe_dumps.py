@@ -408,6 +408,20 @@ def write_safetensors_readers(root, base, record):
         f.write(single[:-8])
     with open(os.path.join(root, "bad_header.safetensors"), "wb") as f:  # claims a 1 TB header
         f.write(struct.pack("<Q", 1 << 40) + single[8:])
+    # A checkpoint sharded over two files, as transformers' save_pretrained writes a large one.
+    shards = {"sharded-00001-of-00002.safetensors": {"layers.0.weight": base[0].float(), "layers.0.norm": base[1, 0].half()},
+              "sharded-00002-of-00002.safetensors": {"layers.1.weight": base[2].to(torch.bfloat16)}}
+    weight_map = {}
+    for shard, tensors in shards.items():
+        save_safetensors(os.path.join(root, shard), tensors, {"format": "pt"})
+        for key, t in tensors.items():
+            weight_map[key] = shard
+            record("sharded.safetensors.index.json", key, str(t.dtype).replace("torch.", ""), list(t.shape),
+                   raw_bytes(t))
+    with open(os.path.join(root, "sharded.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": 0}, "weight_map": weight_map}, f, indent=2)
+    with open(os.path.join(root, "bad_escape.safetensors.index.json"), "w") as f:  # a shard outside
+        json.dump({"weight_map": {"x": "../readers/single.safetensors"}}, f)
 
 
 def write_readers(root):

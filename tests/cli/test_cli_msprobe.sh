@@ -363,6 +363,12 @@ expect_exit 0 "$CLI" compare "$READERS/single.safetensors" "$READERS/single.safe
 expect_exit 2 "$CLI" compare "$READERS/model.safetensors" "$READERS/single.safetensors"
 expect_one_line_error
 expect_err "model.safetensors' holds 9 tensors (embed.weight, norm.weight, .*): name one as"
+expect_exit 0 "$CLI" info "$READERS/sharded.safetensors.index.json"  # a sharded one, through its index
+expect_out "sharded.safetensors.index.json: tensor file, .*, 3 tensors"
+expect_out "bfloat16\[6, 5\]  $READERS/sharded.safetensors.index.json:layers.1.weight"
+expect_exit 0 "$CLI" compare "$READERS/sharded.safetensors.index.json:layers.0.weight" "$READERS/single.safetensors"
+expect_exit 2 "$CLI" info "$READERS/bad_escape.safetensors.index.json"
+expect_err "puts tensor 'x' in \"../readers/single.safetensors\", which is not the name of a file beside the index"
 expect_exit 2 "$CLI" compare "$READERS/bad_truncated.safetensors" "$READERS/single.safetensors"
 expect_err "bad_truncated.safetensors' is not a valid .safetensors file: its tensors cover 120 bytes"
 # A training checkpoint: the state dict's tensors are named through the dict that holds them.

@@ -145,11 +145,14 @@ TEST(TensorFiles, DamagedFilesAreOneSentenceNamingTheFile) {
         {"bad_code.pt", "it calls posix.system, which is not part of a saved tensor"},
         {"bad_truncated.safetensors", "its tensors cover 120 bytes of data but the file holds 112 (truncated?)"},
         {"bad_header.safetensors", "its header claims 1099511627776 bytes in a file of 192"},
+        {"bad_escape.safetensors.index.json:x", "which is not the name of a file beside the index"},
+        {"sharded.safetensors.index.json", "indexes a sharded checkpoint: name a tensor as"},
+        {"sharded.safetensors.index.json:nope", "maps no tensor 'nope'"},
     };
     for (const Bad& b : bad) {
         const std::string msg = errorOf<FormatError>([&] { import::readTensorFile(dir + "/" + b.file); });
         EXPECT_CONTAINS(msg, b.says);
-        EXPECT_CONTAINS(msg, b.file);
+        EXPECT_CONTAINS(msg, std::string(b.file).substr(0, std::string(b.file).find(':')));
     }
 }
 

@@ -74,9 +74,9 @@ QString TensorSlotWidget::specForFile(const QString& path, const std::function<Q
 }
 
 void TensorSlotWidget::chooseFile() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Bind a tensor from a file"), QString(),
-                                     tr("Tensor files (*.npy *.npz *.pt *.pth *.bin *.safetensors);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Bind a tensor from a file"), QString(),
+        tr("Tensor files (*.npy *.npz *.pt *.pth *.bin *.safetensors *.safetensors.index.json);;All files (*)"));
     if (path.isEmpty()) return;
     const QString spec = specForFile(path, [&](const QStringList& keys) {
         bool ok = false;

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "opscope/checked_math.h"
+#include "opscope/file_text.h"
 #include "opscope/import/format_error.h"
 
 namespace opscope::import {
@@ -159,6 +162,71 @@ HostTensor readSafetensors(const std::string& path, const std::string& key) {
             if (t.dataAs<uint8_t>()[i] > 1)
                 fail(path, "bool tensor '" + key + "' holds " + std::to_string(t.dataAs<uint8_t>()[i]));
     return t;
+}
+
+namespace {
+
+constexpr uint64_t kMaxIndexBytes = 64u * 1000 * 1000;  // a weight map of millions of tensors
+
+// The index's weight map (key -> shard path beside the index), in the index's order.
+std::vector<std::pair<std::string, std::string>> weightMap(const std::string& indexPath) {
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(indexPath, ec);
+    if (ec) throw FormatError("cannot read '" + indexPath + "'");
+    if (size > kMaxIndexBytes)
+        throw FormatError("'" + indexPath + "' is " + std::to_string(size) + " bytes: larger than any index of shards");
+    const std::optional<std::string> text = readFileText(indexPath);
+    if (!text) throw FormatError("cannot read '" + indexPath + "'");
+    nlohmann::ordered_json index;
+    try {
+        index = nlohmann::ordered_json::parse(*text);
+    } catch (const nlohmann::json::exception& e) {
+        throw FormatError("'" + indexPath + "' is not JSON (" + e.what() + ")");
+    }
+    const auto map = index.is_object() ? index.find("weight_map") : index.end();
+    if (map == index.end() || !map->is_object())
+        throw FormatError("'" + indexPath + "' has no \"weight_map\" object: it is not a sharded checkpoint's index");
+    const std::filesystem::path dir = std::filesystem::path(indexPath).parent_path();
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [key, shard] : map->items()) {
+        const std::string name = shard.is_string() ? shard.get<std::string>() : "";
+        if (name.empty() || name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos)
+            throw FormatError("'" + indexPath + "' puts tensor '" + key + "' in " + shard.dump() +
+                              ", which is not the name of a file beside the index");
+        out.emplace_back(key, (dir / name).string());
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<TensorEntry> describeSafetensorsIndex(const std::string& indexPath) {
+    std::unordered_map<std::string, std::string> shardOf;
+    std::vector<std::string> shards;  // in order of first mention
+    for (auto& [key, shard] : weightMap(indexPath)) {
+        if (std::find(shards.begin(), shards.end(), shard) == shards.end()) shards.push_back(shard);
+        shardOf.emplace(std::move(key), std::move(shard));
+    }
+    std::vector<TensorEntry> out;
+    for (const std::string& shard : shards)
+        for (TensorEntry& e : describeSafetensors(shard)) {
+            const auto mapped = shardOf.find(e.key);
+            if (mapped != shardOf.end() && mapped->second == shard) out.push_back(std::move(e));
+        }
+    return out;
+}
+
+std::vector<std::string> safetensorsIndexKeys(const std::string& indexPath) {
+    std::vector<std::string> out;
+    for (const TensorEntry& e : describeSafetensorsIndex(indexPath)) out.push_back(e.key);
+    return out;
+}
+
+HostTensor readSafetensorsIndex(const std::string& indexPath, const std::string& key) {
+    const auto map = weightMap(indexPath);
+    const auto found = std::find_if(map.begin(), map.end(), [&](const auto& m) { return m.first == key; });
+    if (found == map.end()) throw FormatError("'" + indexPath + "' maps no tensor '" + key + "'");
+    return readSafetensors(found->second, key);
 }
 
 }  // namespace opscope::import

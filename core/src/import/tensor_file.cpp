@@ -24,7 +24,7 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 bool split(const std::string& text, Spec* out) {
     // .bin: torch.save under Hugging Face's name (pytorch_model.bin); its reader says so when the
     // file is something else.
-    for (const char* ext : {".safetensors", ".npy", ".npz", ".pt", ".pth", ".bin"}) {
+    for (const char* ext : {".safetensors.index.json", ".safetensors", ".npy", ".npz", ".pt", ".pth", ".bin"}) {
         const std::size_t length = std::char_traits<char>::length(ext);
         Spec s;
         if (endsWith(text, ext)) {
@@ -55,6 +55,7 @@ Spec existingFile(const std::string& text) {
 std::vector<std::string> keysOf(const Spec& s) {
     if (s.extension == ".npy") return {};
     if (s.extension == ".safetensors") return safetensorsKeys(s.file);
+    if (s.extension == ".safetensors.index.json") return safetensorsIndexKeys(s.file);
     return s.extension == ".npz" ? npzKeys(s.file) : torchPtKeys(s.file);
 }
 
@@ -76,6 +77,7 @@ std::vector<TensorEntry> describeTensorFile(const std::string& file) {
     const Spec s = existingFile(file);
     if (s.extension == ".npy") return {describeNpy(s.file)};
     if (s.extension == ".safetensors") return describeSafetensors(s.file);
+    if (s.extension == ".safetensors.index.json") return describeSafetensorsIndex(s.file);
     return s.extension == ".npz" ? describeNpz(s.file) : describeTorchPt(s.file);
 }
 
@@ -94,6 +96,11 @@ HostTensor readTensorFile(const std::string& text) {
         s.key = keys[0];
     }
     if (s.extension == ".safetensors") return readSafetensors(s.file, s.key);
+    if (s.extension == ".safetensors.index.json") {
+        if (s.key.empty())
+            throw FormatError("'" + s.file + "' indexes a sharded checkpoint: name a tensor as '" + s.file + ":KEY'");
+        return readSafetensorsIndex(s.file, s.key);
+    }
     return s.extension == ".npz" ? readNpz(s.file, s.key) : readTorchPt(s.file, s.key);
 }
 

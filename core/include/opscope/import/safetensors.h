@@ -22,4 +22,14 @@ std::vector<std::string> safetensorsKeys(const std::string& path);
 // file does not hold (naming the ones it does).
 HostTensor readSafetensors(const std::string& path, const std::string& key);
 
+// A checkpoint sharded over several files (model-00001-of-00004.safetensors, ...) comes with
+// FILE.safetensors.index.json: {"metadata": {...}, "weight_map": {"key": "shard file name"}}. The
+// index names every tensor; each is read from its shard, which must be a plain file name beside
+// the index (a name with a directory in it is refused: an index never points elsewhere). Keys are
+// listed shard by shard, in the order of their data. Throws FormatError naming the index (or the
+// shard) for a malformed index, a shard that cannot be read, or a key the shard does not hold.
+std::vector<TensorEntry> describeSafetensorsIndex(const std::string& indexPath);
+std::vector<std::string> safetensorsIndexKeys(const std::string& indexPath);
+HostTensor readSafetensorsIndex(const std::string& indexPath, const std::string& key);
+
 }  // namespace opscope::import

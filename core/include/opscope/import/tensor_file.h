@@ -1,6 +1,7 @@
 // One tensor from a numpy, PyTorch or safetensors file, named as on the command line:
 //   FILE.npy        FILE.npz:KEY        FILE.pt        FILE.pt:KEY (a dict or list of tensors)
 //   FILE.safetensors:KEY (a Hugging Face checkpoint; the key may be left out for a file of one)
+//   FILE.safetensors.index.json:KEY (a sharded one: the tensor is read from the shard it names)
 //   FILE.pth, FILE.bin (torch.save under other names: pytorch_model.bin), with :KEY as for .pt
 // What the CLI's --bind and the msprobe importer share.
 #pragma once
