@@ -69,6 +69,8 @@ void printSummary(const import::msprobe::ImportSummary& s, const import::msprobe
         std::cout << "device: " << productName(o.device.product)
                   << (s.written ? ", recorded in the file: 'run' emulates it" : "")
                   << " (--product for a dump of another device)\n";
+        const std::string mismatch = import::msprobe::deviceMismatch(s, o.device);
+        if (!mismatch.empty()) std::cout << "warning: " << mismatch << "\n";
         if (s.convolutions > 0)
             std::cout << "convolutions: float32 ones replayed with " << import::msprobe::convolutionArithmetic(o.device)
                       << "; --conv-allow-hf32 names the run's torch_npu.npu.conv.allow_hf32\n";

@@ -98,6 +98,7 @@ expect_err "--conv-allow-hf32 must be true or false, got 'maybe'"
 # cubeMathType 1), its float32 convolutions fail the fp16 golden and the verdict names the A2.
 expect_exit 0 "$CLI" import msprobe "$L1" -o "$WORK/training.h5" --product 910
 expect_out "device: Atlas training series (Ascend 910), recorded in the file"
+expect_out "warning: 2 calls hold bfloat16 tensors, which the Atlas training series (Ascend 910) does not have: the dump is likely from an Atlas A2/A3 (--product a2)"
 expect_out "convolutions: float32 ones replayed with fp16 operands (cubeMathType 1: torch_npu's default on this device)"
 expect_exit 0 "$CLI" info "$WORK/training.h5"
 expect_out "case file, .*, recorded on product training"

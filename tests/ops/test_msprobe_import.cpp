@@ -252,7 +252,11 @@ TEST(MsprobeImport, ADumpImportedAsAnotherDeviceSaysWhichItCameFrom) {
     opscope::test::ScratchDir dir("msprobe");
     msprobe::ImportOptions training;
     training.device.product = Product::AtlasTraining;
-    msprobe::importDump((dumps() / "dump_l1").string(), dir.file("training.h5"), training);
+    const msprobe::ImportSummary s =
+        msprobe::importDump((dumps() / "dump_l1").string(), dir.file("training.h5"), training);
+    EXPECT_EQ(s.bfloat16Calls, 2u);  // Torch.conv3d.0 and Torch.group_norm.0: only an A2/A3 has bfloat16
+    EXPECT_CONTAINS(msprobe::deviceMismatch(s, training.device), "2 calls hold bfloat16 tensors");
+    EXPECT_EQ(msprobe::deviceMismatch(s, {}), "");
     const h5::File f = h5::File::openReadOnly(dir.file("training.h5"));
     EXPECT_EQ(cases::recordedProductOf(f), Product::AtlasTraining);
     int otherDevice = 0;

@@ -150,6 +150,7 @@ private Q_SLOTS:
         QCOMPARE(ctx->product(), Product::AtlasTraining);
         const QString log = w.logPanel()->toPlainText();
         QVERIFY2(log.contains("imported as from the Atlas training series"), qPrintable(log));
+        QVERIFY2(log.contains("warning: 2 calls hold bfloat16 tensors"), qPrintable(log));
         QVERIFY2(log.contains("Functional.conv2d.1 was recorded on the Atlas training series"), qPrintable(log));
         const QString banner = w.metricsPanel()->verdictText();
         QVERIFY2(banner.contains("import it with --product a2"), qPrintable(banner));

@@ -391,6 +391,10 @@ void importFolder(const Dump& dump, Progress& p, bool forFile, ImportSummary& su
             if (b.ok) {
                 summary.imported.push_back(b.c.c.path);
                 if (b.c.c.op == "aclnnConvolutionBackward") ++summary.convolutions;
+                const auto& inputs = b.c.c.inputs;
+                if (std::any_of(inputs.begin(), inputs.end(),
+                                [](const auto& in) { return in.second.dtype() == DType::BFloat16; }))
+                    ++summary.bfloat16Calls;
                 sink(std::move(b.c));
             } else {
                 summary.skipped.push_back({dump.folder().label() + "/" + jobs[i].call, b.error});

@@ -408,6 +408,13 @@ int8_t torchNpuCubeMathType(const DeviceSettings& device) {
     return device.convAllowHf32 ? 3 : 0;                       // USE_HF32, KEEP_DTYPE
 }
 
+std::string deviceMismatch(const ImportSummary& summary, const DeviceSettings& device) {
+    if (summary.bfloat16Calls == 0 || productHasBFloat16(device.product)) return "";
+    return std::to_string(summary.bfloat16Calls) + " call" + (summary.bfloat16Calls == 1 ? "" : "s") +
+           " hold bfloat16 tensors, which the " + productName(device.product) +
+           " does not have: the dump is likely from an Atlas A2/A3 (--product a2)";
+}
+
 std::string convolutionArithmetic(const DeviceSettings& device) {
     const int8_t mode = torchNpuCubeMathType(device);
     const char* operands = mode == 3 ? "HF32" : mode == 0 ? "float32" : "fp16";

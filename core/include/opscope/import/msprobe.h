@@ -64,6 +64,11 @@ int8_t torchNpuCubeMathType(const DeviceSettings& device);
 // 3: torch_npu's default on this device)".
 std::string convolutionArithmetic(const DeviceSettings& device);
 
+struct ImportSummary;
+// What the dump says against the device it was imported as, or "": bfloat16 calls, which only
+// an Atlas A2/A3 runs, in a dump imported as from the training or inference series.
+std::string deviceMismatch(const ImportSummary& summary, const DeviceSettings& device);
+
 // One dump folder's dump.json (and stack.json), parsed once.
 class Dump {
 public:
@@ -110,6 +115,7 @@ struct ImportSummary {
     std::size_t supported = 0;          // supported calls in this shard (M)
     std::vector<std::string> imported;  // case paths, in order (K of them)
     std::size_t convolutions = 0;       // of them, aclnnConvolutionBackward cases (DeviceSettings apply)
+    std::size_t bfloat16Calls = 0;      // of them, calls with a bfloat16 input (an Atlas A2/A3 ran them)
     std::vector<Skipped> skipped;       // supported calls that could not be imported, and why
     uint64_t tensorBytes = 0;           // bytes of tensor files read
     bool written = false;               // importDump wrote the file (not when nothing imported)
