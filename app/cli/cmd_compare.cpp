@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "cli_common.h"
+#include "compare_tensor_files.h"
 #include "commands.h"
 #include "opscope/json_writer.h"
 #include "opscope/metric_fields.h"
@@ -22,14 +23,17 @@ CommandSpec compareSpec() {
             "FILE.safetensors:KEY (a Hugging Face checkpoint: only that tensor's bytes are read).\n"
             "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
             "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
-            "The element counts must agree; shapes may differ ([C] against [1, C]).",
+            "The element counts must agree; shapes may differ ([C] against [1, C]).\n"
+            "Two files of several tensors each (two checkpoints or state dicts) compare key by key, two tensors\n"
+            "in memory at a time: one row per key, each in its own dtype; a key one file lacks fails the run.",
             {{"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
              {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
              kJsonOption},
             /*minPositionals=*/2,
             /*maxPositionals=*/2,
             "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n"
-            "  opscope-cli compare Functional.conv2d.0.backward.output.0.pt golden_grad_input.npy\n"};
+            "  opscope-cli compare Functional.conv2d.0.backward.output.0.pt golden_grad_input.npy\n"
+            "  opscope-cli compare npu_step100.safetensors gpu_step100.safetensors\n"};
 }
 
 int runCompare(const ParsedArgs& a);  // below
@@ -52,6 +56,11 @@ int runCompare(const ParsedArgs& a) {
     const std::string& referenceRef = a.positionals[1];
     const metrics::Standard standard = metrics::parseStandard(a.valueOr("--standard", "cann"));  // UsageError: exit 2
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
+    if (isFileOfTensors(actualRef) && isFileOfTensors(referenceRef)) {
+        if (forced != DType::Undefined)
+            throw CliError("--dtype applies to one tensor; two files compare each in its own");
+        return compareTensorFiles(a, actualRef, referenceRef, standard);
+    }
     const HostTensor actual = readTensorArgument(actualRef, "the actual tensor");
     const HostTensor reference = readTensorArgument(referenceRef, "the reference tensor");
     const DType outputDtype = forced != DType::Undefined       ? forced

@@ -66,6 +66,20 @@ Comparison compareOutput(const std::string& output, const std::string& actualNam
     return c;
 }
 
+Comparison notCompared(const std::string& output, const std::string& actualName, const std::string& referenceName,
+                       const std::string& note, const metrics::Standard& standard) {
+    Comparison c;
+    c.output = output;
+    c.actual = actualName;
+    c.reference = referenceName;
+    c.compared = c.judged = false;
+    c.note = note;
+    c.judgement.standard = standard.name;
+    c.judgement.verdict = metrics::Verdict::Fail;
+    c.judgement.reason = "not judged: " + c.note;
+    return c;
+}
+
 std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& outputs, const std::string& actualName,
                                        const std::map<std::string, HostTensor>& reference,
                                        const std::string& referenceName, const metrics::Standard& standard) {
@@ -73,16 +87,8 @@ std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& 
     for (const auto& [name, actual] : outputs) {
         auto ref = reference.find(name);
         if (ref == reference.end()) {
-            Comparison c;
-            c.output = name;
-            c.actual = actualName;
-            c.reference = referenceName;
-            c.compared = c.judged = false;
-            c.note = referenceName + " has no '" + name + "'";
-            c.judgement.standard = standard.name;
-            c.judgement.verdict = metrics::Verdict::Fail;
-            c.judgement.reason = "not judged: " + c.note;
-            out.push_back(std::move(c));
+            out.push_back(
+                notCompared(name, actualName, referenceName, referenceName + " has no '" + name + "'", standard));
             continue;
         }
         out.push_back(

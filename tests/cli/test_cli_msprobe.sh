@@ -372,6 +372,15 @@ expect_exit 2 "$CLI" info "$READERS/bad_escape.safetensors.index.json"
 expect_err "puts tensor 'x' in \"../readers/single.safetensors\", which is not the name of a file beside the index"
 expect_exit 2 "$CLI" compare "$READERS/bad_truncated.safetensors" "$READERS/single.safetensors"
 expect_err "bad_truncated.safetensors' is not a valid .safetensors file: its tensors cover 120 bytes"
+# Two files of several tensors compare key by key, across formats; a key one lacks fails the run.
+expect_exit 0 "$CLI" compare "$READERS/model.safetensors" "$READERS/model.safetensors"
+expect_out "norm.weight  *bfloat16  *0  *0  *pass"
+expect_out "9 tensors: 9 passed, 0 failed or not compared. Standard: cann"
+expect_exit 1 "$CLI" compare "$READERS/dict.pt" "$READERS/pair.npz" --json
+expect_out '"note": "'"$READERS"'/pair.npz has no .weight.'
+expect_out '"exit_code": 1'
+expect_exit 2 "$CLI" compare "$READERS/dict.pt" "$READERS/pair.npz" --dtype fp16
+expect_err "two files compare each in its own"
 # A training checkpoint: the state dict's tensors are named through the dict that holds them.
 expect_exit 0 "$CLI" info "$READERS/checkpoint.pth"
 expect_out "checkpoint.pth: tensor file, .*, 4 tensors"

@@ -51,6 +51,11 @@ Comparison compareOutput(const std::string& output, const std::string& actualNam
 // The dtype an output is judged in: its own when it is fp16/bf16/fp32/fp64, else float32.
 DType judgedDtype(const HostTensor& actual);
 
+// A comparison that could not be made (an output one side lacks, `note` says which): not
+// compared, not judged, never a pass.
+Comparison notCompared(const std::string& output, const std::string& actualName, const std::string& referenceName,
+                       const std::string& note, const metrics::Standard& standard);
+
 // Every tensor of `outputs` against the same-named tensor of `reference`; one Comparison each,
 // in name order. An output the reference lacks is a Comparison with compared = false.
 std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& outputs, const std::string& actualName,
