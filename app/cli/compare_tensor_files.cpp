@@ -1,7 +1,7 @@
 #include "compare_tensor_files.h"
 
-#include <algorithm>
 #include <iostream>
+#include <unordered_set>
 
 #include "cli_common.h"
 #include "opscope/import/format_error.h"
@@ -69,15 +69,16 @@ bool isFileOfTensors(const std::string& spec) {
 int compareTensorFiles(const ParsedArgs& a, const std::string& actualFile, const std::string& referenceFile,
                        const metrics::Standard& standard) {
     const std::vector<std::string> actualKeys = keysOf(actualFile), referenceKeys = keysOf(referenceFile);
+    const std::unordered_set<std::string> inActual(actualKeys.begin(), actualKeys.end()),
+        inReference(referenceKeys.begin(), referenceKeys.end());
     std::vector<std::string> keys = actualKeys;  // the actual's order, then the reference's others
     for (const std::string& k : referenceKeys)
-        if (std::find(actualKeys.begin(), actualKeys.end(), k) == actualKeys.end()) keys.push_back(k);
+        if (!inActual.count(k)) keys.push_back(k);
     std::vector<ops::Comparison> comparisons;
     std::size_t failed = 0;
     for (const std::string& key : keys) {
-        const bool inActual = std::find(actualKeys.begin(), actualKeys.end(), key) != actualKeys.end();
-        const bool inReference = std::find(referenceKeys.begin(), referenceKeys.end(), key) != referenceKeys.end();
-        comparisons.push_back(compareKey(key, actualFile, inActual, referenceFile, inReference, standard));
+        comparisons.push_back(
+            compareKey(key, actualFile, inActual.count(key) > 0, referenceFile, inReference.count(key) > 0, standard));
         failed += !comparisons.back().judgement.passed();
     }
     const int code = failed == 0 ? kExitPass : kExitFail;
