@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "cli_common.h"
-#include "compare_tensor_files.h"
+#include "compare_tensor_sets.h"
 #include "commands.h"
 #include "opscope/json_writer.h"
 #include "opscope/metric_fields.h"
@@ -24,8 +24,9 @@ CommandSpec compareSpec() {
             "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
             "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
             "The element counts must agree; shapes may differ ([C] against [1, C]).\n"
-            "Two files of several tensors each (two checkpoints or state dicts) compare key by key, two tensors\n"
-            "in memory at a time: one row per key, each in its own dtype; a key one file lacks fails the run.",
+            "Two sets of tensors (two files of several tensors, two checkpoints or state dicts, or two HDF5\n"
+            "groups FILE.h5:/group) compare key by key, two tensors in memory at a time: one row per key,\n"
+            "each in its own dtype; a key one set lacks fails the run.",
             {{"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
              {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
              kJsonOption},
@@ -56,10 +57,12 @@ int runCompare(const ParsedArgs& a) {
     const std::string& referenceRef = a.positionals[1];
     const metrics::Standard standard = metrics::parseStandard(a.valueOr("--standard", "cann"));  // UsageError: exit 2
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
-    if (isFileOfTensors(actualRef) && isFileOfTensors(referenceRef)) {
+    const std::optional<TensorSet> actualSet = tensorSetOf(actualRef);
+    const std::optional<TensorSet> referenceSet = actualSet ? tensorSetOf(referenceRef) : std::nullopt;
+    if (actualSet && referenceSet) {
         if (forced != DType::Undefined)
-            throw CliError("--dtype applies to one tensor; two files compare each in its own");
-        return compareTensorFiles(a, actualRef, referenceRef, standard);
+            throw CliError("--dtype applies to one tensor; two sets of tensors compare each in its own");
+        return compareTensorSets(a, *actualSet, *referenceSet, standard);
     }
     const HostTensor actual = readTensorArgument(actualRef, "the actual tensor");
     const HostTensor reference = readTensorArgument(referenceRef, "the reference tensor");

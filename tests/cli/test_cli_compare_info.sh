@@ -26,6 +26,14 @@ expect_exit 2 "$CLI" compare "$GN:$C/inputs/nothing" "$GN:$C/inputs/gamma"
 expect_err "the actual tensor: no dataset '$C/inputs/nothing'"
 expect_exit 2 "$CLI" compare "$GN:$C/inputs/gamma" "$GN:$C/inputs"
 expect_err "the reference tensor: '$C/inputs' in '$GN' is a group, not a dataset"
+# Two HDF5 groups (two checkpoints) compare dataset by dataset, keyed by the path below the group.
+expect_exit 0 "$CLI" compare "$GN:$C/inputs" "$GN:$C/inputs"
+expect_out "gradOut  *float16  *0  *0  *pass"
+expect_out "5 tensors: 5 passed, 0 failed or not compared. Standard: cann"
+expect_exit 1 "$CLI" compare "$GN:$C/inputs" "$GN:$C/expected" --json
+expect_out '"note": "'"$GN:$C"'/expected has no .gamma.'
+expect_exit 1 "$CLI" compare "$GN:/group_norm_backward/fp16/basic/inputs" "$GN:/group_norm_backward/bf16/basic/inputs"
+expect_out "gamma  *float16  .*fail"
 expect_exit 2 "$CLI" compare "$GN" "$GN:$C/inputs/gamma"
 expect_err "must be FILE.h5:/path/to/dataset"
 expect_exit 2 "$CLI" compare "$GN:$C/inputs/gradOut"
