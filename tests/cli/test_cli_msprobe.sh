@@ -380,7 +380,7 @@ expect_exit 1 "$CLI" compare "$READERS/dict.pt" "$READERS/pair.npz" --json
 expect_out '"note": "'"$READERS"'/pair.npz has no .weight.'
 expect_out '"exit_code": 1'
 expect_exit 2 "$CLI" compare "$READERS/dict.pt" "$READERS/pair.npz" --dtype fp16
-expect_err "two files compare each in its own"
+expect_err "two sets of tensors compare each in its own"
 # A training checkpoint: the state dict's tensors are named through the dict that holds them.
 expect_exit 0 "$CLI" info "$READERS/checkpoint.pth"
 expect_out "checkpoint.pth: tensor file, .*, 4 tensors"
