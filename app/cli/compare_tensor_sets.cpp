@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "cli_common.h"
+#include "opscope/h5/file_safety.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
@@ -51,11 +52,20 @@ std::optional<TensorSet> hdf5GroupSet(const std::string& spec) {
         if (file->info(ref.path).kind != h5::ObjectKind::Group) return std::nullopt;
         const std::string group = ref.path == "/" ? "" : ref.path;
         std::vector<std::string> keys, paths;
-        for (const h5::NodeInfo& n : h5::listTree(*file, ref.path))
+        for (const h5::NodeInfo& n : h5::listTree(*file, ref.path)) {
+            // A member that points outside the file is a sentence, as `run` makes it, not a
+            // silently shorter set.
+            if (!n.outside().empty() && !h5::externalDataAllowed(ref.file)) {
+                const std::string outside = n.outside();  // "external link -> f.h5:/g"
+                const std::size_t arrow = outside.find(" -> ");
+                h5::refuseExternal("'" + n.path + "' in '" + ref.file + "'", outside.substr(0, arrow),
+                                   arrow == std::string::npos ? "" : outside.substr(arrow + 4));
+            }
             if (n.kind == h5::ObjectKind::Dataset && n.dataset.dtype != DType::Undefined) {
                 keys.push_back(n.path.substr(group.size() + 1));
                 paths.push_back(n.path);
             }
+        }
         h5::vetFile(ref.file, paths);
         return TensorSet{spec, std::move(keys), [file, group, spec](const std::string& key) {
                              try {

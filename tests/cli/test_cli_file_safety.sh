@@ -38,6 +38,11 @@ expect_err "/etc/passwd, $REFUSED"
 expect_exit 2 "$CLI" compare dump_passwd.h5:/leak dump_passwd.h5:/zeros
 expect_err "dataset '/leak' in 'dump_passwd.h5' is stored in an external file -> /etc/passwd, $REFUSED"
 expect_one_line_error
+expect_exit 2 "$CLI" compare elink_input.h5:$CASE/inputs elink_input.h5:$CASE/inputs  # two groups: every member
+expect_err "'$CASE/inputs/dy' in 'elink_input.h5' is external link -> $T/secret/secret.h5:/grp/dy, $REFUSED"
+expect_one_line_error
+expect_exit 2 "$CLI" compare ext_storage_passwd.h5:$CASE/inputs ext_storage_passwd.h5:$CASE/inputs
+expect_err "is external storage -> /etc/passwd, $REFUSED"
 expect_exit 2 "$CLI" compare elink_group.h5:/ext/dy elink_group.h5:/ext/x
 expect_err "'/ext' in 'elink_group.h5' (on the way to '/ext/dy') is an external link -> $T/secret/secret.h5:/grp"
 expect_exit 2 "$CLI" run --op aclnnRmsNormGrad --bind dy=elink_group.h5:/ext/dy --bind x=elink_group.h5:/ext/x \
