@@ -64,11 +64,6 @@ int8_t torchNpuCubeMathType(const DeviceSettings& device);
 // 3: torch_npu's default on this device)".
 std::string convolutionArithmetic(const DeviceSettings& device);
 
-struct ImportSummary;
-// What the dump says against the device it was imported as, or "": bfloat16 calls, which only
-// an Atlas A2/A3 runs, in a dump imported as from the training or inference series.
-std::string deviceMismatch(const ImportSummary& summary, const DeviceSettings& device);
-
 // One dump folder's dump.json (and stack.json), parsed once.
 class Dump {
 public:
@@ -126,6 +121,10 @@ struct ImportSummary {
 // (never over one of the dump's files; not at all when no call imports or it is cancelled). Cases keep dump order
 // whatever the number of jobs. Throws FormatError (no dump found) or std::runtime_error (cannot write).
 ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options = {});
+
+// What the dump says against the device it was imported as, or "": bfloat16 calls, which only
+// an Atlas A2/A3 runs, in a dump imported as from the training or inference series.
+std::string deviceMismatch(const ImportSummary& summary, const DeviceSettings& device);
 
 // The msprobe call a case path names ("Functional.conv2d.1" for
 // "/msprobe/step0/rank0/Functional.conv2d.1"), or "" for a path outside /msprobe.
