@@ -10,6 +10,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "opscope/h5/h5_handle.h"
+#include "opscope/process_memory.h"
 
 namespace opscope::cli {
 namespace {
@@ -84,6 +85,7 @@ int dispatch(std::vector<std::string> args) {
 
 int main(int argc, char** argv) {
     using namespace opscope::cli;
+    opscope::returnLargeBlocksToTheSystem();
     try {
         return dispatch(std::vector<std::string>(argv + 1, argv + argc));
     } catch (const opscope::Error& e) {  // usage, a file's content or I/O, a status: docs/CLI.md says exit 2

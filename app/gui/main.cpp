@@ -17,6 +17,7 @@
 #include "screenshot.h"
 #include "session/debug_context.h"
 #include "window_geometry.h"
+#include "opscope/process_memory.h"
 
 namespace {
 
@@ -120,6 +121,7 @@ void setApplicationNames() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    opscope::returnLargeBlocksToTheSystem();
     const Options options;
     if (asksForHelpOrVersion(argc, argv)) {
         QCoreApplication app(argc, argv);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "opscope/h5/vetting.h"
+#include "opscope/process_memory.h"
 
 // In sanitizer builds: a leak at exit is not what vetting looks for (libhdf5's error paths
 // leak), and LeakSanitizer's report would read as a memory error.
@@ -30,6 +31,7 @@ int usage(const char* problem) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    opscope::returnLargeBlocksToTheSystem();
     std::vector<std::string> dataPaths;
     std::vector<opscope::h5::DataBlock> blocks;
     std::string file;

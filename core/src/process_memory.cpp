@@ -1,0 +1,18 @@
+#include "opscope/process_memory.h"
+
+#include <cstdlib>  // defines __GLIBC__ where the C library is glibc
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace opscope {
+
+void returnLargeBlocksToTheSystem() {
+#if defined(__GLIBC__)
+    // A fixed threshold also turns off glibc's raising of it (mallopt(3)).
+    mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+#endif
+}
+
+}  // namespace opscope
