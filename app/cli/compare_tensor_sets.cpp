@@ -1,6 +1,7 @@
 #include "compare_tensor_sets.h"
 
 #include <iostream>
+#include <memory>
 #include <unordered_set>
 
 #include "cli_common.h"
@@ -27,18 +28,26 @@ ops::Comparison compareKey(const std::string& key, const TensorSet& actual, bool
     return ops::compareOutput(key, actual.name, a, reference.name, r, ops::judgedDtype(a), standard);
 }
 
-// A tensor file of several tensors, read by key.
+// A tensor file of several tensors, opened once and read by key (its directory is not read again
+// for each of a checkpoint's thousands of tensors).
 std::optional<TensorSet> tensorFileSet(const std::string& spec) {
     if (!import::isTensorFileSpec(spec) || import::tensorFilePath(spec) != spec) return std::nullopt;
+    std::shared_ptr<const import::TensorFile> file;
     std::vector<std::string> keys;
     try {
-        keys = import::tensorFileKeys(spec);
+        file = std::make_shared<const import::TensorFile>(spec);
+        keys = file->keys();
     } catch (const import::FormatError&) {
         return std::nullopt;  // reading it as one tensor says what is wrong
     }
     if (keys.size() < 2) return std::nullopt;
-    return TensorSet{spec, std::move(keys),
-                     [spec](const std::string& key) { return readTensorArgument(spec + ":" + key, spec); }};
+    return TensorSet{spec, std::move(keys), [file, spec](const std::string& key) {
+                         try {
+                             return file->read(key);
+                         } catch (const import::FormatError& e) {
+                             throw CliError(spec + ": " + e.what());
+                         }
+                     }};
 }
 
 // FILE.h5:/group: every numeric dataset below the group, the file vetted once for all of them.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 #include "byte_order.h"
@@ -16,6 +17,7 @@
 #include "opscope/h5/atomic_write.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
+#include "tensor_source.h"
 
 namespace opscope::import {
 namespace {
@@ -230,17 +232,6 @@ TensorEntry describeNpy(const std::string& path) {
     return describeNpyBytes(bytes, path, "");
 }
 
-std::vector<TensorEntry> describeNpz(const std::string& path) {
-    std::vector<TensorEntry> out;
-    const ZipArchive zip(path);
-    for (const std::string& key : npzKeys(path)) {
-        const ZipArchive::Entry* e = zip.find(key + ".npy");
-        if (!e) e = zip.find(key);
-        out.push_back(describeNpyBytes(zip.read(*e), path + ":" + key, key));
-    }
-    return out;
-}
-
 HostTensor readNpy(const std::string& path, const NpyOptions& options) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw FormatError("cannot open '" + path + "'");
@@ -251,27 +242,78 @@ HostTensor readNpy(const std::string& path, const NpyOptions& options) {
     return parseNpy(bytes, path, options);
 }
 
-std::vector<std::string> npzKeys(const std::string& path) {
-    std::vector<std::string> keys;
-    const ZipArchive zip(path);
-    for (const ZipArchive::Entry& e : zip.entries()) {
-        const bool npy = e.name.size() > 4 && e.name.compare(e.name.size() - 4, 4, ".npy") == 0;
-        keys.push_back(npy ? e.name.substr(0, e.name.size() - 4) : e.name);
+namespace {
+
+class NpySource final : public detail::TensorSource {
+public:
+    explicit NpySource(std::string path) : path_(std::move(path)) {}
+    std::vector<std::string> keys() const override { return {}; }
+    std::vector<TensorEntry> describe() const override { return {describeNpy(path_)}; }
+    HostTensor read(const std::string&) const override { return readNpy(path_); }
+
+private:
+    std::string path_;
+};
+
+// An .npz opened: its zip directory read once, each array read (and inflated) when asked for.
+class NpzSource final : public detail::TensorSource {
+public:
+    explicit NpzSource(const std::string& path) : zip_(path) {
+        for (const ZipArchive::Entry& e : zip_.entries()) {
+            const bool npy = e.name.size() > 4 && e.name.compare(e.name.size() - 4, 4, ".npy") == 0;
+            const std::string key = npy ? e.name.substr(0, e.name.size() - 4) : e.name;
+            keys_.push_back(key);
+            if (npy)
+                byKey_[key] = &e;
+            else
+                byKey_.emplace(key, &e);
+        }
     }
-    return keys;
+
+    std::vector<std::string> keys() const override { return keys_; }
+
+    std::vector<TensorEntry> describe() const override {
+        std::vector<TensorEntry> out;
+        for (const std::string& key : keys_)
+            out.push_back(describeNpyBytes(zip_.read(*byKey_.at(key)), zip_.path() + ":" + key, key));
+        return out;
+    }
+
+    HostTensor read(const std::string& key) const override {
+        if (key.empty() && keys_.size() != 1)
+            throw FormatError("'" + zip_.path() + "' holds " + std::to_string(keys_.size()) + " arrays (" +
+                              joined(keys_) + "): name one as '" + zip_.path() + ":KEY'");
+        return member(key.empty() ? keys_.front() : key);  // the one it holds (whose name may be "")
+    }
+
+private:
+    HostTensor member(const std::string& key) const {
+        const auto found = byKey_.find(key);
+        if (found == byKey_.end())
+            throw FormatError("no array '" + key + "' in '" + zip_.path() +
+                              "' (it holds: " + (keys_.empty() ? "nothing" : joined(keys_)) + ")");
+        return parseNpy(zip_.read(*found->second), zip_.path() + ":" + key);
+    }
+
+    static std::string joined(const std::vector<std::string>& keys) {
+        std::string out;
+        for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
+        return out;
+    }
+
+    ZipArchive zip_;
+    std::vector<std::string> keys_;
+    std::unordered_map<std::string, const ZipArchive::Entry*> byKey_;  // "x.npy" before a member "x"
+};
+
+}  // namespace
+
+std::unique_ptr<detail::TensorSource> detail::openNpy(const std::string& path) {
+    return std::make_unique<NpySource>(path);
 }
 
-HostTensor readNpz(const std::string& path, const std::string& key, const NpyOptions& options) {
-    const ZipArchive zip(path);
-    const ZipArchive::Entry* e = zip.find(key + ".npy");
-    if (!e) e = zip.find(key);
-    if (!e) {
-        std::string keys;
-        for (const std::string& k : npzKeys(path)) keys += (keys.empty() ? "" : ", ") + k;
-        throw FormatError("no array '" + key + "' in '" + path + "' (it holds: " + (keys.empty() ? "nothing" : keys) +
-                          ")");
-    }
-    return parseNpy(zip.read(*e), path + ":" + key, options);
+std::unique_ptr<detail::TensorSource> detail::openNpz(const std::string& path) {
+    return std::make_unique<NpzSource>(path);
 }
 
 std::string npyBytes(const TensorView& tensor) {

@@ -1,8 +1,19 @@
-// .safetensors (see safetensors.h). The header is checked as the format's reference reader checks
-// it: at most 100 MB of JSON, every tensor a known dtype whose bytes are exactly its shape's, the
-// tensors' ranges one after another from byte 0 to the end of the file, with no gap or overlap.
-#include "opscope/import/safetensors.h"
-
+// Hugging Face's .safetensors, read natively: an 8-byte little-endian header length N, N bytes of
+// JSON {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
+// "__metadata__": {...}}, then the tensors' bytes (little-endian, C order) at those offsets from
+// the end of the header. A model's checkpoint is one such file of many tensors: a tensor is read
+// from its own byte range only, after the header has been checked against the file's size.
+//
+// The header is checked as the format's reference reader checks it: at most 100 MB of JSON, every
+// tensor a known dtype whose bytes are exactly its shape's, the tensors' ranges one after another
+// from byte 0 to the end of the file, with no gap or overlap.
+//
+// A checkpoint sharded over several files (model-00001-of-00004.safetensors, ...) comes with
+// FILE.safetensors.index.json: {"metadata": {...}, "weight_map": {"key": "shard file name"}}. The
+// index names every tensor; each is read from its shard, which must be a plain file name beside
+// the index (a name with a directory in it is refused: an index never points elsewhere). Keys are
+// listed shard by shard, in the order of their data. Throws FormatError naming the index (or the
+// shard) for a malformed index, a shard that cannot be read, or a key the shard does not hold.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +24,7 @@
 #include "opscope/checked_math.h"
 #include "opscope/file_text.h"
 #include "opscope/import/format_error.h"
+#include "tensor_source.h"
 
 namespace opscope::import {
 namespace {
@@ -121,50 +133,64 @@ Layout layoutOf(const std::string& path, std::ifstream& in) {
     return layout;
 }
 
-Layout layoutOf(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FormatError("cannot open '" + path + "'");
-    return layoutOf(path, in);
-}
-
-}  // namespace
-
-std::vector<TensorEntry> describeSafetensors(const std::string& path) {
-    std::vector<TensorEntry> out;
-    for (const Declared& d : layoutOf(path).tensors) out.push_back(d.entry);
-    return out;
-}
-
-std::vector<std::string> safetensorsKeys(const std::string& path) {
-    std::vector<std::string> out;
-    for (const Declared& d : layoutOf(path).tensors) out.push_back(d.entry.key);
-    return out;
-}
-
-HostTensor readSafetensors(const std::string& path, const std::string& key) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FormatError("cannot open '" + path + "'");
-    const Layout layout = layoutOf(path, in);
-    const auto found = std::find_if(layout.tensors.begin(), layout.tensors.end(),
-                                    [&](const Declared& d) { return d.entry.key == key; });
-    if (found == layout.tensors.end()) {
-        std::string keys;
-        for (const Declared& d : layout.tensors) keys += (keys.empty() ? "" : ", ") + d.entry.key;
-        throw FormatError("'" + path + "' has no tensor '" + key + "' (it holds " + (keys.empty() ? "none" : keys) +
-                          ")");
+// A .safetensors opened: its header parsed and checked once, each tensor read from its own bytes.
+class SafetensorsSource final : public detail::TensorSource {
+public:
+    explicit SafetensorsSource(std::string path) : path_(std::move(path)) {
+        std::ifstream in(path_, std::ios::binary);
+        if (!in) throw FormatError("cannot open '" + path_ + "'");
+        layout_ = layoutOf(path_, in);
+        for (std::size_t i = 0; i < layout_.tensors.size(); ++i) byKey_.emplace(layout_.tensors[i].entry.key, i);
     }
-    HostTensor t(found->entry.dtype, found->entry.shape);  // its bytes are in the file: checked above
-    in.seekg(static_cast<std::streamoff>(layout.dataStart + found->begin));
-    if (t.nbytes() > 0 && !in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes())))
-        throw FormatError("cannot read tensor '" + key + "' of '" + path + "'");
-    if (t.dtype() == DType::Bool)
-        for (std::size_t i = 0; i < t.nbytes(); ++i)
-            if (t.dataAs<uint8_t>()[i] > 1)
-                fail(path, "bool tensor '" + key + "' holds " + std::to_string(t.dataAs<uint8_t>()[i]));
-    return t;
-}
 
-namespace {
+    std::vector<std::string> keys() const override {
+        std::vector<std::string> out;
+        for (const Declared& d : layout_.tensors) out.push_back(d.entry.key);
+        return out;
+    }
+
+    std::vector<TensorEntry> describe() const override {
+        std::vector<TensorEntry> out;
+        for (const Declared& d : layout_.tensors) out.push_back(d.entry);
+        return out;
+    }
+
+    HostTensor read(const std::string& key) const override {
+        if (key.empty() && layout_.tensors.size() != 1)
+            throw FormatError("'" + path_ + "' holds " + std::to_string(layout_.tensors.size()) + " tensors (" +
+                              keyList() + "): name one as '" + path_ + ":KEY'");
+        return tensor(key.empty() ? layout_.tensors.front().entry.key : key);  // the one it holds (named "" maybe)
+    }
+
+private:
+    HostTensor tensor(const std::string& key) const {
+        const auto found = byKey_.find(key);
+        if (found == byKey_.end())
+            throw FormatError("'" + path_ + "' has no tensor '" + key + "' (it holds " +
+                              (layout_.tensors.empty() ? "none" : keyList()) + ")");
+        const Declared& d = layout_.tensors[found->second];
+        std::ifstream in(path_, std::ios::binary);
+        HostTensor t(d.entry.dtype, d.entry.shape);  // its bytes are in the file: checked on opening
+        in.seekg(static_cast<std::streamoff>(layout_.dataStart + d.begin));
+        if (!in || (t.nbytes() > 0 && !in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()))))
+            throw FormatError("cannot read tensor '" + key + "' of '" + path_ + "'");
+        if (t.dtype() == DType::Bool)
+            for (std::size_t i = 0; i < t.nbytes(); ++i)
+                if (t.dataAs<uint8_t>()[i] > 1)
+                    fail(path_, "bool tensor '" + key + "' holds " + std::to_string(t.dataAs<uint8_t>()[i]));
+        return t;
+    }
+
+    std::string keyList() const {
+        std::string out;
+        for (const Declared& d : layout_.tensors) out += (out.empty() ? "" : ", ") + d.entry.key;
+        return out;
+    }
+
+    std::string path_;
+    Layout layout_;
+    std::unordered_map<std::string, std::size_t> byKey_;
+};
 
 constexpr uint64_t kMaxIndexBytes = 64u * 1000 * 1000;  // a weight map of millions of tensors
 
@@ -198,35 +224,65 @@ std::vector<std::pair<std::string, std::string>> weightMap(const std::string& in
     return out;
 }
 
+// A sharded checkpoint opened: its weight map read once, each shard opened (its header checked)
+// when one of its tensors is first asked for, and kept: a shard's header is small.
+class SafetensorsIndexSource final : public detail::TensorSource {
+public:
+    explicit SafetensorsIndexSource(std::string indexPath) : indexPath_(std::move(indexPath)) {
+        for (auto& [key, shard] : weightMap(indexPath_)) {
+            if (std::find(shards_.begin(), shards_.end(), shard) == shards_.end()) shards_.push_back(shard);
+            shardOf_.emplace(std::move(key), std::move(shard));
+        }
+    }
+
+    std::vector<std::string> keys() const override {
+        std::vector<std::string> out;
+        for (const TensorEntry& e : describe()) out.push_back(e.key);
+        return out;
+    }
+
+    // Shard by shard, in the order of their data; a shard's tensor the index maps elsewhere is
+    // left out.
+    std::vector<TensorEntry> describe() const override {
+        std::vector<TensorEntry> out;
+        for (const std::string& shard : shards_)
+            for (TensorEntry& e : opened(shard).describe()) {
+                const auto mapped = shardOf_.find(e.key);
+                if (mapped != shardOf_.end() && mapped->second == shard) out.push_back(std::move(e));
+            }
+        return out;
+    }
+
+    HostTensor read(const std::string& key) const override {
+        if (key.empty())
+            throw FormatError("'" + indexPath_ + "' indexes a sharded checkpoint: name a tensor as '" + indexPath_ +
+                              ":KEY'");
+        const auto found = shardOf_.find(key);
+        if (found == shardOf_.end()) throw FormatError("'" + indexPath_ + "' maps no tensor '" + key + "'");
+        return opened(found->second).read(key);
+    }
+
+private:
+    const SafetensorsSource& opened(const std::string& shard) const {
+        std::unique_ptr<SafetensorsSource>& slot = open_[shard];
+        if (!slot) slot = std::make_unique<SafetensorsSource>(shard);
+        return *slot;
+    }
+
+    std::string indexPath_;
+    std::vector<std::string> shards_;  // in order of first mention
+    std::unordered_map<std::string, std::string> shardOf_;
+    mutable std::unordered_map<std::string, std::unique_ptr<SafetensorsSource>> open_;
+};
+
 }  // namespace
 
-std::vector<TensorEntry> describeSafetensorsIndex(const std::string& indexPath) {
-    std::unordered_map<std::string, std::string> shardOf;
-    std::vector<std::string> shards;  // in order of first mention
-    for (auto& [key, shard] : weightMap(indexPath)) {
-        if (std::find(shards.begin(), shards.end(), shard) == shards.end()) shards.push_back(shard);
-        shardOf.emplace(std::move(key), std::move(shard));
-    }
-    std::vector<TensorEntry> out;
-    for (const std::string& shard : shards)
-        for (TensorEntry& e : describeSafetensors(shard)) {
-            const auto mapped = shardOf.find(e.key);
-            if (mapped != shardOf.end() && mapped->second == shard) out.push_back(std::move(e));
-        }
-    return out;
+std::unique_ptr<detail::TensorSource> detail::openSafetensors(const std::string& path) {
+    return std::make_unique<SafetensorsSource>(path);
 }
 
-std::vector<std::string> safetensorsIndexKeys(const std::string& indexPath) {
-    std::vector<std::string> out;
-    for (const TensorEntry& e : describeSafetensorsIndex(indexPath)) out.push_back(e.key);
-    return out;
-}
-
-HostTensor readSafetensorsIndex(const std::string& indexPath, const std::string& key) {
-    const auto map = weightMap(indexPath);
-    const auto found = std::find_if(map.begin(), map.end(), [&](const auto& m) { return m.first == key; });
-    if (found == map.end()) throw FormatError("'" + indexPath + "' maps no tensor '" + key + "'");
-    return readSafetensors(found->second, key);
+std::unique_ptr<detail::TensorSource> detail::openSafetensorsIndex(const std::string& indexPath) {
+    return std::make_unique<SafetensorsIndexSource>(indexPath);
 }
 
 }  // namespace opscope::import

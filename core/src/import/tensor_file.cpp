@@ -4,9 +4,7 @@
 #include <filesystem>
 
 #include "opscope/import/format_error.h"
-#include "opscope/import/npy.h"
-#include "opscope/import/safetensors.h"
-#include "opscope/import/torch_pt.h"
+#include "tensor_source.h"
 
 namespace opscope::import {
 namespace {
@@ -52,11 +50,12 @@ Spec existingFile(const std::string& text) {
     return s;
 }
 
-std::vector<std::string> keysOf(const Spec& s) {
-    if (s.extension == ".npy") return {};
-    if (s.extension == ".safetensors") return safetensorsKeys(s.file);
-    if (s.extension == ".safetensors.index.json") return safetensorsIndexKeys(s.file);
-    return s.extension == ".npz" ? npzKeys(s.file) : torchPtKeys(s.file);
+std::unique_ptr<detail::TensorSource> open(const Spec& s) {
+    if (s.extension == ".npy") return detail::openNpy(s.file);
+    if (s.extension == ".npz") return detail::openNpz(s.file);
+    if (s.extension == ".safetensors") return detail::openSafetensors(s.file);
+    if (s.extension == ".safetensors.index.json") return detail::openSafetensorsIndex(s.file);
+    return detail::openTorchPt(s.file);  // .pt, .pth, .bin
 }
 
 }  // namespace
@@ -71,37 +70,36 @@ std::string tensorFilePath(const std::string& spec) {
     return split(spec, &s) ? s.file : "";
 }
 
-std::vector<std::string> tensorFileKeys(const std::string& file) { return keysOf(existingFile(file)); }
-
-std::vector<TensorEntry> describeTensorFile(const std::string& file) {
+TensorFile::TensorFile(const std::string& file) {
     const Spec s = existingFile(file);
-    if (s.extension == ".npy") return {describeNpy(s.file)};
-    if (s.extension == ".safetensors") return describeSafetensors(s.file);
-    if (s.extension == ".safetensors.index.json") return describeSafetensorsIndex(s.file);
-    return s.extension == ".npz" ? describeNpz(s.file) : describeTorchPt(s.file);
+    path_ = s.file;
+    source_ = open(s);
 }
 
-HostTensor readTensorFile(const std::string& text) {
-    Spec s = existingFile(text);
-    if (s.extension == ".npy") return readNpy(s.file);
-    if (s.key.empty() && (s.extension == ".npz" || s.extension == ".safetensors")) {  // the one it holds
-        const std::vector<std::string> keys = keysOf(s);
-        if (keys.size() != 1) {
-            std::string list;
-            for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
-            throw FormatError("'" + s.file + "' holds " + std::to_string(keys.size()) +
-                              (s.extension == ".npz" ? " arrays (" : " tensors (") + list + "): name one as '" +
-                              s.file + ":KEY'");
-        }
-        s.key = keys[0];
-    }
-    if (s.extension == ".safetensors") return readSafetensors(s.file, s.key);
-    if (s.extension == ".safetensors.index.json") {
-        if (s.key.empty())
-            throw FormatError("'" + s.file + "' indexes a sharded checkpoint: name a tensor as '" + s.file + ":KEY'");
-        return readSafetensorsIndex(s.file, s.key);
-    }
-    return s.extension == ".npz" ? readNpz(s.file, s.key) : readTorchPt(s.file, s.key);
+TensorFile::~TensorFile() = default;
+
+std::vector<std::string> TensorFile::keys() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return source_->keys();
+}
+
+std::vector<TensorEntry> TensorFile::describe() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return source_->describe();
+}
+
+HostTensor TensorFile::read(const std::string& key) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return source_->read(key);
+}
+
+std::vector<std::string> tensorFileKeys(const std::string& file) { return TensorFile(file).keys(); }
+
+std::vector<TensorEntry> describeTensorFile(const std::string& file) { return TensorFile(file).describe(); }
+
+HostTensor readTensorFile(const std::string& spec) {
+    const Spec s = existingFile(spec);
+    return TensorFile(s.file).read(s.key);
 }
 
 }  // namespace opscope::import

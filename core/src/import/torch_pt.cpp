@@ -8,14 +8,16 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "byte_order.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
 #include "pickle_reader.h"
+#include "tensor_source.h"
 
 namespace opscope::import {
 namespace {
@@ -38,7 +40,6 @@ struct Storage {
     DType dtype = DType::Undefined;
     std::string key;
     int64_t numel = 0;
-    std::shared_ptr<HostTensor> data;  // read when a tensor first uses it
 };
 
 // A tensor as the pickle describes it: a checked view of a storage whose bytes are read only
@@ -80,10 +81,11 @@ public:
     }
 
     // A tensor of the pickle (load() has checked its view), as a contiguous copy.
-    HostTensor materialize(const PyRef& tensor) {
+    HostTensor materialize(const PyRef& tensor) const {
         const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(tensor->object);
         if (t.empty) return HostTensor(t.storage->dtype, t.size);
-        TensorView v = storageData(*t.storage).view();
+        const HostTensor storage = storageData(*t.storage);
+        TensorView v = storage.view();
         v.shape = t.size;
         v.strides = t.stride;
         v.offset = t.offset;
@@ -115,8 +117,9 @@ private:
         return v;
     }
 
-    const HostTensor& storageData(Storage& s) {
-        if (s.data) return *s.data;
+    // The storage's bytes, read for this tensor and not kept: a source stays open over a compare
+    // of every key, and a checkpoint's storages together are the checkpoint's size.
+    HostTensor storageData(const Storage& s) const {
         const std::string name = prefix_ + "/data/" + s.key;
         const ZipArchive::Entry* e = zip_.find(name);
         if (!e) fail("storage '" + s.key + "' has no entry " + name);
@@ -126,14 +129,13 @@ private:
                               std::to_string(need) + " bytes (" + std::to_string(s.numel) + " " + dtypeName(s.dtype) +
                               ") but its entry has " + std::to_string(e->size));
         const std::string bytes = zip_.read(*e);
-        auto t = std::make_shared<HostTensor>(s.dtype, std::vector<int64_t>{s.numel});
-        if (need) std::memcpy(t->data(), bytes.data(), static_cast<std::size_t>(need));
-        if (bigEndian_) detail::swapBytes(t->data(), static_cast<std::size_t>(s.numel), dtypeSize(s.dtype));
+        HostTensor t(s.dtype, std::vector<int64_t>{s.numel});
+        if (need) std::memcpy(t.data(), bytes.data(), static_cast<std::size_t>(need));
+        if (bigEndian_) detail::swapBytes(t.data(), static_cast<std::size_t>(s.numel), dtypeSize(s.dtype));
         if (s.dtype == DType::Bool)
             for (int64_t i = 0; i < s.numel; ++i)
-                if (t->dataAs<uint8_t>()[i] > 1) fail("bool storage '" + s.key + "' holds a byte other than 0 and 1");
-        s.data = t;
-        return *t;
+                if (t.dataAs<uint8_t>()[i] > 1) fail("bool storage '" + s.key + "' holds a byte other than 0 and 1");
+        return t;
     }
 
     std::vector<int64_t> intTuple(const PyRef& v, const char* what) const {
@@ -240,58 +242,69 @@ Members tensorMembers(const PyRef& v) {
     return out;
 }
 
-// The loader (which reads storages on demand) and the pickle's root object.
-struct Loaded {
-    std::unique_ptr<PtLoader> loader;
-    PyRef root;
-};
-
-Loaded loadChecked(const std::string& path) {
-    if (!ZipArchive::looksLikeZip(path)) {
-        std::ifstream probe(path, std::ios::binary);
-        if (!probe) throw FormatError("cannot open '" + path + "'");
-        throw FormatError("'" + path +
-                          "' is not a zip-format torch.save file (an old torch.save format, "
-                          "_use_new_zipfile_serialization=False, or not a .pt file at all)");
+// A torch.save file opened: its pickle loaded and checked (every view inside its storage), each
+// tensor's storage read when the tensor is.
+class TorchPtSource final : public detail::TensorSource {
+public:
+    explicit TorchPtSource(const std::string& path) : path_(path) {
+        if (!ZipArchive::looksLikeZip(path)) {
+            std::ifstream probe(path, std::ios::binary);
+            if (!probe) throw FormatError("cannot open '" + path + "'");
+            throw FormatError("'" + path +
+                              "' is not a zip-format torch.save file (an old torch.save format, "
+                              "_use_new_zipfile_serialization=False, or not a .pt file at all)");
+        }
+        loader_ = std::make_unique<PtLoader>(path);
+        root_ = loader_->load();
+        members_ = tensorMembers(root_);
+        for (std::size_t i = 0; i < members_.size(); ++i) byKey_.emplace(members_[i].first, i);
     }
-    Loaded l{std::make_unique<PtLoader>(path), nullptr};
-    l.root = l.loader->load();
-    return l;
-}
+
+    std::vector<std::string> keys() const override {
+        std::vector<std::string> out;
+        for (const auto& [k, v] : members_) out.push_back(k);
+        return out;
+    }
+
+    std::vector<TensorEntry> describe() const override {
+        auto entry = [](const std::string& key, const PyRef& v) {
+            const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(v->object);
+            return TensorEntry{key, t.storage->dtype, t.size};
+        };
+        if (root_->objectType == "tensor") return {entry("", root_)};
+        std::vector<TensorEntry> out;
+        for (const auto& [k, v] : members_) out.push_back(entry(k, v));
+        return out;
+    }
+
+    HostTensor read(const std::string& key) const override {
+        if (key.empty()) {
+            if (root_->objectType == "tensor") return loader_->materialize(root_);
+            std::string keys;
+            for (const auto& [k, v] : members_) keys += (keys.empty() ? "" : ", ") + k;
+            throw FormatError("'" + path_ + "' holds " +
+                              (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
+                              (keys.empty() ? "" : ": name one as '" + path_ + ":KEY'"));
+        }
+        const auto found = byKey_.find(key);
+        if (found == byKey_.end()) throw FormatError("no tensor '" + key + "' in '" + path_ + "'");
+        return loader_->materialize(members_[found->second].second);
+    }
+
+private:
+    std::string path_;
+    std::unique_ptr<PtLoader> loader_;
+    PyRef root_;
+    Members members_;
+    std::unordered_map<std::string, std::size_t> byKey_;  // the first member of each key
+};
 
 }  // namespace
 
-std::vector<TensorEntry> describeTorchPt(const std::string& path) {
-    const Loaded l = loadChecked(path);
-    auto entry = [](const std::string& key, const PyRef& v) {
-        const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(v->object);
-        return TensorEntry{key, t.storage->dtype, t.size};
-    };
-    if (l.root->objectType == "tensor") return {entry("", l.root)};
-    std::vector<TensorEntry> out;
-    for (const auto& [k, v] : tensorMembers(l.root)) out.push_back(entry(k, v));
-    return out;
+std::unique_ptr<detail::TensorSource> detail::openTorchPt(const std::string& path) {
+    return std::make_unique<TorchPtSource>(path);
 }
 
-std::vector<std::string> torchPtKeys(const std::string& path) {
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : tensorMembers(loadChecked(path).root)) keys.push_back(k);
-    return keys;
-}
-
-HostTensor readTorchPt(const std::string& path, const std::string& key) {
-    const Loaded l = loadChecked(path);
-    if (key.empty()) {
-        if (l.root->objectType == "tensor") return l.loader->materialize(l.root);
-        std::string keys;
-        for (const auto& [k, v] : tensorMembers(l.root)) keys += (keys.empty() ? "" : ", ") + k;
-        throw FormatError("'" + path + "' holds " +
-                          (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
-                          (keys.empty() ? "" : ": name one as '" + path + ":KEY'"));
-    }
-    for (const auto& [k, v] : tensorMembers(l.root))
-        if (k == key) return l.loader->materialize(v);
-    throw FormatError("no tensor '" + key + "' in '" + path + "'");
-}
+HostTensor readTorchPt(const std::string& path, const std::string& key) { return TorchPtSource(path).read(key); }
 
 }  // namespace opscope::import

@@ -23,11 +23,7 @@ HostTensor readNpy(const std::string& path, const NpyOptions& options = {});
 
 // The dtype and shape the header declares, reading the header only (not a check of the data).
 TensorEntry describeNpy(const std::string& path);
-// Each array's, by key in archive order (each member is read, its data not decoded).
-std::vector<TensorEntry> describeNpz(const std::string& path);
-// The arrays of an .npz, by key (the member name without ".npy"), in archive order.
-std::vector<std::string> npzKeys(const std::string& path);
-HostTensor readNpz(const std::string& path, const std::string& key, const NpyOptions& options = {});
+// An .npz's arrays: TensorFile (tensor_file.h).
 
 // The tensor as .npy bytes (format 1.0, little-endian, C order); what parseNpy reads back. numpy
 // has no bfloat16: bfloat16 is written as its uint16 bits (read back with uint16AsBFloat16), as

@@ -6,6 +6,8 @@
 // What the CLI's --bind and the msprobe importer share.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,38 @@
 #include "opscope/import/tensor_entry.h"
 
 namespace opscope::import {
+
+namespace detail {
+class TensorSource;
+}
+
+// A tensor file opened once: its directory (an .npz's or a .pt's zip directory and pickle, a
+// .safetensors header, a shard index) read and checked on opening, each tensor read from the
+// file when asked for and not kept. What reading many keys of one checkpoint needs: a read costs
+// that tensor, not the file's directory again (a .pt of 5,000 tensors: 2 minutes to compare with
+// itself key by key when every read parsed the pickle). Reads from several threads take turns.
+class TensorFile {
+public:
+    // `file` is a tensor file spec's file (a ":KEY" in it is ignored). Throws FormatError as
+    // readTensorFile does: missing, not a regular file, malformed.
+    explicit TensorFile(const std::string& file);
+    ~TensorFile();
+    TensorFile(const TensorFile&) = delete;
+    TensorFile& operator=(const TensorFile&) = delete;
+
+    const std::string& path() const { return path_; }
+    // As tensorFileKeys and describeTensorFile below.
+    std::vector<std::string> keys() const;
+    std::vector<TensorEntry> describe() const;
+    // The tensor of `key`; "" reads the file's one tensor (an error listing the keys when it holds
+    // several). Throws FormatError naming the file.
+    HostTensor read(const std::string& key) const;
+
+private:
+    std::string path_;
+    std::unique_ptr<detail::TensorSource> source_;
+    mutable std::mutex mutex_;  // a source reads through one open file
+};
 
 // True when the text names a .npy, .npz, .pt or .safetensors file (with or without ":KEY").
 bool isTensorFileSpec(const std::string& text);

@@ -20,11 +20,6 @@ namespace opscope::import {
 // training checkpoint's "model/conv.weight"); without a key such a file is an error that lists
 // the keys. Throws FormatError naming the file for anything torch.save would not have written.
 HostTensor readTorchPt(const std::string& path, const std::string& key = "");
-
-// Each tensor's key (none for a bare tensor), dtype and shape, reading the pickle only.
-std::vector<TensorEntry> describeTorchPt(const std::string& path);
-// The keys of a .pt holding a dict, list or tuple of tensors (nested ones too); {} for a single
-// tensor.
-std::vector<std::string> torchPtKeys(const std::string& path);
+// Keys and descriptions: TensorFile (tensor_file.h), which opens the file once for many reads.
 
 }  // namespace opscope::import

@@ -1,0 +1,34 @@
+// One opened tensor file of a given format, behind TensorFile (tensor_file.h): its directory
+// (zip central directory, torch.save pickle, safetensors header, shard index) read and checked
+// once when it is opened, each tensor read from the file when it is asked for. Not thread-safe:
+// TensorFile serialises the reads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "opscope/host_tensor.h"
+#include "opscope/import/tensor_entry.h"
+
+namespace opscope::import::detail {
+
+class TensorSource {
+public:
+    virtual ~TensorSource() = default;
+    // FILE:KEY's keys in file order; none for a file of one bare tensor. Reads no tensor data.
+    virtual std::vector<std::string> keys() const = 0;
+    // Each tensor's key, dtype and shape (an .npz reads each member to find them).
+    virtual std::vector<TensorEntry> describe() const = 0;
+    // The tensor of `key`, or the file's one tensor for ""; FormatError naming the file and the
+    // keys it holds when there is no such tensor.
+    virtual HostTensor read(const std::string& key) const = 0;
+};
+
+std::unique_ptr<TensorSource> openNpy(const std::string& path);
+std::unique_ptr<TensorSource> openNpz(const std::string& path);
+std::unique_ptr<TensorSource> openTorchPt(const std::string& path);
+std::unique_ptr<TensorSource> openSafetensors(const std::string& path);
+std::unique_ptr<TensorSource> openSafetensorsIndex(const std::string& indexPath);
+
+}  // namespace opscope::import::detail
