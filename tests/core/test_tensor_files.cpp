@@ -12,6 +12,9 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <map>
+
+#include <zlib.h>
 
 #include "opscope/import/format_error.h"
 #include "opscope/import/npy.h"
@@ -375,4 +378,132 @@ TEST(TensorFiles, AnNpzOfOneMemberNamedDotNpyReadsItsArray) {
     } catch (const FormatError& e) {
         EXPECT_CONTAINS(e.what(), path);  // a damaged member is a sentence; no answer at all is the bug
     }
+}
+
+namespace {
+
+void put16(std::string& s, uint32_t v) {
+    s += std::string{static_cast<char>(v & 0xff), static_cast<char>(v >> 8 & 0xff)};
+}
+void put32(std::string& s, uint32_t v) {
+    put16(s, v & 0xffff);
+    put16(s, v >> 16);
+}
+
+// A torch.save archive written by hand: `pickle` as a/data.pkl and storage "0" as a/data/0 of
+// `storageBytes` bytes, zero (a hole in the file) but for `patches` (byte offset -> bytes).
+void writeTorchZip(const std::string& path, const std::string& pickle, uint64_t storageBytes,
+                   const std::map<uint64_t, std::string>& patches) {
+    auto crcOfStorage = [&] {
+        uLong crc = crc32(0L, Z_NULL, 0);
+        std::string chunk;
+        for (uint64_t at = 0; at < storageBytes; at += chunk.size()) {
+            chunk.assign(std::min<uint64_t>(storageBytes - at, 1u << 20), '\0');
+            for (const auto& [offset, bytes] : patches)
+                if (offset >= at && offset < at + chunk.size()) chunk.replace(offset - at, bytes.size(), bytes);
+            crc = crc32(crc, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()));
+        }
+        return static_cast<uint32_t>(crc);
+    };
+    struct Member {
+        std::string name;
+        uint32_t crc, size, offset;
+    };
+    auto header = [](uint32_t signature, const Member& m, bool central) {
+        std::string h;
+        put32(h, signature);
+        if (central) put16(h, 20);
+        for (uint32_t v : {20u, 0u, 0u, 0u, 0u}) put16(h, v);  // version, flags, stored, time, date
+        for (uint32_t v : {m.crc, m.size, m.size}) put32(h, v);
+        put16(h, static_cast<uint32_t>(m.name.size()));
+        put16(h, 0);
+        if (central) {
+            for (uint32_t v : {0u, 0u, 0u}) put16(h, v);  // comment, disk, internal attributes
+            put32(h, 0);
+            put32(h, m.offset);
+        }
+        return h + m.name;
+    };
+    const Member pkl{"a/data.pkl",
+                     static_cast<uint32_t>(
+                         crc32(0L, reinterpret_cast<const Bytef*>(pickle.data()), static_cast<uInt>(pickle.size()))),
+                     static_cast<uint32_t>(pickle.size()), 0};
+    std::string head = header(0x04034b50, pkl, false) + pickle;
+    const Member data{"a/data/0", crcOfStorage(), static_cast<uint32_t>(storageBytes),
+                      static_cast<uint32_t>(head.size())};
+    head += header(0x04034b50, data, false);
+    const uint64_t storageAt = head.size();
+    std::string tail = header(0x02014b50, pkl, true) + header(0x02014b50, data, true);
+    const uint32_t directorySize = static_cast<uint32_t>(tail.size());
+    put32(tail, 0x06054b50);
+    for (uint32_t v : {0u, 0u, 2u, 2u}) put16(tail, v);
+    put32(tail, directorySize);
+    put32(tail, static_cast<uint32_t>(storageAt + storageBytes));
+    put16(tail, 0);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << head;
+    for (const auto& [offset, bytes] : patches) {
+        out.seekp(static_cast<std::streamoff>(storageAt + offset));
+        out << bytes;
+    }
+    out.seekp(static_cast<std::streamoff>(storageAt + storageBytes));
+    out << tail;
+}
+
+// Pickle's BINUNICODE of `t`.
+std::string text(const std::string& t) {
+    std::string s = "X";
+    put32(s, static_cast<uint32_t>(t.size()));
+    return s + t;
+}
+
+// Pickle opcodes (protocol 2) for torch._utils._rebuild_tensor_v2 over storage "0" of `numel`
+// float32 elements: a 1-D view of `size` elements from `offset`.
+std::string rebuiltView(int32_t numel, int32_t offset, uint8_t size) {
+    auto binint = [](int32_t v) {
+        std::string s = "J";
+        put32(s, static_cast<uint32_t>(v));
+        return s;
+    };
+    return "ctorch._utils\n_rebuild_tensor_v2\n((" + text("storage") + "ctorch\nFloatStorage\n" + text("0") +
+           text("cpu") + binint(numel) + "tQ" + binint(offset) + "K" + std::string(1, static_cast<char>(size)) +
+           "\x85K\x01\x85\x89" + "ccollections\nOrderedDict\n)RtR";
+}
+
+}  // namespace
+
+// Two small views of one 256 MiB storage (a flat parameter buffer, tied weights): each read costs
+// its own bytes, not the storage's, and the storage's CRC is still checked (streamed).
+TEST(TensorFiles, AViewOfALargeStorageReadsOnlyItsBytes) {
+    opscope::test::ScratchDir dir("pt_views");
+    const std::string path = dir.file("flat.pt");
+    const int32_t numel = 64 << 20;
+    auto floats = [](std::initializer_list<float> values) {
+        std::string s;
+        for (float v : values) s.append(reinterpret_cast<const char*>(&v), sizeof v);
+        return s;
+    };
+    const std::string pickle = std::string("\x80\x02}(") + text("head") + rebuiltView(numel, 0, 4) + text("tail") +
+                               rebuiltView(numel, numel - 2, 2) + "u.";
+    writeTorchZip(path, pickle, uint64_t{4} * static_cast<uint64_t>(numel),
+                  {{0, floats({1, 2, 3, 4})}, {uint64_t{4} * (numel - 2), floats({7, 8})}});
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    const import::TensorFile file(path);
+    EXPECT_EQ(file.keys(), (std::vector<std::string>{"head", "tail"}));
+    const HostTensor head = file.read("head"), tail = file.read("tail");
+    ASSERT_EQ(head.shape(), (std::vector<int64_t>{4}));
+    ASSERT_EQ(tail.shape(), (std::vector<int64_t>{2}));
+    EXPECT_EQ(head.toDoubles(), (std::vector<double>{1, 2, 3, 4}));
+    EXPECT_EQ(tail.toDoubles(), (std::vector<double>{7, 8}));
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB of peak memory grew";
+    // A byte changed in the storage, far from both views, is still a damaged file.
+    {
+        std::fstream damage(path, std::ios::binary | std::ios::in | std::ios::out);
+        damage.seekp(static_cast<std::streamoff>(std::filesystem::file_size(path) / 2));
+        damage.put('\x01');
+    }
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(path + ":head"); }), "CRC-32 does not match");
 }

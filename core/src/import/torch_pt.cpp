@@ -48,6 +48,7 @@ struct LazyTensor {
     std::shared_ptr<Storage> storage;
     std::vector<int64_t> size, stride;
     int64_t offset = 0;
+    int64_t last = 0;  // the farthest element the view reaches
     bool empty = false;
 };
 
@@ -80,15 +81,20 @@ public:
         throw FormatError("'" + path_ + "' is not a tensor file torch.save wrote: " + why);
     }
 
-    // A tensor of the pickle (load() has checked its view), as a contiguous copy.
+    // A tensor of the pickle (load() has checked its view), as a contiguous copy. Only the
+    // elements from its offset to the farthest it reaches are read: one tensor of several that
+    // share a storage (tied weights, slices of a flat buffer) costs its own bytes.
     HostTensor materialize(const PyRef& tensor) const {
         const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(tensor->object);
         if (t.empty) return HostTensor(t.storage->dtype, t.size);
-        const HostTensor storage = storageData(*t.storage);
-        TensorView v = storage.view();
+        const int64_t count = t.last - t.offset + 1;
+        const bool contiguous = count == shapeNumel(t.size) && t.stride == TensorView::contiguousStrides(t.size);
+        HostTensor out(t.storage->dtype, contiguous ? t.size : std::vector<int64_t>{count});
+        readElements(*t.storage, t.offset, count, out.data());
+        if (contiguous) return out;
+        TensorView v = out.view();
         v.shape = t.size;
         v.strides = t.stride;
-        v.offset = t.offset;
         return HostTensor::copyOf(v);
     }
 
@@ -117,25 +123,30 @@ private:
         return v;
     }
 
-    // The storage's bytes, read for this tensor and not kept: a source stays open over a compare
-    // of every key, and a checkpoint's storages together are the checkpoint's size.
-    HostTensor storageData(const Storage& s) const {
+    // `count` elements of a storage from element `first`, into `out`, read for this tensor and not
+    // kept: a source stays open over a compare of every key, and a checkpoint's storages together
+    // are the checkpoint's size.
+    void readElements(const Storage& s, int64_t first, int64_t count, void* out) const {
         const std::string name = prefix_ + "/data/" + s.key;
         const ZipArchive::Entry* e = zip_.find(name);
         if (!e) fail("storage '" + s.key + "' has no entry " + name);
-        const uint64_t need = static_cast<uint64_t>(s.numel) * dtypeSize(s.dtype);
+        const uint64_t size = dtypeSize(s.dtype);
+        const uint64_t need = static_cast<uint64_t>(s.numel) * size;
         if (e->size != need)
             throw FormatError("'" + path_ + "' is damaged: storage '" + s.key + "' should hold " +
                               std::to_string(need) + " bytes (" + std::to_string(s.numel) + " " + dtypeName(s.dtype) +
                               ") but its entry has " + std::to_string(e->size));
-        const std::string bytes = zip_.read(*e);
-        HostTensor t(s.dtype, std::vector<int64_t>{s.numel});
-        if (need) std::memcpy(t.data(), bytes.data(), static_cast<std::size_t>(need));
-        if (bigEndian_) detail::swapBytes(t.data(), static_cast<std::size_t>(s.numel), dtypeSize(s.dtype));
+        const uint64_t begin = static_cast<uint64_t>(first) * size, length = static_cast<uint64_t>(count) * size;
+        // torch.save stores its entries uncompressed; a deflated one (an archive rewritten by
+        // another zip tool) is inflated whole.
+        const std::string bytes =
+            e->method == 0 ? zip_.readStoredRange(*e, begin, length) : zip_.read(*e).substr(begin, length);
+        std::memcpy(out, bytes.data(), static_cast<std::size_t>(length));
+        if (bigEndian_) detail::swapBytes(out, static_cast<std::size_t>(count), size);
         if (s.dtype == DType::Bool)
-            for (int64_t i = 0; i < s.numel; ++i)
-                if (t.dataAs<uint8_t>()[i] > 1) fail("bool storage '" + s.key + "' holds a byte other than 0 and 1");
-        return t;
+            for (int64_t i = 0; i < count; ++i)
+                if (static_cast<const uint8_t*>(out)[i] > 1)
+                    fail("bool storage '" + s.key + "' holds a byte other than 0 and 1");
     }
 
     std::vector<int64_t> intTuple(const PyRef& v, const char* what) const {
@@ -176,7 +187,7 @@ private:
                               " view at offset " + std::to_string(offset) + " reaches element " + std::to_string(last) +
                               " of a storage of " + std::to_string(s.numel));
         auto tensor = std::make_shared<LazyTensor>(
-            LazyTensor{std::static_pointer_cast<Storage>(a[0]->object), size, stride, offset, empty});
+            LazyTensor{std::static_pointer_cast<Storage>(a[0]->object), size, stride, offset, last, empty});
         auto out = detail::makeValue(PyValue::Kind::Object);
         out->objectType = "tensor";
         out->object = tensor;

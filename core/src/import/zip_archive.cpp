@@ -46,6 +46,16 @@ std::string readAt(std::ifstream& in, const std::string& path, uint64_t fileSize
 
 const unsigned char* bytesOf(const std::string& s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
+uint32_t crcOf(const std::string& data) {
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (std::size_t off = 0; off < data.size();) {
+        const std::size_t n = std::min<std::size_t>(data.size() - off, 1u << 30);
+        crc = crc32(crc, bytesOf(data) + off, static_cast<uInt>(n));
+        off += n;
+    }
+    return static_cast<uint32_t>(crc);
+}
+
 }  // namespace
 
 bool ZipArchive::looksLikeZip(const std::string& path) {
@@ -133,13 +143,49 @@ const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
     return it == entries_.end() ? nullptr : &*it;
 }
 
-std::string ZipArchive::read(const Entry& entry) const {
-    const std::string where = "'" + entry.name + "' in '" + path_ + "'";
+uint64_t ZipArchive::dataStart(const Entry& entry) const {
     const std::string local = readAt(in_, path_, fileSize_, entry.localHeaderOffset, 30);
     if (u32(bytesOf(local)) != kLocalHeader)
-        throw FormatError(where + " is damaged: no local header where the directory says");
-    const uint64_t dataStart = entry.localHeaderOffset + 30 + u16(bytesOf(local) + 26) + u16(bytesOf(local) + 28);
-    std::string data = readAt(in_, path_, fileSize_, dataStart, entry.compressedSize);
+        throw FormatError("'" + entry.name + "' in '" + path_ +
+                          "' is damaged: no local header where the directory says");
+    return entry.localHeaderOffset + 30 + u16(bytesOf(local) + 26) + u16(bytesOf(local) + 28);
+}
+
+std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const {
+    const std::string where = "'" + entry.name + "' in '" + path_ + "'";
+    if (entry.method != 0 || entry.size != entry.compressedSize)
+        throw FormatError(where + " is not stored uncompressed, so it is read whole");
+    if (begin > entry.size || length > entry.size - begin)
+        throw FormatError(where + " has " + std::to_string(entry.size) + " bytes, not bytes " + std::to_string(begin) +
+                          "-" + std::to_string(begin + length));
+    const uint64_t start = dataStart(entry);
+    if (begin == 0 && length == entry.size) {  // the whole entry: one pass reads and checks it
+        std::string data = readAt(in_, path_, fileSize_, start, length);
+        if (crcOf(data) != entry.crc32) throw FormatError(where + " is damaged: its CRC-32 does not match");
+        return data;
+    }
+    // An entry of this archive's directory is checked once; any other one each time.
+    const auto found = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return &e == &entry; });
+    const std::size_t index = static_cast<std::size_t>(found - entries_.begin());
+    if (crcChecked_.empty()) crcChecked_.assign(entries_.size(), false);
+    if (index >= crcChecked_.size() || !crcChecked_[index]) {
+        uLong crc = crc32(0L, Z_NULL, 0);
+        for (uint64_t off = 0; off < entry.size;) {
+            const std::string chunk =
+                readAt(in_, path_, fileSize_, start + off, std::min<uint64_t>(entry.size - off, 1u << 20));
+            crc = crc32(crc, bytesOf(chunk), static_cast<uInt>(chunk.size()));
+            off += chunk.size();
+        }
+        if (static_cast<uint32_t>(crc) != entry.crc32)
+            throw FormatError(where + " is damaged: its CRC-32 does not match");
+        if (index < crcChecked_.size()) crcChecked_[index] = true;
+    }
+    return readAt(in_, path_, fileSize_, start + begin, length);
+}
+
+std::string ZipArchive::read(const Entry& entry) const {
+    const std::string where = "'" + entry.name + "' in '" + path_ + "'";
+    std::string data = readAt(in_, path_, fileSize_, dataStart(entry), entry.compressedSize);
     if (entry.method == 8) {
         // Deflate expands at most ~1032:1; a larger declared size is a lie we do not allocate.
         if (entry.size / 1032 > entry.compressedSize + 1)
@@ -165,13 +211,7 @@ std::string ZipArchive::read(const Entry& entry) const {
         throw FormatError(where + " is stored but its sizes differ (" + std::to_string(entry.size) + " and " +
                           std::to_string(entry.compressedSize) + ")");
     }
-    uLong crc = crc32(0L, Z_NULL, 0);
-    for (std::size_t off = 0; off < data.size();) {
-        const std::size_t n = std::min<std::size_t>(data.size() - off, 1u << 30);
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data() + off), static_cast<uInt>(n));
-        off += n;
-    }
-    if (static_cast<uint32_t>(crc) != entry.crc32) throw FormatError(where + " is damaged: its CRC-32 does not match");
+    if (crcOf(data) != entry.crc32) throw FormatError(where + " is damaged: its CRC-32 does not match");
     return data;
 }
 

@@ -2,8 +2,9 @@
 // pickle reader for exactly what torch.save writes for tensors (torch._utils._rebuild_tensor_v2
 // over storages named by persistent id, _rebuild_parameter, OrderedDict, tuples, lists, dicts)
 // and the raw storages in data/<key>. Views keep their storage offset and strides; the result
-// is a contiguous row-major copy. Only the storage of the tensor asked for is read (one key of a
-// large state dict costs that tensor), and a damaged storage fails only the tensors that use it.
+// is a contiguous row-major copy. Only the bytes the tensor asked for spans are read (one key of a
+// large state dict, or one view of a large shared storage, costs that tensor; the storage's CRC
+// is checked by streaming it), and a damaged storage fails only the tensors that use it.
 // Dtypes: float16/32/64, bfloat16, int8-64, uint8, bool.
 #pragma once
 

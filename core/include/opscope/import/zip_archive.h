@@ -30,6 +30,11 @@ public:
     const Entry* find(const std::string& name) const;
     // The entry's bytes, inflated and CRC-checked. Throws FormatError.
     std::string read(const Entry& entry) const;
+    // `length` bytes from `begin` of a stored (uncompressed) entry, as torch.save writes every
+    // storage: a view of a large storage costs its own bytes. The whole entry's CRC is checked
+    // the first time, streamed a MiB at a time (nothing the size of the entry is allocated).
+    // Throws FormatError for a deflated entry (read() it), a range past its end, or a bad CRC.
+    std::string readStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const;
 
     // True when the file starts with a zip local header ("PK\3\4").
     static bool looksLikeZip(const std::string& path);
@@ -39,6 +44,9 @@ private:
     mutable std::ifstream in_;  // open once: an archive is read by one thread at a time
     uint64_t fileSize_ = 0;
     std::vector<Entry> entries_;
+    mutable std::vector<bool> crcChecked_;  // by entry, for readStoredRange
+
+    uint64_t dataStart(const Entry& entry) const;
 };
 
 }  // namespace opscope::import
