@@ -57,8 +57,8 @@ int runCompare(const ParsedArgs& a) {
     const std::string& referenceRef = a.positionals[1];
     const metrics::Standard standard = metrics::parseStandard(a.valueOr("--standard", "cann"));  // UsageError: exit 2
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
-    const std::optional<TensorSet> actualSet = tensorSetOf(actualRef);
-    const std::optional<TensorSet> referenceSet = actualSet ? tensorSetOf(referenceRef) : std::nullopt;
+    const std::optional<ops::TensorSet> actualSet = tensorSetOf(actualRef);
+    const std::optional<ops::TensorSet> referenceSet = actualSet ? tensorSetOf(referenceRef) : std::nullopt;
     if (actualSet && referenceSet) {
         if (forced != DType::Undefined)
             throw CliError("--dtype applies to one tensor; two sets of tensors compare each in its own");

@@ -1,0 +1,49 @@
+// Two sets of named tensors compared key by key, once, for `opscope-cli compare A B` and the
+// debugger's group compare: two checkpoints (tensor files of several tensors, or HDF5 groups
+// whose every numeric dataset is a member), two tensors in memory at a time.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "opscope/host_tensor.h"
+#include "opscope/metrics.h"
+#include "opscope/ops/evaluation.h"
+
+namespace opscope::ops {
+
+// Named tensors read one at a time. `read` throws FileError naming the set and the key.
+struct TensorSet {
+    std::string name;               // as the user wrote it ("a.pt", "ckpt.h5:/model")
+    std::vector<std::string> keys;  // in the set's own order
+    std::function<HostTensor(const std::string& key)> read;
+};
+
+// A tensor file (import::TensorFile) as a set, opened once for all its reads. Throws FormatError.
+TensorSet tensorFileSet(const std::string& file);
+
+// Every numeric dataset below `group` of an HDF5 file, keyed by its path under the group. The
+// file is vetted once for all of them (h5::vetFile with the group's path: the child reads every
+// dataset below it) before libhdf5 opens it here. A member that points outside the file
+// (external link, external storage, virtual dataset) is refused as `run` refuses it
+// (h5::refuseExternal) unless external data is allowed for the file. `name` is the set's name in
+// messages. Throws FileError (no such group, a dataset, a damaged file).
+TensorSet hdf5GroupSet(const std::string& file, const std::string& group, const std::string& name);
+
+// The keys in the order compared: the actual's, then the reference's others.
+std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& reference);
+
+struct SetCompareControl {
+    std::function<void(const Comparison&, std::size_t done, std::size_t total)> compared;  // after each key
+    const std::atomic<bool>* cancelled = nullptr;                                          // asked before each key
+};
+
+// Compares the sets key by key in comparedKeys' order, each pair in the actual's dtype. A key one
+// set lacks is notCompared (never a pass). Stops early, with the comparisons made so far, when
+// cancelled. Throws what a set's read throws (a damaged member).
+std::vector<Comparison> compareTensorSets(const TensorSet& actual, const TensorSet& reference,
+                                          const metrics::Standard& standard, const SetCompareControl& control = {});
+
+}  // namespace opscope::ops
