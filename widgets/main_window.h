@@ -23,6 +23,7 @@ namespace opscope::gui {
 class ArgumentForm;
 class ChartsPanel;
 class DatasetViewPanel;
+class GroupComparePanel;
 class DebugContext;
 struct DatasetRef;
 class ElementHistoryPanel;
@@ -64,6 +65,7 @@ public:
     ElementHistoryPanel* historyPanel() const { return history_; }
     LogPanel* logPanel() const { return log_; }
     DatasetViewPanel* datasetView() const { return datasetView_; }
+    GroupComparePanel* groupCompare() const { return groupCompare_; }
     TimelinePanel* timeline() const { return timeline_; }
 
     // ---- datasets without an operator (main_window_datasets.cpp) ----------------------------
@@ -71,6 +73,9 @@ public:
     void viewDataset(const QString& path);
     // Compares the dataset shown (A) with `reference` (B).
     void compareDataset(const DatasetRef& reference);
+    // Every dataset below `group` of the open file against `otherGroup` (the same group when
+    // empty) of `otherFile`, in the Group compare tab.
+    void compareGroup(const QString& group, const QString& otherFile, const QString& otherGroup = {});
     // --case PATH: a dataset's view for a dataset, else loads the case.
     void showPath(const QString& path);
     // The dock that holds `panel` (one of the accessors above), raised to the front.
@@ -113,12 +118,14 @@ private:
     void createDatasetView();     // the central tabs: the call's tensors and the Dataset view
     void createDatasetActions();  // File > Compare With File…, the tree's View / Compare entries
     void compareWithFile();
+    void compareGroupWithFile(const QString& group);
     void createTimelineDock();  // the trace's executors on a time axis, beside Steps
 
     DebugContext* context_;
     TensorViewPanel* tensorView_;
     QTabWidget* centre_ = nullptr;
     DatasetViewPanel* datasetView_ = nullptr;
+    GroupComparePanel* groupCompare_ = nullptr;
     TimelinePanel* timeline_ = nullptr;
     StepListPanel* steps_;
     ArgumentForm* form_;

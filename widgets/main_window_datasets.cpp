@@ -1,6 +1,7 @@
 // The main window's dataset workflows: look at any dataset of the tree without an operator
 // (double-click, Enter, "View", `--case /path/to/dataset`), and compare any two (a dataset with
-// another, the same path in another file, a call's output with a dataset).
+// another, the same path in another file, a call's output with a dataset, every dataset below a
+// group with the same group of another file).
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -17,6 +18,7 @@
 #include "session/debug_context.h"
 #include "views/dataset_view_panel.h"
 #include "views/file_browser_panel.h"
+#include "views/group_compare_panel.h"
 #include "views/tensor_view_panel.h"
 
 namespace opscope::gui {
@@ -27,7 +29,13 @@ void MainWindow::createDatasetView() {
     centre_->setObjectName("CentreTabs");
     centre_->addTab(tensorView_, tr("Call tensors"));
     centre_->addTab(datasetView_, tr("Dataset"));
+    groupCompare_ = new GroupComparePanel(this);
+    centre_->addTab(groupCompare_, tr("Group compare"));
     setCentralWidget(centre_);
+    connect(groupCompare_, &GroupComparePanel::pairActivated, this, [this](const DatasetRef& a, const DatasetRef& b) {
+        datasetView_->viewAndCompare(a, b);
+        centre_->setCurrentWidget(datasetView_);
+    });
     connect(context_, &DebugContext::caseLoaded, this, [this] { centre_->setCurrentWidget(tensorView_); });
 }
 
@@ -41,6 +49,12 @@ void MainWindow::createDatasetActions() {
             top->menu()->insertAction(action("saveSession"), compare);
     connect(files_, &FileBrowserPanel::datasetActivated, this, &MainWindow::viewDataset);
     files_->addTreeMenuEntries([this](QMenu* menu, const FileBrowserPanel::TreeItem& item) {
+        if (item.node->kind == h5::ObjectKind::Group) {
+            QAction* group = menu->addAction(tr("Compare Group With File…"), this,
+                                             [this, path = item.path] { compareGroupWithFile(path); });
+            group->setObjectName("compareGroupWithFile");
+            group->setToolTip(tr("Every dataset below this group against the same group in another file"));
+        }
         if (!item.isDataset) return;
         QAction* view = menu->addAction(tr("View"), this, [this, path = item.path] { viewDataset(path); });
         view->setObjectName("viewDataset");
@@ -106,6 +120,19 @@ void MainWindow::compareWithFile() {
                                                        QSettings().value("lastDir").toString(),
                                                        tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
     if (!other.isEmpty()) compareDataset({other, a->path});
+}
+
+void MainWindow::compareGroupWithFile(const QString& group) {
+    const QString other = QFileDialog::getOpenFileName(
+        this, tr("Compare every dataset below %1 with the same group in…").arg(group),
+        QSettings().value("lastDir").toString(), tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
+    if (!other.isEmpty()) compareGroup(group, other);
+}
+
+void MainWindow::compareGroup(const QString& group, const QString& otherFile, const QString& otherGroup) {
+    if (context_->filePath().isEmpty()) return;
+    groupCompare_->compare({context_->filePath(), group}, {otherFile, otherGroup.isEmpty() ? group : otherGroup});
+    centre_->setCurrentWidget(groupCompare_);
 }
 
 }  // namespace opscope::gui

@@ -15,6 +15,7 @@
 #include "opscope/h5/h5_file.h"
 #include "views/charts_panel.h"
 #include "views/dataset_view_panel.h"
+#include "views/group_compare_panel.h"
 #include "views/element_history_panel.h"
 #include "views/file_browser_panel.h"
 #include "views/log_panel.h"
@@ -63,7 +64,7 @@ void ScreenshotDriver::start() {
         failure_ = error;
         state_ = State::Settling;
     });
-    if (startDataset(path)) return;
+    if (startDataset(path) || startGroupCompare(path)) return;
     if (!options_.runAs.isEmpty() || !options_.set.isEmpty()) {
         // Applied once the case has filled the form; the new prepare supersedes the case's.
         connect(c, &DebugContext::caseLoaded, this, [this, c] {
@@ -78,13 +79,33 @@ void ScreenshotDriver::start() {
     timer_.start();
 }
 
-bool ScreenshotDriver::idle() const { return window_->context()->isIdle() && !window_->datasetView()->isLoading(); }
+bool ScreenshotDriver::idle() const {
+    return window_->context()->isIdle() && !window_->datasetView()->isLoading() &&
+           !window_->groupCompare()->isRunning();
+}
 
 bool ScreenshotDriver::startDataset(const QString& path) {
     const h5::File* f = window_->context()->file();
     if (path.isEmpty() || !f || f->info(path.toStdString()).kind != h5::ObjectKind::Dataset) return false;
     window_->viewDataset(path);
     state_ = State::Dataset;
+    timer_.start();
+    return true;
+}
+
+// --case GROUP --compare FILE.h5[:/GROUP]: every dataset below the group against the other file's
+// (the same group unless one is named); the picture once the compare has ended.
+bool ScreenshotDriver::startGroupCompare(const QString& path) {
+    const h5::File* f = window_->context()->file();
+    if (path.isEmpty() || options_.compare.isEmpty() || !f || f->info(path.toStdString()).kind != h5::ObjectKind::Group)
+        return false;
+    const int colon = options_.compare.lastIndexOf(QStringLiteral(":/"));
+    const QString file = colon > 0 ? options_.compare.left(colon) : options_.compare;
+    window_->compareGroup(path, file, colon > 0 ? options_.compare.mid(colon + 1) : path);
+    connect(window_->groupCompare(), &GroupComparePanel::finished, this, [this] {
+        if (!window_->groupCompare()->error().isEmpty()) failure_ = window_->groupCompare()->error();
+    });
+    state_ = State::Settling;
     timer_.start();
     return true;
 }

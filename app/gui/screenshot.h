@@ -49,6 +49,7 @@ private:
     void pollSettling();
     void pollDataset();
     bool startDataset(const QString& path);
+    bool startGroupCompare(const QString& path);
     void applyViewOptions();
     bool idle() const;
     void finish(int code, const QString& message);

@@ -53,7 +53,9 @@ QString coords(const metrics::ElementRef& e) {
 
 QString percent(double share) { return QString::number(share * 100, 'f', 3) + QLatin1Char('%'); }
 
-QString fieldText(const metrics::MetricField& f, const metrics::ComparisonMetrics& m) {
+}  // namespace
+
+QString metricValueText(const metrics::MetricField& f, const metrics::ComparisonMetrics& m) {
     const std::optional<double> v = f.value(m);
     if (!v) return QStringLiteral("—");
     switch (f.format) {
@@ -66,13 +68,11 @@ QString fieldText(const metrics::MetricField& f, const metrics::ComparisonMetric
     return {};
 }
 
-}  // namespace
-
 QString MetricsTableModel::metricText(const OutputAnalysis& a, int row) {
     if (!a.compared) return QStringLiteral("—");
     const auto& fields = metrics::metricFields();
     if (row >= 0 && row < static_cast<int>(fields.size()))
-        return fieldText(fields[static_cast<std::size_t>(row)], a.metrics);
+        return metricValueText(fields[static_cast<std::size_t>(row)], a.metrics);
     const int element = row - static_cast<int>(fields.size());
     const auto& elements = metrics::elementFields();
     if (element >= 0 && element < static_cast<int>(elements.size()))

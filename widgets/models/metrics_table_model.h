@@ -4,11 +4,15 @@
 
 #include <QAbstractTableModel>
 
+#include "opscope/metric_fields.h"
 #include "session/session_types.h"
 
 namespace opscope::gui {
 
 class DebugContext;
+
+// A metric's value as every table of the debugger shows it ("—" where it does not apply).
+QString metricValueText(const metrics::MetricField& f, const metrics::ComparisonMetrics& m);
 
 class MetricsTableModel : public QAbstractTableModel {
     Q_OBJECT

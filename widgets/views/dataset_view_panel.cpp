@@ -137,7 +137,15 @@ QWidget* DatasetViewPanel::buildComparison() {
     return comparison_;
 }
 
-void DatasetViewPanel::view(const DatasetRef& ref) { read(ref, false); }
+void DatasetViewPanel::view(const DatasetRef& ref) {
+    pendingReference_.reset();
+    read(ref, false);
+}
+
+void DatasetViewPanel::viewAndCompare(const DatasetRef& a, const DatasetRef& b) {
+    view(a);
+    pendingReference_ = b;  // read once A is shown; dropped if the user views something else first
+}
 
 void DatasetViewPanel::compareWith(const DatasetRef& ref) {
     if (!hasTensor()) return fail(tr("View a dataset first (double-click it in the file tree), then compare it"));
@@ -209,9 +217,12 @@ void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
         [this, gen, ref, aRef, asReference](Loaded l, QString error) {
             --pendingReads_;
             if (gen != readGeneration_) return;
+            std::optional<DatasetRef> next;
+            if (!asReference) next.swap(pendingReference_);
             if (!error.isEmpty()) return fail(tr("Cannot read %1: %2").arg(ref.label(), error));
             if (l.wholeA) a_ = operandOf(*aRef, std::move(*l.wholeA));
             setOperand(asReference, operandOf(ref, std::move(l.main)));
+            if (next) read(*next, true);
         });
 }
 

@@ -61,6 +61,8 @@ public:
     void showTensor(const QString& label, TensorPtr tensor, const QString& sourceFile = {});
     // Reads B and compares A with it (B is the reference, as in `opscope-cli compare A B`).
     void compareWith(const DatasetRef& ref);
+    // view(a), then compareWith(b) once A is read (a row of the group compare).
+    void viewAndCompare(const DatasetRef& a, const DatasetRef& b);
     // A metrics::parseStandard spec ("cann", "rtol=1e-3,atol=1e-5"); the CLI's default: cann.
     void setStandard(const QString& spec);
     void setSideBySide(bool on);
@@ -136,6 +138,7 @@ private:
     ChartsPanel* charts_;
 
     Operand a_, b_;
+    std::optional<DatasetRef> pendingReference_;  // viewAndCompare's B, until A is read
     AnalysisPtr analysis_;
     TensorPtr relError_;
     QString message_;

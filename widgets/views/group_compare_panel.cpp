@@ -1,0 +1,169 @@
+#include "views/group_compare_panel.h"
+
+#include <QCoreApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/set_comparison_model.h"
+#include "opscope/ops/tensor_sets.h"
+#include "session/gui_invoke.h"
+
+namespace opscope::gui {
+
+GroupComparePanel::GroupComparePanel(QWidget* parent)
+    : QWidget(parent),
+      title_(new QLabel(tr("Right-click a group in the file tree › Compare Group With File… to compare every dataset "
+                           "below it with the same group in another file (two checkpoints)."),
+                        this)),
+      progress_(new QProgressBar(this)),
+      cancel_(new QPushButton(tr("Cancel"), this)),
+      status_(new QLabel(this)),
+      table_(new QTableView(this)),
+      model_(new SetComparisonModel(this)),
+      sorted_(new QSortFilterProxyModel(this)) {
+    setObjectName("GroupComparePanel");
+    title_->setWordWrap(true);
+    title_->setObjectName("groupCompareTitle");
+    cancel_->setObjectName("cancelGroupCompare");
+    status_->setObjectName("groupCompareStatus");
+    status_->setWordWrap(true);
+    progress_->setVisible(false);
+    cancel_->setVisible(false);
+    sorted_->setSourceModel(model_);
+    sorted_->setSortRole(SetComparisonModel::kSortRole);
+    table_->setObjectName("groupCompareTable");
+    table_->setModel(sorted_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder);  // the compare's order until a header is clicked
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->setVisible(false);
+    table_->setWordWrap(false);  // numbers stay on one line; the reason is whole in its tooltip
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(SetComparisonModel::Why, QHeaderView::Stretch);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(progress_, 1);
+    bar->addWidget(cancel_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(title_);
+    layout->addLayout(bar);
+    layout->addWidget(status_);
+    layout->addWidget(table_, 1);
+    connect(cancel_, &QPushButton::clicked, this, &GroupComparePanel::cancel);
+    connect(table_, &QTableView::activated, this, &GroupComparePanel::activate);
+    // Quitting waits for the thread pool: a compare of thousands of keys stops at the next key.
+    connect(qApp, &QCoreApplication::aboutToQuit, this, &GroupComparePanel::cancel);
+}
+
+GroupComparePanel::~GroupComparePanel() { cancel(); }
+
+void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
+    cancel();
+    const uint64_t generation = ++generation_;
+    cancelled_ = std::make_shared<std::atomic<bool>>(false);
+    a_ = a;
+    b_ = b;
+    running_ = true;
+    model_->clear();
+    standard_.clear();
+    error_.clear();
+    wasCancelled_ = false;
+    total_ = 0;
+    title_->setText(tr("%1  against  %2 (the reference)").arg(a.label(), b.label()));
+    status_->setText(tr("Vetting and listing both groups…"));
+    status_->setStyleSheet({});
+    progress_->setRange(0, 0);  // busy until the keys are known
+    progress_->setVisible(true);
+    cancel_->setVisible(true);
+    const std::string fileA = a.file.toStdString(), groupA = a.path.toStdString();
+    const std::string fileB = b.file.toStdString(), groupB = b.path.toStdString();
+    const std::string nameA = a.label().toStdString(), nameB = b.label().toStdString();
+    // Rows go to the GUI thread through the application object: the panel may be gone by then,
+    // and is asked (QPointer) only there.
+    QPointer<GroupComparePanel> guard(this);
+    runInBackground<bool>(
+        this,
+        [guard, generation, cancelled = cancelled_, fileA, groupA, fileB, groupB, nameA, nameB] {
+            const ops::TensorSet actual = ops::hdf5GroupSet(fileA, groupA, nameA);
+            const ops::TensorSet reference = ops::hdf5GroupSet(fileB, groupB, nameB);
+            ops::SetCompareControl control;
+            control.cancelled = cancelled.get();
+            control.compared = [guard, generation](const ops::Comparison& c, std::size_t done, std::size_t total) {
+                QMetaObject::invokeMethod(
+                    QCoreApplication::instance(),
+                    [guard, generation, c, done, total] {
+                        if (guard) guard->onCompared(generation, c, static_cast<int>(done), static_cast<int>(total));
+                    },
+                    Qt::QueuedConnection);
+            };
+            ops::compareTensorSets(actual, reference, metrics::parseStandard("cann"), control);
+            return true;
+        },
+        [this, generation](bool, QString error) { onFinished(generation, error); });
+}
+
+void GroupComparePanel::cancel() {
+    if (cancelled_) cancelled_->store(true);
+    if (!running_) return;
+    running_ = false;
+    ++generation_;  // rows still on their way are dropped
+    progress_->setVisible(false);
+    cancel_->setVisible(false);
+    wasCancelled_ = true;
+    status_->setText(status());
+    Q_EMIT finished();
+}
+
+void GroupComparePanel::onCompared(uint64_t generation, const ops::Comparison& c, int done, int total) {
+    if (generation != generation_) return;  // a later compare (or a cancel) owns the table
+    if (standard_.isEmpty()) standard_ = QString::fromStdString(c.judgement.standard);
+    model_->append(c);
+    total_ = total;
+    progress_->setRange(0, total);
+    progress_->setValue(done);
+    status_->setText(status());
+}
+
+void GroupComparePanel::onFinished(uint64_t generation, const QString& error) {
+    if (generation != generation_) return;
+    running_ = false;
+    progress_->setVisible(false);
+    cancel_->setVisible(false);
+    error_ = error;
+    if (!error.isEmpty()) {
+        status_->setText(tr("Cannot compare: %1").arg(error));
+        status_->setStyleSheet(QStringLiteral("color: #b71c1c;"));
+    } else {
+        status_->setText(status());
+    }
+    Q_EMIT finished();
+}
+
+QString GroupComparePanel::status() const {
+    const int rows = model_->rowCount(), failed = model_->failedCount();
+    QString text = tr("%1 tensors: %2 passed, %3 failed or not compared").arg(rows).arg(rows - failed).arg(failed);
+    if (total_ > rows) text = tr("%1 of %2 compared · ").arg(rows).arg(total_) + text;
+    if (!standard_.isEmpty()) text += tr(" · standard: %1").arg(standard_);
+    if (wasCancelled_) text += tr(" · cancelled");
+    if (!running_ && rows > 0) text += tr(" · double-click a row to see the pair");
+    return text;
+}
+
+void GroupComparePanel::activate(const QModelIndex& index) {
+    if (!index.isValid()) return;
+    const ops::Comparison& c = model_->comparison(sorted_->mapToSource(index).row());
+    const QString key = QString::fromStdString(c.output);
+    auto below = [&key](const DatasetRef& group) {
+        return DatasetRef{group.file, (group.path == QLatin1String("/") ? QString() : group.path) + "/" + key};
+    };
+    Q_EMIT pairActivated(below(a_), below(b_));
+}
+
+}  // namespace opscope::gui
