@@ -46,8 +46,9 @@ GroupComparePanel::GroupComparePanel(QWidget* parent)
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->setVisible(false);
     table_->setWordWrap(false);  // numbers stay on one line; the reason is whole in its tooltip
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(SetComparisonModel::Why, QHeaderView::Stretch);
+    // Fitted to the first rows and again at the end, not on every row: measuring thousands of
+    // rows per insert would slow the GUI thread down as the table grows.
+    table_->horizontalHeader()->setStretchLastSection(true);
     auto* bar = new QHBoxLayout;
     bar->addWidget(progress_, 1);
     bar->addWidget(cancel_);
@@ -125,6 +126,7 @@ void GroupComparePanel::onCompared(uint64_t generation, const ops::Comparison& c
     if (generation != generation_) return;  // a later compare (or a cancel) owns the table
     if (standard_.isEmpty()) standard_ = QString::fromStdString(c.judgement.standard);
     model_->append(c);
+    if (model_->rowCount() <= 20) fitColumns();
     total_ = total;
     progress_->setRange(0, total);
     progress_->setValue(done);
@@ -143,7 +145,15 @@ void GroupComparePanel::onFinished(uint64_t generation, const QString& error) {
     } else {
         status_->setText(status());
     }
+    fitColumns();
     Q_EMIT finished();
+}
+
+// Every column fitted to its text but the reason, which takes the width left (its whole text is
+// in the tooltip).
+void GroupComparePanel::fitColumns() {
+    table_->resizeColumnsToContents();
+    table_->horizontalHeader()->resizeSection(SetComparisonModel::Why, 80);
 }
 
 QString GroupComparePanel::status() const {

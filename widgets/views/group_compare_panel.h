@@ -47,6 +47,7 @@ private:
     void onCompared(uint64_t generation, const ops::Comparison& c, int done, int total);
     void onFinished(uint64_t generation, const QString& error);
     void activate(const QModelIndex& index);
+    void fitColumns();
 
     QLabel* title_;
     QProgressBar* progress_;
