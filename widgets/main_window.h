@@ -119,6 +119,7 @@ private:
     void createDatasetActions();  // File > Compare With File…, the tree's View / Compare entries
     void compareWithFile();
     void compareGroupWithFile(const QString& group);
+    void compareCheckpoints();  // File > Compare Checkpoints…: two files of any checkpoint format
     void createTimelineDock();  // the trace's executors on a time axis, beside Steps
 
     DebugContext* context_;

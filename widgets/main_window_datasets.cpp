@@ -15,6 +15,7 @@
 #include "main_window.h"
 #include "models/h5_tree_model.h"
 #include "opscope/h5/h5_file.h"
+#include "opscope/import/tensor_file.h"
 #include "session/debug_context.h"
 #include "views/dataset_view_panel.h"
 #include "views/file_browser_panel.h"
@@ -44,9 +45,13 @@ void MainWindow::createDatasetActions() {
     compare->setObjectName("compareWithFile");
     compare->setToolTip(tr("Compare the dataset shown with the same path in another file (two checkpoints)"));
     connect(compare, &QAction::triggered, this, [this] { compareWithFile(); });
+    auto* checkpoints = new QAction(tr("Compare Chec&kpoints…"), this);
+    checkpoints->setObjectName("compareCheckpoints");
+    checkpoints->setToolTip(tr("Every tensor of one checkpoint (HDF5, .pt, .safetensors, .npz) against another's"));
+    connect(checkpoints, &QAction::triggered, this, [this] { compareCheckpoints(); });
     for (QAction* top : menuBar()->actions())
         if (top->menu() && top->menu()->actions().contains(action("saveSession")))
-            top->menu()->insertAction(action("saveSession"), compare);
+            top->menu()->insertActions(action("saveSession"), {compare, checkpoints});
     connect(files_, &FileBrowserPanel::datasetActivated, this, &MainWindow::viewDataset);
     files_->addTreeMenuEntries([this](QMenu* menu, const FileBrowserPanel::TreeItem& item) {
         if (item.node->kind == h5::ObjectKind::Group) {
@@ -127,6 +132,29 @@ void MainWindow::compareGroupWithFile(const QString& group) {
         this, tr("Compare every dataset below %1 with the same group in…").arg(group),
         QSettings().value("lastDir").toString(), tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
     if (!other.isEmpty()) compareGroup(group, other);
+}
+
+namespace {
+
+// A checkpoint as a set: an HDF5 file's root group, or a tensor file's keys (an empty path).
+DatasetRef checkpointSet(const QString& file) {
+    return {file, import::isTensorFileSpec(file.toStdString()) ? QString() : QStringLiteral("/")};
+}
+
+}  // namespace
+
+void MainWindow::compareCheckpoints() {
+    const QString filter =
+        tr("Checkpoints (*.h5 *.hdf5 *.pt *.pth *.bin *.safetensors *.index.json *.npz);;"
+           "All files (*)");
+    const QString dir = QSettings().value("lastDir").toString();
+    const QString a = QFileDialog::getOpenFileName(this, tr("Compare checkpoint A (the actual)…"), dir, filter);
+    if (a.isEmpty()) return;
+    const QString b =
+        QFileDialog::getOpenFileName(this, tr("…with checkpoint B (the reference)"), QFileInfo(a).path(), filter);
+    if (b.isEmpty()) return;
+    groupCompare_->compare(checkpointSet(a), checkpointSet(b));
+    centre_->setCurrentWidget(groupCompare_);
 }
 
 void MainWindow::compareGroup(const QString& group, const QString& otherFile, const QString& otherGroup) {

@@ -3,6 +3,7 @@
 // ops::compareTensorSets), rows as keys are compared, Cancel and a second compare that leave no
 // row of the first, a sentence for a group the other file lacks, and a row opened as a pair in
 // the Dataset view.
+#include <QFile>
 #include <QMenu>
 #include <QTabWidget>
 #include <QTableView>
@@ -25,18 +26,45 @@ using namespace opscope::gui;
 
 namespace {
 
+HostTensor weights(double noise);
+
 // /ckpt of a checkpoint: a weight perturbed by `noise`, a bias as is, and `extra` only when asked;
 // /many: `manyKeys` small datasets (a long compare to cancel).
 QString addCheckpoint(const QString& file, double noise, const char* extra, int manyKeys) {
     h5::File f = h5::File::openReadWrite(file.toStdString());
-    HostTensor w = test::ramp(DType::Float32, {8, 16}, 0.5, 0.1);
-    for (int64_t i = 0; i < w.numel(); ++i) w.setFromDouble(i, w.getAsDouble(i) * (1 + noise * std::cos(double(i))));
-    h5::writeTensor(f, "/ckpt/layer0/weight", w);
+    h5::writeTensor(f, "/ckpt/layer0/weight", weights(noise));
     h5::writeTensor(f, "/ckpt/layer0/bias", test::ramp(DType::Float16, {16}, 0.25, 0.01));
     if (extra) h5::writeTensor(f, std::string("/ckpt/") + extra, test::ramp(DType::Float32, {4}, 1.0, 0.0));
     for (int k = 0; k < manyKeys; ++k)
         h5::writeTensor(f, "/many/t" + std::to_string(k), test::ramp(DType::Float32, {64}, 1.0, double(k)));
     return file;
+}
+
+// A .safetensors of float32 tensors, in key order.
+QString writeSafetensors(const QString& path, const std::vector<std::pair<std::string, HostTensor>>& tensors) {
+    std::string header = "{", data;
+    for (const auto& [key, t] : tensors) {
+        std::string shape;
+        for (int64_t n : t.shape()) shape += (shape.empty() ? "" : ",") + std::to_string(n);
+        header += (header.size() > 1 ? "," : "") + std::string("\"") + key + "\":{\"dtype\":\"F32\",\"shape\":[" +
+                  shape + "],\"data_offsets\":[" + std::to_string(data.size()) + "," +
+                  std::to_string(data.size() + t.nbytes()) + "]}";
+        data.append(static_cast<const char*>(t.data()), t.nbytes());
+    }
+    header += "}";
+    std::string prefix(8, '\0');
+    for (int i = 0; i < 8; ++i) prefix[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly)) return {};
+    const std::string bytes = prefix + header + data;
+    out.write(bytes.data(), static_cast<qint64>(bytes.size()));
+    return path;
+}
+
+HostTensor weights(double noise) {
+    HostTensor w = test::ramp(DType::Float32, {8, 16}, 0.5, 0.1);
+    for (int64_t i = 0; i < w.numel(); ++i) w.setFromDouble(i, w.getAsDouble(i) * (1 + noise * std::cos(double(i))));
+    return w;
 }
 
 bool waitFinished(GroupComparePanel* p) {
@@ -150,6 +178,40 @@ private Q_SLOTS:
         QCOMPARE(p->model()->rowCount(), 4);
         const std::set<std::string> ckpt{"layer0/bias", "layer0/weight", "only_a", "only_b"};
         for (const ops::Comparison& c : p->model()->comparisons()) QVERIFY2(ckpt.count(c.output), c.output.c_str());
+    }
+
+    // Two .safetensors checkpoints (File > Compare Checkpoints…): their keys, the CLI's verdicts,
+    // and a row opened as the pair in the Dataset view, read by the tensor-file readers.
+    void twoSafetensorsCheckpointsCompareKeyByKey() {
+        const QString a =
+            writeSafetensors(dir_.filePath("a.safetensors"),
+                             {{"layer.weight", weights(0)}, {"layer.bias", test::ramp(DType::Float32, {16}, 1, 0)}});
+        const QString b =
+            writeSafetensors(dir_.filePath("b.safetensors"),
+                             {{"layer.weight", weights(1e-2)}, {"layer.bias", test::ramp(DType::Float32, {16}, 1, 0)}});
+        MainWindow& w = *window_;
+        GroupComparePanel* p = w.groupCompare();
+        p->compare({a, {}}, {b, {}});
+        QVERIFY(waitFinished(p));
+        QVERIFY2(p->error().isEmpty(), qPrintable(p->error()));
+        const std::vector<ops::Comparison> cli = ops::compareTensorSets(
+            ops::tensorFileSet(a.toStdString()), ops::tensorFileSet(b.toStdString()), metrics::parseStandard("cann"));
+        const std::vector<ops::Comparison>& shown = p->model()->comparisons();
+        QCOMPARE(shown.size(), std::size_t{2});
+        for (std::size_t i = 0; i < cli.size(); ++i) {
+            QCOMPARE(shown[i].output, cli[i].output);
+            QCOMPARE(int(shown[i].judgement.verdict), int(cli[i].judgement.verdict));
+        }
+        QVERIFY(p->status().startsWith("2 tensors: 1 passed, 1 failed"));
+        QTableView* table = p->table();
+        QModelIndex weight;
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            if (table->model()->index(r, 0).data().toString() == "layer.weight") weight = table->model()->index(r, 0);
+        Q_EMIT table->activated(weight);
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(QTest::qWaitFor([&] { return v->isComparing() && !v->isLoading(); }, 20000));
+        QCOMPARE(v->viewedDataset()->label(), QString("a.safetensors:layer.weight"));
+        QVERIFY(v->analysis());
     }
 
     // A group the other file lacks is a sentence in the tab, not an empty table.

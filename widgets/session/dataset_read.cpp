@@ -7,6 +7,7 @@
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
+#include "opscope/import/tensor_file.h"
 
 namespace opscope::gui {
 
@@ -110,6 +111,13 @@ view::SliceSummary streamSlice(const std::string& file, const h5::File& f, const
 
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
                                   uint64_t sliceOnlyAboveBytes, const StreamControl& control) {
+    if (import::isTensorFileSpec(file)) {  // a tensor of a .pt/.safetensors/.npz checkpoint: read whole
+        DatasetForView d;
+        d.tensor = import::readTensorFile(path.empty() ? file : file + ":" + path);
+        d.shape = d.tensor.shape();
+        d.dtype = d.tensor.dtype();
+        return d;
+    }
     const h5::File f = openVettedDataset(file, path, {});  // the data is vetted below, as it is read
     const h5::DatasetInfo info = h5::datasetInfo(f, path);
     DatasetForView d;

@@ -54,6 +54,8 @@ struct DatasetForView {
 // (h5::readTensorBlock) into one view::SliceSummarizer pass, so that memory is the pass's
 // cells and sample plus one band. `slice` is normalized for the shape (the default slice when
 // the rank differs, as SliceControls::setShape does). A cancelled stream returns no summary.
+// A tensor file (import::isTensorFileSpec: .pt, .safetensors, .npz, ...) is read whole, `path`
+// being its key ("" for a file of one tensor), by OpScope's own readers (no vetting needed).
 // Throws as above.
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
                                   uint64_t sliceOnlyAboveBytes, const StreamControl& control = {});

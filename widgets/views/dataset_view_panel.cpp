@@ -31,6 +31,8 @@ namespace opscope::gui {
 
 QString DatasetRef::label() const { return QFileInfo(file).fileName() + QLatin1Char(':') + path; }
 
+QString DatasetRef::setLabel() const { return path.isEmpty() ? QFileInfo(file).fileName() : label(); }
+
 DatasetViewPanel::DatasetViewPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = panelLayout(this);
     layout->setSpacing(4);

@@ -36,11 +36,13 @@ class MetricsTableModel;
 class RangeHistogramWidget;
 class SliceControls;
 
-// A dataset of an HDF5 file.
+// A dataset of an HDF5 file, or a tensor of a tensor file (.pt, .safetensors, ...: `path` is
+// its key).
 struct DatasetRef {
     QString file;
     QString path;
-    QString label() const;  // "ckpt.h5:/model/embed"
+    QString label() const;     // "ckpt.h5:/model/embed"; a tensor file's key: "model.safetensors:embed.weight"
+    QString setLabel() const;  // as a set of tensors: "ckpt.h5:/model", or a tensor file's name alone
 };
 
 class DatasetViewPanel : public QWidget {

@@ -77,7 +77,7 @@ void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
     error_.clear();
     wasCancelled_ = false;
     total_ = 0;
-    title_->setText(tr("%1  against  %2 (the reference)").arg(a.label(), b.label()));
+    title_->setText(tr("%1  against  %2 (the reference)").arg(a.setLabel(), b.setLabel()));
     status_->setText(tr("Vetting and listing both groups…"));
     status_->setStyleSheet({});
     progress_->setRange(0, 0);  // busy until the keys are known
@@ -85,15 +85,19 @@ void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
     cancel_->setVisible(true);
     const std::string fileA = a.file.toStdString(), groupA = a.path.toStdString();
     const std::string fileB = b.file.toStdString(), groupB = b.path.toStdString();
-    const std::string nameA = a.label().toStdString(), nameB = b.label().toStdString();
+    const std::string nameA = a.setLabel().toStdString(), nameB = b.setLabel().toStdString();
     // Rows go to the GUI thread through the application object: the panel may be gone by then,
     // and is asked (QPointer) only there.
     QPointer<GroupComparePanel> guard(this);
     runInBackground<bool>(
         this,
         [guard, generation, cancelled = cancelled_, fileA, groupA, fileB, groupB, nameA, nameB] {
-            const ops::TensorSet actual = ops::hdf5GroupSet(fileA, groupA, nameA);
-            const ops::TensorSet reference = ops::hdf5GroupSet(fileB, groupB, nameB);
+            // A tensor file (no group) is a set of its keys; an HDF5 file's group, of its datasets.
+            auto setOf = [](const std::string& file, const std::string& group, const std::string& name) {
+                return group.empty() ? ops::tensorFileSet(file) : ops::hdf5GroupSet(file, group, name);
+            };
+            const ops::TensorSet actual = setOf(fileA, groupA, nameA);
+            const ops::TensorSet reference = setOf(fileB, groupB, nameB);
             ops::SetCompareControl control;
             control.cancelled = cancelled.get();
             control.compared = [guard, generation](const ops::Comparison& c, std::size_t done, std::size_t total) {
@@ -171,6 +175,7 @@ void GroupComparePanel::activate(const QModelIndex& index) {
     const ops::Comparison& c = model_->comparison(sorted_->mapToSource(index).row());
     const QString key = QString::fromStdString(c.output);
     auto below = [&key](const DatasetRef& group) {
+        if (group.path.isEmpty()) return DatasetRef{group.file, key};  // a tensor file's key
         return DatasetRef{group.file, (group.path == QLatin1String("/") ? QString() : group.path) + "/" + key};
     };
     Q_EMIT pairActivated(below(a_), below(b_));

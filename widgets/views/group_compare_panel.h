@@ -1,5 +1,5 @@
 // Two checkpoints compared in the debugger: every numeric dataset below a group of one HDF5 file
-// against the same key below a group of another, by ops::compareTensorSets (what
+// (or every tensor of a .pt/.safetensors/.npz file) against the same key of another, by ops::compareTensorSets (what
 // `opscope-cli compare A.h5:/g B.h5:/g` runs, so both give the same verdicts), on the thread pool.
 // A row appears as each key is compared, with a progress bar and Cancel; a new compare, or
 // Cancel, stops the one running between keys and its late rows are dropped, so the table never
@@ -30,7 +30,8 @@ public:
     explicit GroupComparePanel(QWidget* parent = nullptr);
     ~GroupComparePanel() override;
 
-    // A (the actual) against B (the reference), a group each ("/" for the whole file).
+    // A (the actual) against B (the reference): each a group of an HDF5 file ("/" for the whole
+    // file) or a tensor file (.pt, .safetensors, .npz, a shard index) with an empty path.
     void compare(const DatasetRef& a, const DatasetRef& b);
     void cancel();
     bool isRunning() const { return running_; }
