@@ -33,6 +33,7 @@
 #include "views/slice_controls.h"
 #include "views/tensor_view_panel.h"
 #include "widget_test_support.h"
+#include "window_test_support.h"
 
 using namespace opscope;
 using namespace opscope::gui;
@@ -82,16 +83,12 @@ class TestDatasetView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
-        file_ = addDatasets(test::useTestSettingsAndCaseFile(dir_.path()), 0.0);
-        QDir(dir_.path()).mkdir("other");
-        other_ = addDatasets(test::writeCaseFile(dir_.filePath("other")), 1e-3);  // the same paths, perturbed
+        const auto [first, other] = test::useTestSettingsAndTwoCaseFiles(dir_.path());
+        file_ = addDatasets(first, 0.0);
+        other_ = addDatasets(other, 1e-3);  // the same paths, perturbed
     }
 
-    void init() {
-        window_ = std::make_unique<MainWindow>(nullptr, false);
-        QVERIFY(test::showExposed(*window_, {1400, 900}));
-        QVERIFY(window_->openFile(file_));
-    }
+    void init() { QVERIFY(window_ = test::shownWindowWith(file_)); }
     void cleanup() { window_.reset(); }
 
     // Double-click shows the dataset with its statistics; Enter on another shows that one.

@@ -20,6 +20,7 @@
 #include "views/file_browser_panel.h"
 #include "views/group_compare_panel.h"
 #include "widget_test_support.h"
+#include "window_test_support.h"
 
 using namespace opscope;
 using namespace opscope::gui;
@@ -77,16 +78,12 @@ class TestGroupCompare : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
-        file_ = addCheckpoint(test::useTestSettingsAndCaseFile(dir_.path()), 0.0, "only_a", 400);
-        QDir(dir_.path()).mkdir("other");
-        other_ = addCheckpoint(test::writeCaseFile(dir_.filePath("other")), 1e-2, "only_b", 400);
+        const auto [first, other] = test::useTestSettingsAndTwoCaseFiles(dir_.path());
+        file_ = addCheckpoint(first, 0.0, "only_a", 400);
+        other_ = addCheckpoint(other, 1e-2, "only_b", 400);
     }
 
-    void init() {
-        window_ = std::make_unique<MainWindow>(nullptr, false);
-        QVERIFY(test::showExposed(*window_, {1400, 900}));
-        QVERIFY(window_->openFile(file_));
-    }
+    void init() { QVERIFY(window_ = test::shownWindowWith(file_)); }
     void cleanup() { window_.reset(); }
 
     // The tree's right-click menu offers it on groups (and not on datasets); the rows are the

@@ -9,6 +9,7 @@
 #include <QTest>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "group_norm_params.h"
 #include "opscope/case_file.h"
@@ -65,6 +66,14 @@ inline QString writeCaseFile(const QString& dir) {
 inline QString useTestSettingsAndCaseFile(const QString& dir) {
     QCoreApplication::setOrganizationName("OpScopeTest");
     return writeCaseFile(dir);
+}
+
+// For initTestCase of a test comparing two files: the case file, and another in dir/other (the
+// same cases; the test adds what it compares).
+inline std::pair<QString, QString> useTestSettingsAndTwoCaseFiles(const QString& dir) {
+    const QString first = useTestSettingsAndCaseFile(dir);
+    QDir(dir).mkdir("other");
+    return {first, writeCaseFile(QDir(dir).filePath("other"))};
 }
 
 // Waits for the context to become idle (no prepare/run/reference/analysis in flight).
