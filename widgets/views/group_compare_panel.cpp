@@ -63,7 +63,10 @@ GroupComparePanel::GroupComparePanel(QWidget* parent)
     connect(qApp, &QCoreApplication::aboutToQuit, this, &GroupComparePanel::cancel);
 }
 
-GroupComparePanel::~GroupComparePanel() { cancel(); }
+// Stops a running compare at its next key, without signals: the window is going.
+GroupComparePanel::~GroupComparePanel() {
+    if (cancelled_) cancelled_->store(true);
+}
 
 void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
     cancel();
