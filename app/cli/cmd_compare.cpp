@@ -16,7 +16,7 @@ namespace opscope::cli {
 
 CommandSpec compareSpec() {
     return {"compare",
-            "compare ACTUAL REFERENCE [--dtype DTYPE] [--standard NAME] [--json]",
+            "compare ACTUAL REFERENCE [--dtype DTYPE] [--standard NAME] [--json] [--progress]",
             "metrics and a verdict between two tensors (an output and its reference)",
             "Each tensor is FILE.h5:/path/to/dataset, or a numpy, PyTorch or safetensors file: FILE.npy,\n"
             "FILE.npz:KEY, FILE.pt (a tensor, or FILE.pt:KEY of a dict of tensors, as msprobe dumps them),\n"
@@ -26,10 +26,12 @@ CommandSpec compareSpec() {
             "The element counts must agree; shapes may differ ([C] against [1, C]).\n"
             "Two sets of tensors (two files of several tensors, two checkpoints or state dicts, or two HDF5\n"
             "groups FILE.h5:/group) compare key by key, two tensors in memory at a time: one row per key,\n"
-            "each in its own dtype; a key one set lacks fails the run.",
+            "each in its own dtype; a key one set lacks fails the run. Progress ([done/total] key) goes to\n"
+            "stderr on a terminal, or with --progress.",
             {{"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
              {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
-             kJsonOption},
+             kJsonOption,
+             kProgressOption},
             /*minPositionals=*/2,
             /*maxPositionals=*/2,
             "  opscope-cli compare npu_dump.h5:/gradInput expected.h5:/case/expected/gradInput --dtype fp16\n"

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "cli_common.h"
+#include "progress_line.h"
 #include "commands.h"
 #include "stop_signals.h"
 #include "opscope/import/format_error.h"
@@ -103,14 +104,9 @@ int runImportMsprobe(const ParsedArgs& a) {
         o.device.convAllowHf32 = *allow;
     }
     checkOutputPath(out, {}, "-o");
-    const bool tty = stderrIsTerminal();
-    if (a.has("--progress") || tty)
-        o.progress = [tty](std::size_t done, std::size_t total) {
-            if (tty)
-                std::cerr << "\r\033[K[" << done << "/" << total << "] importing" << std::flush;
-            else if (done == total || done % 100 == 0)
-                std::cerr << "[" << done << "/" << total << "] importing\n";
-        };
+    ProgressLine progress(a, 100);
+    if (progress.enabled())
+        o.progress = [&progress](std::size_t done, std::size_t total) { progress.step(done, total, "importing"); };
     // Ctrl-C stops the import within a few calls and leaves no half-written file behind.
     const StopSignals signals;
     o.cancelled = [] { return StopSignals::received() != 0; };
@@ -119,14 +115,14 @@ int runImportMsprobe(const ParsedArgs& a) {
     try {
         s = import::msprobe::importDump(a.positionals[0], out, o);
     } catch (const import::FormatError& e) {
-        if (tty) std::cerr << "\r\033[K";
+        progress.clear();
         throw CliError(e.what());
     } catch (const std::runtime_error& e) {
-        if (tty) std::cerr << "\r\033[K";
+        progress.clear();
         throw CliError(std::string("cannot write '") + out + "': " + e.what());
     }
     const double seconds = secondsSince(start);
-    if (o.progress && tty) std::cerr << "\r\033[K" << std::flush;
+    progress.clear();
     if (s.cancelled) {
         std::cerr << "interrupted after " << s.imported.size() << " of " << s.supported << " calls: nothing written\n";
         StopSignals::dieOfReceived();

@@ -10,6 +10,7 @@
 
 #include "opscope/ops/case_runner.h"
 #include "cli_common.h"
+#include "progress_line.h"
 #include "commands.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/import/format_error.h"
@@ -247,26 +248,6 @@ FilePlan planFile(const std::string& file, const std::vector<std::string>& selec
                           plan.traceCases.end());
     return plan;
 }
-
-class Progress {
-public:
-    Progress(bool enabled, std::size_t total) : enabled_(enabled), tty_(stderrIsTerminal()), total_(total) {}
-    void step(std::size_t index, const std::string& what) {
-        if (!enabled_) return;
-        const std::string line = "[" + std::to_string(index) + "/" + std::to_string(total_) + "] " + what + " ...";
-        if (tty_)
-            std::cerr << "\r\033[K" << line << std::flush;
-        else
-            std::cerr << line << "\n";
-    }
-    void done() {
-        if (enabled_ && tty_) std::cerr << "\r\033[K" << std::flush;
-    }
-
-private:
-    bool enabled_, tty_;
-    std::size_t total_;
-};
 
 ops::CaseResult errorResult(const std::string& file, const std::string& path, const std::string& error) {
     ops::CaseResult r;
@@ -509,14 +490,14 @@ void runHere(const ParsedArgs& a, const RunOptions& o, const std::vector<WorkIte
     }
     summary->product = productId(currentProduct());
     summary->threads = numThreads();
-    Progress progress(a.has("--progress") || stderrIsTerminal(), items.size());
+    ProgressLine progress(a, 1);
     runItems(items, o.settings, [&](std::size_t i, ops::CaseResult r) {
-        progress.step(i + 1, r.path);
+        progress.step(i + 1, items.size(), r.path + " ...");
         (!r.ok() ? summary->errors : r.passed() ? summary->passed : summary->failed) += 1;
         summary->results.push_back(std::move(r));
         summary->order.push_back(items[i].order);
     });
-    progress.done();
+    progress.clear();
     if (!trace) return;
     stopTrace(trace);
     std::cerr << "trace: " << trace->executorsWritten() << " executor" << (trace->executorsWritten() == 1 ? "" : "s")
@@ -529,10 +510,12 @@ void runInWorkers(const ParsedArgs& a, const std::vector<FilePlan>& plans, const
     WorkerPlan plan;
     plan.args = workerArguments(a);
     plan.shares = workerShares(items, plans, workers);
-    Progress progress(a.has("--progress") || stderrIsTerminal(), items.size());
-    plan.progress = [&](std::size_t done, const std::string& path) { progress.step(done, path); };
+    ProgressLine progress(a, 1);
+    plan.progress = [&](std::size_t done, const std::string& path) {
+        progress.step(done, items.size(), path + " ...");
+    };
     std::vector<OrderedResult> results = runInWorkerProcesses(plan);
-    progress.done();
+    progress.clear();
     summary->product = productId(currentProduct());
     summary->threads = std::stoi(a.valueOr("--threads", "1"));
     summary->workers = workers;

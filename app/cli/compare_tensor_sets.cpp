@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "progress_line.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/tensor_file.h"
@@ -75,11 +76,18 @@ std::optional<ops::TensorSet> tensorSetOf(const std::string& spec) {
 int compareTensorSets(const ParsedArgs& a, const ops::TensorSet& actual, const ops::TensorSet& reference,
                       const metrics::Standard& standard) {
     std::vector<ops::Comparison> comparisons;
+    ProgressLine progress(a, 100);  // two checkpoints of thousands of tensors take a while
+    ops::SetCompareControl control;
+    control.compared = [&progress](const ops::Comparison& c, std::size_t done, std::size_t total) {
+        progress.step(done, total, c.output);
+    };
     try {
-        comparisons = ops::compareTensorSets(actual, reference, standard);
+        comparisons = ops::compareTensorSets(actual, reference, standard, control);
     } catch (const FileError& e) {
+        progress.clear();
         throw CliError(e.what());
     }
+    progress.clear();
     std::size_t failed = 0;
     for (const ops::Comparison& c : comparisons) failed += !c.judgement.passed();
     const int code = failed == 0 ? kExitPass : kExitFail;

@@ -376,6 +376,10 @@ expect_err "bad_truncated.safetensors' is not a valid .safetensors file: its ten
 expect_exit 0 "$CLI" compare "$READERS/model.safetensors" "$READERS/model.safetensors"
 expect_out "norm.weight  *bfloat16  *0  *0  *pass"
 expect_out "9 tensors: 9 passed, 0 failed or not compared. Standard: cann"
+# --progress reports on stderr (a line every 100 keys and the last, off a terminal); stdout is the table.
+expect_exit 0 "$CLI" compare "$READERS/model.safetensors" "$READERS/model.safetensors" --progress
+expect_err "^\[9/9\] "
+expect_out "9 tensors: 9 passed"
 expect_exit 1 "$CLI" compare "$READERS/dict.pt" "$READERS/pair.npz" --json
 expect_out '"note": "'"$READERS"'/pair.npz has no .weight.'
 expect_out '"exit_code": 1'
