@@ -120,6 +120,7 @@ private:
     void compareWithFile();
     void compareGroupWithFile(const QString& group);
     void compareCheckpoints();  // File > Compare Checkpoints…: two files of any checkpoint format
+    void compareFolders();      // File > Compare Tensor Folders…: two folders of tensor files
     void createTimelineDock();  // the trace's executors on a time axis, beside Steps
 
     DebugContext* context_;

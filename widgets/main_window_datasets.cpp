@@ -49,9 +49,15 @@ void MainWindow::createDatasetActions() {
     checkpoints->setObjectName("compareCheckpoints");
     checkpoints->setToolTip(tr("Every tensor of one checkpoint (HDF5, .pt, .safetensors, .npz) against another's"));
     connect(checkpoints, &QAction::triggered, this, [this] { compareCheckpoints(); });
+    auto* folders = new QAction(tr("Compare Tensor &Folders…"), this);
+    folders->setObjectName("compareFolders");
+    folders->setToolTip(
+        tr("Every tensor file of one folder (an msprobe dump's dump_tensor_data) against "
+           "the same file of another"));
+    connect(folders, &QAction::triggered, this, [this] { compareFolders(); });
     for (QAction* top : menuBar()->actions())
         if (top->menu() && top->menu()->actions().contains(action("saveSession")))
-            top->menu()->insertActions(action("saveSession"), {compare, checkpoints});
+            top->menu()->insertActions(action("saveSession"), {compare, checkpoints, folders});
     connect(files_, &FileBrowserPanel::datasetActivated, this, &MainWindow::viewDataset);
     files_->addTreeMenuEntries([this](QMenu* menu, const FileBrowserPanel::TreeItem& item) {
         if (item.node->kind == h5::ObjectKind::Group) {
@@ -154,6 +160,16 @@ void MainWindow::compareCheckpoints() {
         QFileDialog::getOpenFileName(this, tr("…with checkpoint B (the reference)"), QFileInfo(a).path(), filter);
     if (b.isEmpty()) return;
     groupCompare_->compare(checkpointSet(a), checkpointSet(b));
+    centre_->setCurrentWidget(groupCompare_);
+}
+
+void MainWindow::compareFolders() {
+    const QString a = QFileDialog::getExistingDirectory(this, tr("Compare the tensor files of folder A (the actual)…"),
+                                                        QSettings().value("lastDir").toString());
+    if (a.isEmpty()) return;
+    const QString b = QFileDialog::getExistingDirectory(this, tr("…with those of folder B (the reference)"), a);
+    if (b.isEmpty()) return;
+    groupCompare_->compare({a, {}}, {b, {}});
     centre_->setCurrentWidget(groupCompare_);
 }
 

@@ -1,4 +1,5 @@
 // opscope-cli compare: every metric between two tensors of any HDF5 files, and a verdict.
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -26,7 +27,9 @@ CommandSpec compareSpec() {
             "The element counts must agree; shapes may differ ([C] against [1, C]).\n"
             "Two sets of tensors (two files of several tensors, two checkpoints or state dicts, or two HDF5\n"
             "groups FILE.h5:/group) compare key by key, two tensors in memory at a time: one row per key,\n"
-            "each in its own dtype; a key one set lacks fails the run. Progress ([done/total] key) goes to\n"
+            "each in its own dtype; a key one set lacks fails the run. Two folders (an NPU run's msprobe\n"
+            "dump_tensor_data against a GPU run's) compare their tensor files by relative path; a file\n"
+            "that cannot be read is an error (exit 2) and the others go on. Progress ([done/total] key) goes to\n"
             "stderr on a terminal, or with --progress.",
             {{"--dtype", "DTYPE", false, "output dtype that picks the thresholds and the rounding"},
              {"--standard", "NAME", false, "cann (default), dual-thousandth, msprobe-legacy or rtol=X,atol=Y"},
@@ -59,6 +62,12 @@ int runCompare(const ParsedArgs& a) {
     const std::string& referenceRef = a.positionals[1];
     const metrics::Standard standard = metrics::parseStandard(a.valueOr("--standard", "cann"));  // UsageError: exit 2
     const DType forced = a.has("--dtype") ? parseFloatDtype(a.value("--dtype")) : DType::Undefined;
+    std::error_code ec;
+    const bool folderA = std::filesystem::is_directory(actualRef, ec),
+               folderB = std::filesystem::is_directory(referenceRef, ec);
+    if (folderA != folderB)
+        throw CliError("'" + (folderA ? actualRef : referenceRef) +
+                       "' is a folder: compare it with another folder of tensor files");
     const std::optional<ops::TensorSet> actualSet = tensorSetOf(actualRef);
     const std::optional<ops::TensorSet> referenceSet = actualSet ? tensorSetOf(referenceRef) : std::nullopt;
     if (actualSet && referenceSet) {

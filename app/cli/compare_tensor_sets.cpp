@@ -1,5 +1,6 @@
 #include "compare_tensor_sets.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli_common.h"
@@ -69,6 +70,8 @@ void printTable(const std::vector<ops::Comparison>& comparisons, std::size_t fai
 }  // namespace
 
 std::optional<ops::TensorSet> tensorSetOf(const std::string& spec) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(spec, ec)) return ops::tensorFolderSet(spec);  // both must be folders
     if (std::optional<ops::TensorSet> files = tensorFileSet(spec)) return files;
     return hdf5GroupSet(spec);
 }
@@ -81,6 +84,13 @@ int compareTensorSets(const ParsedArgs& a, const ops::TensorSet& actual, const o
     control.compared = [&progress](const ops::Comparison& c, std::size_t done, std::size_t total) {
         progress.step(done, total, c.output);
     };
+    // As `run` does with a case that cannot run: its sentence on stderr, the others go on, exit 2.
+    std::size_t unreadable = 0;
+    control.unreadable = [&](const std::string&, const std::string& error) {
+        progress.clear();
+        std::cerr << "opscope-cli: " << error << "\n";
+        ++unreadable;
+    };
     try {
         comparisons = ops::compareTensorSets(actual, reference, standard, control);
     } catch (const FileError& e) {
@@ -90,7 +100,7 @@ int compareTensorSets(const ParsedArgs& a, const ops::TensorSet& actual, const o
     progress.clear();
     std::size_t failed = 0;
     for (const ops::Comparison& c : comparisons) failed += !c.judgement.passed();
-    const int code = failed == 0 ? kExitPass : kExitFail;
+    const int code = unreadable ? kExitError : failed == 0 ? kExitPass : kExitFail;
     if (!a.has("--json")) {
         printTable(comparisons, failed);
         return code;

@@ -1,5 +1,7 @@
 #include "opscope/ops/tensor_sets.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <unordered_set>
 
@@ -49,6 +51,25 @@ TensorSet hdf5GroupSet(const std::string& file, const std::string& group, const 
                      }};
 }
 
+TensorSet tensorFolderSet(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw ContentError("'" + dir + "' is not a folder");
+    std::vector<std::string> keys;
+    // Symbolic links are not followed: a folder's set is what lies in it.
+    for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        if (it->is_symlink(ec) || !it->is_regular_file(ec)) continue;
+        const std::string key = it->path().lexically_relative(dir).generic_string();
+        if (import::isTensorFileSpec(key) && import::tensorFilePath(key) == key) keys.push_back(key);
+    }
+    if (ec) throw IoError("cannot list '" + dir + "': " + ec.message());
+    std::sort(keys.begin(), keys.end());
+    const fs::path root(dir);
+    return TensorSet{dir, std::move(keys),
+                     [root](const std::string& key) { return import::readTensorFile((root / key).string()); }};
+}
+
 std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& reference) {
     const std::unordered_set<std::string> inActual(actual.keys.begin(), actual.keys.end());
     std::vector<std::string> keys = actual.keys;
@@ -56,6 +77,25 @@ std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& 
         if (!inActual.count(k)) keys.push_back(k);
     return keys;
 }
+
+namespace {
+
+// Both tensors of a key read and compared; a key either side cannot read is not compared, its
+// sentence the note (and told to control.unreadable), and the other keys go on.
+Comparison compareKey(const std::string& key, const TensorSet& actual, const TensorSet& reference,
+                      const metrics::Standard& standard, const SetCompareControl& control) {
+    HostTensor a, r;
+    try {
+        a = actual.read(key);
+        r = reference.read(key);
+    } catch (const FileError& e) {
+        if (control.unreadable) control.unreadable(key, e.what());
+        return notCompared(key, actual.name, reference.name, std::string("cannot read: ") + e.what(), standard);
+    }
+    return compareOutput(key, actual.name, a, reference.name, r, judgedDtype(a), standard);
+}
+
+}  // namespace
 
 std::vector<Comparison> compareTensorSets(const TensorSet& actual, const TensorSet& reference,
                                           const metrics::Standard& standard, const SetCompareControl& control) {
@@ -70,9 +110,7 @@ std::vector<Comparison> compareTensorSets(const TensorSet& actual, const TensorS
                                       (inActual.count(key) ? reference.name : actual.name) + " has no '" + key + "'",
                                       standard));
         } else {
-            const HostTensor a = actual.read(key);
-            const HostTensor r = reference.read(key);
-            out.push_back(compareOutput(key, actual.name, a, reference.name, r, judgedDtype(a), standard));
+            out.push_back(compareKey(key, actual, reference, standard, control));
         }
         if (control.compared) control.compared(out.back(), out.size(), keys.size());
     }

@@ -376,6 +376,19 @@ expect_err "bad_truncated.safetensors' is not a valid .safetensors file: its ten
 expect_exit 0 "$CLI" compare "$READERS/model.safetensors" "$READERS/model.safetensors"
 expect_out "norm.weight  *bfloat16  *0  *0  *pass"
 expect_out "9 tensors: 9 passed, 0 failed or not compared. Standard: cann"
+# Two folders of tensor files (an NPU dump's dump_tensor_data against another run's) compare file by
+# file: a file only one has is not judged; the bundled dump's one truncated .pt is a sentence on
+# stderr and exit 2, and every other file is still compared.
+TENSORS="$L1/step0/rank0/dump_tensor_data"
+cp -r "$TENSORS" "$WORK/other_run"
+rm "$WORK/other_run/Torch.group_norm.0.forward.output.0.pt"
+expect_exit 2 "$CLI" compare "$TENSORS" "$WORK/other_run"
+expect_err "Functional.conv2d.5.forward.input.1.pt' is not a readable zip archive"
+expect_out "Functional.conv1d.0.backward.input.0.pt  *float16 .* pass"
+expect_out "not judged: $WORK/other_run has no 'Torch.group_norm.0.forward.output.0.pt'"
+expect_out "143 tensors: 141 passed, 2 failed or not compared"
+expect_exit 2 "$CLI" compare "$TENSORS" "$TENSORS/Functional.conv1d.0.backward.input.0.pt"
+expect_err "is a folder: compare it with another folder of tensor files"
 # --progress reports on stderr (a line every 100 keys and the last, off a terminal); stdout is the table.
 expect_exit 0 "$CLI" compare "$READERS/model.safetensors" "$READERS/model.safetensors" --progress
 expect_err "^\[9/9\] "

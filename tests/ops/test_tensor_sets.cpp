@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 
+#include "opscope/import/npy.h"
 #include "opscope/ops/tensor_sets.h"
+#include "scratch_dir.h"
 
 namespace opscope::ops {
 namespace {
@@ -56,6 +60,43 @@ TEST(TensorSets, ACancelStopsBetweenKeysWithTheComparisonsMade) {
     const std::vector<Comparison> out = compareTensorSets(actual, reference, metrics::parseStandard("cann"), control);
     EXPECT_EQ(out.size(), 2u);
     EXPECT_EQ(*reads, 4) << "two keys, two sides: nothing read after the cancel";
+}
+
+}  // namespace
+}  // namespace opscope::ops
+
+namespace opscope::ops {
+namespace {
+
+// A folder of tensor files (an msprobe dump's dump_tensor_data): its tensor files below it, keyed by
+// relative path in name order; other files and symbolic links are not members; a member that
+// cannot be read is one comparison not compared, and told, while the others go on.
+TEST(TensorSets, AFolderIsItsTensorFilesByRelativePath) {
+    opscope::test::ScratchDir a("folder_a"), b("folder_b");
+    const HostTensor x = HostTensor::fromDoubles(DType::Float32, {3}, {1, 2, 3});
+    for (const auto* dir : {&a, &b}) {
+        std::filesystem::create_directories(dir->file("sub"));
+        import::writeNpy(dir->file("sub/x.npy"), x.view());
+        import::writeNpy(dir->file("b.npy"), x.view());
+        std::ofstream(dir->file("readme.txt")) << "not a tensor";
+    }
+    std::ofstream(a.file("broken.npy")) << "not numpy";
+    std::ofstream(b.file("broken.npy")) << "not numpy";
+    std::filesystem::create_symlink(a.file("b.npy"), b.file("link.npy"));
+    const TensorSet setA = tensorFolderSet(a.path()), setB = tensorFolderSet(b.path());
+    EXPECT_EQ(setA.keys, (std::vector<std::string>{"b.npy", "broken.npy", "sub/x.npy"}));
+    EXPECT_EQ(setB.keys, setA.keys) << "the symbolic link is not a member";
+    std::vector<std::string> unreadable;
+    SetCompareControl control;
+    control.unreadable = [&](const std::string& key, const std::string&) { unreadable.push_back(key); };
+    const std::vector<Comparison> out = compareTensorSets(setA, setB, metrics::parseStandard("cann"), control);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_TRUE(out[0].judgement.passed());
+    EXPECT_FALSE(out[1].compared);
+    EXPECT_NE(out[1].note.find("cannot read"), std::string::npos) << out[1].note;
+    EXPECT_TRUE(out[2].judgement.passed()) << "the key after an unreadable one is still compared";
+    EXPECT_EQ(unreadable, (std::vector<std::string>{"broken.npy"}));
+    EXPECT_THROW(tensorFolderSet(a.file("b.npy")), ContentError);
 }
 
 }  // namespace

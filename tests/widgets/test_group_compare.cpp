@@ -211,6 +211,34 @@ private Q_SLOTS:
         QVERIFY(v->analysis());
     }
 
+    // Two folders of tensor files (File > Compare Tensor Folders…): a row a file, and a row opened
+    // as that file's tensor against the other folder's.
+    void twoFoldersCompareFileByFile() {
+        QDir(dir_.path()).mkpath("run_a/sub");
+        QDir(dir_.path()).mkpath("run_b/sub");
+        for (const char* run : {"run_a", "run_b"}) {
+            const QString root = dir_.filePath(run);
+            writeSafetensors(root + "/sub/layer.safetensors", {{"w", weights(run[4] == 'a' ? 0 : 1e-2)}});
+            writeSafetensors(root + "/bias.safetensors", {{"b", test::ramp(DType::Float32, {16}, 1, 0)}});
+        }
+        MainWindow& w = *window_;
+        GroupComparePanel* p = w.groupCompare();
+        p->compare({dir_.filePath("run_a"), {}}, {dir_.filePath("run_b"), {}});
+        QVERIFY(waitFinished(p));
+        QVERIFY2(p->error().isEmpty(), qPrintable(p->error()));
+        QCOMPARE(p->model()->rowCount(), 2);
+        QCOMPARE(p->model()->comparison(1).output, std::string("sub/layer.safetensors"));
+        QVERIFY(!p->model()->comparison(1).judgement.passed());
+        QTableView* table = p->table();
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            if (table->model()->index(r, 0).data().toString() == "sub/layer.safetensors")
+                Q_EMIT table->activated(table->model()->index(r, 0));
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(QTest::qWaitFor([&] { return v->isComparing() && !v->isLoading(); }, 20000));
+        QCOMPARE(v->viewedDataset()->file, dir_.filePath("run_a") + "/sub/layer.safetensors");
+        QVERIFY(v->analysis());
+    }
+
     // A group the other file lacks is a sentence in the tab, not an empty table.
     void aMissingGroupIsASentence() {
         MainWindow& w = *window_;

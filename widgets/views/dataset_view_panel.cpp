@@ -29,9 +29,9 @@
 
 namespace opscope::gui {
 
-QString DatasetRef::label() const { return QFileInfo(file).fileName() + QLatin1Char(':') + path; }
-
-QString DatasetRef::setLabel() const { return path.isEmpty() ? QFileInfo(file).fileName() : label(); }
+QString DatasetRef::label() const {
+    return path.isEmpty() ? QFileInfo(file).fileName() : QFileInfo(file).fileName() + QLatin1Char(':') + path;
+}
 
 DatasetViewPanel::DatasetViewPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = panelLayout(this);

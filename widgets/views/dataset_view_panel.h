@@ -41,8 +41,9 @@ class SliceControls;
 struct DatasetRef {
     QString file;
     QString path;
-    QString label() const;     // "ckpt.h5:/model/embed"; a tensor file's key: "model.safetensors:embed.weight"
-    QString setLabel() const;  // as a set of tensors: "ckpt.h5:/model", or a tensor file's name alone
+    // "ckpt.h5:/model/embed"; a tensor file's key "model.safetensors:embed.weight"; the file's name
+    // alone when there is no path (a tensor file, or a folder, as a whole).
+    QString label() const;
 };
 
 class DatasetViewPanel : public QWidget {

@@ -1,6 +1,8 @@
 #include "views/group_compare_panel.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -10,6 +12,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <filesystem>
 
 #include "models/set_comparison_model.h"
 #include "opscope/ops/tensor_sets.h"
@@ -80,7 +83,7 @@ void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
     error_.clear();
     wasCancelled_ = false;
     total_ = 0;
-    title_->setText(tr("%1  against  %2 (the reference)").arg(a.setLabel(), b.setLabel()));
+    title_->setText(tr("%1  against  %2 (the reference)").arg(a.label(), b.label()));
     status_->setText(tr("Vetting and listing both groups…"));
     status_->setStyleSheet({});
     progress_->setRange(0, 0);  // busy until the keys are known
@@ -88,16 +91,19 @@ void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
     cancel_->setVisible(true);
     const std::string fileA = a.file.toStdString(), groupA = a.path.toStdString();
     const std::string fileB = b.file.toStdString(), groupB = b.path.toStdString();
-    const std::string nameA = a.setLabel().toStdString(), nameB = b.setLabel().toStdString();
+    const std::string nameA = a.label().toStdString(), nameB = b.label().toStdString();
     // Rows go to the GUI thread through the application object: the panel may be gone by then,
     // and is asked (QPointer) only there.
     QPointer<GroupComparePanel> guard(this);
     runInBackground<bool>(
         this,
         [guard, generation, cancelled = cancelled_, fileA, groupA, fileB, groupB, nameA, nameB] {
-            // A tensor file (no group) is a set of its keys; an HDF5 file's group, of its datasets.
+            // A tensor file (no group) is a set of its keys, a folder of its tensor files; an HDF5
+            // file's group, of its datasets.
             auto setOf = [](const std::string& file, const std::string& group, const std::string& name) {
-                return group.empty() ? ops::tensorFileSet(file) : ops::hdf5GroupSet(file, group, name);
+                if (!group.empty()) return ops::hdf5GroupSet(file, group, name);
+                std::error_code ec;
+                return std::filesystem::is_directory(file, ec) ? ops::tensorFolderSet(file) : ops::tensorFileSet(file);
             };
             const ops::TensorSet actual = setOf(fileA, groupA, nameA);
             const ops::TensorSet reference = setOf(fileB, groupB, nameB);
@@ -178,6 +184,8 @@ void GroupComparePanel::activate(const QModelIndex& index) {
     const ops::Comparison& c = model_->comparison(sorted_->mapToSource(index).row());
     const QString key = QString::fromStdString(c.output);
     auto below = [&key](const DatasetRef& group) {
+        if (group.path.isEmpty() && QFileInfo(group.file).isDir())  // a folder's tensor file, its one tensor
+            return DatasetRef{QDir(group.file).filePath(key), {}};
         if (group.path.isEmpty()) return DatasetRef{group.file, key};  // a tensor file's key
         return DatasetRef{group.file, (group.path == QLatin1String("/") ? QString() : group.path) + "/" + key};
     };

@@ -31,7 +31,8 @@ public:
     ~GroupComparePanel() override;
 
     // A (the actual) against B (the reference): each a group of an HDF5 file ("/" for the whole
-    // file) or a tensor file (.pt, .safetensors, .npz, a shard index) with an empty path.
+    // file), or, with an empty path, a tensor file (.pt, .safetensors, .npz, a shard index) or a
+    // folder of tensor files (an msprobe dump's dump_tensor_data).
     void compare(const DatasetRef& a, const DatasetRef& b);
     void cancel();
     bool isRunning() const { return running_; }

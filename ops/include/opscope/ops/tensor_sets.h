@@ -1,6 +1,7 @@
 // Two sets of named tensors compared key by key, once, for `opscope-cli compare A B` and the
 // debugger's group compare: two checkpoints (tensor files of several tensors, or HDF5 groups
-// whose every numeric dataset is a member), two tensors in memory at a time.
+// whose every numeric dataset is a member) or two folders of tensor files (an NPU run's dump
+// against a GPU run's), two tensors in memory at a time.
 #pragma once
 
 #include <atomic>
@@ -32,17 +33,28 @@ TensorSet tensorFileSet(const std::string& file);
 // messages. Throws FileError (no such group, a dataset, a damaged file).
 TensorSet hdf5GroupSet(const std::string& file, const std::string& group, const std::string& name);
 
+// The tensor files in a folder and below it (.pt, .npy, .safetensors, ...: an msprobe dump's
+// dump_tensor_data, a folder of exported tensors), each a member keyed by its path under the
+// folder ("Functional.conv2d.0.backward.output.0.pt"), read whole when compared, in name order.
+// Symbolic links are not followed. Throws ContentError when `dir` is not a folder.
+TensorSet tensorFolderSet(const std::string& dir);
+
 // The keys in the order compared: the actual's, then the reference's others.
 std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& reference);
 
 struct SetCompareControl {
-    std::function<void(const Comparison&, std::size_t done, std::size_t total)> compared;  // after each key
-    const std::atomic<bool>* cancelled = nullptr;                                          // asked before each key
+    // After each key.
+    std::function<void(const Comparison&, std::size_t done, std::size_t total)> compared;
+    // Asked before each key.
+    const std::atomic<bool>* cancelled = nullptr;
+    // A key a set could not read (a damaged member, a file that is no tensor file), with the
+    // sentence; its comparison is not compared, and the other keys go on.
+    std::function<void(const std::string& key, const std::string& error)> unreadable;
 };
 
 // Compares the sets key by key in comparedKeys' order, each pair in the actual's dtype. A key one
-// set lacks is notCompared (never a pass). Stops early, with the comparisons made so far, when
-// cancelled. Throws what a set's read throws (a damaged member).
+// set lacks, or cannot read, is notCompared (never a pass). Stops early, with the comparisons
+// made so far, when cancelled.
 std::vector<Comparison> compareTensorSets(const TensorSet& actual, const TensorSet& reference,
                                           const metrics::Standard& standard, const SetCompareControl& control = {});
 
