@@ -84,7 +84,7 @@ void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
     wasCancelled_ = false;
     total_ = 0;
     title_->setText(tr("%1  against  %2 (the reference)").arg(a.label(), b.label()));
-    status_->setText(tr("Vetting and listing both groups…"));
+    status_->setText(tr("Listing the tensors of both sides (an HDF5 file is vetted first)…"));
     status_->setStyleSheet({});
     progress_->setRange(0, 0);  // busy until the keys are known
     progress_->setVisible(true);
