@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "opscope/h5/h5_file.h"
+#include "opscope/text_list.h"
 
 namespace opscope::h5 {
 namespace {
@@ -30,12 +31,6 @@ std::string canonical(const std::string& path) {
     std::error_code ec;
     const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
     return ec ? path : p.string();
-}
-
-std::string joinList(const std::vector<std::string>& items) {
-    std::string s;
-    for (const std::string& item : items) s += (s.empty() ? "" : ", ") + item;
-    return s;
 }
 
 }  // namespace

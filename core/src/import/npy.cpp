@@ -17,6 +17,7 @@
 #include "opscope/h5/atomic_write.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
+#include "opscope/text_list.h"
 #include "tensor_source.h"
 
 namespace opscope::import {
@@ -282,7 +283,7 @@ public:
     HostTensor read(const std::string& key) const override {
         if (key.empty() && keys_.size() != 1)
             throw FormatError("'" + zip_.path() + "' holds " + std::to_string(keys_.size()) + " arrays (" +
-                              joined(keys_) + "): name one as '" + zip_.path() + ":KEY'");
+                              joinList(keys_) + "): name one as '" + zip_.path() + ":KEY'");
         return member(key.empty() ? keys_.front() : key);  // the one it holds (whose name may be "")
     }
 
@@ -291,14 +292,8 @@ private:
         const auto found = byKey_.find(key);
         if (found == byKey_.end())
             throw FormatError("no array '" + key + "' in '" + zip_.path() +
-                              "' (it holds: " + (keys_.empty() ? "nothing" : joined(keys_)) + ")");
+                              "' (it holds: " + (keys_.empty() ? "nothing" : joinList(keys_)) + ")");
         return parseNpy(zip_.read(*found->second), zip_.path() + ":" + key);
-    }
-
-    static std::string joined(const std::vector<std::string>& keys) {
-        std::string out;
-        for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
-        return out;
     }
 
     ZipArchive zip_;

@@ -24,6 +24,7 @@
 #include "opscope/checked_math.h"
 #include "opscope/file_text.h"
 #include "opscope/import/format_error.h"
+#include "opscope/text_list.h"
 #include "tensor_source.h"
 
 namespace opscope::import {
@@ -158,7 +159,7 @@ public:
     HostTensor read(const std::string& key) const override {
         if (key.empty() && layout_.tensors.size() != 1)
             throw FormatError("'" + path_ + "' holds " + std::to_string(layout_.tensors.size()) + " tensors (" +
-                              keyList() + "): name one as '" + path_ + ":KEY'");
+                              joinList(keys()) + "): name one as '" + path_ + ":KEY'");
         return tensor(key.empty() ? layout_.tensors.front().entry.key : key);  // the one it holds (named "" maybe)
     }
 
@@ -167,7 +168,7 @@ private:
         const auto found = byKey_.find(key);
         if (found == byKey_.end())
             throw FormatError("'" + path_ + "' has no tensor '" + key + "' (it holds " +
-                              (layout_.tensors.empty() ? "none" : keyList()) + ")");
+                              (layout_.tensors.empty() ? "none" : joinList(keys())) + ")");
         const Declared& d = layout_.tensors[found->second];
         std::ifstream in(path_, std::ios::binary);
         HostTensor t(d.entry.dtype, d.entry.shape);  // its bytes are in the file: checked on opening
@@ -179,12 +180,6 @@ private:
                 if (t.dataAs<uint8_t>()[i] > 1)
                     fail(path_, "bool tensor '" + key + "' holds " + std::to_string(t.dataAs<uint8_t>()[i]));
         return t;
-    }
-
-    std::string keyList() const {
-        std::string out;
-        for (const Declared& d : layout_.tensors) out += (out.empty() ? "" : ", ") + d.entry.key;
-        return out;
     }
 
     std::string path_;

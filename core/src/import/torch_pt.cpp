@@ -16,6 +16,7 @@
 #include "byte_order.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
+#include "opscope/text_list.h"
 #include "pickle_reader.h"
 #include "tensor_source.h"
 
@@ -291,8 +292,7 @@ public:
     HostTensor read(const std::string& key) const override {
         if (key.empty()) {
             if (root_->objectType == "tensor") return loader_->materialize(root_);
-            std::string keys;
-            for (const auto& [k, v] : members_) keys += (keys.empty() ? "" : ", ") + k;
+            const std::string keys = joinList(this->keys());
             throw FormatError("'" + path_ + "' holds " +
                               (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
                               (keys.empty() ? "" : ": name one as '" + path_ + ":KEY'"));
