@@ -34,6 +34,7 @@ void MainWindow::createDatasetView() {
     centre_->addTab(groupCompare_, tr("Group compare"));
     setCentralWidget(centre_);
     connect(groupCompare_, &GroupComparePanel::pairActivated, this, [this](const DatasetRef& a, const DatasetRef& b) {
+        datasetView_->setStandard(groupCompare_->standard());  // the pair judged as its row was
         datasetView_->viewAndCompare(a, b);
         centre_->setCurrentWidget(datasetView_);
     });

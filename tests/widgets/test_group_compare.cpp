@@ -131,11 +131,37 @@ private Q_SLOTS:
         QVERIFY(p->status().startsWith("4 tensors: 1 passed, 3 failed or not compared"));
     }
 
-    // Activating a row views that pair in the Dataset view, compared.
+    // Another standard judges every key again, as `opscope-cli compare --standard` would: the
+    // weight 1% apart fails cann and passes rtol=0.05.
+    void anotherStandardJudgesEveryKeyAgain() {
+        MainWindow& w = *window_;
+        w.compareGroup("/ckpt", other_);
+        GroupComparePanel* p = w.groupCompare();
+        QVERIFY(waitFinished(p));
+        auto weightPassed = [&] {
+            for (const ops::Comparison& c : p->model()->comparisons())
+                if (c.output == "layer0/weight") return c.judgement.passed();
+            return false;
+        };
+        QVERIFY(!weightPassed());
+        p->setStandard("rtol=0.05,atol=0");
+        QVERIFY(waitFinished(p));
+        QVERIFY(weightPassed());
+        QVERIFY(p->status().contains("standard: rtol=0.05"));
+        const std::vector<ops::Comparison> cli = ops::compareTensorSets(
+            ops::hdf5GroupSet(file_.toStdString(), "/ckpt", "a"), ops::hdf5GroupSet(other_.toStdString(), "/ckpt", "b"),
+            metrics::parseStandard("rtol=0.05,atol=0"));
+        QCOMPARE(p->model()->comparisons().size(), cli.size());
+        for (std::size_t i = 0; i < cli.size(); ++i)
+            QCOMPARE(int(p->model()->comparisons()[i].judgement.verdict), int(cli[i].judgement.verdict));
+    }
+
+    // Activating a row views that pair in the Dataset view, compared under the tab's standard.
     void aRowOpensThePairInTheDatasetView() {
         MainWindow& w = *window_;
         w.compareGroup("/ckpt", other_);
         GroupComparePanel* p = w.groupCompare();
+        p->setStandard("dual-thousandth");
         QVERIFY(waitFinished(p));
         QTableView* table = p->table();
         QModelIndex weight;
@@ -148,6 +174,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return v->isComparing() && !v->isLoading(); }, 20000));
         QCOMPARE(v->viewedDataset()->path, QString("/ckpt/layer0/weight"));
         QVERIFY(v->analysis());
+        QCOMPARE(QString::fromStdString(v->analysis()->standard), p->standard());  // judged as its row was
     }
 
     // Cancel stops between keys; nothing of it lands afterwards. A second compare started while

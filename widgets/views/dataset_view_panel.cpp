@@ -26,6 +26,7 @@
 #include "views/range_histogram_widget.h"
 #include "views/slice_controls.h"
 #include "views/panel_setup.h"
+#include "views/standard_picker.h"
 
 namespace opscope::gui {
 
@@ -64,10 +65,7 @@ void DatasetViewPanel::buildTop(QVBoxLayout* layout) {
     sideBySide_->setChecked(true);
     top->addWidget(sideBySide_);
     top->addWidget(new QLabel(tr("Standard:"), this));
-    standard_ = new QComboBox(this);
-    for (const metrics::Standard& s : metrics::builtinStandards())
-        standard_->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
-    standard_->setToolTip(tr("The standard of the comparison (opscope-cli compare --standard)"));
+    standard_ = newStandardPicker(this, tr("The standard of the comparison (opscope-cli compare --standard)"));
     top->addWidget(standard_);
     top->addStretch(1);
     layout->addLayout(top);
@@ -266,12 +264,7 @@ QString DatasetViewPanel::title() const {
 }
 
 void DatasetViewPanel::setStandard(const QString& spec) {
-    int i = standard_->findData(spec);
-    if (i < 0) {
-        standard_->addItem(spec, spec);
-        i = standard_->count() - 1;
-    }
-    standard_->setCurrentIndex(i);
+    selectStandard(standard_, spec);
     analyze();
 }
 

@@ -1,5 +1,6 @@
 #include "views/group_compare_panel.h"
 
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -17,6 +18,7 @@
 #include "models/set_comparison_model.h"
 #include "opscope/ops/tensor_sets.h"
 #include "session/gui_invoke.h"
+#include "views/standard_picker.h"
 
 namespace opscope::gui {
 
@@ -25,6 +27,8 @@ GroupComparePanel::GroupComparePanel(QWidget* parent)
       title_(new QLabel(tr("Right-click a group in the file tree › Compare Group With File… to compare every dataset "
                            "below it with the same group in another file (two checkpoints)."),
                         this)),
+      standardPicker_(
+          newStandardPicker(this, tr("The standard every key is judged by (opscope-cli compare --standard)"))),
       progress_(new QProgressBar(this)),
       cancel_(new QPushButton(tr("Cancel"), this)),
       status_(new QLabel(this)),
@@ -52,15 +56,23 @@ GroupComparePanel::GroupComparePanel(QWidget* parent)
     // Fitted to the first rows and again at the end, not on every row: measuring thousands of
     // rows per insert would slow the GUI thread down as the table grows.
     table_->horizontalHeader()->setStretchLastSection(true);
+    standardPicker_->setObjectName("groupCompareStandard");
+    standardPicker_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
     auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Standard:"), this));
+    bar->addWidget(standardPicker_);
     bar->addWidget(progress_, 1);
     bar->addWidget(cancel_);
+    bar->addStretch(0);  // the space the hidden progress bar leaves, after the picker
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title_);
     layout->addLayout(bar);
     layout->addWidget(status_);
     layout->addWidget(table_, 1);
     connect(cancel_, &QPushButton::clicked, this, &GroupComparePanel::cancel);
+    connect(standardPicker_, &QComboBox::activated, this, [this] {
+        if (!a_.file.isEmpty()) compare(a_, b_);  // judged again, read again: what the CLI would print
+    });
     connect(table_, &QTableView::activated, this, &GroupComparePanel::activate);
     // Quitting waits for the thread pool: a compare of thousands of keys stops at the next key.
     connect(qApp, &QCoreApplication::aboutToQuit, this, &GroupComparePanel::cancel);
@@ -92,12 +104,13 @@ void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
     const std::string fileA = a.file.toStdString(), groupA = a.path.toStdString();
     const std::string fileB = b.file.toStdString(), groupB = b.path.toStdString();
     const std::string nameA = a.label().toStdString(), nameB = b.label().toStdString();
+    const std::string standard = standardPicker_->currentData().toString().toStdString();
     // Rows go to the GUI thread through the application object: the panel may be gone by then,
     // and is asked (QPointer) only there.
     QPointer<GroupComparePanel> guard(this);
     runInBackground<bool>(
         this,
-        [guard, generation, cancelled = cancelled_, fileA, groupA, fileB, groupB, nameA, nameB] {
+        [guard, generation, cancelled = cancelled_, fileA, groupA, fileB, groupB, nameA, nameB, standard] {
             // A tensor file (no group) is a set of its keys, a folder of its tensor files; an HDF5
             // file's group, of its datasets.
             auto setOf = [](const std::string& file, const std::string& group, const std::string& name) {
@@ -117,11 +130,18 @@ void GroupComparePanel::compare(const DatasetRef& a, const DatasetRef& b) {
                     },
                     Qt::QueuedConnection);
             };
-            ops::compareTensorSets(actual, reference, metrics::parseStandard("cann"), control);
+            ops::compareTensorSets(actual, reference, metrics::parseStandard(standard), control);
             return true;
         },
         [this, generation](bool, QString error) { onFinished(generation, error); });
 }
+
+void GroupComparePanel::setStandard(const QString& spec) {
+    selectStandard(standardPicker_, spec);
+    if (!a_.file.isEmpty()) compare(a_, b_);
+}
+
+QString GroupComparePanel::standard() const { return standardPicker_->currentData().toString(); }
 
 void GroupComparePanel::cancel() {
     if (cancelled_) cancelled_->store(true);

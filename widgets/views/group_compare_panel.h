@@ -14,6 +14,7 @@
 #include "opscope/ops/evaluation.h"
 #include "views/dataset_view_panel.h"
 
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -35,6 +36,10 @@ public:
     // folder of tensor files (an msprobe dump's dump_tensor_data).
     void compare(const DatasetRef& a, const DatasetRef& b);
     void cancel();
+    // A metrics::parseStandard spec ("cann", the CLI's default; "rtol=1e-3,atol=1e-5"): the
+    // compare shown runs again under it, as `opscope-cli compare --standard` would.
+    void setStandard(const QString& spec);
+    QString standard() const;
     bool isRunning() const { return running_; }
     SetComparisonModel* model() const { return model_; }
     QTableView* table() const { return table_; }
@@ -52,6 +57,7 @@ private:
     void fitColumns();
 
     QLabel* title_;
+    QComboBox* standardPicker_;
     QProgressBar* progress_;
     QPushButton* cancel_;
     QLabel* status_;
