@@ -10,8 +10,8 @@ namespace opscope {
 
 void returnLargeBlocksToTheSystem() {
 #if defined(__GLIBC__)
-    // A fixed threshold also turns off glibc's raising of it (mallopt(3)).
-    mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+    // glibc's own starting threshold, fixed: setting it turns off glibc's raising of it (mallopt(3)).
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 }
 

@@ -35,6 +35,11 @@ TEST(ProcessMemory, FreedTensorsOfSomeMiBLeaveTheProcess) {
             ASSERT_NE(tensors.back(), nullptr);
             std::memset(tensors.back(), key, mib << 20);
         }
+        for (int i = 0; i < 8; ++i) {  // 512 KiB, 64-byte aligned, as HostTensor allocates a layer's weight
+            tensors.push_back(std::aligned_alloc(64, std::size_t{512} << 10));
+            ASSERT_NE(tensors.back(), nullptr);
+            std::memset(tensors.back(), key, std::size_t{512} << 10);
+        }
         pins.push_back(std::malloc(1000));
         for (void* t : tensors) std::free(t);
     }
