@@ -42,8 +42,7 @@ int severity(const ops::Comparison& c) {
     return 0;
 }
 
-QVariant metricCell(const char* key, const ops::Comparison& c, int role) {
-    const metrics::MetricField& f = metrics::metricField(key);
+QVariant metricCell(const metrics::MetricField& f, const ops::Comparison& c, int role) {
     if (!c.compared) return role == SetComparisonModel::kSortRole ? QVariant(-1.0) : QVariant(QStringLiteral("—"));
     if (role == SetComparisonModel::kSortRole) return f.value(c.metrics).value_or(-1.0);
     return metricValueText(f, c.metrics);
@@ -52,6 +51,9 @@ QVariant metricCell(const char* key, const ops::Comparison& c, int role) {
 }  // namespace
 
 QVariant SetComparisonModel::data(const QModelIndex& index, int role) const {
+    // Looked up once: data() runs for every cell on every repaint of thousands of rows.
+    static const metrics::MetricField& kMaxAbs = metrics::metricField("max_abs_error");
+    static const metrics::MetricField& kMaxRel = metrics::metricField("max_rel_error");
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const ops::Comparison& c = rows_[static_cast<std::size_t>(index.row())];
     const bool text = role == Qt::DisplayRole || role == kSortRole;
@@ -66,10 +68,10 @@ QVariant SetComparisonModel::data(const QModelIndex& index, int role) const {
             if (text) return c.compared ? formatShape(c.metrics.shape) : QStringLiteral("—");
             break;
         case MaxAbs:
-            if (text) return metricCell("max_abs_error", c, role);
+            if (text) return metricCell(kMaxAbs, c, role);
             break;
         case MaxRel:
-            if (text) return metricCell("max_rel_error", c, role);
+            if (text) return metricCell(kMaxRel, c, role);
             break;
         case Verdict:
             if (role == kSortRole) return severity(c);

@@ -98,8 +98,10 @@ std::vector<std::string> tensorFileKeys(const std::string& file) { return Tensor
 std::vector<TensorEntry> describeTensorFile(const std::string& file) { return TensorFile(file).describe(); }
 
 HostTensor readTensorFile(const std::string& spec) {
-    const Spec s = existingFile(spec);
-    return TensorFile(s.file).read(s.key);
+    const TensorFile file(spec);  // checks the spec and the file
+    Spec s;
+    split(spec, &s);
+    return file.read(s.key);
 }
 
 }  // namespace opscope::import

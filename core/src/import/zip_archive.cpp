@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 
 #include "opscope/import/format_error.h"
@@ -165,8 +166,10 @@ std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint
         return data;
     }
     // An entry of this archive's directory is checked once; any other one each time.
-    const auto found = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return &e == &entry; });
-    const std::size_t index = static_cast<std::size_t>(found - entries_.begin());
+    const Entry* first = entries_.data();
+    const bool ours =
+        std::less_equal<const Entry*>()(first, &entry) && std::less<const Entry*>()(&entry, first + entries_.size());
+    const std::size_t index = ours ? static_cast<std::size_t>(&entry - first) : entries_.size();
     if (crcChecked_.empty()) crcChecked_.assign(entries_.size(), false);
     if (index >= crcChecked_.size() || !crcChecked_[index]) {
         uLong crc = crc32(0L, Z_NULL, 0);
