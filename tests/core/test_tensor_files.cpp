@@ -21,59 +21,23 @@
 #include "opscope/import/tensor_file.h"
 #include "opscope/import/torch_pt.h"
 #include "opscope/import/zip_archive.h"
+#include "reader_fixtures.h"
 #include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 using namespace opscope;
 using opscope::import::FormatError;
 using opscope::test::errorOf;
-
-namespace {
-
-fs::path readersDir() {
-    if (const char* env = std::getenv("OPSCOPE_DATASETS")) return fs::path(env) / "msprobe" / "readers";
-    return fs::path(OPSCOPE_SOURCE_DIR) / "datasets" / "msprobe" / "readers";
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream os;
-    os << in.rdbuf();
-    return os.str();
-}
-
-struct Fixture {
-    std::string file, key, dtype, bytesFile;
-    std::vector<int64_t> shape;
-};
-
-std::vector<Fixture> manifest() {
-    std::vector<Fixture> out;
-    std::ifstream in(readersDir() / "manifest.txt");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream ls(line);
-        Fixture f;
-        std::string shape;
-        ls >> f.file >> f.key >> f.dtype >> shape >> f.bytesFile;
-        if (f.key == "-") f.key.clear();
-        if (shape != "-") {
-            std::istringstream ss(shape);
-            for (std::string d; std::getline(ss, d, ',');) f.shape.push_back(std::stoll(d));
-        }
-        out.push_back(f);
-    }
-    return out;
-}
-
-}  // namespace
+using opscope::test::manifest;
+using opscope::test::ReaderFixture;
+using opscope::test::readersDir;
+using opscope::test::slurp;
 
 TEST(TensorFiles, EveryFixtureMatchesNumpyBitForBit) {
-    const std::vector<Fixture> fixtures = manifest();
+    const std::vector<ReaderFixture> fixtures = manifest();
     ASSERT_GE(fixtures.size(), 50u) << "manifest.txt missing or short in " << readersDir();
     int pt = 0, npy = 0, npz = 0, safetensors = 0;
-    for (const Fixture& f : fixtures) {
+    for (const ReaderFixture& f : fixtures) {
         SCOPED_TRACE(f.file + (f.key.empty() ? "" : ":" + f.key));
         const std::string spec = (readersDir() / f.file).string() + (f.key.empty() ? "" : ":" + f.key);
         HostTensor t;
@@ -204,7 +168,7 @@ TEST(TensorFiles, NpyDeclaringMoreDataThanItHoldsAllocatesNothing) {
 
 TEST(TensorFiles, EveryFixtureIsDescribedAsItReadsWithoutItsData) {
     // info lists a tensor file from its headers and pickle: each key, dtype and shape as read.
-    for (const Fixture& f : manifest()) {
+    for (const ReaderFixture& f : manifest()) {
         SCOPED_TRACE(f.file + (f.key.empty() ? "" : ":" + f.key));
         std::vector<import::TensorEntry> entries;
         ASSERT_NO_THROW(entries = import::describeTensorFile((readersDir() / f.file).string()));
@@ -458,16 +422,16 @@ std::string text(const std::string& t) {
 }
 
 // Pickle opcodes (protocol 2) for torch._utils._rebuild_tensor_v2 over storage "0" of `numel`
-// float32 elements: a 1-D view of `size` elements from `offset`.
-std::string rebuiltView(int32_t numel, int32_t offset, uint8_t size) {
+// float32 elements: a 1-D view of `size` elements from `offset`, `stride` apart.
+std::string rebuiltView(int32_t numel, int32_t offset, int32_t size, int32_t stride = 1) {
     auto binint = [](int32_t v) {
         std::string s = "J";
         put32(s, static_cast<uint32_t>(v));
         return s;
     };
     return "ctorch._utils\n_rebuild_tensor_v2\n((" + text("storage") + "ctorch\nFloatStorage\n" + text("0") +
-           text("cpu") + binint(numel) + "tQ" + binint(offset) + "K" + std::string(1, static_cast<char>(size)) +
-           "\x85K\x01\x85\x89" + "ccollections\nOrderedDict\n)RtR";
+           text("cpu") + binint(numel) + "tQ" + binint(offset) + binint(size) + "\x85" + binint(stride) + "\x85\x89" +
+           "ccollections\nOrderedDict\n)RtR";
 }
 
 }  // namespace
@@ -506,4 +470,32 @@ TEST(TensorFiles, AViewOfALargeStorageReadsOnlyItsBytes) {
         damage.put('\x01');
     }
     EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(path + ":head"); }), "CRC-32 does not match");
+}
+
+// A storage that declares more elements than its entry holds, and an expanded view (stride 0)
+// of 4 GiB over one stored element: each refused in a sentence before anything of the declared
+// size is allocated; a block of the expanded view still reads.
+TEST(TensorFiles, DeclaredSizesAreCheckedBeforeAllocating) {
+    opscope::test::ScratchDir dir("pt_sizes");
+    const std::string lying = dir.file("lying.pt");
+    const int32_t huge = 1 << 30;
+    writeTorchZip(lying, std::string("\x80\x02}(") + text("w") + rebuiltView(huge, 0, huge) + "u.", 16, {});
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(lying + ":w"); }),
+                    "is damaged: storage '0' should hold 4294967296 bytes");
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB of peak memory grew";
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::TensorFile(lying).readBlock("w", {0}, {1}); }),
+                    "is damaged: storage '0' should hold");
+
+    const std::string expanded = dir.file("expanded.pt");
+    const float one = 1.5f;
+    writeTorchZip(expanded, std::string("\x80\x02}(") + text("mask") + rebuiltView(1, 0, huge, 0) + "u.", 4,
+                  {{0, std::string(reinterpret_cast<const char*>(&one), 4)}});
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(expanded + ":mask"); }),
+                    "(an expanded tensor) would take 4294967296 bytes");
+    const HostTensor block = import::TensorFile(expanded).readBlock("mask", {huge - 3}, {3});
+    EXPECT_EQ(block.toDoubles(), (std::vector<double>{1.5, 1.5, 1.5}));
 }

@@ -1,10 +1,12 @@
 // The tensor-file readers (.npy, .npz, .pt, .safetensors, a shard index) on arbitrary bytes: the
 // first byte picks the extension, the rest is the file. Every reader the CLI's --bind, compare and
-// info use runs on it: describe, the keys, the file without a key and each key (at most 8), and
-// every key again through the one opened file that a key-by-key compare keeps. The readers parse
-// these formats themselves (no libhdf5), so raw bytes are the right input. An index's shards are
+// info use runs on it: describe, the keys, the file without a key and each key (at most 8), every
+// key again through the one opened file that a key-by-key compare keeps, and blocks of each key as
+// the debugger's view reads them. The readers parse these formats themselves (no libhdf5), so
+// raw bytes are the right input. An index's shards are
 // names beside it: one valid shard, kShardName, is always there (the seeds map keys to it, to
 // names that are not there and to paths that leave the folder).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +63,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const std::vector<std::string> opened = file.keys();
         for (std::size_t i = 0; i < opened.size() && i < 8; ++i)
             read("TensorFile::read", [&] { file.read(opened[i]); });
+        // Blocks as the debugger reads them: the whole, the first index of the first axis, the
+        // last element; of each key, or of the file's one tensor.
+        std::vector<std::string> blockKeys(opened.begin(), opened.begin() + std::min<std::size_t>(opened.size(), 8));
+        if (blockKeys.empty()) blockKeys.push_back("");
+        for (const std::string& key : blockKeys)
+            read("TensorFile::readBlock", [&] {
+                const std::vector<int64_t> shape = file.entry(key).shape;
+                const std::vector<int64_t> zero(shape.size(), 0);
+                if (opscope::shapeNumel(shape) > (int64_t(1) << 24))
+                    return;  // a whole block that large is the caller's choice
+                file.readBlock(key, zero, shape);
+                if (shape.empty() || shape[0] == 0) return;
+                std::vector<int64_t> first = shape, last(shape.size());
+                first[0] = 1;
+                file.readBlock(key, zero, first);
+                for (std::size_t a = 0; a < shape.size(); ++a) last[a] = shape[a] - 1;
+                if (opscope::shapeNumel(shape) > 0) file.readBlock(key, last, std::vector<int64_t>(shape.size(), 1));
+            });
     });
     return 0;
 }

@@ -24,6 +24,7 @@
 #include "models/metrics_table_model.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/import/npy.h"
+#include "opscope/import/tensor_file.h"
 #include "opscope/metric_fields.h"
 #include "opscope/ops/evaluation.h"
 #include "opscope/view/slice_export.h"
@@ -459,6 +460,64 @@ private Q_SLOTS:
         controls->setSlice(s);
         QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && !v->message().isEmpty(); }, 20000));
         QVERIFY2(v->message().contains(damaged) && !v->message().contains('\n'), qPrintable(v->message()));
+    }
+
+    // A tensor of a .npy/.pt/.safetensors file is read as an HDF5 dataset is: a big rank-3 one a
+    // slice's block at a time, a big rank-2 one streamed in row bands (TensorFile::readBlock reads
+    // the bytes each covers), with the same frame as when it is read whole.
+    void bigTensorOfATensorFileIsReadBySliceOrStreamed() {
+        DatasetViewPanel* v = window_->datasetView();
+        const QString stackFile = dir_.filePath("stack.npy");
+        import::writeNpy(stackFile.toStdString(), stack(0).view());
+        v->setSliceOnlyAbove(1024);  // the stack is 1920 bytes
+        v->view({stackFile, ""});
+        QVERIFY(waitShown(v));
+        QVERIFY(v->holdsSliceOnly());
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{1, 8, 10}));
+        QVERIFY(v->statsText().contains("only slice [0, :, :] of [6, 8, 10] was read"));
+        expectSlice(v, {0, 0, 0}, 1, 2);
+        SliceControls* controls = v->findChild<SliceControls*>();
+        view::SliceSpec s = controls->slice();
+        s.rowAxis = 0;
+        s.colAxis = 2;
+        s.index = {0, 3, 0};
+        controls->setSlice(s);
+        QVERIFY(waitShown(v));
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{6, 1, 10}));
+        expectSlice(v, {0, 3, 0}, 0, 2);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).firstNonFinite, (std::vector<int64_t>{4, 3, 7}));
+
+        const QString embedFile = dir_.filePath("embed.npy");
+        HostTensor embed = test::ramp(DType::Float32, {300, 40}, 0.125, -700.0);
+        embed.setFromDouble(217 * 40 + 13, kNaN);
+        import::writeNpy(embedFile.toStdString(), embed.view());
+        v->setSliceOnlyAbove(1 << 20);
+        v->view({embedFile, ""});
+        QVERIFY(waitShown(v));
+        QVERIFY(!v->isStreamed());
+        const DisplayFrame whole = v->frame(DatasetViewPanel::MapA);
+        v->setSliceOnlyAbove(1024);
+        v->setStreamBandBytes(30 * 40 * 4);
+        v->view({embedFile, ""});
+        QVERIFY(QTest::qWaitFor([&] { return v->isStreamed() && !v->isLoading(); }, 20000));
+        QVERIFY(v->heldTensor() == nullptr);
+        const DisplayFrame streamed = v->frame(DatasetViewPanel::MapA);
+        QCOMPARE(streamed.image, whole.image);
+        QCOMPARE(streamed.tensorStats.count, whole.tensorStats.count);
+        QCOMPARE(streamed.tensorStats.min, whole.tensorStats.min);
+        QCOMPARE(streamed.tensorStats.max, whole.tensorStats.max);
+        QCOMPARE(streamed.firstNonFinite, (std::vector<int64_t>{217, 13}));
+        QVERIFY2(v->statsText().contains("10 bands"), qPrintable(v->statsText()));
+
+        // A view of a .pt storage (offset and transposed strides) sliced: the block of the view.
+        const QString strided = QStringLiteral(OPSCOPE_SOURCE_DIR "/datasets/msprobe/readers/float32_strided.pt");
+        const HostTensor full = import::readTensorFile(strided.toStdString());
+        v->setSliceOnlyAbove(64);  // 108 bytes, a slice 36
+        v->view({strided, ""});
+        QVERIFY(waitShown(v));
+        QVERIFY(v->holdsSliceOnly());
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{1, 3, 3}));
+        for (int64_t i = 0; i < 9; ++i) QCOMPARE(v->heldTensor()->getAsDouble(i), full.getAsDouble(i));
     }
 
     // Ctrl+F anywhere in the window puts the cursor in the tree's filter box.

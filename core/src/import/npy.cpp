@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <unordered_map>
@@ -186,6 +187,43 @@ Declared declared(const std::string& bytes, const std::string& what, const NpyOp
     return d;
 }
 
+// The data must be exactly what the header declares; checked before any of it is read.
+void checkDataBytes(const Declared& d, uint64_t have, const std::string& what) {
+    const uint64_t need = d.count * dtypeSize(d.dtype);
+    if (need != have)
+        throw FormatError("'" + what + "' declares " + std::to_string(need) + " bytes of data (" + d.h.descr + ", " +
+                          std::to_string(d.count) + " elements) but holds " + std::to_string(have) +
+                          (have < need ? " (truncated?)" : ""));
+}
+
+// Elements as read from the file, made this machine's: byte order swapped, bools checked.
+void finishElements(const Declared& d, void* data, uint64_t count, const std::string& what) {
+    if (d.bigEndian) detail::swapBytes(data, static_cast<std::size_t>(count), dtypeSize(d.dtype));
+    if (d.dtype == DType::Bool)
+        for (uint64_t i = 0; i < count; ++i)
+            if (static_cast<const uint8_t*>(data)[i] > 1)
+                throw invalid(what, "a bool element holds " + std::to_string(static_cast<const uint8_t*>(data)[i]));
+}
+
+// Element strides of the stored data: C order, or Fortran's (the first axis fastest).
+std::vector<int64_t> storedStrides(const Declared& d) {
+    if (!d.h.fortran) return TensorView::contiguousStrides(d.h.shape);
+    std::vector<int64_t> strides(d.h.shape.size());
+    int64_t s = 1;
+    for (std::size_t i = 0; i < d.h.shape.size(); ++i) strides[i] = s, s *= d.h.shape[i];
+    return strides;
+}
+
+// The header's bytes (with the magic and lengths before it), read alone through `readPrefix`
+// (bytes [0, n) of a file or of an .npz member of `size` bytes).
+std::string headerBytes(uint64_t size, const std::string& what,
+                        const std::function<std::string(uint64_t)>& readPrefix) {
+    const std::string prefix = readPrefix(std::min<uint64_t>(size, 12));
+    const auto [headerLen, start] = headerSpan(prefix, what);
+    if (headerLen > size - start) throw invalid(what, "the header is cut short");  // checked before it is read
+    return readPrefix(start + headerLen);
+}
+
 TensorEntry describeNpyBytes(const std::string& bytes, const std::string& what, const std::string& key) {
     const Declared d = declared(bytes, what, {});
     return {key, d.dtype, d.h.shape};
@@ -195,42 +233,44 @@ TensorEntry describeNpyBytes(const std::string& bytes, const std::string& what, 
 
 HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options) {
     const Declared d = declared(bytes, what, options);
-    const Header& h = d.h;
-    const DType dtype = d.dtype;
-    const uint64_t count = d.count;
-    const uint64_t need = count * dtypeSize(dtype);
-    const uint64_t have = bytes.size() - d.dataStart;
-    if (need != have)
-        throw FormatError("'" + what + "' declares " + std::to_string(need) + " bytes of data (" + h.descr + ", " +
-                          std::to_string(count) + " elements) but holds " + std::to_string(have) +
-                          (have < need ? " (truncated?)" : ""));
-    std::vector<int64_t> stored = h.shape;
-    if (h.fortran) stored.assign(h.shape.rbegin(), h.shape.rend());
-    HostTensor t(dtype, stored);
-    if (need) std::memcpy(t.data(), bytes.data() + d.dataStart, static_cast<std::size_t>(need));
-    if (d.bigEndian) detail::swapBytes(t.data(), static_cast<std::size_t>(count), dtypeSize(dtype));
-    if (dtype == DType::Bool)
-        for (uint64_t i = 0; i < count; ++i)
-            if (t.dataAs<uint8_t>()[i] > 1)
-                throw invalid(what, "a bool element holds " + std::to_string(t.dataAs<uint8_t>()[i]));
-    return h.fortran && h.shape.size() > 1 ? fromFortran(t, h.shape) : t;
+    checkDataBytes(d, bytes.size() - d.dataStart, what);
+    std::vector<int64_t> stored = d.h.shape;
+    if (d.h.fortran) stored.assign(d.h.shape.rbegin(), d.h.shape.rend());
+    HostTensor t(d.dtype, stored);
+    if (t.nbytes()) std::memcpy(t.data(), bytes.data() + d.dataStart, t.nbytes());
+    finishElements(d, t.data(), d.count, what);
+    return d.h.fortran && d.h.shape.size() > 1 ? fromFortran(t, d.h.shape) : t;
 }
 
-TensorEntry describeNpy(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
+namespace {
+
+// Bytes [begin, begin + n) of an open file of `size` bytes.
+std::string readFileBytes(std::ifstream& in, const std::string& path, uint64_t size, uint64_t begin, uint64_t n) {
+    if (begin > size || n > size - begin) throw invalid(path, "it is cut short");
+    std::string bytes(static_cast<std::size_t>(n), '\0');
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(begin));
+    if (!in || (n > 0 && !in.read(bytes.data(), static_cast<std::streamsize>(n))))
+        throw FormatError("cannot read '" + path + "'");
+    return bytes;
+}
+
+uint64_t fileSizeOf(std::ifstream& in, const std::string& path) {
     if (!in) throw FormatError("cannot open '" + path + "'");
-    const uint64_t size = static_cast<uint64_t>(in.tellg());
-    in.seekg(0);
-    std::string prefix(static_cast<std::size_t>(std::min<uint64_t>(size, 12)), '\0');
-    if (!in.read(prefix.data(), static_cast<std::streamsize>(prefix.size())))
-        throw FormatError("cannot read '" + path + "'");
-    const auto [headerLen, start] = headerSpan(prefix, path);
-    if (headerLen > size - start) throw invalid(path, "the header is cut short");  // checked before it is read
-    std::string bytes(start + headerLen, '\0');
-    in.seekg(0);
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
-        throw FormatError("cannot read '" + path + "'");
-    return describeNpyBytes(bytes, path, "");
+    in.seekg(0, std::ios::end);
+    return static_cast<uint64_t>(in.tellg());
+}
+
+Declared declaredInFile(std::ifstream& in, const std::string& path, uint64_t size) {
+    return declared(headerBytes(size, path, [&](uint64_t n) { return readFileBytes(in, path, size, 0, n); }), path, {});
+}
+
+}  // namespace
+
+TensorEntry describeNpy(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const Declared d = declaredInFile(in, path, fileSizeOf(in, path));
+    return {"", d.dtype, d.h.shape};
 }
 
 HostTensor readNpy(const std::string& path, const NpyOptions& options) {
@@ -247,16 +287,39 @@ namespace {
 
 class NpySource final : public detail::TensorSource {
 public:
-    explicit NpySource(std::string path) : path_(std::move(path)) {}
+    explicit NpySource(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
+        size_ = fileSizeOf(in_, path_);
+    }
     std::vector<std::string> keys() const override { return {}; }
-    std::vector<TensorEntry> describe() const override { return {describeNpy(path_)}; }
+    std::vector<TensorEntry> describe() const override {
+        const Declared d = declaredInFile(in_, path_, size_);
+        return {{"", d.dtype, d.h.shape}};
+    }
     HostTensor read(const std::string&) const override { return readNpy(path_); }
+
+    detail::TensorLayout layout(const std::string&) const override {
+        const Declared d = declaredInFile(in_, path_, size_);
+        checkDataBytes(d, size_ - d.dataStart, path_);
+        detail::TensorLayout l{TensorEntry{"", d.dtype, d.h.shape}, storedStrides(d), 0, {}};
+        l.readElements = [this, d](int64_t first, int64_t count, void* out) {
+            const uint64_t size = dtypeSize(d.dtype);
+            const std::string bytes =
+                readFileBytes(in_, path_, size_, d.dataStart + static_cast<uint64_t>(first) * size,
+                              static_cast<uint64_t>(count) * size);
+            std::memcpy(out, bytes.data(), bytes.size());
+            finishElements(d, out, static_cast<uint64_t>(count), path_);
+        };
+        return l;
+    }
 
 private:
     std::string path_;
+    mutable std::ifstream in_;  // open once: a source is read by one thread at a time
+    uint64_t size_ = 0;
 };
 
 // An .npz opened: its zip directory read once, each array read (and inflated) when asked for.
+// A member numpy stored (np.savez) is read in ranges: its header alone, or a block of its data.
 class NpzSource final : public detail::TensorSource {
 public:
     explicit NpzSource(const std::string& path) : zip_(path) {
@@ -275,25 +338,57 @@ public:
 
     std::vector<TensorEntry> describe() const override {
         std::vector<TensorEntry> out;
-        for (const std::string& key : keys_)
-            out.push_back(describeNpyBytes(zip_.read(*byKey_.at(key)), zip_.path() + ":" + key, key));
+        for (const std::string& key : keys_) {
+            const ZipArchive::Entry& e = *byKey_.at(key);
+            const std::string what = zip_.path() + ":" + key;
+            const Declared d = stored(e) ? declaredMember(e, what) : declared(zip_.read(e), what, {});
+            out.push_back({key, d.dtype, d.h.shape});
+        }
         return out;
     }
 
     HostTensor read(const std::string& key) const override {
-        if (key.empty() && keys_.size() != 1)
-            throw FormatError("'" + zip_.path() + "' holds " + std::to_string(keys_.size()) + " arrays (" +
-                              joinList(keys_) + "): name one as '" + zip_.path() + ":KEY'");
-        return member(key.empty() ? keys_.front() : key);  // the one it holds (whose name may be "")
+        const auto& [name, entry] = member(key);
+        return parseNpy(zip_.read(*entry), zip_.path() + ":" + name);
+    }
+
+    detail::TensorLayout layout(const std::string& key) const override {
+        const auto& [name, entry] = member(key);
+        const std::string what = zip_.path() + ":" + name;
+        if (!stored(*entry)) return {describeNpyBytes(zip_.read(*entry), what, name), {}, 0, {}};
+        const ZipArchive::Entry* e = entry;
+        const Declared d = declaredMember(*e, what);
+        checkDataBytes(d, e->size - d.dataStart, what);
+        detail::TensorLayout l{TensorEntry{name, d.dtype, d.h.shape}, storedStrides(d), 0, {}};
+        l.readElements = [this, e, d, what](int64_t first, int64_t count, void* out) {
+            const uint64_t size = dtypeSize(d.dtype);
+            const std::string bytes = zip_.readStoredRange(*e, d.dataStart + static_cast<uint64_t>(first) * size,
+                                                           static_cast<uint64_t>(count) * size);
+            std::memcpy(out, bytes.data(), bytes.size());
+            finishElements(d, out, static_cast<uint64_t>(count), what);
+        };
+        return l;
     }
 
 private:
-    HostTensor member(const std::string& key) const {
-        const auto found = byKey_.find(key);
+    // A stored member's header, read alone.
+    Declared declaredMember(const ZipArchive::Entry& e, const std::string& what) const {
+        return declared(headerBytes(e.size, what, [&](uint64_t n) { return zip_.readStoredRange(e, 0, n); }), what, {});
+    }
+
+    static bool stored(const ZipArchive::Entry& e) { return e.method == 0 && e.size == e.compressedSize; }
+
+    // The member of `key` with its key, or the archive's one member for "" (whose name may be "").
+    std::pair<std::string, const ZipArchive::Entry*> member(const std::string& key) const {
+        if (key.empty() && keys_.size() != 1)
+            throw FormatError("'" + zip_.path() + "' holds " + std::to_string(keys_.size()) + " arrays (" +
+                              joinList(keys_) + "): name one as '" + zip_.path() + ":KEY'");
+        const std::string& name = key.empty() ? keys_.front() : key;
+        const auto found = byKey_.find(name);
         if (found == byKey_.end())
-            throw FormatError("no array '" + key + "' in '" + zip_.path() +
+            throw FormatError("no array '" + name + "' in '" + zip_.path() +
                               "' (it holds: " + (keys_.empty() ? "nothing" : joinList(keys_)) + ")");
-        return parseNpy(zip_.read(*found->second), zip_.path() + ":" + key);
+        return {name, found->second};
     }
 
     ZipArchive zip_;

@@ -138,9 +138,9 @@ Layout layoutOf(const std::string& path, std::ifstream& in) {
 class SafetensorsSource final : public detail::TensorSource {
 public:
     explicit SafetensorsSource(std::string path) : path_(std::move(path)) {
-        std::ifstream in(path_, std::ios::binary);
-        if (!in) throw FormatError("cannot open '" + path_ + "'");
-        layout_ = layoutOf(path_, in);
+        in_.open(path_, std::ios::binary);
+        if (!in_) throw FormatError("cannot open '" + path_ + "'");
+        layout_ = layoutOf(path_, in_);
         for (std::size_t i = 0; i < layout_.tensors.size(); ++i) byKey_.emplace(layout_.tensors[i].entry.key, i);
     }
 
@@ -157,32 +157,49 @@ public:
     }
 
     HostTensor read(const std::string& key) const override {
-        if (key.empty() && layout_.tensors.size() != 1)
-            throw FormatError("'" + path_ + "' holds " + std::to_string(layout_.tensors.size()) + " tensors (" +
-                              joinList(keys()) + "): name one as '" + path_ + ":KEY'");
-        return tensor(key.empty() ? layout_.tensors.front().entry.key : key);  // the one it holds (named "" maybe)
-    }
-
-private:
-    HostTensor tensor(const std::string& key) const {
-        const auto found = byKey_.find(key);
-        if (found == byKey_.end())
-            throw FormatError("'" + path_ + "' has no tensor '" + key + "' (it holds " +
-                              (layout_.tensors.empty() ? "none" : joinList(keys())) + ")");
-        const Declared& d = layout_.tensors[found->second];
-        std::ifstream in(path_, std::ios::binary);
+        const Declared& d = declared(key);
         HostTensor t(d.entry.dtype, d.entry.shape);  // its bytes are in the file: checked on opening
-        in.seekg(static_cast<std::streamoff>(layout_.dataStart + d.begin));
-        if (!in || (t.nbytes() > 0 && !in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()))))
-            throw FormatError("cannot read tensor '" + key + "' of '" + path_ + "'");
-        if (t.dtype() == DType::Bool)
-            for (std::size_t i = 0; i < t.nbytes(); ++i)
-                if (t.dataAs<uint8_t>()[i] > 1)
-                    fail(path_, "bool tensor '" + key + "' holds " + std::to_string(t.dataAs<uint8_t>()[i]));
+        readElements(d, 0, static_cast<int64_t>(t.numel()), t.data());
         return t;
     }
 
+    detail::TensorLayout layout(const std::string& key) const override {
+        const Declared& d = declared(key);
+        detail::TensorLayout l{d.entry, TensorView::contiguousStrides(d.entry.shape), 0, {}};
+        l.readElements = [this, &d](int64_t first, int64_t count, void* out) { readElements(d, first, count, out); };
+        return l;
+    }
+
+private:
+    // The tensor of `key`, or the file's one tensor for "" (whose own key may be "").
+    const Declared& declared(const std::string& key) const {
+        if (key.empty() && layout_.tensors.size() != 1)
+            throw FormatError("'" + path_ + "' holds " + std::to_string(layout_.tensors.size()) + " tensors (" +
+                              joinList(keys()) + "): name one as '" + path_ + ":KEY'");
+        const std::string& name = key.empty() ? layout_.tensors.front().entry.key : key;
+        const auto found = byKey_.find(name);
+        if (found == byKey_.end())
+            throw FormatError("'" + path_ + "' has no tensor '" + name + "' (it holds " +
+                              (layout_.tensors.empty() ? "none" : joinList(keys())) + ")");
+        return layout_.tensors[found->second];
+    }
+
+    void readElements(const Declared& d, int64_t first, int64_t count, void* out) const {
+        const std::size_t size = dtypeSize(d.entry.dtype);
+        const auto bytes = static_cast<std::streamsize>(static_cast<uint64_t>(count) * size);
+        in_.clear();
+        in_.seekg(static_cast<std::streamoff>(layout_.dataStart + d.begin + static_cast<uint64_t>(first) * size));
+        if (!in_ || (bytes > 0 && !in_.read(static_cast<char*>(out), bytes)))
+            throw FormatError("cannot read tensor '" + d.entry.key + "' of '" + path_ + "'");
+        if (d.entry.dtype == DType::Bool)
+            for (int64_t i = 0; i < count; ++i)
+                if (static_cast<const uint8_t*>(out)[i] > 1)
+                    fail(path_, "bool tensor '" + d.entry.key + "' holds " +
+                                    std::to_string(static_cast<const uint8_t*>(out)[i]));
+    }
+
     std::string path_;
+    mutable std::ifstream in_;  // open once: a source is read by one thread at a time
     Layout layout_;
     std::unordered_map<std::string, std::size_t> byKey_;
 };
@@ -248,16 +265,19 @@ public:
         return out;
     }
 
-    HostTensor read(const std::string& key) const override {
+    HostTensor read(const std::string& key) const override { return shardOf(key).read(key); }
+    detail::TensorLayout layout(const std::string& key) const override { return shardOf(key).layout(key); }
+
+private:
+    const SafetensorsSource& shardOf(const std::string& key) const {
         if (key.empty())
             throw FormatError("'" + indexPath_ + "' indexes a sharded checkpoint: name a tensor as '" + indexPath_ +
                               ":KEY'");
         const auto found = shardOf_.find(key);
         if (found == shardOf_.end()) throw FormatError("'" + indexPath_ + "' maps no tensor '" + key + "'");
-        return opened(found->second).read(key);
+        return opened(found->second);
     }
 
-private:
     const SafetensorsSource& opened(const std::string& shard) const {
         std::unique_ptr<SafetensorsSource>& slot = open_[shard];
         if (!slot) slot = std::make_unique<SafetensorsSource>(shard);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "opscope/import/format_error.h"
+#include "tensor_block.h"
 #include "tensor_source.h"
 
 namespace opscope::import {
@@ -91,6 +92,20 @@ std::vector<TensorEntry> TensorFile::describe() const {
 HostTensor TensorFile::read(const std::string& key) const {
     const std::lock_guard<std::mutex> lock(mutex_);
     return source_->read(key);
+}
+
+TensorEntry TensorFile::entry(const std::string& key) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return source_->layout(key).entry;
+}
+
+HostTensor TensorFile::readBlock(const std::string& key, const std::vector<int64_t>& start,
+                                 const std::vector<int64_t>& count) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const detail::TensorLayout layout = source_->layout(key);
+    detail::checkBlock(layout.entry.shape, start, count, "'" + path_ + (key.empty() ? "" : ":" + key) + "'");
+    if (!layout.readElements) return detail::cutBlock(source_->read(key), start, count);
+    return detail::readTensorBlock(layout, start, count);
 }
 
 std::vector<std::string> tensorFileKeys(const std::string& file) { return TensorFile(file).keys(); }

@@ -4,6 +4,7 @@
 // TensorFile serialises the reads.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,18 @@
 #include "opscope/import/tensor_entry.h"
 
 namespace opscope::import::detail {
+
+// Where one tensor's elements lie, for reading a block of it and not the rest: element
+// [i0, i1, ...] of the tensor is element offset + i0 * strides[0] + ... of what readElements reads.
+struct TensorLayout {
+    TensorEntry entry;             // its key ("" for a file's one tensor), dtype and shape
+    std::vector<int64_t> strides;  // in elements, one per axis
+    int64_t offset = 0;
+    // Reads `count` elements from element `first` into `out`, in this machine's byte order and
+    // checked as read() checks them; empty when the tensor can only be read whole (an .npz
+    // member numpy deflated).
+    std::function<void(int64_t first, int64_t count, void* out)> readElements;
+};
 
 class TensorSource {
 public:
@@ -23,6 +36,8 @@ public:
     // The tensor of `key`, or the file's one tensor for ""; FormatError naming the file and the
     // keys it holds when there is no such tensor.
     virtual HostTensor read(const std::string& key) const = 0;
+    // Where the tensor of `key` ("" as for read) lies, its data not read; throws as read() does.
+    virtual TensorLayout layout(const std::string& key) const = 0;
 };
 
 std::unique_ptr<TensorSource> openNpy(const std::string& path);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "byte_order.h"
+#include "opscope/checked_math.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
 #include "opscope/text_list.h"
@@ -36,6 +37,8 @@ DType storageDtype(const std::string& global) {
     auto it = table.find(global);
     return it == table.end() ? DType::Undefined : it->second;
 }
+
+constexpr uint64_t kMaxExpandedBytes = uint64_t(1) << 30;
 
 struct Storage {
     DType dtype = DType::Undefined;
@@ -88,7 +91,13 @@ public:
     HostTensor materialize(const PyRef& tensor) const {
         const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(tensor->object);
         if (t.empty) return HostTensor(t.storage->dtype, t.size);
+        storageEntry(*t.storage);  // its size checked before anything is allocated
         const int64_t count = t.last - t.offset + 1;
+        const uint64_t viewBytes = static_cast<uint64_t>(shapeNumel(t.size)) * dtypeSize(t.storage->dtype);
+        if (shapeNumel(t.size) > count && viewBytes > kMaxExpandedBytes)  // stride 0: more than the file holds
+            fail(std::string("a ") + dtypeName(t.storage->dtype) + shapeToString(t.size) + " view of " +
+                 std::to_string(count) + " stored elements (an expanded tensor) would take " +
+                 std::to_string(viewBytes) + " bytes; OpScope materializes at most 1 GiB beyond what the file holds");
         const bool contiguous = count == shapeNumel(t.size) && t.stride == TensorView::contiguousStrides(t.size);
         HostTensor out(t.storage->dtype, contiguous ? t.size : std::vector<int64_t>{count});
         readElements(*t.storage, t.offset, count, out.data());
@@ -97,6 +106,17 @@ public:
         v.shape = t.size;
         v.strides = t.stride;
         return HostTensor::copyOf(v);
+    }
+
+    // Where a tensor of the pickle lies in its storage, for reading a block of it.
+    detail::TensorLayout layoutOf(const PyRef& tensor, const std::string& key) const {
+        const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(tensor->object);
+        if (!t.empty) storageEntry(*t.storage);
+        detail::TensorLayout l{TensorEntry{key, t.storage->dtype, t.size}, t.stride, t.offset, {}};
+        l.readElements = [this, storage = t.storage](int64_t first, int64_t count, void* out) {
+            readElements(*storage, first, count, out);
+        };
+        return l;
     }
 
 private:
@@ -127,16 +147,24 @@ private:
     // `count` elements of a storage from element `first`, into `out`, read for this tensor and not
     // kept: a source stays open over a compare of every key, and a checkpoint's storages together
     // are the checkpoint's size.
-    void readElements(const Storage& s, int64_t first, int64_t count, void* out) const {
+    // The storage's zip entry, checked to hold exactly its elements (a damaged storage fails only
+    // the tensors that use it).
+    const ZipArchive::Entry& storageEntry(const Storage& s) const {
         const std::string name = prefix_ + "/data/" + s.key;
         const ZipArchive::Entry* e = zip_.find(name);
         if (!e) fail("storage '" + s.key + "' has no entry " + name);
-        const uint64_t size = dtypeSize(s.dtype);
-        const uint64_t need = static_cast<uint64_t>(s.numel) * size;
-        if (e->size != need)
+        uint64_t need = 0;
+        if (!checkedMul(static_cast<uint64_t>(s.numel), static_cast<uint64_t>(dtypeSize(s.dtype)), &need) ||
+            e->size != need)
             throw FormatError("'" + path_ + "' is damaged: storage '" + s.key + "' should hold " +
                               std::to_string(need) + " bytes (" + std::to_string(s.numel) + " " + dtypeName(s.dtype) +
                               ") but its entry has " + std::to_string(e->size));
+        return *e;
+    }
+
+    void readElements(const Storage& s, int64_t first, int64_t count, void* out) const {
+        const ZipArchive::Entry* e = &storageEntry(s);
+        const uint64_t size = dtypeSize(s.dtype);
         const uint64_t begin = static_cast<uint64_t>(first) * size, length = static_cast<uint64_t>(count) * size;
         // torch.save stores its entries uncompressed; a deflated one (an archive rewritten by
         // another zip tool) is inflated whole.
@@ -174,6 +202,10 @@ private:
         // The farthest element the view reaches must lie inside the storage.
         bool empty = false;
         int64_t last = offset;
+        uint64_t elements = 1;
+        for (int64_t n : size)
+            if (n >= 0 && !checkedMul(elements, static_cast<uint64_t>(n), &elements)) fail("a view that overflows");
+        if (elements > static_cast<uint64_t>(INT64_MAX)) fail("a view that overflows");
         for (std::size_t i = 0; i < size.size(); ++i) {
             if (size[i] < 0 || stride[i] < 0) fail("a negative size or stride");
             if (size[i] == 0)
@@ -289,9 +321,14 @@ public:
         return out;
     }
 
-    HostTensor read(const std::string& key) const override {
+    HostTensor read(const std::string& key) const override { return loader_->materialize(tensorOf(key)); }
+    detail::TensorLayout layout(const std::string& key) const override { return loader_->layoutOf(tensorOf(key), key); }
+
+private:
+    // The tensor of `key`, or the file's one bare tensor for "".
+    const PyRef& tensorOf(const std::string& key) const {
         if (key.empty()) {
-            if (root_->objectType == "tensor") return loader_->materialize(root_);
+            if (root_->objectType == "tensor") return root_;
             const std::string keys = joinList(this->keys());
             throw FormatError("'" + path_ + "' holds " +
                               (keys.empty() ? std::string("no tensor") : "several tensors (" + keys + ")") +
@@ -299,10 +336,9 @@ public:
         }
         const auto found = byKey_.find(key);
         if (found == byKey_.end()) throw FormatError("no tensor '" + key + "' in '" + path_ + "'");
-        return loader_->materialize(members_[found->second].second);
+        return members_[found->second].second;
     }
 
-private:
     std::string path_;
     std::unique_ptr<PtLoader> loader_;
     PyRef root_;

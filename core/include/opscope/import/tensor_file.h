@@ -41,6 +41,17 @@ public:
     // The tensor of `key`; "" reads the file's one tensor (an error listing the keys when it holds
     // several). Throws FormatError naming the file.
     HostTensor read(const std::string& key) const;
+    // The dtype and shape of `key` ("" as for read) from the file's directory or the tensor's
+    // header; its data is not read (but an .npz member numpy deflated is inflated to find them).
+    TensorEntry entry(const std::string& key) const;
+    // The block [start, start + count) of `key` as a row-major tensor of shape `count` (the
+    // tensor's rank kept), reading only the bytes the block covers where the file stores the
+    // tensor uncompressed (.npy in either order, .safetensors, a .pt's storage even through a
+    // view, an .npz member numpy stored); a deflated .npz member is read whole and cut. What the
+    // debugger's view of a big tensor reads. Throws FormatError as read() does, and
+    // std::invalid_argument when the block does not lie in the tensor.
+    HostTensor readBlock(const std::string& key, const std::vector<int64_t>& start,
+                         const std::vector<int64_t>& count) const;
 
 private:
     std::string path_;
