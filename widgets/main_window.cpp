@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include "file_filters.h"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -193,8 +195,8 @@ void MainWindow::createFileMenu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(makeAction(tr("&Open…"), "open", QKeySequence::Open, [this] {
         const QString dir = QSettings().value("lastDir").toString();
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open an HDF5 case or trace"), dir,
-                                                          tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a case, trace, checkpoint or tensor file"),
+                                                          dir, openableFilesFilter());
         if (!path.isEmpty()) openFile(path);
     }));
     addOpenFolderAction(file);

@@ -69,8 +69,11 @@ public:
     TimelinePanel* timeline() const { return timeline_; }
 
     // ---- datasets without an operator (main_window_datasets.cpp) ----------------------------
-    // Shows a dataset of the open file in the Dataset tab.
+    // Shows a dataset of the open file (a tree path: an HDF5 path, or a tensor file's key) in
+    // the Dataset tab.
     void viewDataset(const QString& path);
+    // The dataset a tree path of the open file names (a tensor file's key by DebugContext::tensorKey).
+    DatasetRef datasetAt(const QString& treePath) const;
     // Compares the dataset shown (A) with `reference` (B).
     void compareDataset(const DatasetRef& reference);
     // Every dataset below `group` of the open file against `otherGroup` (the same group when

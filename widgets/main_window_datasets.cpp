@@ -13,6 +13,8 @@
 #include <QTreeView>
 
 #include "main_window.h"
+
+#include "file_filters.h"
 #include "models/h5_tree_model.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/import/tensor_file.h"
@@ -61,7 +63,7 @@ void MainWindow::createDatasetActions() {
             top->menu()->insertActions(action("saveSession"), {compare, checkpoints, folders});
     connect(files_, &FileBrowserPanel::datasetActivated, this, &MainWindow::viewDataset);
     files_->addTreeMenuEntries([this](QMenu* menu, const FileBrowserPanel::TreeItem& item) {
-        if (item.node->kind == h5::ObjectKind::Group) {
+        if (item.node->kind == h5::ObjectKind::Group && !context_->isTensorFile()) {
             QAction* group = menu->addAction(tr("Compare Group With File…"), this,
                                              [this, path = item.path] { compareGroupWithFile(path); });
             group->setObjectName("compareGroupWithFile");
@@ -71,7 +73,7 @@ void MainWindow::createDatasetActions() {
         QAction* view = menu->addAction(tr("View"), this, [this, path = item.path] { viewDataset(path); });
         view->setObjectName("viewDataset");
         const std::optional<DatasetRef> a = datasetView_->viewedDataset();
-        const DatasetRef b{context_->filePath(), item.path};
+        const DatasetRef b = datasetAt(item.path);
         QAction* cmp = menu->addAction(a ? tr("Compare %1 with this").arg(a->path) : tr("Compare with… (view A first)"),
                                        this, [this, b] { compareDataset(b); });
         cmp->setObjectName("compareDataset");
@@ -90,9 +92,13 @@ void MainWindow::createDatasetActions() {
     });
 }
 
+DatasetRef MainWindow::datasetAt(const QString& treePath) const {
+    return {context_->filePath(), context_->isTensorFile() ? context_->tensorKey(treePath) : treePath};
+}
+
 void MainWindow::viewDataset(const QString& path) {
     if (context_->filePath().isEmpty()) return;
-    datasetView_->view({context_->filePath(), path});
+    datasetView_->view(datasetAt(path));
     centre_->setCurrentWidget(datasetView_);
     const QModelIndex item = files_->viewIndexForPath(path);
     if (item.isValid()) {
@@ -108,9 +114,9 @@ void MainWindow::compareDataset(const DatasetRef& reference) {
 
 void MainWindow::showPath(const QString& path) {
     const h5::File* f = context_->file();
-    bool dataset = false;
+    bool dataset = context_->isTensorFile();  // a key of a tensor file; a wrong one is the view's sentence
     try {
-        dataset = f && f->info(path.toStdString()).kind == h5::ObjectKind::Dataset;
+        dataset = dataset || (f && f->info(path.toStdString()).kind == h5::ObjectKind::Dataset);
     } catch (const std::exception&) {
         // Not an object of the file: loading it as a case says so.
     }
@@ -129,15 +135,14 @@ void MainWindow::compareWithFile() {
         return;
     }
     const QString other = QFileDialog::getOpenFileName(this, tr("Compare %1 with the same path in…").arg(a->path),
-                                                       QSettings().value("lastDir").toString(),
-                                                       tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
+                                                       QSettings().value("lastDir").toString(), openableFilesFilter());
     if (!other.isEmpty()) compareDataset({other, a->path});
 }
 
 void MainWindow::compareGroupWithFile(const QString& group) {
-    const QString other = QFileDialog::getOpenFileName(
-        this, tr("Compare every dataset below %1 with the same group in…").arg(group),
-        QSettings().value("lastDir").toString(), tr("HDF5 files (*.h5 *.hdf5 *.he5);;All files (*)"));
+    const QString other =
+        QFileDialog::getOpenFileName(this, tr("Compare every dataset below %1 with the same group in…").arg(group),
+                                     QSettings().value("lastDir").toString(), hdf5FilesFilter());
     if (!other.isEmpty()) compareGroup(group, other);
 }
 
@@ -151,9 +156,7 @@ DatasetRef checkpointSet(const QString& file) {
 }  // namespace
 
 void MainWindow::compareCheckpoints() {
-    const QString filter =
-        tr("Checkpoints (*.h5 *.hdf5 *.pt *.pth *.bin *.safetensors *.index.json *.npz);;"
-           "All files (*)");
+    const QString filter = openableFilesFilter();
     const QString dir = QSettings().value("lastDir").toString();
     const QString a = QFileDialog::getOpenFileName(this, tr("Compare checkpoint A (the actual)…"), dir, filter);
     if (a.isEmpty()) return;

@@ -6,6 +6,7 @@
 //           [--set NAME=VALUE]... [--colormap NAME] [--scale linear|log|symlog] [--range
 //           autofit|symmetric|percentile|manual] [--compare [FILE:]PATH]
 //   --case may name a dataset instead of a case: the Dataset view shows it (and --compare B).
+//   FILE may be a tensor file (.pt, .safetensors, .npz, .npy): --case then names a key.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -99,7 +100,9 @@ void describe(QCommandLineParser& parser, const Options& options) {
     parser.setApplicationDescription("OpScope: step through aclnn operator executors and compare with the reference.");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("file", "A case file, trace or msprobe dump folder to open.", "[FILE|DIR]");
+    parser.addPositionalArgument(
+        "file", "A case file, trace, tensor file (.pt, .safetensors, .npz, .npy) or msprobe dump folder to open.",
+        "[FILE|DIR]");
     options.addTo(parser);
 }
 

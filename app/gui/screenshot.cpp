@@ -14,6 +14,7 @@
 #include "session/debug_context.h"
 #include "opscope/h5/h5_file.h"
 #include "views/charts_panel.h"
+#include "opscope/import/tensor_file.h"
 #include "views/dataset_view_panel.h"
 #include "views/group_compare_panel.h"
 #include "views/element_history_panel.h"
@@ -86,7 +87,9 @@ bool ScreenshotDriver::idle() const {
 
 bool ScreenshotDriver::startDataset(const QString& path) {
     const h5::File* f = window_->context()->file();
-    if (path.isEmpty() || !f || f->info(path.toStdString()).kind != h5::ObjectKind::Dataset) return false;
+    const bool dataset = window_->context()->isTensorFile() ||  // a key; a wrong one is the view's sentence
+                         (f && f->info(path.toStdString()).kind == h5::ObjectKind::Dataset);
+    if (path.isEmpty() || !dataset) return false;
     window_->viewDataset(path);
     state_ = State::Dataset;
     timer_.start();
@@ -110,7 +113,8 @@ bool ScreenshotDriver::startGroupCompare(const QString& path) {
     return true;
 }
 
-// Once A is on screen: the comparison, if asked for ("PATH" in this file, or "FILE.h5:PATH").
+// Once A is on screen: the comparison, if asked for ("PATH" in this file, "FILE.h5:PATH", or a
+// tensor file's "FILE.pt:KEY").
 void ScreenshotDriver::pollDataset() {
     DatasetViewPanel* v = window_->datasetView();
     if (!idle()) return;
@@ -121,6 +125,11 @@ void ScreenshotDriver::pollDataset() {
         return;
     }
     compared_ = true;
+    const std::string spec = options_.compare.toStdString();
+    if (import::isTensorFileSpec(spec)) {
+        const QString file = QString::fromStdString(import::tensorFilePath(spec));
+        return window_->compareDataset({file, options_.compare.mid(file.size() + 1)});
+    }
     const int colon = options_.compare.lastIndexOf(QStringLiteral(":/"));
     const QString file = colon > 0 ? options_.compare.left(colon) : window_->context()->filePath();
     window_->compareDataset({file, colon > 0 ? options_.compare.mid(colon + 1) : options_.compare});

@@ -2,6 +2,7 @@
 
 #include <QFont>
 #include <QMimeData>
+#include <algorithm>
 
 #include "palette.h"
 
@@ -28,6 +29,36 @@ void H5TreeModel::setFile(const h5::File* file, std::set<std::string> casePaths)
         root_ = std::make_unique<Node>();
         root_->info.path = "/";
         root_->info.kind = h5::ObjectKind::Group;
+    }
+    endResetModel();
+}
+
+void H5TreeModel::setListing(const std::vector<h5::NodeInfo>& datasets) {
+    beginResetModel();
+    file_ = nullptr;
+    casePaths_.clear();
+    nodeCount_ = 0;
+    root_ = std::make_unique<Node>();
+    root_->info.path = "/";
+    root_->info.kind = h5::ObjectKind::Group;
+    for (const h5::NodeInfo& d : datasets) {
+        Node* parent = root_.get();
+        for (std::size_t end = d.path.find('/'); end != std::string::npos; end = d.path.find('/', end + 1)) {
+            const std::string group = d.path.substr(0, end);
+            const auto found = std::find_if(parent->children.begin(), parent->children.end(),
+                                            [&](const auto& c) { return c->info.path == group; });
+            if (found != parent->children.end()) {
+                parent = found->get();
+                continue;
+            }
+            h5::NodeInfo g;
+            g.path = group;
+            g.name = group.substr(group.rfind('/') == std::string::npos ? 0 : group.rfind('/') + 1);
+            g.kind = h5::ObjectKind::Group;
+            adoptChildren(parent, {std::move(g)});
+            parent = parent->children.back().get();
+        }
+        adoptChildren(parent, {d});
     }
     endResetModel();
 }
@@ -72,14 +103,22 @@ void H5TreeModel::fetchMore(const QModelIndex& parent) {
     Node* n = node(parent);
     if (!canFetchMore(parent)) return;
     n->fetched = true;
-    std::vector<h5::NodeInfo> list;
-    try {
-        list = h5::listTree(*file_, n->info.path, 1);
-    } catch (const std::exception&) {
-        return;  // an unreadable group shows as empty
-    }
+    std::vector<h5::NodeInfo> list = listChildren(*n);
     if (list.empty()) return;
     beginInsertRows(parent, 0, static_cast<int>(list.size()) - 1);
+    adoptChildren(n, std::move(list));
+    endInsertRows();
+}
+
+std::vector<h5::NodeInfo> H5TreeModel::listChildren(const Node& n) const {
+    try {
+        return h5::listTree(*file_, n.info.path, 1);
+    } catch (const std::exception&) {
+        return {};  // an unreadable group shows as empty
+    }
+}
+
+void H5TreeModel::adoptChildren(Node* n, std::vector<h5::NodeInfo> list) {
     for (h5::NodeInfo& info : list) {
         auto child = std::make_unique<Node>();
         child->info = std::move(info);
@@ -88,7 +127,6 @@ void H5TreeModel::fetchMore(const QModelIndex& parent) {
         n->children.push_back(std::move(child));
     }
     nodeCount_ += static_cast<int>(list.size());
-    endInsertRows();
 }
 
 void H5TreeModel::fetchAll(int maxNodes) {
@@ -176,7 +214,7 @@ QModelIndex H5TreeModel::indexForPath(const std::string& path) {
     if (!root_) return {};
     QModelIndex current;
     Node* n = root_.get();
-    std::size_t start = 1;
+    std::size_t start = 0;  // an HDF5 path's leading '/' makes an empty part; a listing's keys have none
     while (start <= path.size()) {
         std::size_t end = path.find('/', start);
         if (end == std::string::npos) end = path.size();

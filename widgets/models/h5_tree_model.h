@@ -25,6 +25,10 @@ public:
 
     // The model reads metadata through `file` (owned by the context) until the next reset.
     void setFile(const h5::File* file, std::set<std::string> casePaths = {});
+    // A listing known whole (a tensor file's tensors): `datasets` as the tree's leaves, each
+    // path's parts before a '/' its groups ("model/conv.weight" under "model"); nothing is
+    // fetched later.
+    void setListing(const std::vector<h5::NodeInfo>& datasets);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
@@ -50,6 +54,8 @@ public:
 private:
     struct Node;
     Node* node(const QModelIndex& index) const;
+    std::vector<h5::NodeInfo> listChildren(const Node& n) const;
+    void adoptChildren(Node* n, std::vector<h5::NodeInfo> list);
     const h5::File* file_ = nullptr;
     std::unique_ptr<Node> root_;
     std::set<std::string> casePaths_;

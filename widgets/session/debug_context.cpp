@@ -3,6 +3,7 @@
 #include <QEventLoop>
 #include <QFileInfo>
 #include <exception>
+#include <functional>
 #include <thread>
 #include <filesystem>
 
@@ -11,6 +12,7 @@
 #include "opscope/h5/file_safety.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
+#include "opscope/import/tensor_file.h"
 #include "opscope/ops/attribute_defaults.h"
 #include "opscope/trace.h"
 #include "session/analysis.h"
@@ -33,34 +35,35 @@ DebugContext::~DebugContext() {
 
 namespace {
 
-// Vets on a pool thread while a local event loop keeps the window painting: a file that hangs
-// libhdf5 takes the vetting time limit, and the debugger must not freeze meanwhile. Rethrows
-// what vetting threw.
-void vetKeepingTheGuiAlive(const std::string& path) {
+// Runs `work` on its own thread while a local event loop keeps the window painting: a file
+// that hangs libhdf5 takes the vetting time limit, a large .npz is inflated to list it, and
+// the debugger must not freeze meanwhile. Rethrows what `work` threw.
+void runKeepingTheGuiAlive(const std::function<void()>& work) {
     std::exception_ptr failure;
     QEventLoop loop;
-    std::thread vetting([&] {
+    std::thread worker([&] {
         try {
-            h5::vetFile(path);
+            work();
         } catch (...) {
             failure = std::current_exception();
         }
         QMetaObject::invokeMethod(&loop, &QEventLoop::quit, Qt::QueuedConnection);
     });
     loop.exec(QEventLoop::ExcludeUserInputEvents);
-    vetting.join();
+    worker.join();
     if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace
 
 bool DebugContext::openFile(const QString& path, QString* error) {
+    if (import::isTensorFileSpec(path.toStdString())) return openTensorFile(path, error);
     std::unique_ptr<h5::File> f;
     try {
         // A damaged file crashes or hangs libhdf5 in a throwaway process, not in the debugger.
         beginBusy(QString("Checking %1").arg(QFileInfo(path).fileName()));
         try {
-            vetKeepingTheGuiAlive(path.toStdString());
+            runKeepingTheGuiAlive([p = path.toStdString()] { h5::vetFile(p); });
         } catch (...) {
             endBusy();
             throw;
@@ -73,6 +76,7 @@ bool DebugContext::openFile(const QString& path, QString* error) {
         return false;
     }
     file_ = std::move(f);
+    tensors_.clear();
     filePath_ = QFileInfo(path).absoluteFilePath();
     outside_.clear();
     try {
@@ -88,6 +92,45 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     return true;
 }
 
+bool DebugContext::openTensorFile(const QString& path, QString* error) {
+    const std::string file = import::tensorFilePath(path.toStdString());
+    std::vector<import::TensorEntry> entries;
+    try {
+        beginBusy(QString("Listing %1").arg(QFileInfo(path).fileName()));
+        try {
+            runKeepingTheGuiAlive([&] { entries = import::describeTensorFile(file); });
+        } catch (...) {
+            endBusy();
+            throw;
+        }
+        endBusy();
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        Q_EMIT statusMessage(QString::fromUtf8(e.what()), true);
+        return false;
+    }
+    file_.reset();
+    tensors_ = std::move(entries);
+    filePath_ = QFileInfo(QString::fromStdString(file)).absoluteFilePath();
+    outside_.clear();
+    cases_.clear();
+    isTrace_ = false;
+    forgetCall();
+    Q_EMIT fileChanged();
+    Q_EMIT statusMessage(QString("Opened %1: %2 tensor(s)").arg(filePath_).arg(tensors_.size()), false);
+    return true;
+}
+
+QString DebugContext::tensorKey(const QString& treePath) const {
+    const bool unnamed = tensors_.size() == 1 && tensors_.front().key.empty();
+    return unnamed && treePath == QFileInfo(filePath_).fileName() ? QString() : treePath;
+}
+
+QString DebugContext::tensorSpec(const QString& treePath) const {
+    const QString key = tensorKey(treePath);
+    return key.isEmpty() ? filePath_ : filePath_ + ":" + key;
+}
+
 void DebugContext::allowExternalData() {
     if (!file_) return;
     h5::allowExternalDataIn(filePath_.toStdString());
@@ -99,6 +142,7 @@ void DebugContext::allowExternalData() {
 
 void DebugContext::closeFile() {
     file_.reset();
+    tensors_.clear();
     filePath_.clear();
     outside_.clear();
     cases_.clear();
@@ -244,6 +288,7 @@ bool DebugContext::setOperator(const QString& name) {
 
 void DebugContext::bindDataset(const std::string& argument, const QString& datasetPath) {
     if (filePath_.isEmpty()) return;
+    if (isTensorFile()) return bindFile(argument, tensorSpec(datasetPath));
     const std::string file = filePath_.toStdString();
     const std::string path = datasetPath.toStdString();
     // A dataset bound twice (one embedding as dy and as x) is read once: tensors share storage.

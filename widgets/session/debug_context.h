@@ -13,6 +13,7 @@
 
 #include "opscope/case_file.h"
 #include "opscope/h5/h5_file.h"
+#include "opscope/import/tensor_entry.h"
 #include "opscope/metrics.h"
 #include "opscope/ops/operator.h"
 #include "opscope/product.h"
@@ -43,7 +44,9 @@ public:
     ~DebugContext() override;
 
     // ---- file -------------------------------------------------------------------------
-    // Opens read-only and lists cases from metadata; false with a sentence in *error.
+    // Opens read-only and lists cases from metadata; false with a sentence in *error. A tensor
+    // file (.pt/.pth/.bin, .safetensors and its shard index, .npz, .npy) opens too: its tensors
+    // are listed from its directory (no data read) and it has no cases.
     bool openFile(const QString& path, QString* error = nullptr);
     // What the open file points at outside itself ("/a/dy: external storage -> /etc/passwd"),
     // which is not read unless allowExternalData() was called for it.
@@ -54,6 +57,15 @@ public:
     QString filePath() const { return filePath_; }
     const h5::File* file() const { return file_.get(); }
     bool isTraceFile() const { return isTrace_; }
+    // The open file is a tensor file: its tensors (key, dtype, shape) are the tree's datasets,
+    // each key a dataset path (bound, viewed and compared as "FILE:KEY").
+    bool isTensorFile() const { return !filePath_.isEmpty() && !file_; }
+    const std::vector<import::TensorEntry>& tensorEntries() const { return tensors_; }
+    // The key of a tree path of the open tensor file: the path itself, or "" for the file's one
+    // unnamed tensor (a .npy, a .pt of a bare tensor), which the tree lists under the file's name.
+    QString tensorKey(const QString& treePath) const;
+    // What readTensorFile reads for a tree path of the open tensor file: FILE:KEY, or FILE.
+    QString tensorSpec(const QString& treePath) const;
     const std::vector<CaseEntry>& cases() const { return cases_; }
 
     // Reads the case in the background, binds it and prepares it. Only the latest request
@@ -216,12 +228,14 @@ private:
     void applyBaseline(TensorMapPtr baseline);
     void computeAnalysis();
     void listCases();
+    bool openTensorFile(const QString& path, QString* error);
 
     std::unique_ptr<ExecutionWorker> worker_;
     QString filePath_;
     QStringList outside_;
     std::unique_ptr<h5::File> file_;
     bool isTrace_ = false;
+    std::vector<import::TensorEntry> tensors_;  // of an open tensor file
     std::vector<CaseEntry> cases_;
     std::shared_ptr<const cases::Case> case_;
     uint64_t caseRequest_ = 0;

@@ -23,6 +23,7 @@
 #include "opscope/case_file.h"
 #include "opscope/ops/argument_fit.h"
 #include "opscope/h5/attribute_value.h"
+#include "palette.h"
 #include "session/debug_context.h"
 #include "views/panel_setup.h"
 
@@ -205,14 +206,48 @@ void FileBrowserPanel::addCopyEntries(QMenu* menu, const h5::NodeInfo& node) {
     connect(copy, &QAction::triggered, this, [path] { QGuiApplication::clipboard()->setText(path); });
 }
 
+namespace {
+
+// A tensor file's tensors as the tree's datasets: each key its path (the file's one unnamed
+// tensor under the file's name, as DebugContext::tensorKey reads it back).
+std::vector<h5::NodeInfo> tensorNodes(const std::vector<import::TensorEntry>& tensors, const QString& file) {
+    std::vector<h5::NodeInfo> nodes;
+    for (const import::TensorEntry& t : tensors) {
+        h5::NodeInfo n;
+        n.path = t.key.empty() ? QFileInfo(file).fileName().toStdString() : t.key;
+        n.name = n.path.substr(n.path.rfind('/') == std::string::npos ? 0 : n.path.rfind('/') + 1);
+        n.kind = h5::ObjectKind::Dataset;
+        n.dataset.shape = t.shape;
+        n.dataset.dtype = t.dtype;
+        n.dataset.typeName = dtypeName(t.dtype);
+        n.dataset.storageBytes = static_cast<uint64_t>(shapeNumel(t.shape)) * dtypeSize(t.dtype);
+        nodes.push_back(std::move(n));
+    }
+    return nodes;
+}
+
+}  // namespace
+
 void FileBrowserPanel::onFileChanged() {
     std::set<std::string> casePaths;
     for (const CaseEntry& c : context_->cases()) casePaths.insert(c.path);
-    tree_->setFile(context_->file(), casePaths);
+    if (context_->isTensorFile())
+        tree_->setListing(tensorNodes(context_->tensorEntries(), context_->filePath()));
+    else
+        tree_->setFile(context_->file(), casePaths);
     attributes_->setRowCount(0);
+    if (context_->isTensorFile()) {
+        const QFileInfo fi(context_->filePath());
+        title_->setText(tr("<b>%1</b> — %2 · %n tensor(s): double-click one to view it, drag it onto an argument", "",
+                           static_cast<int>(context_->tensorEntries().size()))
+                            .arg(fi.fileName().toHtmlEscaped(), formatBytes(double(fi.size()))));
+        title_->setToolTip(context_->filePath());
+        return;
+    }
     if (!context_->file()) {
         title_->setText(
-            tr("No file. <b>File › Open</b> (Ctrl+O), drop an .h5 file here, or pass one on the command line."));
+            tr("No file. <b>File › Open</b> (Ctrl+O) an .h5 file or a checkpoint (.pt, .safetensors, "
+               ".npz, .npy), drop one here, or pass one on the command line."));
         return;
     }
     const QFileInfo fi(context_->filePath());
@@ -222,12 +257,11 @@ void FileBrowserPanel::onFileChanged() {
     const QString from = device             ? tr(" · from the %1").arg(QString::fromUtf8(productName(*device)))
                          : !unknown.empty() ? tr(" · from product '%1' (unknown)").arg(QString::fromStdString(unknown))
                                             : QString();
-    title_->setText(
-        tr("<b>%1</b> — %2 · %3 %4%5")
-            .arg(fi.fileName().toHtmlEscaped(), QString::number(fi.size() / 1024.0 / 1024.0, 'f', 2) + " MiB")
-            .arg(context_->cases().size())
-            .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)"))
-            .arg(from.toHtmlEscaped()));
+    title_->setText(tr("<b>%1</b> — %2 · %3 %4%5")
+                        .arg(fi.fileName().toHtmlEscaped(), formatBytes(double(fi.size())))
+                        .arg(context_->cases().size())
+                        .arg(context_->isTraceFile() ? tr("recorded executor run(s)") : tr("case(s)"))
+                        .arg(from.toHtmlEscaped()));
     title_->setToolTip(context_->filePath());
     // Full names where they fit, elided at the end (tooltip: the whole text) where they do not.
     caseView_->resizeColumnsToContents();
