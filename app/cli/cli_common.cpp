@@ -97,34 +97,70 @@ void requireSafeFile(const std::string& path, const std::vector<std::string>& da
     h5::vetFile(path, dataPaths);
 }
 
-HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what) {
+namespace {
+
+// The file of `ref`, vetted (requireSafeFile) and opened, with a dataset at its path.
+std::shared_ptr<const h5::File> openDataset(const DatasetRef& ref, const std::string& what) {
     requireSafeFile(ref.file, {ref.path});
-    const h5::File f = h5::File::openReadOnly(ref.file);
-    const h5::ObjectKind kind = f.info(ref.path).kind;
+    auto f = std::make_shared<const h5::File>(h5::File::openReadOnly(ref.file));
+    const h5::ObjectKind kind = f->info(ref.path).kind;
     if (kind == h5::ObjectKind::Missing) throw CliError(what + ": no dataset '" + ref.path + "' in '" + ref.file + "'");
     if (kind != h5::ObjectKind::Dataset)
         throw CliError(what + ": '" + ref.path + "' in '" + ref.file + "' is a " + h5::kindName(kind) +
                        ", not a dataset");
-    return h5::readTensor(f, ref.path);
+    return f;
 }
 
-HostTensor readTensorArgument(const std::string& target, const std::string& what, std::vector<std::string>* files) {
-    if (import::isTensorFileSpec(target)) {
-        try {
-            HostTensor t = import::readTensorFile(target);
-            if (files) files->push_back(import::tensorFilePath(target));
-            return t;
-        } catch (const import::FormatError& e) {
-            throw CliError(what + ": " + e.what());
-        }
-    }
-    const DatasetRef ref = parseDatasetRef(target, what);
-    if (files) files->push_back(ref.file);
+// `read` with its file's errors as CliErrors naming `what` (which side of a compare, which --bind).
+template <class Read>
+auto namingErrors(const std::string& what, Read&& read) {
     try {
-        return readDatasetTensor(ref, what);  // CliError (no such file or dataset) passes through
+        return read();
     } catch (const FileError& e) {
         throw CliError(what + ": " + e.what());
     }
+}
+
+}  // namespace
+
+HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what) {
+    return h5::readTensor(*openDataset(ref, what), ref.path);
+}
+
+HostTensor readTensorArgument(const std::string& target, const std::string& what, std::vector<std::string>* files) {
+    const ops::TensorHandle t = openTensorArgument(target, what, files);
+    return t.read();
+}
+
+ops::TensorHandle openTensorArgument(const std::string& target, const std::string& what,
+                                     std::vector<std::string>* files) {
+    if (import::isTensorFileSpec(target)) {
+        return namingErrors(what, [&] {
+            const auto file = std::make_shared<const import::TensorFile>(target);
+            const std::string key = target.size() > file->path().size() ? target.substr(file->path().size() + 1) : "";
+            const import::TensorEntry entry = file->entry(key);
+            if (files) files->push_back(file->path());
+            return ops::TensorHandle{
+                entry.dtype, entry.shape,
+                [file, key, what] { return namingErrors(what, [&] { return file->read(key); }); },
+                [file, key, what](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+                    return namingErrors(what, [&] { return file->readBlock(key, start, count); });
+                }};
+        });
+    }
+    const DatasetRef ref = parseDatasetRef(target, what);
+    if (files) files->push_back(ref.file);
+    return namingErrors(what, [&] {
+        const std::shared_ptr<const h5::File> f = openDataset(ref, what);  // CliError passes through
+        const h5::DatasetInfo info = h5::datasetInfo(*f, ref.path);
+        const std::string path = ref.path;
+        return ops::TensorHandle{
+            info.dtype, info.shape,
+            [f, path, what] { return namingErrors(what, [&] { return h5::readTensor(*f, path); }); },
+            [f, path, what](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+                return namingErrors(what, [&] { return h5::readTensorBlock(*f, path, start, count); });
+            }};
+    });
 }
 
 std::optional<long> parseWholeNumber(const std::string& text, long min, long max) {

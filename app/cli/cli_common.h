@@ -10,6 +10,7 @@
 #include "opscope/dtype.h"
 #include "opscope/error.h"
 #include "opscope/host_tensor.h"
+#include "opscope/ops/tensor_sets.h"
 #include "opscope/metric_fields.h"
 #include "opscope/product.h"
 
@@ -85,5 +86,9 @@ HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what);
 // appended to `files` (which outputs must not replace).
 HostTensor readTensorArgument(const std::string& target, const std::string& what,
                               std::vector<std::string>* files = nullptr);
+// The same tensor opened, its dtype and shape from metadata, read whole or a block at a time
+// (what compare streams in bands when it is big). The same CliErrors, from the reads too.
+ops::TensorHandle openTensorArgument(const std::string& target, const std::string& what,
+                                     std::vector<std::string>* files = nullptr);
 
 }  // namespace opscope::cli

@@ -24,7 +24,8 @@ CommandSpec compareSpec() {
             "FILE.safetensors:KEY (a Hugging Face checkpoint: only that tensor's bytes are read).\n"
             "The reference is rounded to the output dtype before comparing. The output dtype is --dtype,\n"
             "else the actual tensor's dtype (float32 for non-floating tensors); it picks the thresholds.\n"
-            "The element counts must agree; shapes may differ ([C] against [1, C]).\n"
+            "The element counts must agree; shapes may differ ([C] against [1, C]). Two tensors over 64 MiB\n"
+            "of the same shape are compared a band of each at a time, to the same metrics.\n"
             "Two sets of tensors (two files of several tensors, two checkpoints or state dicts, or two HDF5\n"
             "groups FILE.h5:/group) compare key by key, two tensors in memory at a time: one row per key,\n"
             "each in its own dtype; a key one set lacks fails the run. Two folders (an NPU run's msprobe\n"
@@ -75,12 +76,14 @@ int runCompare(const ParsedArgs& a) {
             throw CliError("--dtype applies to one tensor; two sets of tensors compare each in its own");
         return compareTensorSets(a, *actualSet, *referenceSet, standard);
     }
-    const HostTensor actual = readTensorArgument(actualRef, "the actual tensor");
-    const HostTensor reference = readTensorArgument(referenceRef, "the reference tensor");
-    const DType outputDtype = forced != DType::Undefined       ? forced
-                              : isFloatingType(actual.dtype()) ? actual.dtype()
-                                                               : DType::Float32;
-    const ops::Comparison c = ops::compareOutput("", actualRef, actual, referenceRef, reference, outputDtype, standard);
+    // Opened, not read: a pair over a band each (ops::kCompareBandBytes) is compared in bands.
+    const ops::TensorHandle actual = openTensorArgument(actualRef, "the actual tensor");
+    const ops::TensorHandle reference = openTensorArgument(referenceRef, "the reference tensor");
+    const DType outputDtype = forced != DType::Undefined     ? forced
+                              : isFloatingType(actual.dtype) ? actual.dtype
+                                                             : DType::Float32;
+    const ops::Comparison c =
+        *ops::compareTensors("", actualRef, actual, referenceRef, reference, outputDtype, standard);
     if (!c.compared) throw CliError(c.note);
     const metrics::ComparisonMetrics& m = c.metrics;
     const metrics::Judgement& j = c.judgement;
@@ -89,10 +92,10 @@ int runCompare(const ParsedArgs& a) {
     if (a.has("--json")) {
         JsonWriter w(std::cout);
         w.beginObject().field("command", "compare");
-        w.key("actual").beginObject().field("ref", actualRef).field("dtype", dtypeName(actual.dtype()));
-        w.field("shape", actual.shape()).endObject();
-        w.key("reference").beginObject().field("ref", referenceRef).field("dtype", dtypeName(reference.dtype()));
-        w.field("shape", reference.shape()).endObject();
+        w.key("actual").beginObject().field("ref", actualRef).field("dtype", dtypeName(actual.dtype));
+        w.field("shape", actual.shape).endObject();
+        w.key("reference").beginObject().field("ref", referenceRef).field("dtype", dtypeName(reference.dtype));
+        w.field("shape", reference.shape).endObject();
         w.key("comparison");
         ops::writeComparisonJson(w, c);
         w.field("exit_code", code).endObject();
@@ -102,10 +105,10 @@ int runCompare(const ParsedArgs& a) {
     auto row = [](const std::string& k, const std::string& v) {
         std::cout << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
     };
-    row("actual", actualRef + "  " + tensorText(actual.dtype(), actual.shape()));
+    row("actual", actualRef + "  " + tensorText(actual.dtype, actual.shape));
     row("reference",
-        referenceRef + "  " + tensorText(reference.dtype(), reference.shape()) +
-            (reference.dtype() != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
+        referenceRef + "  " + tensorText(reference.dtype, reference.shape) +
+            (reference.dtype != outputDtype ? "  (rounded to " + std::string(dtypeName(outputDtype)) + ")" : ""));
     for (const metrics::MetricField& f : metrics::metricFields())
         if (f.value(m) || f.format != metrics::FieldFormat::Count) row(lowerCase(f.label), formatMetric(f, m));
     for (const metrics::ElementField& f : metrics::elementFields()) row(lowerCase(f.label), at(f.element(m)));

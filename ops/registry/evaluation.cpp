@@ -10,7 +10,9 @@
 namespace opscope::ops {
 namespace {
 
-std::string describe(const HostTensor& t) { return std::string(dtypeName(t.dtype())) + shapeToString(t.shape()); }
+std::string describe(DType dtype, const std::vector<int64_t>& shape) {
+    return std::string(dtypeName(dtype)) + shapeToString(shape);
+}
 
 // A standard named by the caller is a usage error; one a case file names is the case's content.
 template <class ErrorOfOrigin>
@@ -31,39 +33,43 @@ metrics::Standard resolveStandard(const std::string& explicitSpec, const std::st
     return metrics::parseStandard(metrics::defaultStandardName(opName));
 }
 
-DType judgedDtype(const HostTensor& actual) {
-    const DType d = actual.dtype();
+DType judgedDtype(DType d) {
     return d == DType::Float16 || d == DType::BFloat16 || d == DType::Float32 || d == DType::Float64 ? d
                                                                                                      : DType::Float32;
+}
+
+DType judgedDtype(const HostTensor& actual) { return judgedDtype(actual.dtype()); }
+
+Comparison comparePair(const std::string& output, const std::string& actualName, DType actualDtype,
+                       const std::vector<int64_t>& actualShape, const std::string& referenceName, DType referenceDtype,
+                       const std::vector<int64_t>& referenceShape, const metrics::Standard& standard,
+                       const std::function<metrics::ComparisonMetrics()>& measure) {
+    auto named = [&](const std::string& source) { return output.empty() ? source : source + "/" + output; };
+    if (shapeNumel(actualShape) != shapeNumel(referenceShape))
+        return notCompared(output, actualName, referenceName,
+                           named(referenceName) + " is " + describe(referenceDtype, referenceShape) + " but " +
+                               named(actualName) + " is " + describe(actualDtype, actualShape) +
+                               ": the element counts differ",
+                           standard);
+    Comparison c;
+    c.output = output;
+    c.actual = actualName;
+    c.reference = referenceName;
+    try {
+        c.metrics = measure();
+    } catch (const UsageError& e) {
+        return notCompared(output, actualName, referenceName, e.what(), standard);
+    }
+    c.judgement = standard.judge(c.metrics);
+    return c;
 }
 
 Comparison compareOutput(const std::string& output, const std::string& actualName, const HostTensor& actual,
                          const std::string& referenceName, const HostTensor& reference, DType outputDtype,
                          const metrics::Standard& standard) {
-    Comparison c;
-    c.output = output;
-    c.actual = actualName;
-    c.reference = referenceName;
-    c.judgement.standard = standard.name;
-    auto notCompared = [&](const std::string& why) {
-        c.compared = false;
-        c.judged = false;
-        c.note = why;
-        c.judgement.verdict = metrics::Verdict::Fail;
-        c.judgement.reason = "not judged: " + why;
-        return c;
-    };
-    auto named = [&](const std::string& source) { return output.empty() ? source : source + "/" + output; };
-    if (actual.numel() != reference.numel())
-        return notCompared(named(referenceName) + " is " + describe(reference) + " but " + named(actualName) + " is " +
-                           describe(actual) + ": the element counts differ");
-    try {
-        c.metrics = metrics::compare(actual, reference, outputDtype, standard.options);
-    } catch (const UsageError& e) {
-        return notCompared(e.what());
-    }
-    c.judgement = standard.judge(c.metrics);
-    return c;
+    return comparePair(output, actualName, actual.dtype(), actual.shape(), referenceName, reference.dtype(),
+                       reference.shape(), standard,
+                       [&] { return metrics::compare(actual, reference, outputDtype, standard.options); });
 }
 
 Comparison notCompared(const std::string& output, const std::string& actualName, const std::string& referenceName,

@@ -11,13 +11,39 @@
 #include "opscope/h5/vetting.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/tensor_file.h"
+#include "opscope/row_major_blocks.h"
 
 namespace opscope::ops {
+
+TensorHandle heldTensor(HostTensor tensor) {
+    auto held = std::make_shared<const HostTensor>(std::move(tensor));
+    TensorHandle h{held->dtype(), held->shape(), [held] { return *held; }, {}};
+    h.readBlock = [held](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+        TensorView v = held->view();
+        for (std::size_t a = 0; a < start.size(); ++a) v.offset += start[a] * v.strides[a];
+        v.shape = count;
+        return HostTensor::copyOf(v);
+    };
+    return h;
+}
+
+namespace {
+
+// A key of an opened tensor file; `file` stays open while the handle lives.
+TensorHandle tensorFileHandle(const std::shared_ptr<const import::TensorFile>& file, const std::string& key) {
+    const import::TensorEntry entry = file->entry(key);
+    return TensorHandle{entry.dtype, entry.shape, [file, key] { return file->read(key); },
+                        [file, key](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+                            return file->readBlock(key, start, count);
+                        }};
+}
+
+}  // namespace
 
 TensorSet tensorFileSet(const std::string& file) {
     auto opened = std::make_shared<const import::TensorFile>(file);
     std::vector<std::string> keys = opened->keys();
-    return TensorSet{file, std::move(keys), [opened](const std::string& key) { return opened->read(key); }};
+    return TensorSet{file, std::move(keys), [opened](const std::string& key) { return tensorFileHandle(opened, key); }};
 }
 
 TensorSet hdf5GroupSet(const std::string& file, const std::string& group, const std::string& name) {
@@ -42,13 +68,25 @@ TensorSet hdf5GroupSet(const std::string& file, const std::string& group, const 
         if (n.kind == h5::ObjectKind::Dataset && n.dataset.dtype != DType::Undefined)
             keys.push_back(n.path.substr(prefix.size() + 1));
     }
-    return TensorSet{name, std::move(keys), [opened, prefix, name](const std::string& key) {
-                         try {
-                             return h5::readTensor(*opened, prefix + "/" + key);
-                         } catch (const FileError& e) {
-                             throw ContentError(name + ": " + e.what());
-                         }
-                     }};
+    return TensorSet{
+        name, std::move(keys), [opened, prefix, name](const std::string& key) {
+            // A libhdf5 sentence names the file; the set's name says which side.
+            const auto named = [name](auto read) {
+                try {
+                    return read();
+                } catch (const FileError& e) {
+                    throw ContentError(name + ": " + e.what());
+                }
+            };
+            const std::string path = prefix + "/" + key;
+            const h5::DatasetInfo info = named([&] { return h5::datasetInfo(*opened, path); });
+            return TensorHandle{
+                info.dtype, info.shape,
+                [opened, path, named] { return named([&] { return h5::readTensor(*opened, path); }); },
+                [opened, path, named](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+                    return named([&] { return h5::readTensorBlock(*opened, path, start, count); });
+                }};
+        }};
 }
 
 TensorSet tensorFolderSet(const std::string& dir) {
@@ -66,8 +104,10 @@ TensorSet tensorFolderSet(const std::string& dir) {
     if (ec) throw IoError("cannot list '" + dir + "': " + ec.message());
     std::sort(keys.begin(), keys.end());
     const fs::path root(dir);
-    return TensorSet{dir, std::move(keys),
-                     [root](const std::string& key) { return import::readTensorFile((root / key).string()); }};
+    return TensorSet{dir, std::move(keys), [root](const std::string& key) {
+                         // A member file: its one tensor, or the error listing its keys.
+                         return tensorFileHandle(std::make_shared<const import::TensorFile>((root / key).string()), "");
+                     }};
 }
 
 std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& reference) {
@@ -80,25 +120,65 @@ std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& 
 
 namespace {
 
-// Both tensors of a key read and compared; a key either side cannot read is not compared, its
-// sentence the note (and told to control.unreadable), and the other keys go on.
-Comparison compareKey(const std::string& key, const TensorSet& actual, const TensorSet& reference,
-                      const metrics::Standard& standard, const SetCompareControl& control) {
-    HostTensor a, r;
+struct Cancelled {};
+
+// The pair's metrics a band of each side at a time, in row-major order.
+metrics::ComparisonMetrics compareInBands(const TensorHandle& actual, const TensorHandle& reference, DType outputDtype,
+                                          const metrics::CompareOptions& options, uint64_t bandBytes,
+                                          const std::atomic<bool>* cancelled) {
+    metrics::ComparisonAccumulator pass(actual.shape, outputDtype, options);
+    const std::size_t elementSize = std::max(dtypeSize(actual.dtype), dtypeSize(reference.dtype));
+    for (const TensorBlock& b : rowMajorBlocks(actual.shape, elementSize, bandBytes)) {
+        if (cancelled && cancelled->load()) throw Cancelled{};
+        pass.add(actual.readBlock(b.start, b.count), reference.readBlock(b.start, b.count));
+    }
+    return pass.finish();
+}
+
+}  // namespace
+
+std::optional<Comparison> compareTensors(const std::string& output, const std::string& actualName,
+                                         const TensorHandle& actual, const std::string& referenceName,
+                                         const TensorHandle& reference, DType outputDtype,
+                                         const metrics::Standard& standard, uint64_t bandBytes,
+                                         const std::atomic<bool>* cancelled) {
+    const auto bytes = [](const TensorHandle& t) { return uint64_t(shapeNumel(t.shape)) * dtypeSize(t.dtype); };
+    const bool whole = (bytes(actual) <= bandBytes && bytes(reference) <= bandBytes) || actual.shape != reference.shape;
     try {
-        a = actual.read(key);
-        r = reference.read(key);
+        return comparePair(
+            output, actualName, actual.dtype, actual.shape, referenceName, reference.dtype, reference.shape, standard,
+            [&] {
+                if (whole) return metrics::compare(actual.read(), reference.read(), outputDtype, standard.options);
+                return compareInBands(actual, reference, outputDtype, standard.options, bandBytes, cancelled);
+            });
+    } catch (const Cancelled&) {
+        return std::nullopt;
+    }
+}
+
+namespace {
+
+// Both tensors of a key opened and compared; a key either side cannot read is not compared, its
+// sentence the note (and told to control.unreadable), and the other keys go on. Nothing when
+// cancelled between its bands.
+std::optional<Comparison> compareKey(const std::string& key, const TensorSet& actual, const TensorSet& reference,
+                                     const metrics::Standard& standard, const SetCompareControl& control,
+                                     uint64_t bandBytes) {
+    try {
+        const TensorHandle a = actual.open(key), r = reference.open(key);
+        return compareTensors(key, actual.name, a, reference.name, r, judgedDtype(a.dtype), standard, bandBytes,
+                              control.cancelled);
     } catch (const FileError& e) {
         if (control.unreadable) control.unreadable(key, e.what());
         return notCompared(key, actual.name, reference.name, std::string("cannot read: ") + e.what(), standard);
     }
-    return compareOutput(key, actual.name, a, reference.name, r, judgedDtype(a), standard);
 }
 
 }  // namespace
 
 std::vector<Comparison> compareTensorSets(const TensorSet& actual, const TensorSet& reference,
-                                          const metrics::Standard& standard, const SetCompareControl& control) {
+                                          const metrics::Standard& standard, const SetCompareControl& control,
+                                          uint64_t bandBytes) {
     const std::unordered_set<std::string> inActual(actual.keys.begin(), actual.keys.end()),
         inReference(reference.keys.begin(), reference.keys.end());
     const std::vector<std::string> keys = comparedKeys(actual, reference);
@@ -110,7 +190,9 @@ std::vector<Comparison> compareTensorSets(const TensorSet& actual, const TensorS
                                       (inActual.count(key) ? reference.name : actual.name) + " has no '" + key + "'",
                                       standard));
         } else {
-            out.push_back(compareKey(key, actual, reference, standard, control));
+            std::optional<Comparison> c = compareKey(key, actual, reference, standard, control, bandBytes);
+            if (!c) break;  // cancelled within the key
+            out.push_back(std::move(*c));
         }
         if (control.compared) control.compared(out.back(), out.size(), keys.size());
     }

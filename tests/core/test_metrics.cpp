@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "opscope/error.h"
 #include "opscope/float16.h"
 #include "opscope/host_tensor.h"
+#include "opscope/metric_fields.h"
 #include "opscope/metrics.h"
 
 using namespace opscope;
@@ -401,4 +403,99 @@ TEST(ErrorAnalysis, CumulativeShareWithinTolerances) {
     ASSERT_EQ(t.size(), 4u);
     EXPECT_DOUBLE_EQ(t.front(), 1e-3);
     EXPECT_DOUBLE_EQ(t.back(), 1.0);
+}
+
+// A comparison fed in blocks (what a streamed compare of two tensors larger than memory does)
+// equals the whole one field for field, bit for bit: NaN/Inf pairs, small values, tolerance,
+// the worst elements' coordinates, in each output dtype.
+TEST(Metrics, AComparisonFedInBlocksEqualsTheWholeBitForBit) {
+    const std::vector<int64_t> shape{7, 5, 11};
+    const int64_t n = 7 * 5 * 11;
+    std::vector<double> a(n), r(n);
+    uint32_t seed = 12345;
+    auto next = [&] {
+        seed = seed * 1664525u + 1013904223u;
+        return (static_cast<double>(seed >> 8) / 16777216.0) * 2 - 1;
+    };
+    for (int64_t i = 0; i < n; ++i) {
+        r[i] = next() * (i % 13 == 0 ? 1e-7 : 3.0);
+        a[i] = r[i] * (1 + 1e-3 * next());
+    }
+    a[17] = std::numeric_limits<double>::quiet_NaN();
+    r[40] = std::numeric_limits<double>::infinity();
+    a[41] = r[41] = -std::numeric_limits<double>::infinity();
+    metrics::CompareOptions options;
+    options.checkTolerance = true;
+    options.rtol = 1e-3;
+    options.atol = 1e-6;
+    for (DType dtype : {DType::Float32, DType::Float16, DType::BFloat16}) {
+        SCOPED_TRACE(dtypeName(dtype));
+        const HostTensor actual = HostTensor::fromDoubles(dtype, shape, a);
+        const HostTensor reference = HostTensor::fromDoubles(DType::Float64, shape, r);
+        const metrics::ComparisonMetrics whole = metrics::compare(actual, reference, dtype, options);
+        metrics::ComparisonAccumulator blocks(shape, dtype, options);
+        for (int64_t at = 0, size = 1; at < n; at += size, size = size * 3 % 97 + 1) {
+            const int64_t count = std::min(size, n - at);
+            auto slice = [&](const HostTensor& t) {
+                TensorView v = t.view();
+                v.shape = {count};
+                v.strides = {1};
+                v.offset = at;
+                return HostTensor::copyOf(v);
+            };
+            blocks.add(slice(actual), slice(reference));
+        }
+        const metrics::ComparisonMetrics fed = blocks.finish();
+        for (const metrics::MetricField& f : metrics::metricFields()) {
+            SCOPED_TRACE(f.key);
+            const std::optional<double> x = f.value(whole), y = f.value(fed);
+            ASSERT_EQ(x.has_value(), y.has_value());
+            if (x) EXPECT_TRUE(*x == *y || (std::isnan(*x) && std::isnan(*y))) << *x << " vs " << *y;
+        }
+        for (const metrics::ElementField& f : metrics::elementFields()) {
+            SCOPED_TRACE(f.key);
+            EXPECT_EQ(f.element(whole).index, f.element(fed).index);
+            EXPECT_EQ(f.element(whole).coords, f.element(fed).coords);
+        }
+        EXPECT_EQ(whole.worstRel.coords, (std::vector<int64_t>(fed.worstRel.coords)));
+    }
+    metrics::ComparisonAccumulator shortOne(shape, DType::Float32);
+    EXPECT_THROW(shortOne.finish(), UsageError);  // fewer elements than the shape holds
+}
+
+// ulpOf reads the exponent from the bits: the same spacing as frexp and ldexp give, from
+// float64's subnormals to its largest values, in each dtype.
+TEST(Metrics, UlpSpacingEqualsFrexpLdexpEverywhere) {
+    std::vector<double> values{0.0,
+                               -0.0,
+                               1.0,
+                               -1.0,
+                               0.75,
+                               1e-300,
+                               4.9e-324,
+                               2.2250738585072014e-308,
+                               1e-45,
+                               6e-8,
+                               65504.0,
+                               3.4e38,
+                               1.7976931348623157e308,
+                               -2.5e-310};
+    uint64_t bits = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 20000; ++i) {
+        bits = bits * 6364136223846793005ull + 1442695040888963407ull;
+        double v = 0;
+        const uint64_t finite = bits & ~(uint64_t(0x7ff) << 52) | ((bits >> 12) % 0x7ff) << 52;  // never Inf/NaN
+        std::memcpy(&v, &finite, sizeof v);
+        values.push_back(v);
+    }
+    for (DType dtype : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+        const metrics::DTypeTolerances t = metrics::tolerancesFor(dtype);
+        for (double v : values) {
+            int e = 0;
+            std::frexp(std::fabs(v), &e);
+            const int exponent = v == 0 ? t.minExponent : std::max(e - 1, t.minExponent);
+            ASSERT_EQ(metrics::ulpOf(v, dtype), std::ldexp(1.0, exponent - t.mantissaBits))
+                << v << " " << dtypeName(dtype);
+        }
+    }
 }

@@ -14,6 +14,7 @@
 #include "opscope/import/format_error.h"
 #include "opscope/import/npy.h"
 #include "opscope/import/tensor_file.h"
+#include "opscope/row_major_blocks.h"
 #include "reader_fixtures.h"
 #include "scratch_dir.h"
 
@@ -136,4 +137,48 @@ TEST(TensorBlocks, ARowOrAColumnOfA4GiBNpyCostsItsOwnBytes) {
     rusage after{};
     getrusage(RUSAGE_SELF, &after);
     EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB of peak memory grew";
+}
+
+// rowMajorBlocks: contiguous runs in row-major order, covering each element once, none over the
+// limit (but for a single element bigger than it).
+TEST(RowMajorBlocks, CoverATensorInOrderWithinTheLimit) {
+    struct Case {
+        std::vector<int64_t> shape;
+        uint64_t maxBytes;
+        std::size_t blocks;
+    } cases[] = {
+        {{6, 8, 10}, 4 * 480, 1},  // all of it fits
+        {{6, 8, 10}, 4 * 80, 6},   // one [8, 10] slab a block
+        {{6, 8, 10}, 4 * 170, 3},  // two slabs a block
+        {{6, 8, 10}, 4 * 30, 18},  // three rows of 10 a block (8 = 3 + 3 + 2)
+        {{6, 8, 10}, 4 * 7, 96},   // a row in two (7 + 3)
+        {{1000}, 4 * 300, 4},      // 300, 300, 300, 100
+        {{}, 4, 1},                // a scalar
+        {{3, 0, 2}, 4, 0},         // no elements
+        {{5}, 1, 5},               // a limit below one element: one each
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(shapeToString(c.shape) + " in blocks of " + std::to_string(c.maxBytes) + " bytes");
+        const std::vector<TensorBlock> blocks = rowMajorBlocks(c.shape, 4, c.maxBytes);
+        EXPECT_EQ(blocks.size(), c.blocks);
+        const std::vector<int64_t> strides = TensorView::contiguousStrides(c.shape);
+        int64_t next = 0;  // the row-major index each block must start at
+        for (const TensorBlock& b : blocks) {
+            int64_t first = 0;
+            for (std::size_t a = 0; a < c.shape.size(); ++a) {
+                first += b.start[a] * strides[a];
+                EXPECT_LE(b.start[a] + b.count[a], c.shape[a]);
+            }
+            EXPECT_EQ(first, next);
+            EXPECT_LE(uint64_t(shapeNumel(b.count)) * 4, std::max<uint64_t>(c.maxBytes, 4));
+            // Contiguous: every axis after the first one counting more than 1 is whole.
+            bool whole = false;
+            for (std::size_t a = 0; a < c.shape.size(); ++a) {
+                if (whole) EXPECT_EQ(b.count[a], c.shape[a]);
+                whole = whole || b.count[a] > 1;
+            }
+            next += shapeNumel(b.count);
+        }
+        EXPECT_EQ(next, c.blocks ? shapeNumel(c.shape) : 0);
+    }
 }

@@ -3,12 +3,18 @@
 // each key, and a cancel that stops between keys.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
+#include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 
 #include "opscope/import/npy.h"
+#include "opscope/metric_fields.h"
 #include "opscope/ops/tensor_sets.h"
+#include "opscope/process_memory.h"
 #include "scratch_dir.h"
 
 namespace opscope::ops {
@@ -23,7 +29,7 @@ TensorSet fakeSet(const std::string& name, std::vector<std::string> keys, std::v
                          const double scale = std::find(scaled.begin(), scaled.end(), key) != scaled.end() ? 1.5 : 1.0;
                          std::vector<double> v;
                          for (int i = 0; i < 4; ++i) v.push_back(scale * static_cast<double>(key.size() + i));
-                         return HostTensor::fromDoubles(DType::Float32, {4}, v);
+                         return heldTensor(HostTensor::fromDoubles(DType::Float32, {4}, v));
                      }};
 }
 
@@ -97,6 +103,89 @@ TEST(TensorSets, AFolderIsItsTensorFilesByRelativePath) {
     EXPECT_TRUE(out[2].judgement.passed()) << "the key after an unreadable one is still compared";
     EXPECT_EQ(unreadable, (std::vector<std::string>{"broken.npy"}));
     EXPECT_THROW(tensorFolderSet(a.file("b.npy")), ContentError);
+}
+
+}  // namespace
+}  // namespace opscope::ops
+
+namespace opscope::ops {
+namespace {
+
+// Two tensors over a band are compared a band of each at a time, to the same bits as whole, with
+// the worst elements' coordinates in the whole shape; a cancel between bands gives nothing.
+TEST(TensorSets, APairOverABandIsComparedInBandsToTheSameBits) {
+    std::vector<double> a(6 * 8 * 10), r(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        r[i] = std::sin(0.37 * static_cast<double>(i)) * 4;
+        a[i] = r[i] * (1 + 1e-4 * std::cos(static_cast<double>(i)));
+    }
+    a[417] = r[417] + 0.5;  // the worst, at [5, 1, 7]
+    a[100] = std::numeric_limits<double>::quiet_NaN();
+    const TensorHandle actual = heldTensor(HostTensor::fromDoubles(DType::Float32, {6, 8, 10}, a));
+    const TensorHandle reference = heldTensor(HostTensor::fromDoubles(DType::Float64, {6, 8, 10}, r));
+    const metrics::Standard cann = metrics::parseStandard("cann");
+    int bandsRead = 0;
+    TensorHandle counted = actual;
+    counted.readBlock = [&](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+        ++bandsRead;
+        return actual.readBlock(start, count);
+    };
+    const Comparison whole = *compareTensors("w", "a", actual, "b", reference, DType::Float32, cann);
+    const Comparison bands = *compareTensors("w", "a", counted, "b", reference, DType::Float32, cann, 8 * 30);
+    EXPECT_EQ(bandsRead, 18);  // three rows of 10 a band (of float64's 8 bytes: the larger side decides)
+    for (const metrics::MetricField& f : metrics::metricFields()) {
+        const std::optional<double> x = f.value(whole.metrics), y = f.value(bands.metrics);
+        EXPECT_TRUE(x == y || (x && y && std::isnan(*x) && std::isnan(*y))) << f.key;
+    }
+    EXPECT_EQ(bands.metrics.worstAbs.coords, (std::vector<int64_t>{5, 1, 7}));
+    EXPECT_EQ(bands.judgement.verdict, whole.judgement.verdict);
+    EXPECT_EQ(bands.judgement.reason, whole.judgement.reason);
+
+    std::atomic<bool> cancelled{false};
+    bandsRead = 0;
+    counted.readBlock = [&](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+        cancelled = ++bandsRead == 3;
+        return actual.readBlock(start, count);
+    };
+    EXPECT_FALSE(compareTensors("w", "a", counted, "b", reference, DType::Float32, cann, 8 * 30, &cancelled));
+    EXPECT_EQ(bandsRead, 3);
+
+    const TensorHandle other = heldTensor(HostTensor::fromDoubles(DType::Float32, {7}, std::vector<double>(7, 1.0)));
+    const Comparison counts = *compareTensors("w", "a", actual, "b", other, DType::Float32, cann, 8 * 30);
+    EXPECT_FALSE(counts.compared);
+    EXPECT_NE(counts.note.find("the element counts differ"), std::string::npos) << counts.note;
+}
+
+// Two 256 MiB float32 .npy files (sparse: zeros but a value) compared key by key in 16 MiB bands:
+// memory grows by about two bands, not by the two tensors (512 MiB), and the differing value is
+// found where it is.
+TEST(TensorSets, TwoBigTensorsCompareInTwoBandsOfMemory) {
+    returnLargeBlocksToTheSystem();  // as the CLI and the debugger do first
+    opscope::test::ScratchDir a("big_a"), b("big_b");
+    const int64_t rows = 8192, cols = 8192;
+    for (const auto* dir : {&a, &b}) {
+        HostTensor head(DType::Float32, {1, cols});
+        head.dataAs<float>()[3] = dir == &a ? 2.0f : 1.0f;
+        std::string bytes = import::npyBytes(head.view());
+        const std::size_t length = static_cast<std::size_t>(bytes[8] | (bytes[9] << 8));
+        std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (8192, 8192), }";
+        header.append(length - 1 - header.size(), ' ');
+        bytes.replace(10, length, header + "\n");
+        std::ofstream(dir->file("w.npy"), std::ios::binary) << bytes;
+        std::filesystem::resize_file(dir->file("w.npy"), 10 + length + uint64_t(4) * rows * cols);
+    }
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    const std::vector<Comparison> out = compareTensorSets(tensorFolderSet(a.path()), tensorFolderSet(b.path()),
+                                                          metrics::parseStandard("cann"), {}, uint64_t(16) << 20);
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_TRUE(out[0].compared) << out[0].note;
+    EXPECT_EQ(out[0].metrics.count, rows * cols);
+    EXPECT_EQ(out[0].metrics.worstAbs.coords, (std::vector<int64_t>{0, 3}));
+    EXPECT_EQ(out[0].metrics.maxAbsError, 1.0);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 96 * 1024) << "KiB of peak memory grew";
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +96,27 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
                           const CompareOptions& options = {});
 // The output dtype is actual's when it is a floating type, float32 otherwise.
 ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference);
+
+// compare() fed a block at a time in row-major order: two tensors larger than memory compare with
+// one band of each in memory, to the same metrics, bit for bit (the sums run in the same order).
+class ComparisonAccumulator {
+public:
+    // `shape` is actual's: the coordinates of the worst elements are in it.
+    ComparisonAccumulator(std::vector<int64_t> shape, DType outputDtype, const CompareOptions& options = {});
+    ~ComparisonAccumulator();
+    ComparisonAccumulator(const ComparisonAccumulator&) = delete;
+    ComparisonAccumulator& operator=(const ComparisonAccumulator&) = delete;
+    // The next elements of both tensors (the same count, any shapes). Throws UsageError as
+    // compare() does, or when they go past the shape's elements.
+    void add(const HostTensor& actual, const HostTensor& reference);
+    int64_t added() const;
+    // Throws UsageError unless exactly the shape's elements were added.
+    ComparisonMetrics finish();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // ---- standards ------------------------------------------------------------------------------
 

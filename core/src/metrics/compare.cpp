@@ -1,6 +1,9 @@
 // The element-wise comparison behind every metric: one pass over both tensors, accumulating in
 // long double, with the reference rounded to the output dtype as it is read.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -24,17 +27,27 @@ double relativeError(double actual, double reference, double guard) {
     return std::fabs(actual - reference) / (std::fabs(reference) + guard);
 }
 
-double ulpOf(double reference, DType dtype) {
+namespace {
+
+// ulpOf with the dtype's constants at hand (a compare asks for every element): floor(log2|r|)
+// and the power of two read from the bits, as frexp and ldexp would give them.
+double ulpWith(double reference, const DTypeTolerances& t) {
     if (!std::isfinite(reference)) return std::numeric_limits<double>::quiet_NaN();
-    const DTypeTolerances t = tolerancesFor(dtype);
-    int exponent = t.minExponent;
-    if (reference != 0) {
-        int e = 0;
-        std::frexp(std::fabs(reference), &e);  // |r| = m * 2^e, m in [0.5, 1): floor(log2|r|) = e - 1
-        exponent = std::max(e - 1, t.minExponent);
-    }
-    return std::ldexp(1.0, exponent - t.mantissaBits);
+    uint64_t bits = 0;
+    std::memcpy(&bits, &reference, sizeof bits);
+    const int biased = static_cast<int>((bits >> 52) & 0x7ff);  // 0: zero or subnormal, below every minExponent
+    const int exponent = biased == 0 ? t.minExponent : std::max(biased - 1023, t.minExponent);
+    const int power = exponent - t.mantissaBits;
+    if (power < -1022) return std::ldexp(1.0, power);  // a subnormal spacing (float64's smallest values)
+    const uint64_t one = static_cast<uint64_t>(power + 1023) << 52;
+    double out = 0;
+    std::memcpy(&out, &one, sizeof out);
+    return out;
 }
+
+}  // namespace
+
+double ulpOf(double reference, DType dtype) { return ulpWith(reference, tolerancesFor(dtype)); }
 
 double ulpError(double actual, double reference, DType dtype) {
     return std::fabs(actual - reference) / ulpOf(reference, dtype);
@@ -144,7 +157,8 @@ void addFinite(ComparisonMetrics& m, Sums& s, int64_t i, double a, double r, dou
     s.within3 += rel < 1e-3;
     s.within4 += rel < 1e-4;
     if (m.ulpApplicable) {
-        const double u = ulpError(a, std::isfinite(exact) ? exact : r, m.outputDtype);
+        const double x = std::isfinite(exact) ? exact : r;
+        const double u = std::fabs(a - x) / ulpWith(x, tol);  // ulpError, the constants at hand
         s.ulp += static_cast<long double>(u);
         m.maxUlpError = std::max(m.maxUlpError, u);
     }
@@ -183,35 +197,72 @@ void finish(ComparisonMetrics& m, const Sums& s) {
 
 }  // namespace
 
-ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
-                          const CompareOptions& options) {
+struct ComparisonAccumulator::State {
+    ComparisonMetrics m;
+    Sums sums;
+    CompareOptions options;
+    DTypeTolerances tol;
+    int64_t next = 0;  // the row-major index of the next element added
+};
+
+ComparisonAccumulator::ComparisonAccumulator(std::vector<int64_t> shape, DType outputDtype,
+                                             const CompareOptions& options)
+    : state_(std::make_unique<State>()) {
+    State& s = *state_;
+    s.options = options;
+    s.tol = tolerancesFor(outputDtype);
+    s.m.outputDtype = outputDtype;
+    s.m.count = shapeNumel(shape);
+    s.m.shape = std::move(shape);
+    s.m.ulpApplicable = isUlpDtype(outputDtype);
+    s.m.toleranceChecked = options.checkTolerance;
+}
+
+ComparisonAccumulator::~ComparisonAccumulator() = default;
+
+void ComparisonAccumulator::add(const HostTensor& actual, const HostTensor& reference) {
     requireSameCount(actual, reference);
+    State& s = *state_;
+    if (actual.numel() > s.m.count - s.next)
+        throw UsageError("a comparison of " + std::to_string(s.m.count) + " elements was given " +
+                         std::to_string(s.next + actual.numel()));
     const detail::Reader readA(actual, "actual");
     const detail::Reader readR(reference, "reference");
-    const DTypeTolerances tol = tolerancesFor(outputDtype);
-
-    ComparisonMetrics m;
-    m.outputDtype = outputDtype;
-    m.shape = actual.shape();
-    m.count = actual.numel();
-    m.ulpApplicable = isUlpDtype(outputDtype);
-    m.toleranceChecked = options.checkTolerance;
-    Sums sums;
-    for (int64_t i = 0; i < m.count; ++i) {
-        const double a = readA(i);
-        const double exact = readR(i);
-        const double r = options.roundReference ? roundToDtype(exact, outputDtype) : exact;
+    ComparisonMetrics& m = s.m;
+    const int64_t count = actual.numel();
+    for (int64_t k = 0; k < count; ++k, ++s.next) {
+        const double a = readA(k);
+        const double exact = readR(k);
+        const double r = s.options.roundReference ? roundToDtype(exact, m.outputDtype) : exact;
         m.nanActual += std::isnan(a);
         m.infActual += std::isinf(a);
         m.nanReference += std::isnan(r);
         m.infReference += std::isinf(r);
         if (!std::isfinite(a) || !std::isfinite(r))
-            addNonFinite(m, sums, i, a, r, options);
+            addNonFinite(m, s.sums, s.next, a, r, s.options);
         else
-            addFinite(m, sums, i, a, r, exact, options, tol);
+            addFinite(m, s.sums, s.next, a, r, exact, s.options, s.tol);
     }
-    finish(m, sums);
+}
+
+int64_t ComparisonAccumulator::added() const { return state_->next; }
+
+ComparisonMetrics ComparisonAccumulator::finish() {
+    State& s = *state_;
+    if (s.next != s.m.count)
+        throw UsageError("a comparison of " + std::to_string(s.m.count) + " elements was given " +
+                         std::to_string(s.next));
+    ComparisonMetrics m = s.m;
+    metrics::finish(m, s.sums);
     return m;
+}
+
+ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
+                          const CompareOptions& options) {
+    requireSameCount(actual, reference);
+    ComparisonAccumulator whole(actual.shape(), outputDtype, options);
+    whole.add(actual, reference);
+    return whole.finish();
 }
 
 ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference) {

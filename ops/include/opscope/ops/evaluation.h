@@ -5,6 +5,7 @@
 // called by its name.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,7 +49,16 @@ Comparison compareOutput(const std::string& output, const std::string& actualNam
                          const std::string& referenceName, const HostTensor& reference, DType outputDtype,
                          const metrics::Standard& standard);
 
+// compareOutput's rules for a pair known by dtype and shape whose metrics `measure` makes (the
+// whole pair's compare, or a streamed one): the element counts checked first, a UsageError from
+// `measure` a not-compared note, the metrics judged by the standard.
+Comparison comparePair(const std::string& output, const std::string& actualName, DType actualDtype,
+                       const std::vector<int64_t>& actualShape, const std::string& referenceName, DType referenceDtype,
+                       const std::vector<int64_t>& referenceShape, const metrics::Standard& standard,
+                       const std::function<metrics::ComparisonMetrics()>& measure);
+
 // The dtype an output is judged in: its own when it is fp16/bf16/fp32/fp64, else float32.
+DType judgedDtype(DType actual);
 DType judgedDtype(const HostTensor& actual);
 
 // A comparison that could not be made (an output one side lacks, `note` says which): not
