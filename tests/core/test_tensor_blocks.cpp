@@ -182,3 +182,26 @@ TEST(RowMajorBlocks, CoverATensorInOrderWithinTheLimit) {
         EXPECT_EQ(next, c.blocks ? shapeNumel(c.shape) : 0);
     }
 }
+
+// A whole .npy goes from the file into its tensor: a 256 MiB one costs 256 MiB, not the file's
+// bytes read into memory and then copied (512 MiB).
+TEST(TensorBlocks, AWholeNpyIsReadStraightIntoItsTensor) {
+    test::ScratchDir dir("whole");
+    const std::string path = dir.file("w.npy");
+    HostTensor head(DType::Float32, {1, 8192});
+    head.dataAs<float>()[5] = 3.0f;
+    std::string bytes = import::npyBytes(head.view());
+    const std::size_t length = static_cast<std::size_t>(bytes[8] | (bytes[9] << 8));
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (8192, 8192), }";
+    header.append(length - 1 - header.size(), ' ');
+    bytes.replace(10, length, header + "\n");
+    std::ofstream(path, std::ios::binary) << bytes;
+    std::filesystem::resize_file(path, 10 + length + uint64_t(4) * 8192 * 8192);
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    const HostTensor t = import::readTensorFile(path);
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_EQ(t.getAsDouble(5), 3.0);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 384 * 1024) << "KiB of peak memory grew";
+}

@@ -19,6 +19,7 @@
 #include "opscope/import/format_error.h"
 #include "opscope/import/zip_archive.h"
 #include "opscope/text_list.h"
+#include "tensor_block.h"
 #include "tensor_source.h"
 
 namespace opscope::import {
@@ -244,14 +245,19 @@ HostTensor parseNpy(const std::string& bytes, const std::string& what, const Npy
 
 namespace {
 
-// Bytes [begin, begin + n) of an open file of `size` bytes.
-std::string readFileBytes(std::ifstream& in, const std::string& path, uint64_t size, uint64_t begin, uint64_t n) {
+// Bytes [begin, begin + n) of an open file of `size` bytes, into `out`.
+void readFileBytes(std::ifstream& in, const std::string& path, uint64_t size, uint64_t begin, uint64_t n, void* out) {
     if (begin > size || n > size - begin) throw invalid(path, "it is cut short");
-    std::string bytes(static_cast<std::size_t>(n), '\0');
     in.clear();
     in.seekg(static_cast<std::streamoff>(begin));
-    if (!in || (n > 0 && !in.read(bytes.data(), static_cast<std::streamsize>(n))))
+    if (!in || (n > 0 && !in.read(static_cast<char*>(out), static_cast<std::streamsize>(n))))
         throw FormatError("cannot read '" + path + "'");
+}
+
+std::string readFileBytes(std::ifstream& in, const std::string& path, uint64_t size, uint64_t begin, uint64_t n) {
+    if (begin > size || n > size - begin) throw invalid(path, "it is cut short");  // before allocating
+    std::string bytes(static_cast<std::size_t>(n), '\0');
+    readFileBytes(in, path, size, begin, n, bytes.data());
     return bytes;
 }
 
@@ -285,6 +291,11 @@ HostTensor readNpy(const std::string& path, const NpyOptions& options) {
 
 namespace {
 
+// A tensor read whole through its layout (tensor_block.h).
+HostTensor readWhole(const detail::TensorLayout& layout) {
+    return detail::readTensorBlock(layout, std::vector<int64_t>(layout.entry.shape.size(), 0), layout.entry.shape);
+}
+
 class NpySource final : public detail::TensorSource {
 public:
     explicit NpySource(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
@@ -295,7 +306,9 @@ public:
         const Declared d = declaredInFile(in_, path_, size_);
         return {{"", d.dtype, d.h.shape}};
     }
-    HostTensor read(const std::string&) const override { return readNpy(path_); }
+    // Straight from the file into the tensor (a Fortran-order one gathered a window at a time):
+    // the tensor's memory once, not the file's bytes and then a copy.
+    HostTensor read(const std::string&) const override { return readWhole(layout("")); }
 
     detail::TensorLayout layout(const std::string&) const override {
         const Declared d = declaredInFile(in_, path_, size_);
@@ -303,10 +316,8 @@ public:
         detail::TensorLayout l{TensorEntry{"", d.dtype, d.h.shape}, storedStrides(d), 0, {}};
         l.readElements = [this, d](int64_t first, int64_t count, void* out) {
             const uint64_t size = dtypeSize(d.dtype);
-            const std::string bytes =
-                readFileBytes(in_, path_, size_, d.dataStart + static_cast<uint64_t>(first) * size,
-                              static_cast<uint64_t>(count) * size);
-            std::memcpy(out, bytes.data(), bytes.size());
+            readFileBytes(in_, path_, size_, d.dataStart + static_cast<uint64_t>(first) * size,
+                          static_cast<uint64_t>(count) * size, out);
             finishElements(d, out, static_cast<uint64_t>(count), path_);
         };
         return l;
@@ -349,6 +360,7 @@ public:
 
     HostTensor read(const std::string& key) const override {
         const auto& [name, entry] = member(key);
+        if (stored(*entry)) return readWhole(layout(key));  // from the archive's bytes into the tensor
         return parseNpy(zip_.read(*entry), zip_.path() + ":" + name);
     }
 
@@ -362,9 +374,8 @@ public:
         detail::TensorLayout l{TensorEntry{name, d.dtype, d.h.shape}, storedStrides(d), 0, {}};
         l.readElements = [this, e, d, what](int64_t first, int64_t count, void* out) {
             const uint64_t size = dtypeSize(d.dtype);
-            const std::string bytes = zip_.readStoredRange(*e, d.dataStart + static_cast<uint64_t>(first) * size,
-                                                           static_cast<uint64_t>(count) * size);
-            std::memcpy(out, bytes.data(), bytes.size());
+            zip_.readStoredRange(*e, d.dataStart + static_cast<uint64_t>(first) * size,
+                                 static_cast<uint64_t>(count) * size, out);
             finishElements(d, out, static_cast<uint64_t>(count), what);
         };
         return l;

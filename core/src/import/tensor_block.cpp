@@ -99,15 +99,27 @@ HostTensor readTensorBlock(const TensorLayout& layout, const std::vector<int64_t
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return strides[a] > strides[b]; });
     const std::size_t runAxis = order.back();
     const std::vector<int64_t> outStrides = TensorView::contiguousStrides(count);
+    // A run is count[runAxis] elements where the run axis is contiguous, else one element. Where
+    // the block takes whole rows that lie one after another in the file and in the block alike
+    // (a C-order tensor read whole, a band of whole rows), they are one run: order[inner..] is it.
+    const bool contiguousRuns = strides[runAxis] == 1;
+    std::size_t inner = rank - 1;
+    int64_t runLength = contiguousRuns ? count[runAxis] : 1;
+    while (contiguousRuns && outStrides[runAxis] == 1 && inner > 0) {
+        const std::size_t within = order[inner], outer = order[inner - 1];
+        if (count[within] != shape[within] || strides[outer] != strides[within] * shape[within] ||
+            outStrides[outer] != outStrides[within] * count[within])
+            break;
+        runLength *= count[outer];
+        --inner;
+    }
     // From one run's start to the next: along the innermost of the other axes the block spans.
     int64_t step = 0;
-    for (std::size_t k = rank - 1; k-- > 0 && step == 0;)
+    for (std::size_t k = inner; k-- > 0 && step == 0;)
         if (count[order[k]] > 1) step = strides[order[k]];
-    // A run is count[runAxis] elements where the run axis is contiguous, else one element.
-    const bool contiguousRuns = strides[runAxis] == 1;
-    const int64_t runLength = contiguousRuns ? count[runAxis] : 1, runStep = contiguousRuns ? step : strides[runAxis];
+    const int64_t runStep = contiguousRuns ? step : strides[runAxis];
     const bool farApart = (runStep - runLength) * static_cast<int64_t>(elementSize) > kSkipGapBytes;
-    std::vector<int64_t> index(rank, 0);  // within the block, on every axis but runAxis
+    std::vector<int64_t> index(rank, 0);  // within the block, on the axes order[0..inner)
     while (true) {
         int64_t element = layout.offset, at = 0;
         for (std::size_t a = 0; a < rank; ++a) {
@@ -116,14 +128,14 @@ HostTensor readTensorBlock(const TensorLayout& layout, const std::vector<int64_t
         }
         char* to = base + static_cast<std::size_t>(at) * elementSize;
         if (contiguousRuns) {
-            window.copy(element, count[runAxis], to, outStrides[runAxis], farApart);
+            window.copy(element, runLength, to, inner < rank - 1 ? 1 : outStrides[runAxis], farApart);
         } else {
             for (int64_t i = 0; i < count[runAxis]; ++i)
                 window.copy(element + i * strides[runAxis], 1,
                             to + static_cast<std::size_t>(i * outStrides[runAxis]) * elementSize, 1, farApart);
         }
-        // The next index: an odometer over `order` without its last axis (the run's).
-        std::size_t k = rank - 1;
+        // The next index: an odometer over order[0..inner).
+        std::size_t k = inner;
         for (; k > 0; --k) {
             const std::size_t axis = order[k - 1];
             if (++index[axis] < count[axis]) break;

@@ -168,9 +168,10 @@ private:
         const uint64_t begin = static_cast<uint64_t>(first) * size, length = static_cast<uint64_t>(count) * size;
         // torch.save stores its entries uncompressed; a deflated one (an archive rewritten by
         // another zip tool) is inflated whole.
-        const std::string bytes =
-            e->method == 0 ? zip_.readStoredRange(*e, begin, length) : zip_.read(*e).substr(begin, length);
-        std::memcpy(out, bytes.data(), static_cast<std::size_t>(length));
+        if (e->method == 0)
+            zip_.readStoredRange(*e, begin, length, out);
+        else
+            std::memcpy(out, zip_.read(*e).data() + begin, static_cast<std::size_t>(length));
         if (bigEndian_) detail::swapBytes(out, static_cast<std::size_t>(count), size);
         if (s.dtype == DType::Bool)
             for (int64_t i = 0; i < count; ++i)

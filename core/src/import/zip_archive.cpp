@@ -32,30 +32,39 @@ uint64_t u64(const unsigned char* p) {
     return static_cast<uint64_t>(u32(p)) | (static_cast<uint64_t>(u32(p + 4)) << 32);
 }
 
-std::string readAt(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
+// `size` bytes at `offset` into `out`, checked against the file's size first.
+void readInto(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size,
+              void* out) {
     if (offset > fileSize || size > fileSize - offset)
         throw FormatError("'" + path + "' is damaged: it ends before byte " + std::to_string(offset + size) +
                           " that its zip directory refers to (the file has " + std::to_string(fileSize) + " bytes)");
     in.clear();
     in.seekg(static_cast<std::streamoff>(offset));
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (size > 0 && !in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    if (size > 0 && !in.read(static_cast<char*>(out), static_cast<std::streamsize>(size)))
         throw FormatError("cannot read " + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
                           " of '" + path + "'");
+}
+
+std::string readAt(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
+    if (offset > fileSize || size > fileSize - offset) readInto(in, path, fileSize, offset, size, nullptr);  // throws
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    readInto(in, path, fileSize, offset, size, bytes.data());
     return bytes;
 }
 
 const unsigned char* bytesOf(const std::string& s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
-uint32_t crcOf(const std::string& data) {
+uint32_t crcOf(const void* data, uint64_t size) {
     uLong crc = crc32(0L, Z_NULL, 0);
-    for (std::size_t off = 0; off < data.size();) {
-        const std::size_t n = std::min<std::size_t>(data.size() - off, 1u << 30);
-        crc = crc32(crc, bytesOf(data) + off, static_cast<uInt>(n));
+    for (uint64_t off = 0; off < size;) {  // crc32 takes at most 4 GiB a call
+        const uint64_t n = std::min<uint64_t>(size - off, 1u << 30);
+        crc = crc32(crc, static_cast<const Bytef*>(data) + off, static_cast<uInt>(n));
         off += n;
     }
     return static_cast<uint32_t>(crc);
 }
+
+uint32_t crcOf(const std::string& data) { return crcOf(data.data(), data.size()); }
 
 }  // namespace
 
@@ -152,7 +161,7 @@ uint64_t ZipArchive::dataStart(const Entry& entry) const {
     return entry.localHeaderOffset + 30 + u16(bytesOf(local) + 26) + u16(bytesOf(local) + 28);
 }
 
-std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const {
+void ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length, void* out) const {
     const std::string where = "'" + entry.name + "' in '" + path_ + "'";
     if (entry.method != 0 || entry.size != entry.compressedSize)
         throw FormatError(where + " is not stored uncompressed, so it is read whole");
@@ -161,9 +170,9 @@ std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint
                           "-" + std::to_string(begin + length));
     const uint64_t start = dataStart(entry);
     if (begin == 0 && length == entry.size) {  // the whole entry: one pass reads and checks it
-        std::string data = readAt(in_, path_, fileSize_, start, length);
-        if (crcOf(data) != entry.crc32) throw FormatError(where + " is damaged: its CRC-32 does not match");
-        return data;
+        readInto(in_, path_, fileSize_, start, length, out);
+        if (crcOf(out, length) != entry.crc32) throw FormatError(where + " is damaged: its CRC-32 does not match");
+        return;
     }
     // An entry of this archive's directory is checked once; any other one each time.
     const Entry* first = entries_.data();
@@ -183,7 +192,18 @@ std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint
             throw FormatError(where + " is damaged: its CRC-32 does not match");
         if (index < crcChecked_.size()) crcChecked_[index] = true;
     }
-    return readAt(in_, path_, fileSize_, start + begin, length);
+    readInto(in_, path_, fileSize_, start + begin, length, out);
+}
+
+std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const {
+    if (entry.method == 0 && entry.size == entry.compressedSize && begin <= entry.size &&
+        length <= entry.size - begin) {
+        std::string bytes(static_cast<std::size_t>(length), '\0');
+        readStoredRange(entry, begin, length, bytes.data());
+        return bytes;
+    }
+    readStoredRange(entry, begin, length, nullptr);  // throws the sentence
+    return {};
 }
 
 std::string ZipArchive::read(const Entry& entry) const {

@@ -35,6 +35,8 @@ public:
     // the first time, streamed a MiB at a time (nothing the size of the entry is allocated).
     // Throws FormatError for a deflated entry (read() it), a range past its end, or a bad CRC.
     std::string readStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const;
+    // The same range into `out` (length bytes): a storage read straight into its tensor.
+    void readStoredRange(const Entry& entry, uint64_t begin, uint64_t length, void* out) const;
 
     // True when the file starts with a zip local header ("PK\3\4").
     static bool looksLikeZip(const std::string& path);
