@@ -14,6 +14,7 @@
 #include "opscope/host_tensor.h"
 #include "opscope/metric_fields.h"
 #include "opscope/metrics.h"
+#include "opscope/parallel.h"
 
 using namespace opscope;
 using namespace opscope::metrics;
@@ -498,4 +499,52 @@ TEST(Metrics, UlpSpacingEqualsFrexpLdexpEverywhere) {
                 << v << " " << dtypeName(dtype);
         }
     }
+}
+
+// Past one chunk of the pass (65,536 elements): whole, in bands that cut chunks anywhere, on one
+// thread or two, the metrics are the same bits.
+TEST(Metrics, ManyChunksGiveTheSameBitsInBandsAndOnAnyThreadCount) {
+    const int64_t n = 5 * 65536 + 123;
+    std::vector<double> a(static_cast<std::size_t>(n)), r(a.size());
+    for (int64_t i = 0; i < n; ++i) {
+        r[i] = 2 + std::sin(0.001 * static_cast<double>(i));
+        a[i] = r[i] + 1;
+    }
+    // An error of 1e20 early in the first chunk: the errors of 1 after it, added one by one to it,
+    // are lost (its spacing in long double is 8), while a sum of them started anew is kept. So
+    // the sums show where chunks begin and end: cut anywhere else, the mean error moves.
+    a[10] = 1e20;
+    a[70000] = std::numeric_limits<double>::quiet_NaN();
+    const HostTensor actual = HostTensor::fromDoubles(DType::Float32, {n}, a);
+    const HostTensor reference = HostTensor::fromDoubles(DType::Float64, {n}, r);
+    auto fields = [](const metrics::ComparisonMetrics& m) {
+        std::vector<double> v;
+        for (const metrics::MetricField& f : metrics::metricFields()) v.push_back(f.value(m).value_or(-1));
+        for (const metrics::ElementField& f : metrics::elementFields()) v.push_back(double(f.element(m).index));
+        return v;
+    };
+    auto sameBits = [](const std::vector<double>& x, const std::vector<double>& y) {
+        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+    };
+    setNumThreads(1);
+    const std::vector<double> one = fields(metrics::compare(actual, reference, DType::Float32));
+    setNumThreads(2);
+    const std::vector<double> two = fields(metrics::compare(actual, reference, DType::Float32));
+    EXPECT_TRUE(sameBits(one, two));
+    metrics::ComparisonAccumulator bands({n}, DType::Float32);
+    for (int64_t at = 0, size = 3; at < n; at += size, size = size * 7 % 150001 + 1) {
+        const int64_t count = std::min(size, n - at);
+        auto slice = [&](const HostTensor& t) {
+            TensorView v = t.view();
+            v.shape = {count};
+            v.offset = at;
+            return HostTensor::copyOf(v);
+        };
+        bands.add(slice(actual), slice(reference));
+    }
+    const metrics::ComparisonMetrics fed = bands.finish();
+    EXPECT_TRUE(sameBits(one, fields(fed)));
+    EXPECT_EQ(fed.worstAbs.index, 10);
+    EXPECT_EQ(fed.firstMismatch.index, 70000);
+    setNumThreads(0);
 }

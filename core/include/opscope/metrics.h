@@ -98,7 +98,9 @@ ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference,
 ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference);
 
 // compare() fed a block at a time in row-major order: two tensors larger than memory compare with
-// one band of each in memory, to the same metrics, bit for bit (the sums run in the same order).
+// one band of each in memory, to the same metrics, bit for bit. Both tally the elements in chunks
+// of 65,536 at fixed places, in parallel (opscope/parallel.h), and add the chunks' sums in order:
+// the same bits however the elements arrive and on any thread count.
 class ComparisonAccumulator {
 public:
     // `shape` is actual's: the coordinates of the worst elements are in it.

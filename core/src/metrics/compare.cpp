@@ -1,5 +1,6 @@
-// The element-wise comparison behind every metric: one pass over both tensors, accumulating in
-// long double, with the reference rounded to the output dtype as it is read.
+// The element-wise comparison behind every metric: one pass over both tensors, in chunks tallied
+// in parallel and summed in order (long double), with the reference rounded to the output dtype
+// as it is read.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "opscope/error.h"
 #include "opscope/float16.h"
 #include "opscope/metrics.h"
+#include "opscope/parallel.h"
 
 namespace opscope::metrics {
 
@@ -197,9 +199,79 @@ void finish(ComparisonMetrics& m, const Sums& s) {
 
 }  // namespace
 
-struct ComparisonAccumulator::State {
+namespace {
+
+// The elements are tallied in chunks of this many, at fixed places (multiples of it in the
+// row-major order), each chunk alone and in order, and the chunks' tallies added in order: the
+// same bits however the elements arrive (whole, in bands) and however many threads tally them.
+constexpr int64_t kChunk = 1 << 16;
+
+// What a run of elements adds up to: counts, worst elements and max ULP (in a ComparisonMetrics
+// whose means are not made yet), and the sums.
+struct Tally {
     ComparisonMetrics m;
     Sums sums;
+};
+
+// Elements [from, from + count) of the readers, which are elements first.. of the whole.
+void tallyRange(Tally& t, const detail::Reader& readA, const detail::Reader& readR, int64_t from, int64_t count,
+                int64_t first, const CompareOptions& options, const DTypeTolerances& tol) {
+    ComparisonMetrics& m = t.m;
+    for (int64_t k = 0; k < count; ++k) {
+        const double a = readA(from + k);
+        const double exact = readR(from + k);
+        const double r = options.roundReference ? roundToDtype(exact, m.outputDtype) : exact;
+        m.nanActual += std::isnan(a);
+        m.infActual += std::isinf(a);
+        m.nanReference += std::isnan(r);
+        m.infReference += std::isinf(r);
+        if (!std::isfinite(a) || !std::isfinite(r))
+            addNonFinite(m, t.sums, first + k, a, r, options);
+        else
+            addFinite(m, t.sums, first + k, a, r, exact, options, tol);
+    }
+}
+
+// `next`'s elements follow `into`'s: counts and sums add, the first worst element stays worst.
+void mergeTally(Tally& into, const Tally& next) {
+    ComparisonMetrics& a = into.m;
+    const ComparisonMetrics& b = next.m;
+    a.nanActual += b.nanActual;
+    a.infActual += b.infActual;
+    a.nanReference += b.nanReference;
+    a.infReference += b.infReference;
+    if (a.nonFiniteMismatches == 0 && b.nonFiniteMismatches > 0) a.firstMismatch = b.firstMismatch;
+    a.nonFiniteMismatches += b.nonFiniteMismatches;
+    a.finiteCount += b.finiteCount;
+    if (b.worstAbs.index >= 0 && (a.worstAbs.index < 0 || b.maxAbsError > a.maxAbsError)) {
+        a.maxAbsError = b.maxAbsError;
+        a.worstAbs = b.worstAbs;
+    }
+    if (b.worstRel.index >= 0 && (a.worstRel.index < 0 || b.maxRelError > a.maxRelError)) {
+        a.maxRelError = b.maxRelError;
+        a.worstRel = b.worstRel;
+    }
+    a.maxUlpError = std::max(a.maxUlpError, b.maxUlpError);
+    a.smallValueCount += b.smallValueCount;
+    a.toleranceViolations += b.toleranceViolations;
+    Sums& s = into.sums;
+    const Sums& t = next.sums;
+    if (t.worstToleranceRatio > s.worstToleranceRatio) {
+        s.worstToleranceRatio = t.worstToleranceRatio;
+        a.worstTolerance = b.worstTolerance;
+    }
+    s.abs += t.abs, s.rel += t.rel, s.sq += t.sq, s.balance += t.balance, s.ulp += t.ulp;
+    s.dot += t.dot, s.normA += t.normA, s.normR += t.normR;
+    s.within2 += t.within2, s.within3 += t.within3, s.within4 += t.within4, s.smallErrors += t.smallErrors;
+}
+
+}  // namespace
+
+struct ComparisonAccumulator::State {
+    Tally fresh;  // an empty tally: the shape and dtype set, nothing counted
+    Tally total;  // of the chunks done
+    Tally open;   // of the chunk the next element belongs to
+    int64_t count = 0;
     CompareOptions options;
     DTypeTolerances tol;
     int64_t next = 0;  // the row-major index of the next element added
@@ -211,11 +283,13 @@ ComparisonAccumulator::ComparisonAccumulator(std::vector<int64_t> shape, DType o
     State& s = *state_;
     s.options = options;
     s.tol = tolerancesFor(outputDtype);
-    s.m.outputDtype = outputDtype;
-    s.m.count = shapeNumel(shape);
-    s.m.shape = std::move(shape);
-    s.m.ulpApplicable = isUlpDtype(outputDtype);
-    s.m.toleranceChecked = options.checkTolerance;
+    s.count = shapeNumel(shape);
+    ComparisonMetrics& m = s.fresh.m;
+    m.outputDtype = outputDtype;
+    m.shape = std::move(shape);
+    m.ulpApplicable = isUlpDtype(outputDtype);
+    m.toleranceChecked = options.checkTolerance;
+    s.total = s.open = s.fresh;
 }
 
 ComparisonAccumulator::~ComparisonAccumulator() = default;
@@ -223,25 +297,34 @@ ComparisonAccumulator::~ComparisonAccumulator() = default;
 void ComparisonAccumulator::add(const HostTensor& actual, const HostTensor& reference) {
     requireSameCount(actual, reference);
     State& s = *state_;
-    if (actual.numel() > s.m.count - s.next)
-        throw UsageError("a comparison of " + std::to_string(s.m.count) + " elements was given " +
-                         std::to_string(s.next + actual.numel()));
+    const int64_t n = actual.numel();
+    if (n > s.count - s.next)
+        throw UsageError("a comparison of " + std::to_string(s.count) + " elements was given " +
+                         std::to_string(s.next + n));
     const detail::Reader readA(actual, "actual");
     const detail::Reader readR(reference, "reference");
-    ComparisonMetrics& m = s.m;
-    const int64_t count = actual.numel();
-    for (int64_t k = 0; k < count; ++k, ++s.next) {
-        const double a = readA(k);
-        const double exact = readR(k);
-        const double r = s.options.roundReference ? roundToDtype(exact, m.outputDtype) : exact;
-        m.nanActual += std::isnan(a);
-        m.infActual += std::isinf(a);
-        m.nanReference += std::isnan(r);
-        m.infReference += std::isinf(r);
-        if (!std::isfinite(a) || !std::isfinite(r))
-            addNonFinite(m, s.sums, s.next, a, r, s.options);
-        else
-            addFinite(m, s.sums, s.next, a, r, exact, s.options, s.tol);
+    for (int64_t k = 0; k < n;) {
+        if (s.next % kChunk != 0 || n - k < kChunk) {  // the rest of a chunk, or a chunk's start
+            const int64_t take = std::min(n - k, kChunk - s.next % kChunk);
+            tallyRange(s.open, readA, readR, k, take, s.next, s.options, s.tol);
+            k += take;
+            s.next += take;
+            if (s.next % kChunk == 0) {
+                mergeTally(s.total, s.open);
+                s.open = s.fresh;
+            }
+            continue;
+        }
+        const int64_t chunks = (n - k) / kChunk;  // whole chunks: tallied in parallel, added in order
+        std::vector<Tally> tallies(static_cast<std::size_t>(chunks), s.fresh);
+        parallelFor(0, chunks, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t c = begin; c < end; ++c)
+                tallyRange(tallies[static_cast<std::size_t>(c)], readA, readR, k + c * kChunk, kChunk,
+                           s.next + c * kChunk, s.options, s.tol);
+        });
+        for (const Tally& t : tallies) mergeTally(s.total, t);
+        k += chunks * kChunk;
+        s.next += chunks * kChunk;
     }
 }
 
@@ -249,12 +332,14 @@ int64_t ComparisonAccumulator::added() const { return state_->next; }
 
 ComparisonMetrics ComparisonAccumulator::finish() {
     State& s = *state_;
-    if (s.next != s.m.count)
-        throw UsageError("a comparison of " + std::to_string(s.m.count) + " elements was given " +
+    if (s.next != s.count)
+        throw UsageError("a comparison of " + std::to_string(s.count) + " elements was given " +
                          std::to_string(s.next));
-    ComparisonMetrics m = s.m;
-    metrics::finish(m, s.sums);
-    return m;
+    Tally all = s.total;
+    mergeTally(all, s.open);
+    all.m.count = s.count;
+    metrics::finish(all.m, all.sums);
+    return all.m;
 }
 
 ComparisonMetrics compare(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
