@@ -78,6 +78,15 @@ bool waitShown(DatasetViewPanel* v) {
 
 QModelIndex treeIndex(MainWindow& w, const char* path) { return w.fileBrowser()->viewIndexForPath(path); }
 
+// Views a dataset above the slice-only threshold (1 KiB) in bands of `bandBytes`: true once it is
+// shown streamed, none of it held.
+bool viewStreamed(DatasetViewPanel* v, const DatasetRef& ref, uint64_t bandBytes) {
+    v->setSliceOnlyAbove(1024);
+    v->setStreamBandBytes(bandBytes);
+    v->view(ref);
+    return QTest::qWaitFor([&] { return v->isStreamed() && !v->isLoading(); }, 20000) && !v->heldTensor();
+}
+
 }  // namespace
 
 class TestDatasetView : public QObject {
@@ -326,14 +335,7 @@ private Q_SLOTS:
         expectSlice(v, {5, 0, 0}, 1, 2);
         QVERIFY(v->statsText().contains("only slice [5, :, :]"));
 
-        s = controls->slice();  // rows along axis 0, columns along axis 2, at index 5 of axis 1
-        s.rowAxis = 0;
-        s.colAxis = 2;
-        s.index = {0, 5, 0};
-        controls->setSlice(s);
-        QVERIFY(waitShown(v));
-        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{6, 1, 10}));
-        expectSlice(v, {0, 5, 0}, 0, 2);
+        expectStackSliceAcrossAxis1(v, 5);
 
         w.compareDataset({other_, "/ckpt/stack"});  // the comparison needs all of A
         QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
@@ -386,11 +388,7 @@ private Q_SLOTS:
         QVERIFY(!v->isStreamed());
         const DisplayFrame whole = v->frame(DatasetViewPanel::MapA);
 
-        v->setSliceOnlyAbove(1024);
-        v->setStreamBandBytes(30 * 40 * 4);  // 30 rows a band: 10 bands
-        v->view({file, "/embed"});
-        QVERIFY(QTest::qWaitFor([&] { return v->isStreamed() && !v->isLoading(); }, 20000));
-        QVERIFY(v->heldTensor() == nullptr);
+        QVERIFY(viewStreamed(v, {file, "/embed"}, 30 * 40 * 4));  // 30 rows a band: 10 bands
         const DisplayFrame streamed = v->frame(DatasetViewPanel::MapA);
         QCOMPARE(streamed.image, whole.image);
         QCOMPARE(streamed.histogram.counts, whole.histogram.counts);
@@ -476,15 +474,7 @@ private Q_SLOTS:
         QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{1, 8, 10}));
         QVERIFY(v->statsText().contains("only slice [0, :, :] of [6, 8, 10] was read"));
         expectSlice(v, {0, 0, 0}, 1, 2);
-        SliceControls* controls = v->findChild<SliceControls*>();
-        view::SliceSpec s = controls->slice();
-        s.rowAxis = 0;
-        s.colAxis = 2;
-        s.index = {0, 3, 0};
-        controls->setSlice(s);
-        QVERIFY(waitShown(v));
-        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{6, 1, 10}));
-        expectSlice(v, {0, 3, 0}, 0, 2);
+        expectStackSliceAcrossAxis1(v, 3);
         QCOMPARE(v->frame(DatasetViewPanel::MapA).firstNonFinite, (std::vector<int64_t>{4, 3, 7}));
 
         const QString embedFile = dir_.filePath("embed.npy");
@@ -496,11 +486,7 @@ private Q_SLOTS:
         QVERIFY(waitShown(v));
         QVERIFY(!v->isStreamed());
         const DisplayFrame whole = v->frame(DatasetViewPanel::MapA);
-        v->setSliceOnlyAbove(1024);
-        v->setStreamBandBytes(30 * 40 * 4);
-        v->view({embedFile, ""});
-        QVERIFY(QTest::qWaitFor([&] { return v->isStreamed() && !v->isLoading(); }, 20000));
-        QVERIFY(v->heldTensor() == nullptr);
+        QVERIFY(viewStreamed(v, {embedFile, ""}, 30 * 40 * 4));
         const DisplayFrame streamed = v->frame(DatasetViewPanel::MapA);
         QCOMPARE(streamed.image, whole.image);
         QCOMPARE(streamed.tensorStats.count, whole.tensorStats.count);
@@ -559,6 +545,20 @@ private Q_SLOTS:
     }
 
 private:
+    // The stack's slice with rows along axis 0 and columns along axis 2, at `index` of axis 1:
+    // moved to, read as its block alone, and shown with the stack's values.
+    void expectStackSliceAcrossAxis1(DatasetViewPanel* v, int64_t index) {
+        SliceControls* controls = v->findChild<SliceControls*>();
+        view::SliceSpec s = controls->slice();
+        s.rowAxis = 0;
+        s.colAxis = 2;
+        s.index = {0, index, 0};
+        controls->setSlice(s);
+        QVERIFY(waitShown(v));
+        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{6, 1, 10}));
+        expectSlice(v, {0, index, 0}, 0, 2);
+    }
+
     // Every cell of the shown slice (the plane through `at` along rowAxis x colAxis) has the
     // stack's value, in the frame's range and in the full-precision readout.
     void expectSlice(DatasetViewPanel* v, std::vector<int64_t> at, int rowAxis, int colAxis) {

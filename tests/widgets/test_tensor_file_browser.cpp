@@ -27,6 +27,13 @@ QString reader(const char* name) { return QStringLiteral(OPSCOPE_SOURCE_DIR "/da
 
 QModelIndex viewIndex(FileBrowserPanel& panel, const QString& path) { return panel.viewIndexForPath(path); }
 
+// The main window on a reader fixture, and the tree's row of `path` in it.
+std::pair<std::unique_ptr<MainWindow>, QModelIndex> windowOn(const char* file, const QString& path) {
+    std::unique_ptr<MainWindow> window = test::shownWindowWith(reader(file));
+    const QModelIndex row = window ? viewIndex(*window->fileBrowser(), path) : QModelIndex();
+    return {std::move(window), row};
+}
+
 }  // namespace
 
 class TestTensorFileBrowser : public QObject {
@@ -73,11 +80,9 @@ private Q_SLOTS:
     // Double-click views FILE:KEY; the menu offers View, Compare and Bind to, not the HDF5
     // group compare; a bound key's origin is FILE:KEY, read by the same reader as the CLI's.
     void aKeyIsViewedAndBoundAsFileKey() {
-        auto window = test::shownWindowWith(reader("model.safetensors"));
-        QVERIFY(window);
+        const auto [window, embed] = windowOn("model.safetensors", "embed.weight");
+        QVERIFY(window && embed.isValid());
         FileBrowserPanel& panel = *window->fileBrowser();
-        const QModelIndex embed = viewIndex(panel, "embed.weight");
-        QVERIFY(embed.isValid());
         panel.treeView()->setCurrentIndex(embed);
         QTest::keyClick(panel.treeView(), Qt::Key_Return);
         DatasetViewPanel* v = window->datasetView();
@@ -104,11 +109,9 @@ private Q_SLOTS:
     // A file of one unnamed tensor (.npy) lists it under the file's name; viewing it and
     // binding it (a double-click on an empty slot binds the tree's selection) read the file.
     void aFileOfOneTensorListsItUnderItsName() {
-        auto window = test::shownWindowWith(reader("float32_c.npy"));
-        QVERIFY(window);
+        const auto [window, only] = windowOn("float32_c.npy", "float32_c.npy");
+        QVERIFY(window && only.isValid());
         FileBrowserPanel& panel = *window->fileBrowser();
-        const QModelIndex only = viewIndex(panel, "float32_c.npy");
-        QVERIFY(only.isValid());
         QCOMPARE(only.siblingAtColumn(H5TreeModel::Shape).data().toString(), QString("[4, 6, 5]"));
         window->viewDataset("float32_c.npy");
         DatasetViewPanel* v = window->datasetView();
