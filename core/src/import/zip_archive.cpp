@@ -143,14 +143,15 @@ ZipArchive::ZipArchive(std::string path) : path_(std::move(path)) {
             }
             off += 4 + len;
         }
+        byName_.emplace(entry.name, entries_.size());  // a repeated name: the first, as a search finds it
         entries_.push_back(std::move(entry));
         pos += 46 + nameLen + extraLen + commentLen;
     }
 }
 
 const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
-    auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.name == name; });
-    return it == entries_.end() ? nullptr : &*it;
+    const auto it = byName_.find(name);
+    return it == byName_.end() ? nullptr : &entries_[it->second];
 }
 
 uint64_t ZipArchive::dataStart(const Entry& entry) const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace opscope::import {
@@ -46,7 +47,8 @@ private:
     mutable std::ifstream in_;  // open once: an archive is read by one thread at a time
     uint64_t fileSize_ = 0;
     std::vector<Entry> entries_;
-    mutable std::vector<bool> crcChecked_;  // by entry, for readStoredRange
+    std::unordered_map<std::string, std::size_t> byName_;  // the first entry of each name
+    mutable std::vector<bool> crcChecked_;                 // by entry, for readStoredRange
 
     uint64_t dataStart(const Entry& entry) const;
 };
