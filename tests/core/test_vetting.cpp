@@ -3,12 +3,15 @@
 // vetFile() end to end with opscope-vet on a good file and on byte-flipped files that crash
 // libhdf5.
 #include <fcntl.h>
+#include <hdf5.h>
+#include <sys/resource.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <vector>
 
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/h5_handle.h"
@@ -177,6 +180,52 @@ TEST(VetBlocks, CrashingFileIsCorrupt) {
     const std::string bad = (kRoot / "tests" / "data" / "malformed" / "01714.h5").string();
     const std::string e = errorOf<FileError>([&] { h5::vetBlocks(bad, {{"/x", {0}, {1}}}); });
     EXPECT_EQ(e.rfind("cannot open '" + bad + "': the file is corrupt (reading it ", 0), 0u) << e;
+}
+
+}  // namespace
+}  // namespace opscope
+
+namespace opscope {
+namespace {
+
+// A group's big dataset (192 MiB of float32, gzip chunks) is read by the vetting walk in the bands
+// a key-by-key compare reads it in (kStreamBandBytes), not whole: the child needs a band of memory
+// (a 10 GiB embedding under the child's 2 GiB limit was otherwise never read at all).
+TEST(VetWalk, AGroupsBigDatasetIsReadInBands) {
+    test::ScratchDir dir("vet_walk");
+    const std::string file = dir.file("big.h5");
+    const hsize_t rows = 6144, cols = 8192, band = 512;  // 192 MiB, bands of 16 MiB
+    {
+        const hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        const hid_t g = H5Gcreate2(f, "/ckpt", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        const hsize_t dims[2] = {rows, cols}, chunk[2] = {64, cols};
+        const hid_t space = H5Screate_simple(2, dims, nullptr);
+        const hid_t create = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(create, 2, chunk);
+        H5Pset_deflate(create, 1);
+        const hid_t d = H5Dcreate2(g, "emb", H5T_NATIVE_FLOAT, space, H5P_DEFAULT, create, H5P_DEFAULT);
+        std::vector<float> values(band * cols, 0.5f);
+        const hsize_t count[2] = {band, cols};
+        const hid_t memory = H5Screate_simple(2, count, nullptr);
+        for (hsize_t r = 0; r < rows; r += band) {
+            const hsize_t start[2] = {r, 0};
+            H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+            ASSERT_GE(H5Dwrite(d, H5T_NATIVE_FLOAT, memory, space, H5P_DEFAULT, values.data()), 0);
+        }
+        H5Sclose(memory);
+        H5Dclose(d);
+        H5Pclose(create);
+        H5Sclose(space);
+        H5Gclose(g);
+        H5Fclose(f);
+    }
+    rusage before{};
+    getrusage(RUSAGE_SELF, &before);
+    h5::walkUntrusted(file, {"/ckpt"});
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 128 * 1024) << "KiB of peak memory grew";
+    EXPECT_NO_THROW(h5::vetFile(file, {"/ckpt"}));
 }
 
 }  // namespace

@@ -9,6 +9,10 @@
 
 namespace opscope {
 
+// How big a band of a pass over a big tensor is: what a streamed compare reads of each side at a
+// time, and what the vetting child reads of a big dataset of a group at a time.
+inline constexpr uint64_t kStreamBandBytes = uint64_t(64) << 20;
+
 struct TensorBlock {
     std::vector<int64_t> start, count;  // one per axis
 };

@@ -7,6 +7,7 @@
 #include "opscope/h5/attribute_value.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
+#include "opscope/row_major_blocks.h"
 #include "opscope/trace.h"
 
 namespace opscope::h5 {
@@ -35,6 +36,20 @@ void readAttributes(const File& f, const std::string& objectPath) {
 bool isUnder(const std::string& path, const std::string& root) {
     return root == "/" || path == root ||
            (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
+}
+
+// A dataset of a group whose every dataset a command reads (a key-by-key compare): whole, or a
+// big one in the bands the compare reads it in (ops::compareTensors), so that vetting a
+// checkpoint with a 10 GiB embedding needs a band of memory, not 10 GiB.
+void readMember(const File& f, const NodeInfo& n) {
+    const DatasetInfo& info = n.dataset;
+    const uint64_t bytes = static_cast<uint64_t>(info.numel()) * dtypeSize(info.dtype);
+    if (info.dtype == DType::Undefined || bytes <= kStreamBandBytes) {
+        attempt([&] { readTensor(f, n.path); });
+        return;
+    }
+    for (const TensorBlock& b : rowMajorBlocks(info.shape, dtypeSize(info.dtype), kStreamBandBytes))
+        attempt([&] { readTensorBlock(f, n.path, b.start, b.count); });
 }
 
 void readBlocks(const File& f, const std::vector<DataBlock>& blocks) {
@@ -99,7 +114,7 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
             attempt([&] { readTensor(f, d); });
         else
             for (const NodeInfo& n : nodes)
-                if (n.kind == ObjectKind::Dataset && isUnder(n.path, d)) attempt([&] { readTensor(f, n.path); });
+                if (n.kind == ObjectKind::Dataset && isUnder(n.path, d)) readMember(f, n);
     }
     readBlocks(f, blocks);
 }

@@ -14,6 +14,7 @@
 #include "opscope/host_tensor.h"
 #include "opscope/metrics.h"
 #include "opscope/ops/evaluation.h"
+#include "opscope/row_major_blocks.h"
 
 namespace opscope::ops {
 
@@ -36,7 +37,7 @@ struct TensorSet {
 };
 
 // How big a band of a streamed comparison is, each side.
-inline constexpr uint64_t kCompareBandBytes = uint64_t(64) << 20;
+inline constexpr uint64_t kCompareBandBytes = kStreamBandBytes;
 
 // `actual` against `reference` as compareOutput compares them, to the same bits: both read whole
 // when each holds at most bandBytes (or their shapes differ), else a band of each at a time, in
