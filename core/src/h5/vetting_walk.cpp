@@ -38,9 +38,11 @@ bool isUnder(const std::string& path, const std::string& root) {
            (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
 }
 
-// A dataset of a group whose every dataset a command reads (a key-by-key compare): whole, or a
-// big one in the bands the compare reads it in (ops::compareTensors), so that vetting a
-// checkpoint with a 10 GiB embedding needs a band of memory, not 10 GiB.
+// A dataset a command reads (one named, or each of a group's in a key-by-key compare): whole,
+// or a big one in the bands a compare reads it in (ops::compareTensors), so that vetting a
+// checkpoint with a 10 GiB embedding needs a band of memory, not 10 GiB (read whole under the
+// child's memory limit, its allocation failed and it went unread). A command that reads it whole
+// (run --bind) decodes the same chunks.
 void readMember(const File& f, const NodeInfo& n) {
     const DatasetInfo& info = n.dataset;
     const uint64_t bytes = static_cast<uint64_t>(info.numel()) * dtypeSize(info.dtype);
@@ -50,6 +52,14 @@ void readMember(const File& f, const NodeInfo& n) {
     }
     for (const TensorBlock& b : rowMajorBlocks(info.shape, dtypeSize(info.dtype), kStreamBandBytes))
         attempt([&] { readTensorBlock(f, n.path, b.start, b.count); });
+}
+
+// A dataset named by its path: as readMember, from the tree's listing of it (whole where the
+// listing stopped short of it).
+void readNamedDataset(const File& f, const std::vector<NodeInfo>& nodes, const std::string& path) {
+    for (const NodeInfo& n : nodes)
+        if (n.path == path) return readMember(f, n);
+    attempt([&] { readTensor(f, path); });
 }
 
 void readBlocks(const File& f, const std::vector<DataBlock>& blocks) {
@@ -111,7 +121,7 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
         if (isCase)
             attempt([&] { cases::readCase(f, d); });
         else if (isDataset)
-            attempt([&] { readTensor(f, d); });
+            readNamedDataset(f, nodes, d);
         else
             for (const NodeInfo& n : nodes)
                 if (n.kind == ObjectKind::Dataset && isUnder(n.path, d)) readMember(f, n);
