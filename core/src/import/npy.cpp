@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -225,11 +226,6 @@ std::string headerBytes(uint64_t size, const std::string& what,
     return readPrefix(start + headerLen);
 }
 
-TensorEntry describeNpyBytes(const std::string& bytes, const std::string& what, const std::string& key) {
-    const Declared d = declared(bytes, what, {});
-    return {key, d.dtype, d.h.shape};
-}
-
 }  // namespace
 
 HostTensor parseNpy(const std::string& bytes, const std::string& what, const NpyOptions& options) {
@@ -367,7 +363,7 @@ public:
     detail::TensorLayout layout(const std::string& key) const override {
         const auto& [name, entry] = member(key);
         const std::string what = zip_.path() + ":" + name;
-        if (!stored(*entry)) return {describeNpyBytes(zip_.read(*entry), what, name), {}, 0, {}};
+        if (!stored(*entry)) return inflatedLayout(name, *entry, what);
         const ZipArchive::Entry* e = entry;
         const Declared d = declaredMember(*e, what);
         checkDataBytes(d, e->size - d.dataStart, what);
@@ -382,6 +378,27 @@ public:
     }
 
 private:
+    // A deflated member's layout over its bytes inflated once: the one member kept inflated (the
+    // bands of a streamed view read it band after band).
+    detail::TensorLayout inflatedLayout(const std::string& name, const ZipArchive::Entry& e,
+                                        const std::string& what) const {
+        if (!inflated_ || inflatedEntry_ != &e) {
+            inflated_ = std::make_shared<const std::string>(zip_.read(e));
+            inflatedEntry_ = &e;
+        }
+        const std::shared_ptr<const std::string> bytes = inflated_;
+        const Declared d = declared(*bytes, what, {});
+        checkDataBytes(d, bytes->size() - d.dataStart, what);
+        detail::TensorLayout l{TensorEntry{name, d.dtype, d.h.shape}, storedStrides(d), 0, {}};
+        l.readElements = [bytes, d, what](int64_t first, int64_t count, void* out) {
+            const uint64_t size = dtypeSize(d.dtype);
+            std::memcpy(out, bytes->data() + d.dataStart + static_cast<uint64_t>(first) * size,
+                        static_cast<std::size_t>(static_cast<uint64_t>(count) * size));
+            finishElements(d, out, static_cast<uint64_t>(count), what);
+        };
+        return l;
+    }
+
     // A stored member's header, read alone.
     Declared declaredMember(const ZipArchive::Entry& e, const std::string& what) const {
         return declared(headerBytes(e.size, what, [&](uint64_t n) { return zip_.readStoredRange(e, 0, n); }), what, {});
@@ -403,6 +420,8 @@ private:
     }
 
     ZipArchive zip_;
+    mutable const ZipArchive::Entry* inflatedEntry_ = nullptr;
+    mutable std::shared_ptr<const std::string> inflated_;
     std::vector<std::string> keys_;
     std::unordered_map<std::string, const ZipArchive::Entry*> byKey_;  // "x.npy" before a member "x"
 };

@@ -145,11 +145,4 @@ HostTensor readTensorBlock(const TensorLayout& layout, const std::vector<int64_t
     }
 }
 
-HostTensor cutBlock(const HostTensor& whole, const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
-    TensorView v = whole.view();
-    for (std::size_t a = 0; a < start.size(); ++a) v.offset += start[a] * v.strides[a];
-    v.shape = count;
-    return HostTensor::copyOf(v);
-}
-
 }  // namespace opscope::import::detail

@@ -12,15 +12,12 @@
 namespace opscope::import::detail {
 
 // The elements [start, start + count) of the tensor, as a row-major tensor of shape `count`.
-// `layout.readElements` must be set; the block is checked by the caller (checkBlock).
+// The block is checked by the caller (checkBlock).
 HostTensor readTensorBlock(const TensorLayout& layout, const std::vector<int64_t>& start,
                            const std::vector<int64_t>& count);
 
 // Throws std::invalid_argument naming `what` unless the block has the shape's rank and lies in it.
 void checkBlock(const std::vector<int64_t>& shape, const std::vector<int64_t>& start, const std::vector<int64_t>& count,
                 const std::string& what);
-
-// The block cut from a tensor held whole (what a deflated .npz member falls back to).
-HostTensor cutBlock(const HostTensor& whole, const std::vector<int64_t>& start, const std::vector<int64_t>& count);
 
 }  // namespace opscope::import::detail

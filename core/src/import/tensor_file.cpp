@@ -104,7 +104,6 @@ HostTensor TensorFile::readBlock(const std::string& key, const std::vector<int64
     const std::lock_guard<std::mutex> lock(mutex_);
     const detail::TensorLayout layout = source_->layout(key);
     detail::checkBlock(layout.entry.shape, start, count, "'" + path_ + (key.empty() ? "" : ":" + key) + "'");
-    if (!layout.readElements) return detail::cutBlock(source_->read(key), start, count);
     return detail::readTensorBlock(layout, start, count);
 }
 

@@ -21,8 +21,7 @@ struct TensorLayout {
     std::vector<int64_t> strides;  // in elements, one per axis
     int64_t offset = 0;
     // Reads `count` elements from element `first` into `out`, in this machine's byte order and
-    // checked as read() checks them; empty when the tensor can only be read whole (an .npz
-    // member numpy deflated).
+    // checked as read() checks them (from the file, or from a deflated .npz member inflated once).
     std::function<void(int64_t first, int64_t count, void* out)> readElements;
 };
 

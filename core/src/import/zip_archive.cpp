@@ -32,12 +32,17 @@ uint64_t u64(const unsigned char* p) {
     return static_cast<uint64_t>(u32(p)) | (static_cast<uint64_t>(u32(p + 4)) << 32);
 }
 
-// `size` bytes at `offset` into `out`, checked against the file's size first.
-void readInto(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size,
-              void* out) {
+// Bytes [offset, offset + size) lie in the file: checked before anything is allocated or read.
+void requireInFile(const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
     if (offset > fileSize || size > fileSize - offset)
         throw FormatError("'" + path + "' is damaged: it ends before byte " + std::to_string(offset + size) +
                           " that its zip directory refers to (the file has " + std::to_string(fileSize) + " bytes)");
+}
+
+// `size` bytes at `offset` into `out`.
+void readInto(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size,
+              void* out) {
+    requireInFile(path, fileSize, offset, size);
     in.clear();
     in.seekg(static_cast<std::streamoff>(offset));
     if (size > 0 && !in.read(static_cast<char*>(out), static_cast<std::streamsize>(size)))
@@ -46,7 +51,7 @@ void readInto(std::ifstream& in, const std::string& path, uint64_t fileSize, uin
 }
 
 std::string readAt(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
-    if (offset > fileSize || size > fileSize - offset) readInto(in, path, fileSize, offset, size, nullptr);  // throws
+    requireInFile(path, fileSize, offset, size);
     std::string bytes(static_cast<std::size_t>(size), '\0');
     readInto(in, path, fileSize, offset, size, bytes.data());
     return bytes;
@@ -162,13 +167,18 @@ uint64_t ZipArchive::dataStart(const Entry& entry) const {
     return entry.localHeaderOffset + 30 + u16(bytesOf(local) + 26) + u16(bytesOf(local) + 28);
 }
 
-void ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length, void* out) const {
+void ZipArchive::requireStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const {
     const std::string where = "'" + entry.name + "' in '" + path_ + "'";
     if (entry.method != 0 || entry.size != entry.compressedSize)
         throw FormatError(where + " is not stored uncompressed, so it is read whole");
     if (begin > entry.size || length > entry.size - begin)
         throw FormatError(where + " has " + std::to_string(entry.size) + " bytes, not bytes " + std::to_string(begin) +
                           "-" + std::to_string(begin + length));
+}
+
+void ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length, void* out) const {
+    requireStoredRange(entry, begin, length);
+    const std::string where = "'" + entry.name + "' in '" + path_ + "'";
     const uint64_t start = dataStart(entry);
     if (begin == 0 && length == entry.size) {  // the whole entry: one pass reads and checks it
         readInto(in_, path_, fileSize_, start, length, out);
@@ -197,14 +207,10 @@ void ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t le
 }
 
 std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const {
-    if (entry.method == 0 && entry.size == entry.compressedSize && begin <= entry.size &&
-        length <= entry.size - begin) {
-        std::string bytes(static_cast<std::size_t>(length), '\0');
-        readStoredRange(entry, begin, length, bytes.data());
-        return bytes;
-    }
-    readStoredRange(entry, begin, length, nullptr);  // throws the sentence
-    return {};
+    requireStoredRange(entry, begin, length);  // before the buffer is allocated
+    std::string bytes(static_cast<std::size_t>(length), '\0');
+    readStoredRange(entry, begin, length, bytes.data());
+    return bytes;
 }
 
 std::string ZipArchive::read(const Entry& entry) const {

@@ -47,12 +47,16 @@ double ulpWith(double reference, const DTypeTolerances& t) {
     return out;
 }
 
+double ulpErrorWith(double actual, double reference, const DTypeTolerances& t) {
+    return std::fabs(actual - reference) / ulpWith(reference, t);
+}
+
 }  // namespace
 
 double ulpOf(double reference, DType dtype) { return ulpWith(reference, tolerancesFor(dtype)); }
 
 double ulpError(double actual, double reference, DType dtype) {
-    return std::fabs(actual - reference) / ulpOf(reference, dtype);
+    return ulpErrorWith(actual, reference, tolerancesFor(dtype));
 }
 
 double roundToDtype(double value, DType dtype) {
@@ -159,8 +163,7 @@ void addFinite(ComparisonMetrics& m, Sums& s, int64_t i, double a, double r, dou
     s.within3 += rel < 1e-3;
     s.within4 += rel < 1e-4;
     if (m.ulpApplicable) {
-        const double x = std::isfinite(exact) ? exact : r;
-        const double u = std::fabs(a - x) / ulpWith(x, tol);  // ulpError, the constants at hand
+        const double u = ulpErrorWith(a, std::isfinite(exact) ? exact : r, tol);
         s.ulp += static_cast<long double>(u);
         m.maxUlpError = std::max(m.maxUlpError, u);
     }

@@ -47,9 +47,10 @@ public:
     // The block [start, start + count) of `key` as a row-major tensor of shape `count` (the
     // tensor's rank kept), reading only the bytes the block covers where the file stores the
     // tensor uncompressed (.npy in either order, .safetensors, a .pt's storage even through a
-    // view, an .npz member numpy stored); a deflated .npz member is read whole and cut. What the
-    // debugger's view of a big tensor reads. Throws FormatError as read() does, and
-    // std::invalid_argument when the block does not lie in the tensor.
+    // view, an .npz member numpy stored); an .npz member numpy deflated is inflated once and kept
+    // until another one is (the bands of one view inflate it once). What the debugger's view of a
+    // big tensor reads. Throws FormatError as read() does, and std::invalid_argument when the
+    // block does not lie in the tensor.
     HostTensor readBlock(const std::string& key, const std::vector<int64_t>& start,
                          const std::vector<int64_t>& count) const;
 

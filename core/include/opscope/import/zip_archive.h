@@ -51,6 +51,8 @@ private:
     mutable std::vector<bool> crcChecked_;                 // by entry, for readStoredRange
 
     uint64_t dataStart(const Entry& entry) const;
+    // Throws FormatError unless `entry` is stored and [begin, begin + length) lies in it.
+    void requireStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const;
 };
 
 }  // namespace opscope::import
