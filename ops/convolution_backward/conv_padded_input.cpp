@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "packed_gemm.h"
 #include "opscope/parallel.h"
 
 namespace opscope::kernels {
@@ -118,6 +119,9 @@ bool paddedFilterApplies(const ConvGeometry& g, const ConvTiling& t) {
     // 3x3 stride-2 layer: 2.25) the copy costs more than the im2col it replaces.
     const int64_t strides = g.stride[0] * g.stride[1] * g.stride[2];
     if (g.kernelSize() < kMinPaddedTaps * strides || !paddedCopyFits(g)) return false;
+    // Only the packed kernel reads A in place; without it (no AVX-512) the product would gather
+    // the rows im2col writes and run transposed, with other bits than the im2col path's.
+    if (!packedGemmAvailable(t.gemm)) return false;
     if (t.gemm == GemmKind::BFloat16)  // pairs of positions adjacent in the copy
         return g.stride[2] == 1 && g.ys[2] % 2 == 0 && t.tile % 2 == 0;
     return true;

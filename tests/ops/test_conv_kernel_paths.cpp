@@ -339,6 +339,10 @@ TEST(ConvKernelPaths, PaddedCopyHoldsTheIm2colValuesInEveryStridePhase) {
 // reads, so gradWeight has the same bits, for 1, 2 and 3 workers (slices and group chunks), in
 // float32 and from bf16 storage wherever the bf16 pairs allow it.
 TEST(ConvKernelPaths, FilterFromPaddedInputHasTheBitsOfIm2col) {
+    if (!packedGemmAvailable(GemmKind::Float32)) {  // no AVX-512: gradWeight always through im2col
+        for (const Case& c : cases()) EXPECT_FALSE(paddedFilterApplies(c.g, chooseTiling(c.g, 1))) << c.name;
+        GTEST_SKIP() << "the padded copy is read in place only by the AVX-512 packed kernel";
+    }
     int padded = 0, bf16Padded = 0;
     for (const Case& c : cases()) {
         SCOPED_TRACE(c.name);
@@ -400,6 +404,8 @@ TEST(ConvKernelPaths, FilterSlicesAddUpInEveryRowOfEveryGroup) {
 // positions; dy's tile is packed as before: gradWeight has im2col's bits, for tiles of one, a few
 // and many positions' windows (ragged last tiles), 1-3 workers (slices), groups (by-group chunks).
 TEST(ConvKernelPaths, FilterByTapRowsHasTheBitsOfIm2col) {
+    if (!packedGemmAvailable(GemmKind::Float32))  // FilterByTapRowsOnlyForRows checks it is never chosen then
+        GTEST_SKIP() << "gradWeight by tap rows runs only on the AVX-512 packed kernel";
     const std::vector<Case> rows = {
         {"1d_k3", geometry(3, 1, 40, 24, {{77, 3, 1, 1, 1, 1}})},
         {"1d_groups2_dil3", geometry(2, 2, 10, 7, {{50, 4, 1, 2, 3, 5}})},
