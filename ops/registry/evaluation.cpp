@@ -86,6 +86,11 @@ Comparison notCompared(const std::string& output, const std::string& actualName,
     return c;
 }
 
+Comparison missingOutput(const std::string& output, const std::string& actualName, const std::string& referenceName,
+                         const std::string& lacking, const metrics::Standard& standard) {
+    return notCompared(output, actualName, referenceName, lacking + " has no '" + output + "'", standard);
+}
+
 std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& outputs, const std::string& actualName,
                                        const std::map<std::string, HostTensor>& reference,
                                        const std::string& referenceName, const metrics::Standard& standard) {
@@ -93,8 +98,7 @@ std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& 
     for (const auto& [name, actual] : outputs) {
         auto ref = reference.find(name);
         if (ref == reference.end()) {
-            out.push_back(
-                notCompared(name, actualName, referenceName, referenceName + " has no '" + name + "'", standard));
+            out.push_back(missingOutput(name, actualName, referenceName, referenceName, standard));
             continue;
         }
         out.push_back(

@@ -118,22 +118,29 @@ std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& 
     return keys;
 }
 
+bool forEachBandPair(const TensorHandle& actual, const TensorHandle& reference, uint64_t bandBytes,
+                     const std::atomic<bool>* cancelled, const BandVisitor& visit) {
+    const auto bytes = [](const TensorHandle& t) { return uint64_t(shapeNumel(t.shape)) * dtypeSize(t.dtype); };
+    if ((bytes(actual) <= bandBytes && bytes(reference) <= bandBytes) || actual.shape != reference.shape) {
+        if (cancelled && cancelled->load()) return false;
+        visit(actual.read(), reference.read(), 1.0);
+        return true;
+    }
+    const std::size_t elementSize = std::max(dtypeSize(actual.dtype), dtypeSize(reference.dtype));
+    const double numel = static_cast<double>(shapeNumel(actual.shape));
+    int64_t passed = 0;
+    for (const TensorBlock& b : rowMajorBlocks(actual.shape, elementSize, bandBytes)) {
+        if (cancelled && cancelled->load()) return false;
+        passed += shapeNumel(b.count);
+        visit(actual.readBlock(b.start, b.count), reference.readBlock(b.start, b.count),
+              static_cast<double>(passed) / numel);
+    }
+    return true;
+}
+
 namespace {
 
 struct Cancelled {};
-
-// The pair's metrics a band of each side at a time, in row-major order.
-metrics::ComparisonMetrics compareInBands(const TensorHandle& actual, const TensorHandle& reference, DType outputDtype,
-                                          const metrics::CompareOptions& options, uint64_t bandBytes,
-                                          const std::atomic<bool>* cancelled) {
-    metrics::ComparisonAccumulator pass(actual.shape, outputDtype, options);
-    const std::size_t elementSize = std::max(dtypeSize(actual.dtype), dtypeSize(reference.dtype));
-    for (const TensorBlock& b : rowMajorBlocks(actual.shape, elementSize, bandBytes)) {
-        if (cancelled && cancelled->load()) throw Cancelled{};
-        pass.add(actual.readBlock(b.start, b.count), reference.readBlock(b.start, b.count));
-    }
-    return pass.finish();
-}
 
 }  // namespace
 
@@ -142,15 +149,16 @@ std::optional<Comparison> compareTensors(const std::string& output, const std::s
                                          const TensorHandle& reference, DType outputDtype,
                                          const metrics::Standard& standard, uint64_t bandBytes,
                                          const std::atomic<bool>* cancelled) {
-    const auto bytes = [](const TensorHandle& t) { return uint64_t(shapeNumel(t.shape)) * dtypeSize(t.dtype); };
-    const bool whole = (bytes(actual) <= bandBytes && bytes(reference) <= bandBytes) || actual.shape != reference.shape;
     try {
-        return comparePair(
-            output, actualName, actual.dtype, actual.shape, referenceName, reference.dtype, reference.shape, standard,
-            [&] {
-                if (whole) return metrics::compare(actual.read(), reference.read(), outputDtype, standard.options);
-                return compareInBands(actual, reference, outputDtype, standard.options, bandBytes, cancelled);
-            });
+        return comparePair(output, actualName, actual.dtype, actual.shape, referenceName, reference.dtype,
+                           reference.shape, standard, [&] {
+                               metrics::ComparisonAccumulator pass(actual.shape, outputDtype, standard.options);
+                               const bool done = forEachBandPair(
+                                   actual, reference, bandBytes, cancelled,
+                                   [&](const HostTensor& a, const HostTensor& r, double) { pass.add(a, r); });
+                               if (!done) throw Cancelled{};
+                               return pass.finish();
+                           });
     } catch (const Cancelled&) {
         return std::nullopt;
     }
@@ -186,9 +194,8 @@ std::vector<Comparison> compareTensorSets(const TensorSet& actual, const TensorS
     for (const std::string& key : keys) {
         if (control.cancelled && control.cancelled->load()) break;
         if (!inActual.count(key) || !inReference.count(key)) {
-            out.push_back(notCompared(key, actual.name, reference.name,
-                                      (inActual.count(key) ? reference.name : actual.name) + " has no '" + key + "'",
-                                      standard));
+            out.push_back(missingOutput(key, actual.name, reference.name,
+                                        inActual.count(key) ? reference.name : actual.name, standard));
         } else {
             std::optional<Comparison> c = compareKey(key, actual, reference, standard, control, bandBytes);
             if (!c) break;  // cancelled within the key

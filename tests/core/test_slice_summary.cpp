@@ -9,6 +9,7 @@
 
 #include "opscope/error.h"
 #include "opscope/metrics.h"
+#include "opscope/row_major_blocks.h"
 #include "opscope/stats.h"
 #include "opscope/view/downsample.h"
 #include "opscope/view/masks.h"
@@ -298,6 +299,44 @@ TEST(ErrorSummary, EqualsTheMapBasedChartData) {
     EXPECT_GE(s.sampleAbs.size(), 9u);
     EXPECT_EQ(s.sampleAbs.front(), maps.absError.getAsDouble(0));
     EXPECT_THROW(summarizeErrors(out, HostTensor(DType::Float64, {4}), DType::Float32, tol, 10), UsageError);
+}
+
+// Fed in blocks of any size (a band of each side at a time), the summary is the whole pass's to
+// the bit: the per-axis means are running sums in element order.
+TEST(ErrorSummary, AccumulatedInBlocksEqualsTheWholePass) {
+    const HostTensor ref = view::randomTensor(DType::Float64, {4, 6, 9}, 5);
+    HostTensor out(DType::Float32, ref.shape());
+    for (int64_t i = 0; i < ref.numel(); ++i) out.setFromDouble(i, ref.getAsDouble(i) * (1 + 3e-4 * std::sin(i)));
+    out.setFromDouble(100, std::numeric_limits<double>::quiet_NaN());
+    const std::vector<double> tol = logTolerances(-8, 0, 4);
+    const ErrorSummary whole = summarizeErrors(out, ref, DType::Float32, tol, 50);
+    for (const uint64_t bandBytes : {uint64_t{8}, uint64_t{9 * 8}, uint64_t{7 * 9 * 8}, uint64_t{1} << 20}) {
+        ErrorSummaryAccumulator pass(out.shape(), DType::Float32, tol, 50);
+        for (const TensorBlock& b : rowMajorBlocks(out.shape(), 8, bandBytes)) {
+            TensorView vo = out.view(), vr = ref.view();
+            for (std::size_t a = 0; a < b.start.size(); ++a) {
+                vo.offset += b.start[a] * vo.strides[a];
+                vr.offset += b.start[a] * vr.strides[a];
+            }
+            vo.shape = vr.shape = b.count;
+            pass.add(HostTensor::copyOf(vo), HostTensor::copyOf(vr));
+        }
+        const ErrorSummary got = pass.finish();
+        EXPECT_EQ(got.relHistogram.counts, whole.relHistogram.counts) << bandBytes;
+        EXPECT_EQ(got.absHistogram.nonFinite, whole.absHistogram.nonFinite);
+        EXPECT_EQ(got.sampleRef, whole.sampleRef);
+        EXPECT_EQ(got.sampleRel, whole.sampleRel);
+        for (std::size_t i = 0; i < tol.size(); ++i) EXPECT_EQ(got.absShares[i].share, whole.absShares[i].share);
+        for (std::size_t axis = 0; axis < 3; ++axis)
+            for (std::size_t k = 0; k < whole.perAxis[axis].size(); ++k) {
+                EXPECT_EQ(got.perAxis[axis][k].meanRel, whole.perAxis[axis][k].meanRel);
+                EXPECT_EQ(got.perAxis[axis][k].nonFinite, whole.perAxis[axis][k].nonFinite);
+            }
+    }
+    ErrorSummaryAccumulator shortOne(out.shape(), DType::Float32, tol, 50);
+    shortOne.add(HostTensor(DType::Float32, {10}), HostTensor(DType::Float64, {10}));
+    EXPECT_THROW(shortOne.finish(), UsageError);       // 10 of 216 elements
+    EXPECT_THROW(shortOne.add(out, ref), UsageError);  // past the end
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeView>
 #include <QtTest>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "main_window.h"
 #include "models/h5_tree_model.h"
 #include "models/metrics_table_model.h"
+#include "session/analysis.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/import/npy.h"
 #include "opscope/import/tensor_file.h"
@@ -173,14 +175,7 @@ private Q_SLOTS:
         const ops::Comparison cli = ops::compareOutput("/ckpt/layer0/bias", "actual", a, "reference", b,
                                                        ops::judgedDtype(a), metrics::parseStandard("cann"));
         const ops::Comparison& gui = v->analysis()->comparisons.front();
-        QVERIFY(gui.compared && cli.compared);
-        for (const metrics::MetricField& f : metrics::metricFields()) {
-            const auto g = f.value(gui.metrics), c = f.value(cli.metrics);
-            QCOMPARE(g.has_value(), c.has_value());
-            if (g) QVERIFY2(*g == *c || (std::isnan(*g) && std::isnan(*c)), f.key);
-        }
-        QCOMPARE(gui.judgement.verdict, cli.judgement.verdict);
-        QCOMPARE(gui.judgement.reason, cli.judgement.reason);
+        expectSameComparison(gui, cli);
         compareWithCliJson(gui, "/ckpt/layer0/bias", "/ckpt/layer0/bias_fp16");
     }
 
@@ -291,7 +286,8 @@ private Q_SLOTS:
 
     // A big dataset of rank >= 3 viewed alone holds only the block of the slice on screen; moving
     // the slice (index or displayed axes) reads that slice's block; the readout, the exports and
-    // the first NaN speak of the dataset's indices; comparing reads both whole.
+    // the first NaN speak of the dataset's indices. Compared, B is held the same way, and the
+    // metrics come from every element, a band of each side at a time, as the CLI's.
     void bigDatasetIsReadOneSliceAtATime() {
         MainWindow& w = *window_;
         DatasetViewPanel* v = w.datasetView();
@@ -337,11 +333,60 @@ private Q_SLOTS:
 
         expectStackSliceAcrossAxis1(v, 5);
 
-        w.compareDataset({other_, "/ckpt/stack"});  // the comparison needs all of A
+        v->setCompareBandBytes(3 * 10 * 4);  // three rows of 10 a band: 16 bands of the stack
+        w.compareDataset({other_, "/ckpt/stack"});
         QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
-        QVERIFY(!v->holdsSliceOnly());
-        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{6, 8, 10}));
-        QVERIFY(v->analysis()->outputs.front().compared);
+        QVERIFY(v->holdsSliceOnly());
+        const std::vector<int64_t> block{6, 1, 10};  // the slice [:, 5, :] shown last
+        QCOMPARE(v->heldTensor()->shape(), block);
+        QCOMPARE(v->heldReference()->shape(), block);
+        expectAnalysisOfWholePair(v, stack(0), stack(1e-3), "/ckpt/stack");
+        QVERIFY(v->frame(DatasetViewPanel::MapB).valid());
+        QCOMPARE(v->frame(DatasetViewPanel::MapError).tensorStats.count, 60);  // the slice's errors
+
+        // Another slice: A's and B's blocks of it are read; the verdict, of every element, stays.
+        const AnalysisPtr verdict = v->analysis();
+        view::SliceSpec other = controls->slice();
+        other.index[1] = 2;
+        controls->setSlice(other);
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return !v->isLoading() && v->content(DatasetViewPanel::MapB).tensor &&
+                       v->frame(DatasetViewPanel::MapB).tensorStats.min == stack(1e-3).getAsDouble(2 * 10);
+            },
+            20000));
+        QCOMPARE(v->analysis(), verdict);
+        QCOMPARE(v->heldReference()->shape(), block);
+        QVERIFY(v->isComparing());
+    }
+
+    // A running comparison shows its progress and a Cancel: cancelled, no verdict comes, not even
+    // late; a new dataset viewed while one runs ends it the same way.
+    void comparisonCancelsAndNeverShowsALateVerdict() {
+        DatasetViewPanel* v = window_->datasetView();
+        v->setSliceOnlyAbove(1024);
+        v->setCompareBandBytes(40);  // one row of 10 a band, each vetted alone: a slow pass
+        window_->viewDataset("/ckpt/stack");
+        QVERIFY(waitShown(v));
+        auto* cancel = v->findChild<QToolButton*>("cancelCompare");
+        QVERIFY(cancel && cancel->isHidden());
+        v->compareWith({other_, "/ckpt/stack"});
+        QVERIFY(QTest::qWaitFor([&] { return !cancel->isHidden(); }, 20000));
+        QVERIFY2(v->verdictLine().startsWith("Comparing"), qPrintable(v->verdictLine()));
+        cancel->click();
+        QVERIFY(cancel->isHidden());
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading(); }, 20000));
+        QTest::qWait(1000);
+        QVERIFY(!v->analysis());
+        QVERIFY2(v->verdictLine().contains("cancelled"), qPrintable(v->verdictLine()));
+
+        v->compareWith({other_, "/ckpt/stack"});
+        QVERIFY(QTest::qWaitFor([&] { return !cancel->isHidden(); }, 20000));
+        window_->viewDataset("/ckpt/layer0/weight");
+        QVERIFY(waitShown(v));
+        QTest::qWait(1000);
+        QVERIFY(!v->isComparing() && !v->analysis());
+        QVERIFY(cancel->isHidden());
     }
 
     // A slice read vets only its block: in a file whose slice 3 is damaged (one gzip chunk per
@@ -378,9 +423,13 @@ private Q_SLOTS:
         embed.setFromDouble(217 * 40 + 13, kNaN);  // band 7 of 10
         embed.setFromDouble(250 * 40, HUGE_VAL);   // band 8
         embed.setFromDouble(3, 0.0);
+        HostTensor embedB = HostTensor::copyOf(embed.view());  // a reference 1e-4 away, one element 2% off
+        for (int64_t i = 0; i < embedB.numel(); ++i) embedB.setFromDouble(i, embed.getAsDouble(i) * (1 + 1e-4));
+        embedB.setFromDouble(123 * 40 + 7, embed.getAsDouble(123 * 40 + 7) * 1.02);
         {
             h5::File f = h5::File::create(file.toStdString());
             h5::writeTensor(f, "/embed", embed);
+            h5::writeTensor(f, "/embed_b", embedB);
         }
         DatasetViewPanel* v = window_->datasetView();
         v->view({file, "/embed"});  // 48000 bytes: under the default threshold, read whole
@@ -421,11 +470,22 @@ private Q_SLOTS:
         QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.nanCount, 1);
         QCOMPARE(v->frame(DatasetViewPanel::MapA).firstNonFinite, (std::vector<int64_t>{250, 0}));
 
-        // Comparing needs every element: A is read whole.
-        v->compareWith({file, "/embed"});
+        // Compared: A, B and their relative error streamed in step from the same bands (none
+        // held), the metrics from a band of each side at a time, as the CLI's of the whole pair.
+        v->setCompareBandBytes(30 * 40 * 4);
+        v->compareWith({file, "/embed_b"});
         QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
-        QVERIFY(!v->isStreamed());
-        QCOMPARE(v->heldTensor()->shape(), (std::vector<int64_t>{300, 40}));
+        QVERIFY(v->isStreamed() && v->isReferenceStreamed());
+        QVERIFY(!v->heldTensor() && !v->heldReference());
+        expectAnalysisOfWholePair(v, embed, embedB, "/embed");
+        const HostTensor relError = metrics::errorMaps(embed, embedB, DType::Float32).relError;
+        const TensorStats errors = computeStats(relError.view());
+        const DisplayFrame& errorFrame = v->frame(DatasetViewPanel::MapError);
+        QCOMPARE(errorFrame.tensorStats.count, errors.count);
+        QCOMPARE(errorFrame.tensorStats.nanCount, errors.nanCount);
+        QCOMPARE(errorFrame.tensorStats.max, errors.max);
+        QCOMPARE(v->frame(DatasetViewPanel::MapB).tensorStats.max, computeStats(embedB.view()).max);
+        QVERIFY2(v->statsText().contains("streamed in step"), qPrintable(v->statsText()));
 
         // Moved on while streaming: the stale stream stops and only the last dataset shows.
         v->view({file, "/embed"});
@@ -582,6 +642,38 @@ private:
             }
         QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, lo);
         QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.max, hi);
+    }
+
+    // The comparison of the GUI and the CLI's of the same pair: every metric, the verdict and why.
+    static void expectSameComparison(const ops::Comparison& gui, const ops::Comparison& cli) {
+        QVERIFY(gui.compared && cli.compared);
+        for (const metrics::MetricField& f : metrics::metricFields()) {
+            const auto g = f.value(gui.metrics), c = f.value(cli.metrics);
+            QCOMPARE(g.has_value(), c.has_value());
+            if (g) QVERIFY2(*g == *c || (std::isnan(*g) && std::isnan(*c)), f.key);
+        }
+        QCOMPARE(gui.judgement.verdict, cli.judgement.verdict);
+        QCOMPARE(gui.judgement.reason, cli.judgement.reason);
+    }
+
+    // The view's analysis is ops::compareOutput's of the whole pair under every standard shown.
+    static void expectAnalysisOfWholePair(DatasetViewPanel* v, const HostTensor& a, const HostTensor& b,
+                                          const std::string& name) {
+        const OutputAnalysis& o = v->analysis()->outputs.front();
+        const std::vector<metrics::Standard> standards = standardsToShow(metrics::parseStandard("cann"));
+        QCOMPARE(o.judgements.size(), standards.size());
+        for (std::size_t i = 0; i < standards.size(); ++i) {
+            const ops::Comparison cli =
+                ops::compareOutput(name, "actual", a, "reference", b, ops::judgedDtype(a), standards[i]);
+            if (i == 0) expectSameComparison(v->analysis()->comparisons.front(), cli);
+            QCOMPARE(o.judgements[i].reason, cli.judgement.reason);
+        }
+        const metrics::ErrorSummary e =
+            metrics::summarizeErrors(a, b, ops::judgedDtype(a), metrics::logTolerances(-8, 0, 4), 4000);
+        QCOMPARE(o.relHistogram.counts, e.relHistogram.counts);
+        QCOMPARE(o.sampleRel, e.sampleRel);
+        QCOMPARE(o.perAxis.size(), e.perAxis.size());
+        QCOMPARE(o.perAxis.back().back().meanRel, e.perAxis.back().back().meanRel);
     }
 
     // The CLI itself, when it was built beside the tests: the same values in its JSON.

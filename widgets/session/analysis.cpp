@@ -1,11 +1,90 @@
 #include "session/analysis.h"
 
+#include <memory>
+
+#include "opscope/error.h"
+
 namespace opscope::gui {
 
 std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary) {
     std::vector<metrics::Standard> out{primary};
     for (const metrics::Standard& s : metrics::builtinStandards())
         if (s.name != primary.name) out.push_back(s);
+    return out;
+}
+
+namespace {
+
+struct Cancelled {};
+
+bool sameOptions(const metrics::CompareOptions& a, const metrics::CompareOptions& b) {
+    return a.roundReference == b.roundReference && a.relativeGuard == b.relativeGuard &&
+           a.checkTolerance == b.checkTolerance && a.rtol == b.rtol && a.atol == b.atol;
+}
+
+}  // namespace
+
+std::optional<PairAnalysis> analyzePair(const std::string& output, const std::string& actualName,
+                                        const ops::TensorHandle& actual, const std::string& baselineName,
+                                        const ops::TensorHandle& baseline,
+                                        const std::vector<metrics::Standard>& standards, int64_t maxSamples,
+                                        const PassControl& control) {
+    if (standards.empty()) throw UsageError("analyzePair needs a standard");
+    const DType dtype = ops::judgedDtype(actual.dtype);
+    // One accumulator per distinct set of options: the builtin standards share one.
+    std::vector<std::size_t> accumulatorOf(standards.size());
+    std::vector<std::unique_ptr<metrics::ComparisonAccumulator>> passes;
+    std::vector<metrics::ComparisonMetrics> measured;
+    std::optional<metrics::ErrorSummary> summary;
+    PairAnalysis out;
+    try {
+        out.comparison = ops::comparePair(
+            output, actualName, actual.dtype, actual.shape, baselineName, baseline.dtype, baseline.shape,
+            standards.front(), [&] {
+                for (std::size_t i = 0; i < standards.size(); ++i) {
+                    std::size_t k = 0;
+                    while (k < i && !sameOptions(standards[k].options, standards[i].options)) ++k;
+                    accumulatorOf[i] = k == i ? passes.size() : accumulatorOf[k];
+                    if (k == i)
+                        passes.push_back(std::make_unique<metrics::ComparisonAccumulator>(actual.shape, dtype,
+                                                                                          standards[i].options));
+                }
+                metrics::ErrorSummaryAccumulator errors(actual.shape, dtype, metrics::logTolerances(-8, 0, 4),
+                                                        maxSamples);
+                const bool done = ops::forEachBandPair(actual, baseline, control.bandBytes, control.cancelled,
+                                                       [&](const HostTensor& a, const HostTensor& r, double share) {
+                                                           for (auto& p : passes) p->add(a, r);
+                                                           errors.add(a, r);
+                                                           if (control.progress) control.progress(share);
+                                                       });
+                if (!done) throw Cancelled{};
+                for (auto& p : passes) measured.push_back(p->finish());
+                summary = errors.finish();
+                return measured[accumulatorOf.front()];
+            });
+    } catch (const Cancelled&) {
+        return std::nullopt;
+    }
+    OutputAnalysis& a = out.analysis;
+    const ops::Comparison& c = out.comparison;
+    a.output = output;
+    a.dtype = dtype;
+    a.shape = actual.shape;
+    a.compared = c.compared;
+    a.note = c.note;
+    a.metrics = c.metrics;
+    a.judgements.push_back(c.judgement);
+    if (!c.compared || !summary) return out;
+    for (std::size_t i = 1; i < standards.size(); ++i)
+        a.judgements.push_back(standards[i].judge(measured[accumulatorOf[i]]));
+    a.perAxis = std::move(summary->perAxis);
+    a.absHistogram = std::move(summary->absHistogram);
+    a.relHistogram = std::move(summary->relHistogram);
+    a.relShares = std::move(summary->relShares);
+    a.absShares = std::move(summary->absShares);
+    a.sampleRef = std::move(summary->sampleRef);
+    a.sampleAbs = std::move(summary->sampleAbs);
+    a.sampleRel = std::move(summary->sampleRel);
     return out;
 }
 
@@ -16,36 +95,27 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
     report.baselineName = baselineName;
     if (standards.empty()) return report;
     report.standard = standards.front().name;
-    report.comparisons = ops::compareOutputs(outputs, actualName, baseline, baselineName, standards.front());
-    for (const ops::Comparison& c : report.comparisons) {
-        const HostTensor& actual = outputs.at(c.output);
-        OutputAnalysis a;
-        a.output = c.output;
-        a.dtype = ops::judgedDtype(actual);
-        a.shape = actual.shape();
-        a.compared = c.compared;
-        a.note = c.note;
-        a.metrics = c.metrics;
-        a.judgements.push_back(c.judgement);
-        if (!c.compared) {
+    PassControl whole;  // the tensors are held: each pair in one block
+    whole.bandBytes = UINT64_MAX;
+    for (const auto& [name, actual] : outputs) {
+        const auto ref = baseline.find(name);
+        if (ref == baseline.end()) {
+            report.comparisons.push_back(
+                ops::missingOutput(name, actualName, baselineName, baselineName, standards.front()));
+            OutputAnalysis a;
+            a.output = name;
+            a.dtype = ops::judgedDtype(actual);
+            a.shape = actual.shape();
+            a.compared = false;
+            a.note = report.comparisons.back().note;
+            a.judgements.push_back(report.comparisons.back().judgement);
             report.outputs.push_back(std::move(a));
             continue;
         }
-        const HostTensor& ref = baseline.at(c.output);
-        for (std::size_t i = 1; i < standards.size(); ++i)
-            a.judgements.push_back(
-                ops::compareOutput(c.output, actualName, actual, baselineName, ref, a.dtype, standards[i]).judgement);
-        metrics::ErrorSummary e =
-            metrics::summarizeErrors(actual, ref, a.dtype, metrics::logTolerances(-8, 0, 4), maxSamples);
-        a.perAxis = std::move(e.perAxis);
-        a.absHistogram = std::move(e.absHistogram);
-        a.relHistogram = std::move(e.relHistogram);
-        a.relShares = std::move(e.relShares);
-        a.absShares = std::move(e.absShares);
-        a.sampleRef = std::move(e.sampleRef);
-        a.sampleAbs = std::move(e.sampleAbs);
-        a.sampleRel = std::move(e.sampleRel);
-        report.outputs.push_back(std::move(a));
+        std::optional<PairAnalysis> p = analyzePair(name, actualName, ops::heldTensor(actual), baselineName,
+                                                    ops::heldTensor(ref->second), standards, maxSamples, whole);
+        report.comparisons.push_back(std::move(p->comparison));
+        report.outputs.push_back(std::move(p->analysis));
     }
     return report;
 }

@@ -2,11 +2,15 @@
 // baseline under every standard. Runs on a pool thread; a pure function of its inputs.
 #pragma once
 
+#include <atomic>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "opscope/case_file.h"
 #include "opscope/metrics.h"
+#include "opscope/ops/tensor_sets.h"
 #include "session/session_types.h"
 
 namespace opscope::gui {
@@ -14,10 +18,33 @@ namespace opscope::gui {
 // The standards shown in the metrics table: `primary` first, then the other builtins.
 std::vector<metrics::Standard> standardsToShow(const metrics::Standard& primary);
 
-// Every output is judged through ops::compareOutputs (the CLI's evaluation); one the baseline
-// lacks, or whose element count differs, is listed as not judged with the reason (and the
-// overall verdict is then never a pass). Dtypes come from `outputs`, named `actualName` in the
-// comparisons ("opscope" for a run's outputs). Scatter samples hold at most maxSamples points.
+// How one pass over a pair goes: the size of a band of each side, a flag asked between bands,
+// and the share of the pair passed after each band.
+struct PassControl {
+    uint64_t bandBytes = ops::kCompareBandBytes;
+    const std::atomic<bool>* cancelled = nullptr;
+    std::function<void(double)> progress;
+};
+
+// One output against its baseline, judged as ops::compareTensors judges it (to the same bits),
+// under every standard of `standards` (the first is `comparison`'s), with what the charts draw
+// (metrics::ErrorSummaryAccumulator): all in one pass over the pair (ops::forEachBandPair), so a
+// pair of 10 GiB tensors costs a band of each. An element-count mismatch is not compared, with
+// the reason. Nothing when cancelled between bands; read errors (FileError) propagate.
+struct PairAnalysis {
+    ops::Comparison comparison;
+    OutputAnalysis analysis;
+};
+std::optional<PairAnalysis> analyzePair(const std::string& output, const std::string& actualName,
+                                        const ops::TensorHandle& actual, const std::string& baselineName,
+                                        const ops::TensorHandle& baseline,
+                                        const std::vector<metrics::Standard>& standards, int64_t maxSamples,
+                                        const PassControl& control = {});
+
+// Every output of `outputs` judged by analyzePair against the same-named baseline tensor, in
+// name order; one the baseline lacks is not judged (ops::missingOutput), and the overall verdict
+// is then never a pass. Outputs are named `actualName` in the comparisons ("opscope" for a
+// run's outputs). Scatter samples hold at most maxSamples points.
 AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,
                               const std::vector<metrics::Standard>& standards, const std::string& baselineName,
                               int64_t maxSamples = 4000, const std::string& actualName = "opscope");

@@ -8,6 +8,7 @@
 #include "opscope/h5/tensor_io.h"
 #include "opscope/h5/vetting.h"
 #include "opscope/import/tensor_file.h"
+#include "opscope/metrics.h"
 
 namespace opscope::gui {
 
@@ -47,13 +48,12 @@ SliceBlock sliceBlock(const std::vector<int64_t>& shape, const view::SliceSpec& 
 namespace {
 
 // The slice block cut into bands of rows (along the slice's row axis) of at most maxBytes.
-std::vector<h5::DataBlock> rowBands(const std::string& path, const SliceBlock& block, int rowAxis, DType dtype,
-                                    uint64_t maxBytes) {
-    const uint64_t rowBytes = static_cast<uint64_t>(shapeNumel(block.count) / block.count[rowAxis]) * dtypeSize(dtype);
+std::vector<SliceBlock> rowBands(const SliceBlock& block, int rowAxis, std::size_t elementSize, uint64_t maxBytes) {
+    const uint64_t rowBytes = static_cast<uint64_t>(shapeNumel(block.count) / block.count[rowAxis]) * elementSize;
     const int64_t rowsPerBand = std::max<int64_t>(1, static_cast<int64_t>(maxBytes / std::max<uint64_t>(1, rowBytes)));
-    std::vector<h5::DataBlock> bands;
+    std::vector<SliceBlock> bands;
     for (int64_t r = 0; r < block.count[rowAxis]; r += rowsPerBand) {
-        h5::DataBlock b{path, block.start, block.count};
+        SliceBlock b = block;
         b.start[rowAxis] = block.start[rowAxis] + r;
         b.count[rowAxis] = std::min(rowsPerBand, block.count[rowAxis] - r);
         bands.push_back(std::move(b));
@@ -71,7 +71,8 @@ std::vector<std::pair<std::size_t, std::size_t>> vettingGroups(std::size_t bands
     return groups;
 }
 
-// What the view's reading policy needs of one dataset, whichever kind of file holds it.
+// What the view's reading policy needs of one dataset, whichever kind of file (or a held tensor)
+// it is. The functions own what they read from.
 struct DatasetSource {
     std::vector<int64_t> shape;
     DType dtype = DType::Undefined;
@@ -79,60 +80,101 @@ struct DatasetSource {
     std::function<HostTensor(const SliceBlock&)> readBlock;
     std::function<HostTensor(const SliceBlock&)> readBand;  // a band of a stream, after beforeBand
     // Called before band i is read (the HDF5 source vets the bands ahead of the reads).
-    std::function<void(std::size_t i, const std::vector<h5::DataBlock>& bands)> beforeBand;
+    std::function<void(std::size_t i, const std::vector<SliceBlock>& bands)> beforeBand;
 };
 
-// One pass over the slice, band after band; an empty summary when cancelled.
-view::SliceSummary streamSlice(const DatasetSource& source, const std::vector<h5::DataBlock>& bands,
-                               const view::SliceSpec& spec, int64_t rows, int64_t cols, const StreamControl& control) {
+// The view's policy, the same for a dataset viewed alone and for a pair: all of it when it holds
+// at most `limit` bytes (or has rank < 2); else the block of the slice when that is small enough
+// (rank >= 3); else the slice streamed.
+enum class Form { Whole, Block, Stream };
+Form formFor(const std::vector<int64_t>& shape, const SliceBlock& block, std::size_t elementSize, uint64_t limit) {
+    const auto bytes = [&](const std::vector<int64_t>& s) {
+        return static_cast<uint64_t>(shapeNumel(s)) * elementSize;
+    };
+    if (shape.size() < 2 || elementSize == 0 || bytes(shape) <= limit) return Form::Whole;
+    if (shape.size() >= 3 && bytes(block.count) <= limit) return Form::Block;
+    return Form::Stream;
+}
+
+view::SliceSpec sliceFor(const std::vector<int64_t>& shape, const view::SliceSpec& slice) {
+    return view::normalizeSlice(shape, slice.index.size() == shape.size() ? slice : view::defaultSlice(shape));
+}
+
+// What band i of a stream brings to each pass: the tensors read (held while their rows are
+// added) and one source of rows per pass.
+struct BandRows {
+    std::vector<HostTensor> held;
+    std::vector<view::SliceSource> sources;
+};
+
+view::SliceSource valuesOf(const HostTensor& band) {
+    view::SliceSource s;
+    s.tensor = band.view();
+    return s;
+}
+
+// Passes over the slice (one summary each), band after band; no summaries when cancelled.
+std::vector<view::SliceSummary> streamSlice(std::size_t passes, const std::vector<SliceBlock>& bands,
+                                            const view::SliceSpec& spec, int64_t rows, int64_t cols,
+                                            const StreamControl& control,
+                                            const std::function<BandRows(std::size_t)>& readBand) {
     view::SliceRequest request;
     request.spec = spec;
     request.cancelled = control.cancelled;
-    view::SliceSummarizer pass(rows, cols, request);
+    std::vector<std::unique_ptr<view::SliceSummarizer>> summarizers;
+    for (std::size_t p = 0; p < passes; ++p)
+        summarizers.push_back(std::make_unique<view::SliceSummarizer>(rows, cols, request));
     view::SliceSpec inBand = spec;  // a band holds one index of every other axis: index 0
     std::fill(inBand.index.begin(), inBand.index.end(), 0);
     for (std::size_t i = 0; i < bands.size(); ++i) {
         if (control.cancelled && control.cancelled()) return {};
-        if (source.beforeBand) source.beforeBand(i, bands);
-        const HostTensor band = source.readBand({bands[i].start, bands[i].count});
-        view::SliceSource rowsOfBand;
-        rowsOfBand.tensor = band.view();
-        if (!pass.addRows(rowsOfBand, inBand, bands[i].start[spec.rowAxis] - bands.front().start[spec.rowAxis]))
-            return {};
+        const BandRows band = readBand(i);
+        const int64_t firstRow = bands[i].start[spec.rowAxis] - bands.front().start[spec.rowAxis];
+        for (std::size_t p = 0; p < passes; ++p)
+            if (!summarizers[p]->addRows(band.sources[p], inBand, firstRow)) return {};
         if (control.progress) control.progress(static_cast<double>(i + 1) / static_cast<double>(bands.size()));
     }
-    return pass.take();
+    std::vector<view::SliceSummary> out;
+    for (auto& s : summarizers) out.push_back(s->take());
+    return out;
 }
 
-// The view's policy: all of a dataset when it holds at most `limit` bytes (or has rank < 2);
-// else the block of the slice when that is small enough (rank >= 3); else the slice streamed.
-DatasetForView readForView(const DatasetSource& source, const std::string& path, const view::SliceSpec& slice,
-                           uint64_t limit, const StreamControl& control) {
+// A band of `source`, vetted first where it needs it.
+HostTensor readBandOf(const DatasetSource& source, std::size_t i, const std::vector<SliceBlock>& bands) {
+    if (source.beforeBand) source.beforeBand(i, bands);
+    return source.readBand(bands[i]);
+}
+
+DatasetForView readForView(const DatasetSource& source, const view::SliceSpec& slice, uint64_t limit,
+                           const StreamControl& control) {
     DatasetForView d;
     d.shape = source.shape;
     d.dtype = source.dtype;
-    const auto bytes = [&](const std::vector<int64_t>& shape) {
-        return static_cast<uint64_t>(shapeNumel(shape)) * dtypeSize(source.dtype);
-    };
-    if (source.shape.size() < 2 || source.dtype == DType::Undefined || bytes(source.shape) <= limit) {
-        d.tensor = source.readWhole();
-        d.shape = d.tensor.shape();
-        return d;
+    const view::SliceSpec spec = source.shape.size() >= 2 ? sliceFor(source.shape, slice) : view::SliceSpec{};
+    const SliceBlock block = source.shape.size() >= 2 ? sliceBlock(source.shape, spec) : SliceBlock{};
+    const std::size_t elementSize = source.dtype == DType::Undefined ? 0 : dtypeSize(source.dtype);
+    switch (formFor(source.shape, block, elementSize, limit)) {
+        case Form::Whole:
+            d.tensor = source.readWhole();
+            d.shape = d.tensor.shape();
+            return d;
+        case Form::Block:
+            d.block = block;
+            d.tensor = source.readBlock(block);
+            return d;
+        case Form::Stream: break;
     }
-    const view::SliceSpec spec = view::normalizeSlice(
-        source.shape, slice.index.size() == source.shape.size() ? slice : view::defaultSlice(source.shape));
-    const SliceBlock block = sliceBlock(source.shape, spec);
-    if (source.shape.size() >= 3 && bytes(block.count) <= limit) {
-        d.block = block;
-        d.tensor = source.readBlock(block);
-        return d;
-    }
-    const std::vector<h5::DataBlock> bands = rowBands(path, block, spec.rowAxis, source.dtype, control.bandBytes);
-    view::SliceSummary summary =
-        streamSlice(source, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control);
+    const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
+    std::vector<view::SliceSummary> summary =
+        streamSlice(1, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control, [&](std::size_t i) {
+            BandRows r;
+            r.held.push_back(readBandOf(source, i, bands));
+            r.sources.push_back(valuesOf(r.held[0]));
+            return r;
+        });
     d.bands = static_cast<int64_t>(bands.size());
     d.streamedSlice = spec;
-    if (summary.rows > 0) d.streamed = std::make_shared<const view::SliceSummary>(std::move(summary));
+    if (!summary.empty()) d.streamed = std::make_shared<const view::SliceSummary>(std::move(summary[0]));
     return d;
 }
 
@@ -140,34 +182,35 @@ DatasetForView readForView(const DatasetSource& source, const std::string& path,
 // pipelined: while this thread reads one group of bands, a child vets the next; a band is read
 // only after the child that read it ended well, so a damaged band is refused before libhdf5
 // here touches it.
-DatasetSource hdf5Source(const std::string& file, const h5::File& f, const std::string& path) {
-    const h5::DatasetInfo info = h5::datasetInfo(f, path);
+DatasetSource hdf5Source(const std::string& file, const std::shared_ptr<const h5::File>& f, const std::string& path) {
+    const h5::DatasetInfo info = h5::datasetInfo(*f, path);
     DatasetSource source;
     source.shape = info.shape;
     source.dtype = info.dtype;
-    source.readWhole = [&file, &f, path] {
+    source.readWhole = [file, f, path] {
         h5::vetFile(file, {path});
-        return h5::readTensor(f, path);
+        return h5::readTensor(*f, path);
     };
-    source.readBlock = [&file, &f, path](const SliceBlock& b) {
+    source.readBlock = [file, f, path](const SliceBlock& b) {
         h5::vetBlocks(file, {{path, b.start, b.count}});  // only the block, not the dataset
-        return h5::readTensorBlock(f, path, b.start, b.count);
+        return h5::readTensorBlock(*f, path, b.start, b.count);
     };
-    source.readBand = [&f, path](const SliceBlock& b) { return h5::readTensorBlock(f, path, b.start, b.count); };
+    source.readBand = [f, path](const SliceBlock& b) { return h5::readTensorBlock(*f, path, b.start, b.count); };
     struct Vetting {
         std::vector<std::pair<std::size_t, std::size_t>> groups;
         std::size_t next = 0;  // the group the child vets next
         std::future<void> running;
     };
     auto vetting = std::make_shared<Vetting>();
-    source.beforeBand = [&file, vetting](std::size_t i, const std::vector<h5::DataBlock>& bands) {
+    source.beforeBand = [file, path, vetting](std::size_t i, const std::vector<SliceBlock>& bands) {
         Vetting& v = *vetting;
         if (i == 0) v.groups = vettingGroups(bands.size());
         const auto start = [&](std::size_t g) {
-            std::vector<h5::DataBlock> group(bands.begin() + static_cast<std::ptrdiff_t>(v.groups[g].first),
-                                             bands.begin() + static_cast<std::ptrdiff_t>(v.groups[g].second));
+            std::vector<h5::DataBlock> group;
+            for (std::size_t k = v.groups[g].first; k < v.groups[g].second; ++k)
+                group.push_back({path, bands[k].start, bands[k].count});
             v.running =
-                std::async(std::launch::async, [&file, group = std::move(group)] { h5::vetBlocks(file, group); });
+                std::async(std::launch::async, [file, group = std::move(group)] { h5::vetBlocks(file, group); });
             v.next = g + 1;
         };
         if (i == 0) start(0);
@@ -192,16 +235,130 @@ DatasetSource tensorFileSource(const std::shared_ptr<const import::TensorFile>& 
     return source;
 }
 
+// A tensor in memory: the whole is itself (shared, not copied), a block is cut from it.
+DatasetSource heldSource(const std::shared_ptr<const HostTensor>& held) {
+    const ops::TensorHandle handle = ops::heldTensor(*held);
+    DatasetSource source;
+    source.shape = handle.shape;
+    source.dtype = handle.dtype;
+    source.readWhole = handle.read;
+    source.readBlock = [handle](const SliceBlock& b) { return handle.readBlock(b.start, b.count); };
+    source.readBand = source.readBlock;
+    return source;
+}
+
+DatasetSource openSource(const ViewOperand& side) {
+    if (side.held) return heldSource(side.held);
+    if (import::isTensorFileSpec(side.file))
+        return tensorFileSource(std::make_shared<const import::TensorFile>(side.file), side.path);
+    // The data is vetted as it is read.
+    return hdf5Source(side.file, std::make_shared<const h5::File>(openVettedDataset(side.file, side.path, {})),
+                      side.path);
+}
+
 }  // namespace
 
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
                                   uint64_t sliceOnlyAboveBytes, const StreamControl& control) {
-    if (import::isTensorFileSpec(file)) {
-        const auto opened = std::make_shared<const import::TensorFile>(file);
-        return readForView(tensorFileSource(opened, path), path, slice, sliceOnlyAboveBytes, control);
+    return readForView(openSource({file, path, nullptr}), slice, sliceOnlyAboveBytes, control);
+}
+
+ops::TensorHandle openForCompare(const ViewOperand& side) {
+    if (side.held) return ops::heldTensor(*side.held);
+    const DatasetSource source = openSource(side);
+    return ops::TensorHandle{
+        source.dtype, source.shape, source.readWhole,
+        [read = source.readBlock](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+            return read({start, count});
+        }};
+}
+
+namespace {
+
+// B as a tensor of A's shape (the same elements in row-major order), read whole.
+HostTensor inShapeOf(const std::vector<int64_t>& shape, const HostTensor& b) {
+    TensorView v = b.view();
+    v.shape = shape;
+    v.strides = TensorView::contiguousStrides(shape);
+    return HostTensor::copyOf(v);
+}
+
+// The relative error of A and B held alike (whole, or the same block), in A's block.
+DatasetForView errorOf(const DatasetForView& a, const DatasetForView& b, DType outputDtype) {
+    DatasetForView e;
+    e.tensor = metrics::errorMaps(a.tensor, b.tensor, outputDtype).relError;
+    e.shape = a.shape;
+    e.dtype = DType::Float64;
+    e.block = a.block;
+    return e;
+}
+
+}  // namespace
+
+PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType outputDtype, const view::SliceSpec& slice,
+                            uint64_t limit, const StreamControl& control) {
+    const DatasetSource sa = openSource(a), sb = openSource(b);
+    PairForView pair;
+    if (sa.shape != sb.shape) {  // B's maps need it in A's shape: whole, and only when small
+        pair.a = readForView(sa, slice, limit, control);
+        pair.b.shape = sb.shape;  // B's title; no tensor unless read below
+        pair.b.dtype = sb.dtype;
+        if (shapeNumel(sb.shape) != shapeNumel(sa.shape)) return pair;  // not compared: no maps
+        const uint64_t bBytes = static_cast<uint64_t>(shapeNumel(sb.shape)) * dtypeSize(sb.dtype);
+        if (pair.a.sliceOnly() || pair.a.streamed || bBytes > limit) {
+            pair.bNote = "B is " + shapeToString(sb.shape) + " where A is " + shapeToString(sa.shape) +
+                         ": B and the relative error are drawn only when both are read whole";
+            return pair;
+        }
+        pair.b.tensor = inShapeOf(sa.shape, sb.readWhole());
+        pair.error = errorOf(pair.a, pair.b, outputDtype);
+        return pair;
     }
-    const h5::File f = openVettedDataset(file, path, {});  // the data is vetted as it is read
-    return readForView(hdf5Source(file, f, path), path, slice, sliceOnlyAboveBytes, control);
+    const view::SliceSpec spec = sa.shape.size() >= 2 ? sliceFor(sa.shape, slice) : view::SliceSpec{};
+    const SliceBlock block = sa.shape.size() >= 2 ? sliceBlock(sa.shape, spec) : SliceBlock{};
+    const std::size_t elementSize = std::max(dtypeSize(sa.dtype), dtypeSize(sb.dtype));
+    const Form form = formFor(sa.shape, block, elementSize, limit);
+    for (auto [side, d] : {std::pair{&sa, &pair.a}, std::pair{&sb, &pair.b}}) {
+        d->shape = side->shape;
+        d->dtype = side->dtype;
+        if (form == Form::Whole) d->tensor = side->readWhole();
+        if (form == Form::Block) {
+            d->block = block;
+            d->tensor = side->readBlock(block);
+        }
+    }
+    if (form != Form::Stream) {
+        pair.error = errorOf(pair.a, pair.b, outputDtype);
+        return pair;
+    }
+    const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
+    std::vector<view::SliceSummary> summaries =
+        streamSlice(3, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control, [&](std::size_t i) {
+            BandRows r;
+            r.held.push_back(readBandOf(sa, i, bands));
+            r.held.push_back(readBandOf(sb, i, bands));
+            r.sources.push_back(valuesOf(r.held[0]));
+            r.sources.push_back(valuesOf(r.held[1]));
+            view::SliceSource error = valuesOf(r.held[0]);
+            error.reference = r.held[1].view();
+            error.content = view::SliceContent::RelError;
+            error.outputDtype = outputDtype;
+            r.sources.push_back(error);
+            return r;
+        });
+    for (DatasetForView* d : {&pair.a, &pair.b}) {
+        d->bands = static_cast<int64_t>(bands.size());
+        d->streamedSlice = spec;
+    }
+    pair.error.shape = sa.shape;
+    pair.error.dtype = DType::Float64;
+    pair.error.bands = pair.a.bands;
+    pair.error.streamedSlice = spec;
+    if (summaries.empty()) return pair;
+    pair.a.streamed = std::make_shared<const view::SliceSummary>(std::move(summaries[0]));
+    pair.b.streamed = std::make_shared<const view::SliceSummary>(std::move(summaries[1]));
+    pair.error.streamed = std::make_shared<const view::SliceSummary>(std::move(summaries[2]));
+    return pair;
 }
 
 }  // namespace opscope::gui

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "opscope/host_tensor.h"
+#include "opscope/ops/tensor_sets.h"
 #include "opscope/view/slice.h"
 #include "opscope/view/slice_summary.h"
 
@@ -59,5 +60,34 @@ struct DatasetForView {
 // Throws as above.
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
                                   uint64_t sliceOnlyAboveBytes, const StreamControl& control = {});
+
+// One side of a comparison in the dataset view: a dataset (or a tensor file's key), or a tensor
+// the view already holds whole (a call's output, or a dataset read whole for viewing).
+struct ViewOperand {
+    std::string file, path;
+    std::shared_ptr<const HostTensor> held;  // set: this tensor; file and path name it
+};
+
+// Both sides of a comparison as the dataset view holds them, and their relative error (float64,
+// metrics::errorMaps), read by readDatasetForView's policy for the pair (judged on the larger of
+// the two element sizes): all of both; only the block of the slice of each (rank >= 3); or the
+// slice of each streamed in row bands read in step, with a third pass over the relative error of
+// each pair of bands, so that two 10 GiB datasets are shown from three summaries and two bands.
+// B's maps and the error need B in A's shape: when the shapes differ (the same element count) B
+// is read whole and taken in A's shape, or not at all unless A and B are both read whole (`b`
+// empty, `bNote` says why).
+struct PairForView {
+    DatasetForView a, b, error;
+    std::string bNote;
+};
+// outputDtype: what B is rounded to for the relative error (the comparison's judged dtype).
+// A cancelled stream returns no summaries. Throws as readDatasetForView.
+PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType outputDtype, const view::SliceSpec& slice,
+                            uint64_t sliceOnlyAboveBytes, const StreamControl& control = {});
+
+// A side for the comparison's pass over every element (ops::forEachBandPair): a held tensor as
+// it is; an HDF5 dataset vetted as it is read (whole, or each block alone); a tensor file's key
+// read by OpScope's own readers. Throws as readDatasetForView.
+ops::TensorHandle openForCompare(const ViewOperand& side);
 
 }  // namespace opscope::gui

@@ -2,10 +2,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPointer>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -46,6 +48,11 @@ DatasetViewPanel::DatasetViewPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(split, 1);
     comparison_->hide();
     for (HeatmapWidget* m : maps_) m->clear(tr("Double-click a dataset in the file tree (or Enter) to look at it"));
+}
+
+DatasetViewPanel::~DatasetViewPanel() {
+    latestRead_->store(0);  // a stream stops at its next band
+    if (analysisCancelled_) analysisCancelled_->store(true);
 }
 
 void DatasetViewPanel::buildTop(QVBoxLayout* layout) {
@@ -122,7 +129,20 @@ QWidget* DatasetViewPanel::buildComparison() {
     verdict_->setTextFormat(Qt::PlainText);
     verdict_->setAlignment(Qt::AlignCenter);
     verdict_->setWordWrap(true);
-    l->addWidget(verdict_);
+    cancelCompare_ = new QToolButton(comparison_);
+    cancelCompare_->setObjectName("cancelCompare");
+    cancelCompare_->setText(tr("Cancel"));
+    cancelCompare_->setToolTip(tr("Stop comparing: no verdict is shown"));
+    cancelCompare_->hide();
+    connect(cancelCompare_, &QToolButton::clicked, this, [this] {
+        cancelAnalysis();
+        verdict_->setText(tr("NOT JUDGED: the comparison was cancelled (choose a standard to compare again)"));
+        Q_EMIT shown();
+    });
+    auto* verdictRow = new QHBoxLayout();
+    verdictRow->addWidget(verdict_, 1);
+    verdictRow->addWidget(cancelCompare_);
+    l->addLayout(verdictRow);
     auto* tabs = new QTabWidget(comparison_);
     table_ = new QTableView(tabs);
     metrics_ = new MetricsTableModel(nullptr, this);
@@ -139,7 +159,7 @@ QWidget* DatasetViewPanel::buildComparison() {
 
 void DatasetViewPanel::view(const DatasetRef& ref) {
     pendingReference_.reset();
-    read(ref, false);
+    read(ref);
 }
 
 void DatasetViewPanel::viewAndCompare(const DatasetRef& a, const DatasetRef& b) {
@@ -149,81 +169,126 @@ void DatasetViewPanel::viewAndCompare(const DatasetRef& a, const DatasetRef& b) 
 
 void DatasetViewPanel::compareWith(const DatasetRef& ref) {
     if (!hasTensor()) return fail(tr("View a dataset first (double-click it in the file tree), then compare it"));
-    read(ref, true);
+    readPair(ref, false);
 }
 
-namespace {
-
-// What one background read brings: the dataset asked for and, when comparing with an A that
-// holds only a slice, all of A (the comparison needs every element).
-struct Loaded {
-    DatasetForView main;
-    std::optional<DatasetForView> wholeA;
-};
-
-}  // namespace
+void DatasetViewPanel::fill(Operand& o, DatasetForView d) {
+    const bool read = d.tensor.data() != nullptr || d.tensor.numel() == 0;  // a default HostTensor: none read
+    o.shape = std::move(d.shape);
+    o.blockStart = std::move(d.block.start);
+    o.dtype = d.dtype;
+    o.streamed = std::move(d.streamed);
+    o.streamedSlice = d.streamedSlice;
+    o.bands = d.bands;
+    o.tensor = nullptr;
+    if (!o.streamed && read) {
+        o.tensor = std::make_shared<const HostTensor>(std::move(d.tensor));
+        o.dtype = o.tensor->dtype();
+    }
+}
 
 DatasetViewPanel::Operand DatasetViewPanel::operandOf(const DatasetRef& ref, DatasetForView d) {
     Operand o;
     o.label = ref.label();
     o.file = ref.file;
     o.ref = ref;
-    o.shape = std::move(d.shape);
-    o.blockStart = std::move(d.block.start);
-    o.dtype = d.dtype;
-    if (d.streamed) {
-        o.streamed = std::move(d.streamed);
-        o.streamedSlice = d.streamedSlice;
-        o.bands = d.bands;
-    } else {
-        o.tensor = std::make_shared<const HostTensor>(std::move(d.tensor));
-        o.dtype = o.tensor->dtype();
-    }
+    fill(o, std::move(d));
     return o;
+}
+
+// The tensor itself when the view holds all of it (in its own shape), else its file and key.
+ViewOperand DatasetViewPanel::sideOf(const Operand& o) {
+    ViewOperand side;
+    if (o.ref) {
+        side.file = o.ref->file.toStdString();
+        side.path = o.ref->path.toStdString();
+    }
+    if (o.tensor && o.blockStart.empty() && (!o.ref || o.tensor->shape() == o.shape)) side.held = o.tensor;
+    return side;
 }
 
 void DatasetViewPanel::showReadProgress(uint64_t generation, const QString& label, double share) {
     if (generation == readGeneration_) title_->setText(tr("Reading %1… %2 %").arg(label).arg(qRound(share * 100)));
 }
 
-// A alone may be read one slice at a time; B, and A when B comes, are read whole.
-void DatasetViewPanel::read(const DatasetRef& ref, bool asReference) {
+uint64_t DatasetViewPanel::startRead(const QString& label) {
     const uint64_t gen = ++readGeneration_;
     latestRead_->store(gen);
     ++pendingReads_;
     message_.clear();
-    title_->setText(tr("Reading %1…").arg(ref.label()));
-    const std::optional<DatasetRef> aRef = asReference && (holdsSliceOnly() || isStreamed()) ? a_.ref : std::nullopt;
-    const std::string aFile = aRef ? aRef->file.toStdString() : std::string(),
-                      aPath = aRef ? aRef->path.toStdString() : std::string();
-    const std::string file = ref.file.toStdString(), path = ref.path.toStdString();
-    const uint64_t limit = asReference ? UINT64_MAX : sliceOnlyAbove_;
-    const view::SliceSpec slice = slice_->slice();
-    StreamControl control;  // a streamed read stops between bands once the user moved on
+    title_->setText(tr("Reading %1…").arg(label));
+    return gen;
+}
+
+// A streamed read stops between bands once the user moved on, and tells how far it is.
+StreamControl DatasetViewPanel::streamControl(uint64_t gen, const QString& label) {
+    StreamControl control;
     control.bandBytes = bandBytes_;
     control.cancelled = [gen, latest = latestRead_] { return latest->load() != gen; };
-    control.progress = [this, gen, label = ref.label()](double share) {
-        guiInvoke(this, [this, gen, label, share] { showReadProgress(gen, label, share); });
+    control.progress = [self = QPointer<DatasetViewPanel>(this), gen, label](double share) {
+        guiInvoke(QCoreApplication::instance(), [self, gen, label, share] {
+            if (self) self->showReadProgress(gen, label, share);
+        });
     };
-    runInBackground<Loaded>(
+    return control;
+}
+
+void DatasetViewPanel::read(const DatasetRef& ref) {
+    const uint64_t gen = startRead(ref.label());
+    const std::string file = ref.file.toStdString(), path = ref.path.toStdString();
+    const uint64_t limit = sliceOnlyAbove_;
+    const view::SliceSpec slice = slice_->slice();
+    const StreamControl control = streamControl(gen, ref.label());
+    runInBackground<DatasetForView>(
         this,
-        [file, path, aFile, aPath, limit, slice, control, gen, latest = latestRead_] {
-            Loaded l;
-            if (latest->load() != gen) return l;  // dropped on arrival anyway
-            if (!aFile.empty()) l.wholeA = readDatasetForView(aFile, aPath, {}, UINT64_MAX);
-            l.main = readDatasetForView(file, path, slice, limit, control);
-            return l;
+        [file, path, limit, slice, control, gen, latest = latestRead_] {
+            if (latest->load() != gen) return DatasetForView{};  // dropped on arrival anyway
+            return readDatasetForView(file, path, slice, limit, control);
         },
-        [this, gen, ref, aRef, asReference](Loaded l, QString error) {
+        [this, gen, ref](DatasetForView d, QString error) {
             --pendingReads_;
             if (gen != readGeneration_) return;
             std::optional<DatasetRef> next;
-            if (!asReference) next.swap(pendingReference_);
+            next.swap(pendingReference_);
             if (!error.isEmpty()) return fail(tr("Cannot read %1: %2").arg(ref.label(), error));
-            if (l.wholeA) a_ = operandOf(*aRef, std::move(*l.wholeA));
-            setOperand(asReference, operandOf(ref, std::move(l.main)));
-            if (next) read(*next, true);
+            setOperand(operandOf(ref, std::move(d)));
+            if (next) readPair(*next, false);
         });
+}
+
+void DatasetViewPanel::readPair(const DatasetRef& bRef, bool keepAnalysis) {
+    const uint64_t gen = startRead(bRef.label());
+    const ViewOperand a = sideOf(a_), b{bRef.file.toStdString(), bRef.path.toStdString(), nullptr};
+    const DType dtype = ops::judgedDtype(a_.dtype);
+    const uint64_t limit = sliceOnlyAbove_;
+    const view::SliceSpec slice = slice_->slice();
+    const StreamControl control = streamControl(gen, bRef.label());
+    runInBackground<PairForView>(
+        this,
+        [a, b, dtype, slice, limit, control, gen, latest = latestRead_] {
+            if (latest->load() != gen) return PairForView{};
+            return readPairForView(a, b, dtype, slice, limit, control);
+        },
+        [this, gen, bRef, keepAnalysis](PairForView pair, QString error) {
+            --pendingReads_;
+            if (gen != readGeneration_) return;
+            if (!error.isEmpty()) return fail(tr("Cannot read %1: %2").arg(bRef.label(), error));
+            showPair(bRef, std::move(pair), keepAnalysis);
+        });
+}
+
+void DatasetViewPanel::showPair(const DatasetRef& bRef, PairForView pair, bool keepAnalysis) {
+    fill(a_, std::move(pair.a));
+    b_ = operandOf(bRef, std::move(pair.b));
+    e_ = {};
+    e_.label = tr("relative error");
+    fill(e_, std::move(pair.error));
+    bNote_ = QString::fromStdString(pair.bNote);
+    comparison_->setVisible(true);
+    title_->setText(title());
+    title_->setToolTip(title());
+    if (!keepAnalysis) analyze();
+    recompute();
 }
 
 void DatasetViewPanel::showTensor(const QString& label, TensorPtr tensor, const QString& sourceFile) {
@@ -237,22 +302,30 @@ void DatasetViewPanel::showTensor(const QString& label, TensorPtr tensor, const 
     o.file = sourceFile;
     o.shape = shape;
     o.dtype = dtype;
-    setOperand(false, std::move(o));
+    setOperand(std::move(o));
 }
 
-void DatasetViewPanel::setOperand(bool asReference, Operand operand) {
-    (asReference ? b_ : a_) = std::move(operand);
-    if (!asReference) b_ = {};
-    ++analysisGeneration_;
+void DatasetViewPanel::setOperand(Operand operand) {
+    a_ = std::move(operand);
+    b_ = {};
+    e_ = {};
+    bNote_.clear();
+    cancelAnalysis();
     analysis_.reset();
-    relError_.reset();
     metrics_->setAnalysis(nullptr);
     charts_->setAnalysis(nullptr);
-    comparison_->setVisible(isComparing());
+    comparison_->setVisible(false);
     title_->setText(title());
     title_->setToolTip(title());
-    if (isComparing()) analyze();
     recompute();
+}
+
+void DatasetViewPanel::cancelAnalysis() {
+    ++analysisGeneration_;
+    analyzing_ = false;
+    cancelCompare_->hide();
+    if (analysisCancelled_) analysisCancelled_->store(true);
+    analysisCancelled_.reset();
 }
 
 QString DatasetViewPanel::title() const {
@@ -276,6 +349,7 @@ bool DatasetViewPanel::isLoading() const {
 }
 
 QString DatasetViewPanel::message() const { return message_; }
+QString DatasetViewPanel::verdictLine() const { return verdict_->text(); }
 
 void DatasetViewPanel::fail(const QString& message) {
     message_ = message;
@@ -283,8 +357,10 @@ void DatasetViewPanel::fail(const QString& message) {
     Q_EMIT shown();
 }
 
-// The evaluation of `opscope-cli compare A B`: one output named after A, B as the reference,
-// judged in A's dtype, under the chosen standard first and every other for comparison.
+// The evaluation of `opscope-cli compare A B` (named after A, B the reference, judged in A's
+// dtype) under the chosen standard first and every other for comparison, in one pass over every
+// element of both, a band of each at a time when they are big (analyzePair), with its progress
+// and a Cancel in place of the verdict.
 void DatasetViewPanel::analyze() {
     if (!isComparing()) return;
     metrics::Standard standard;
@@ -293,36 +369,57 @@ void DatasetViewPanel::analyze() {
     } catch (const std::exception& e) {
         return fail(QString::fromUtf8(e.what()));
     }
-    const uint64_t gen = ++analysisGeneration_;
+    cancelAnalysis();
+    const uint64_t gen = analysisGeneration_;
     analyzing_ = true;
-    const TensorPtr a = a_.tensor, b = b_.tensor;
+    auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    analysisCancelled_ = cancelled;
+    analysis_.reset();
+    metrics_->setAnalysis(nullptr);
+    charts_->setAnalysis(nullptr);
+    const QString comparing =
+        tr("Comparing %1 with %2 under %3…").arg(a_.label, b_.label, QString::fromStdString(standard.name));
+    verdict_->setStyleSheet({});  // no colour of an earlier verdict while this one is made
+    verdict_->setText(comparing);
+    cancelCompare_->show();
+    const ViewOperand a = sideOf(a_), b = sideOf(b_);
     const std::string name = a_.ref ? a_.ref->path.toStdString() : a_.label.toStdString();
     const std::string actual = a_.label.toStdString(), reference = b_.label.toStdString();
-    struct Result {
-        AnalysisPtr report;
-        TensorPtr relError;  // the whole map: the dataset view holds both tensors anyway
+    PassControl control;
+    control.bandBytes = compareBandBytes_;
+    control.cancelled = cancelled.get();  // the work below holds `cancelled`
+    control.progress = [self = QPointer<DatasetViewPanel>(this), gen, comparing](double share) {
+        guiInvoke(QCoreApplication::instance(), [self, gen, comparing, share] {
+            if (self && gen == self->analysisGeneration_)
+                self->verdict_->setText(QStringLiteral("%1 %2 %").arg(comparing).arg(qRound(share * 100)));
+        });
     };
-    runInBackground<Result>(
+    runInBackground<AnalysisPtr>(
         this,
-        [a, b, name, actual, reference, standard] {
-            Result r;
-            r.report = std::make_shared<const AnalysisReport>(
-                analyzeOutputs({{name, *a}}, {{name, *b}}, standardsToShow(standard), reference, 4000, actual));
-            const OutputAnalysis& o = r.report->outputs.front();
-            if (o.compared)
-                r.relError = std::make_shared<const HostTensor>(metrics::errorMaps(*a, *b, o.dtype).relError);
-            return r;
+        [a, b, name, actual, reference, standard, control, cancelled]() -> AnalysisPtr {
+            std::optional<PairAnalysis> p = analyzePair(name, actual, openForCompare(a), reference, openForCompare(b),
+                                                        standardsToShow(standard), 4000, control);
+            if (!p) return nullptr;  // cancelled
+            auto report = std::make_shared<AnalysisReport>();
+            report->baselineName = reference;
+            report->standard = standard.name;
+            report->comparisons.push_back(std::move(p->comparison));
+            report->outputs.push_back(std::move(p->analysis));
+            return report;
         },
-        [this, gen](Result r, QString error) {
+        [this, gen](AnalysisPtr report, QString error) {
             if (gen != analysisGeneration_) return;
             analyzing_ = false;
-            if (!error.isEmpty()) return fail(error);
-            analysis_ = r.report;
-            relError_ = r.relError;
+            cancelCompare_->hide();
+            if (!error.isEmpty()) {
+                verdict_->setText(tr("NOT JUDGED: %1").arg(error));
+                return fail(error);
+            }
+            analysis_ = report;
             metrics_->setAnalysis(analysis_);
             charts_->setAnalysis(analysis_);
             showVerdict();
-            recompute();
+            Q_EMIT shown();
         });
 }
 
@@ -338,11 +435,12 @@ void DatasetViewPanel::showVerdict() {
                                  : tr("NOT JUDGED: %1").arg(QString::fromStdString(c.note)));
 }
 
-TensorPtr DatasetViewPanel::mapTensor(Map map) const {
+const DatasetViewPanel::Operand* DatasetViewPanel::mapOperand(Map map) const {
+    const auto shown = [](const Operand& o) { return o.tensor != nullptr || o.streamed != nullptr; };
     switch (map) {
-        case MapA: return ab_->isChecked() && b_.tensor ? b_.tensor : a_.tensor;
-        case MapB: return b_.tensor;
-        case MapError: return relError_;
+        case MapA: return ab_->isChecked() && shown(b_) ? &b_ : &a_;
+        case MapB: return shown(b_) ? &b_ : nullptr;
+        case MapError: return shown(e_) ? &e_ : nullptr;
     }
     return nullptr;
 }
@@ -362,7 +460,7 @@ bool DatasetViewPanel::needsSliceRead() const {
 void DatasetViewPanel::recompute() {
     if (!hasTensor()) return;
     slice_->setShape(a_.shape);
-    if (needsSliceRead()) return read(*a_.ref, false);
+    if (needsSliceRead()) return isComparing() ? readPair(*b_.ref, true) : read(*a_.ref);
     DisplaySettings values;
     controls_->apply(&values);
     values.slice = slice_->slice();
@@ -372,24 +470,28 @@ void DatasetViewPanel::recompute() {
     errors.showBeyond = false;
     const bool side = sideBySide_->isChecked();
     std::array<DisplayRequest, 3> req;
+    // A streamed map is drawn from its summary (the same pass, new colours): nothing is re-read.
+    std::array<std::shared_ptr<const view::SliceSummary>, 3> summary;
     for (Map m : {MapA, MapB, MapError}) {
-        req[m].tensor = m == MapA || side ? mapTensor(m) : nullptr;
+        const Operand* o = m == MapA || side ? mapOperand(m) : nullptr;
+        req[m].tensor = o ? o->tensor : nullptr;
+        summary[m] = o ? o->streamed : nullptr;
         req[m].settings = m == MapError ? errors : values;
     }
-    // A streamed A is drawn from its summary (the same pass, new colours): nothing is re-read.
-    const bool fromSummary = isStreamed() && !(ab_->isChecked() && b_.tensor);
-    const auto summary = fromSummary ? a_.streamed : nullptr;
     const std::vector<int64_t> shape = a_.shape;
     const uint64_t gen = ++computeGeneration_;
     runInBackground<std::array<DisplayFrame, 3>>(
         this,
         [req, summary, shape]() mutable {
+            const auto frame = [&](Map m) {
+                return summary[m] ? displayFromSummary(*summary[m], shape, req[m]) : computeDisplay(req[m]);
+            };
             std::array<DisplayFrame, 3> f;
-            f[MapA] = summary ? displayFromSummary(*summary, shape, req[MapA]) : computeDisplay(req[MapA]);
-            if (req[MapB].tensor && req[MapB].tensor->shape() == req[MapA].tensor->shape())
+            f[MapA] = frame(MapA);
+            if (f[MapA].valid() && (req[MapB].tensor || summary[MapB]))
                 req[MapB].fixedRange = f[MapA].scale.range();  // the same colours mean the same values
-            f[MapB] = computeDisplay(req[MapB]);
-            f[MapError] = computeDisplay(req[MapError]);
+            f[MapB] = frame(MapB);
+            f[MapError] = frame(MapError);
             return f;
         },
         [this, gen](std::array<DisplayFrame, 3> frames, QString error) {
@@ -409,7 +511,7 @@ void DatasetViewPanel::showFrames(std::array<DisplayFrame, 3> frames) {
                                  tr("relative error")};
     for (Map m : {MapA, MapB, MapError}) {
         const DisplayFrame& f = frames_[m];
-        maps_[m]->setVisible(m == MapA || (side && mapTensor(m)));
+        maps_[m]->setVisible(m == MapA || (side && mapOperand(m)));
         if (f.valid())
             maps_[m]->setImage(f.image, f.planeRows, f.planeCols, f.flaggedCells);
         else
@@ -475,6 +577,9 @@ void DatasetViewPanel::showStats() {
                           formatBytes(double(shapeNumel(a_.shape)) * double(dtypeSize(a_.dtype))))
                      .arg(a_.bands)
                      .arg(formatBytes(double(bandBytes_)));
+    if (isComparing() && b_.streamed)
+        lines << tr("B and the relative error: the same slice of each, streamed in step with A's bands");
+    if (!bNote_.isEmpty()) lines << bNote_.toHtmlEscaped();
     stats_->setText(lines.join(QStringLiteral("<br>")));
 }
 
@@ -509,20 +614,24 @@ void DatasetViewPanel::onHover(qint64 row, qint64 col) {
     QString text = tr("%1  A = %2").arg(formatShape(index), fullPrecisionValue(content(MapA), row, col));
     if (b_.tensor && b_.tensor->shape() == a_.tensor->shape())
         text += tr("  ·  B = %1").arg(fullPrecisionValue(content(MapB), row, col));
-    if (relError_ && relError_->shape() == a_.tensor->shape())
-        text += tr("  ·  rel. error %1").arg(formatNumber(view::elementValue(relError_->view(), index), 4));
+    if (e_.tensor && e_.tensor->shape() == a_.tensor->shape()) {  // held as A is: whole, or the same block
+        const view::SliceSpec held = view::normalizeSlice(e_.tensor->shape(), slice_->slice());
+        text += tr("  ·  rel. error %1")
+                    .arg(formatNumber(view::elementValue(e_.tensor->view(), view::elementIndex(held, row, col)), 4));
+    }
     readout_->setText(text);
 }
 
 HeatmapContent DatasetViewPanel::content(Map map) const {
     HeatmapContent c;
-    c.tensor = mapTensor(map);
+    const Operand* shown = mapOperand(map);
+    c.tensor = shown ? shown->tensor : nullptr;
     c.slice = slice_->slice();
-    const Operand& o = map == MapB || (map == MapA && ab_->isChecked() && b_.tensor) ? b_ : a_;
+    const Operand& o = map == MapError || !shown ? a_ : *shown;
     c.tensorName = map == MapError ? tr("relative error of %1").arg(a_.label) : o.label;
     c.caseName = map == MapError ? tr("against %1").arg(b_.label) : QFileInfo(o.file).fileName();
     c.sourceFile = o.file;
-    if (!o.blockStart.empty()) c.datasetShape = o.shape;
+    if (shown && !shown->blockStart.empty()) c.datasetShape = shown->shape;
     return c;
 }
 

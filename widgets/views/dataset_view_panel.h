@@ -3,9 +3,11 @@
 // two compared, A against the reference B (two datasets, the same path in two files, a call's
 // output and a dataset), judged by the CLI's evaluation (analyzeOutputs -> ops::compareOutputs,
 // as `opscope-cli compare`): A | B | relative error side by side or A/B, the metrics table and
-// the error charts. A big dataset of rank >= 3 viewed alone is read one slice at a time
-// (readDatasetForView); a big rank-2 dataset (or a big slice) is streamed from the file in row
-// bands into one summary pass and not held at all; comparing reads both whole.
+// the error charts. A big dataset of rank >= 3 is read one slice at a time (readDatasetForView);
+// a big rank-2 dataset (or a big slice) is streamed from the file in row bands into one summary
+// pass and not held at all. A comparison holds both sides and their error the same way
+// (readPairForView), and its metrics and charts come from one pass over every element a band of
+// each side at a time (analyzePair): two 10 GiB datasets compare in bounded memory.
 #pragma once
 
 #include <QWidget>
@@ -14,6 +16,7 @@
 #include <memory>
 #include <optional>
 
+#include "session/analysis.h"
 #include "session/dataset_read.h"
 #include "session/session_types.h"
 #include "views/heatmap_menu.h"
@@ -55,8 +58,10 @@ public:
     static constexpr uint64_t kSliceOnlyAboveBytes = uint64_t(64) << 20;
 
     explicit DatasetViewPanel(QWidget* parent = nullptr);
+    ~DatasetViewPanel() override;                                        // stops a read or a comparison still running
     void setSliceOnlyAbove(uint64_t bytes) { sliceOnlyAbove_ = bytes; }  // tests use small files
     void setStreamBandBytes(uint64_t bytes) { bandBytes_ = bytes; }      // and small bands
+    void setCompareBandBytes(uint64_t bytes) { compareBandBytes_ = bytes; }  // of the comparison's pass too
 
     // Reads the dataset in the background and shows it as A; a comparison ends.
     void view(const DatasetRef& ref);
@@ -77,13 +82,17 @@ public:
     bool holdsSliceOnly() const { return !a_.blockStart.empty(); }
     // A's slice was streamed in row bands: only its summary (cells, sample, statistics) is held.
     bool isStreamed() const { return a_.streamed != nullptr; }
-    bool isComparing() const { return b_.tensor != nullptr; }
+    bool isComparing() const { return b_.ref.has_value(); }
+    // What the view holds of B: its whole tensor, the block of the slice, or nothing (streamed).
+    TensorPtr heldReference() const { return b_.tensor; }
+    bool isReferenceStreamed() const { return b_.streamed != nullptr; }
     bool isLoading() const;
     std::optional<DatasetRef> viewedDataset() const { return a_.ref; }
     AnalysisPtr analysis() const { return analysis_; }
     QString title() const;
     QString statsText() const;
-    QString message() const;  // the last error, "" if none
+    QString message() const;      // the last error, "" if none
+    QString verdictLine() const;  // the comparison's verdict, or its progress
     const DisplayFrame& frame(Map map) const { return frames_[map]; }
     HeatmapWidget* heatmap(Map map) const { return maps_[map]; }
     HeatmapContent content(Map map) const;
@@ -109,12 +118,20 @@ private:
     void buildTop(QVBoxLayout* layout);
     QWidget* buildMaps();
     QWidget* buildComparison();
+    static void fill(Operand& o, DatasetForView d);
     static Operand operandOf(const DatasetRef& ref, DatasetForView d);
-    void read(const DatasetRef& ref, bool asReference);
+    static ViewOperand sideOf(const Operand& o);
+    void read(const DatasetRef& ref);
+    // B read (or read again for another slice, keeping the analysis) with A, as readPairForView.
+    void readPair(const DatasetRef& bRef, bool keepAnalysis);
+    void showPair(const DatasetRef& bRef, PairForView pair, bool keepAnalysis);
+    void cancelAnalysis();
     bool needsSliceRead() const;
     void showReadProgress(uint64_t generation, const QString& label, double share);
     QString streamedReadout(qint64 row, qint64 col) const;
-    void setOperand(bool asReference, Operand operand);
+    uint64_t startRead(const QString& label);
+    StreamControl streamControl(uint64_t gen, const QString& label);
+    void setOperand(Operand operand);  // a new A: a comparison ends
     void analyze();
     void recompute();
     void showFrames(std::array<DisplayFrame, 3> frames);
@@ -122,7 +139,7 @@ private:
     void showVerdict();
     void onHover(qint64 row, qint64 col);
     void fail(const QString& message);
-    TensorPtr mapTensor(Map map) const;
+    const Operand* mapOperand(Map map) const;  // what a map shows, or null
 
     QLabel* title_;
     QToolButton* ab_;
@@ -136,18 +153,21 @@ private:
     QLabel* readout_;
     QWidget* comparison_;
     QLabel* verdict_;
+    QToolButton* cancelCompare_;
     QTableView* table_;
     MetricsTableModel* metrics_;
     ChartsPanel* charts_;
 
-    Operand a_, b_;
+    Operand a_, b_, e_;                           // A, the reference B, and the relative error (held or streamed as A)
+    QString bNote_;                               // why B's maps are not drawn (readPairForView)
     std::optional<DatasetRef> pendingReference_;  // viewAndCompare's B, until A is read
     AnalysisPtr analysis_;
-    TensorPtr relError_;
+    std::shared_ptr<std::atomic<bool>> analysisCancelled_;  // the running analysis's stop flag
     QString message_;
     std::array<DisplayFrame, 3> frames_;
     uint64_t sliceOnlyAbove_ = kSliceOnlyAboveBytes;
     uint64_t bandBytes_ = StreamControl{}.bandBytes;
+    uint64_t compareBandBytes_ = PassControl{}.bandBytes;
     int pendingReads_ = 0;
     bool analyzing_ = false;
     // readGeneration_ as the reading threads see it: a queued read the user moved on from (a

@@ -220,4 +220,26 @@ struct ErrorSummary {
 ErrorSummary summarizeErrors(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
                              const std::vector<double>& tolerances, int64_t maxSamples);
 
+// summarizeErrors fed a block at a time in row-major order (two tensors compared a band of each
+// at a time): the same summary, bit for bit, however the elements are cut into blocks.
+class ErrorSummaryAccumulator {
+public:
+    // `shape` is actual's: the per-axis statistics are along its axes. `tolerances` increase
+    // (UsageError otherwise).
+    ErrorSummaryAccumulator(std::vector<int64_t> shape, DType outputDtype, std::vector<double> tolerances,
+                            int64_t maxSamples);
+    ~ErrorSummaryAccumulator();
+    ErrorSummaryAccumulator(const ErrorSummaryAccumulator&) = delete;
+    ErrorSummaryAccumulator& operator=(const ErrorSummaryAccumulator&) = delete;
+    // The next elements of both tensors (the same count, any shapes). Throws UsageError when the
+    // counts differ, a tensor holds no numbers, or they go past the shape's elements.
+    void add(const HostTensor& actual, const HostTensor& reference);
+    // Throws UsageError unless exactly the shape's elements were added.
+    ErrorSummary finish();
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
 }  // namespace opscope::metrics

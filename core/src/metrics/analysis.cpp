@@ -1,4 +1,5 @@
 // Error maps, histograms and per-axis summaries: what the GUI charts draw, as plain values.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -53,7 +54,8 @@ int64_t LogHistogram::total() const {
 LogHistogram logHistogram(const HostTensor& values, int minExponent, int maxExponent, int binsPerDecade) {
     LogHistogram h = detail::emptyLogHistogram(minExponent, maxExponent, binsPerDecade);
     const detail::Reader read(values, "histogram");
-    for (int64_t i = 0; i < values.numel(); ++i) detail::addToHistogram(h, read(i));
+    const detail::HistogramBinner bins(h);
+    for (int64_t i = 0; i < values.numel(); ++i) bins.add(h, read(i));
     return h;
 }
 
@@ -70,26 +72,25 @@ LogHistogram emptyLogHistogram(int minExponent, int maxExponent, int binsPerDeca
     return h;
 }
 
-void addToHistogram(LogHistogram& h, double v) {
-    const std::size_t bins = h.counts.size();
+HistogramBinner::HistogramBinner(const LogHistogram& h) {
+    for (std::size_t i = 0; i <= h.counts.size(); ++i) edges_.push_back(h.edge(i));
+}
+
+void HistogramBinner::add(LogHistogram& h, double v) const {
     if (!std::isfinite(v) || v < 0)
         ++h.nonFinite;
     else if (v == 0)
         ++h.zeros;
-    else if (v < std::pow(10.0, h.minExponent))
+    else if (v < edges_.front())
         ++h.below;
-    else if (v >= std::pow(10.0, h.maxExponent))
+    else if (v >= edges_.back())
         ++h.above;
-    else {
-        auto bin = static_cast<std::size_t>(std::floor((std::log10(v) - h.minExponent) * h.binsPerDecade));
-        // log10 rounding can put a value exactly on an edge one bin off; the edges decide.
-        if (bin >= bins) bin = bins - 1;
-        if (bin > 0 && v < h.edge(bin))
-            --bin;
-        else if (bin + 1 < bins && v >= h.edge(bin + 1))
-            ++bin;
-        ++h.counts[bin];
-    }
+    else  // edges_[bin] <= v < edges_[bin + 1]
+        ++h.counts[static_cast<std::size_t>(std::upper_bound(edges_.begin(), edges_.end(), v) - edges_.begin() - 1)];
+}
+
+std::size_t firstToleranceAbove(const std::vector<double>& tolerances, double error) {
+    return static_cast<std::size_t>(std::upper_bound(tolerances.begin(), tolerances.end(), error) - tolerances.begin());
 }
 
 }  // namespace detail

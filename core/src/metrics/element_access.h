@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "opscope/error.h"
 #include "opscope/dispatch.h"
@@ -51,8 +52,22 @@ inline std::vector<int64_t> coordsOf(int64_t index, const std::vector<int64_t>& 
     return c;
 }
 
-// A log histogram with no counts, and one value counted into it (logHistogram, summarizeErrors).
+// A log histogram with no counts (logHistogram, summarizeErrors).
 LogHistogram emptyLogHistogram(int minExponent, int maxExponent, int binsPerDecade);
-void addToHistogram(LogHistogram& h, double value);
+
+// Counts values into a histogram of `h`'s layout by its edges (LogHistogram::edge, computed once),
+// found by binary search: no logarithm or power per value.
+class HistogramBinner {
+public:
+    explicit HistogramBinner(const LogHistogram& h);
+    void add(LogHistogram& h, double value) const;
+
+private:
+    std::vector<double> edges_;  // edge(0) ... edge(bins)
+};
+
+// The index of the first of the sorted `tolerances` that `error` is below (tolerances.size()
+// when none): an element is within tolerance t exactly when this is <= t.
+std::size_t firstToleranceAbove(const std::vector<double>& tolerances, double error);
 
 }  // namespace opscope::metrics::detail

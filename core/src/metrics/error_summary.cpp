@@ -1,106 +1,225 @@
-// The charts' error data in one streaming pass (see summarizeErrors in metrics.h): memory is the
-// histograms, one counter per tolerance and per index of each axis, and the samples; never an
-// element-sized buffer.
+// The charts' error data in one streaming pass (summarizeErrors, ErrorSummaryAccumulator in
+// metrics.h): memory is the histograms, one counter per tolerance and per index of each axis,
+// and the samples; never an element-sized buffer.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "element_access.h"
 #include "opscope/error.h"
 #include "opscope/metrics.h"
+#include "opscope/parallel.h"
 #include "opscope/view/slice.h"
 
 namespace opscope::metrics {
 namespace {
 
-// Per-axis sums for the means, kept beside the stats they finish.
-struct AxisAccumulator {
-    std::vector<AxisErrorStats> stats;
-    std::vector<long double> sumAbs, sumRel;
+// Sums for the means and the maxima of a set of elements: an index of an axis, or the part of a
+// run along the innermost axis added so far (what each outer axis gets of it at once).
+struct ErrorSums {
+    int64_t count = 0;      // finite pairs
+    int64_t nonFinite = 0;  // pairs that are not both finite
+    long double sumAbs = 0, sumRel = 0;
+    double maxAbs = 0, maxRel = 0;
 
-    explicit AxisAccumulator(int64_t extent)
-        : stats(static_cast<std::size_t>(extent)),
-          sumAbs(static_cast<std::size_t>(extent), 0),
-          sumRel(static_cast<std::size_t>(extent), 0) {
-        for (int64_t k = 0; k < extent; ++k) stats[static_cast<std::size_t>(k)].index = k;
-    }
-    void add(int64_t index, const ElementErrors& e) {
-        const auto k = static_cast<std::size_t>(index);
-        AxisErrorStats& s = stats[k];
+    void add(const ElementErrors& e) {
         if (std::isnan(e.abs)) {
-            ++s.nonFinite;
+            ++nonFinite;
             return;
         }
-        ++s.count;
-        sumAbs[k] += static_cast<long double>(e.abs);
-        sumRel[k] += static_cast<long double>(e.rel);
-        s.maxAbs = std::max(s.maxAbs, e.abs);
-        s.maxRel = std::max(s.maxRel, e.rel);
+        ++count;
+        sumAbs += static_cast<long double>(e.abs);
+        sumRel += static_cast<long double>(e.rel);
+        maxAbs = std::max(maxAbs, e.abs);
+        maxRel = std::max(maxRel, e.rel);
     }
-    std::vector<AxisErrorStats> finish() {
-        for (std::size_t k = 0; k < stats.size(); ++k) {
-            if (stats[k].count == 0) continue;
-            stats[k].meanAbs = static_cast<double>(sumAbs[k] / static_cast<long double>(stats[k].count));
-            stats[k].meanRel = static_cast<double>(sumRel[k] / static_cast<long double>(stats[k].count));
-        }
-        return std::move(stats);
+    void add(const ErrorSums& o) {
+        count += o.count;
+        nonFinite += o.nonFinite;
+        sumAbs += o.sumAbs;
+        sumRel += o.sumRel;
+        maxAbs = std::max(maxAbs, o.maxAbs);
+        maxRel = std::max(maxRel, o.maxRel);
     }
 };
 
-std::vector<ToleranceShare> sharesOf(const std::vector<double>& tolerances, const std::vector<int64_t>& within,
+std::vector<AxisErrorStats> statsOf(const std::vector<ErrorSums>& sums) {
+    std::vector<AxisErrorStats> out(sums.size());
+    for (std::size_t k = 0; k < sums.size(); ++k) {
+        const ErrorSums& s = sums[k];
+        AxisErrorStats& o = out[k];
+        o.index = static_cast<int64_t>(k);
+        o.count = s.count;
+        o.nonFinite = s.nonFinite;
+        o.maxAbs = s.maxAbs;
+        o.maxRel = s.maxRel;
+        if (s.count == 0) continue;
+        o.meanAbs = static_cast<double>(s.sumAbs / static_cast<long double>(s.count));
+        o.meanRel = static_cast<double>(s.sumRel / static_cast<long double>(s.count));
+    }
+    return out;
+}
+
+// The share below each tolerance, from how many elements had each first tolerance above them.
+std::vector<ToleranceShare> sharesOf(const std::vector<double>& tolerances, const std::vector<int64_t>& firstAbove,
                                      int64_t n) {
     std::vector<ToleranceShare> out;
-    for (std::size_t t = 0; t < tolerances.size(); ++t)
-        out.push_back({tolerances[t], n > 0 ? static_cast<double>(within[t]) / static_cast<double>(n) : 1.0});
+    int64_t within = 0;
+    for (std::size_t t = 0; t < tolerances.size(); ++t) {
+        within += firstAbove[t];
+        out.push_back({tolerances[t], n > 0 ? static_cast<double>(within) / static_cast<double>(n) : 1.0});
+    }
     return out;
 }
 
 }  // namespace
 
-ErrorSummary summarizeErrors(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
-                             const std::vector<double>& tolerances, int64_t maxSamples) {
+// The pass goes along runs of the innermost axis: each element adds to its index of that axis,
+// and a run's sums go to the outer axes' indices once it ends (the same sums however the runs
+// are cut into blocks: a run split between two adds goes on from where it stopped).
+struct ErrorSummaryAccumulator::State {
+    std::vector<int64_t> shape;
+    DType outputDtype;
+    std::vector<double> tolerances;  // increasing
+    int64_t numel = 0, next = 0;     // elements in all, and the index of the next one added
+    ErrorSummary summary;
+    std::unique_ptr<detail::HistogramBinner> bins;
+    std::vector<std::vector<ErrorSums>> axes;           // [axis][index]
+    ErrorSums run;                                      // the innermost run added so far
+    std::vector<int64_t> absFirstAbove, relFirstAbove;  // per detail::firstToleranceAbove
+    std::vector<int64_t> samples;                       // the indices sampled, increasing
+    std::size_t nextSample = 0;
+    std::vector<int64_t> coords;  // of element `next`
+
+    // The two halves of add() below run on two threads at once: each works on local copies of
+    // what it writes per element, so that neither writes a cache line the other reads.
+
+    // The histograms, the tolerance counts and the samples of elements [next, next + n).
+    void countElements(const detail::Reader& readA, const detail::Reader& readR, int64_t n) {
+        const DType dtype = outputDtype;
+        LogHistogram absH = std::move(summary.absHistogram), relH = std::move(summary.relHistogram);
+        std::vector<int64_t> absAbove = std::move(absFirstAbove), relAbove = std::move(relFirstAbove);
+        for (int64_t i = 0; i < n; ++i) {
+            const double r = readR(i);
+            const ElementErrors e = elementErrors(readA(i), r, dtype);
+            bins->add(absH, e.abs);
+            bins->add(relH, e.rel);
+            if (!std::isnan(e.abs)) {
+                ++absAbove[detail::firstToleranceAbove(tolerances, e.abs)];
+                ++relAbove[detail::firstToleranceAbove(tolerances, e.rel)];
+            }
+            if (nextSample < samples.size() && samples[nextSample] == next + i) {
+                ++nextSample;
+                if (std::isfinite(e.abs)) {
+                    summary.sampleRef.push_back(std::fabs(roundToDtype(r, outputDtype)));
+                    summary.sampleAbs.push_back(e.abs);
+                    summary.sampleRel.push_back(e.rel);
+                }
+            }
+        }
+        summary.absHistogram = std::move(absH);
+        summary.relHistogram = std::move(relH);
+        absFirstAbove = std::move(absAbove);
+        relFirstAbove = std::move(relAbove);
+    }
+
+    // The per-axis sums of the same elements, along the runs of the innermost axis.
+    void sumAlongAxes(const detail::Reader& readA, const detail::Reader& readR, int64_t n) {
+        const int64_t inner = shape.empty() ? 1 : shape.back();
+        const DType dtype = outputDtype;
+        ErrorSums* innerAxis = axes.empty() ? nullptr : axes.back().data();
+        for (int64_t k = 0; k < n;) {
+            const int64_t col = shape.empty() ? 0 : coords.back(), len = std::min(inner - col, n - k);
+            ErrorSums r = run;
+            for (int64_t j = 0; j < len; ++j) {
+                const ElementErrors e = elementErrors(readA(k + j), readR(k + j), dtype);
+                if (innerAxis) innerAxis[col + j].add(e);
+                r.add(e);
+            }
+            run = r;
+            k += len;
+            if (shape.empty()) continue;
+            if (col + len < inner)
+                coords.back() = col + len;  // the run goes on in the next add
+            else
+                endRun();
+        }
+    }
+
+    // The innermost run ended: the outer axes get its sums; the odometer moves to the next one.
+    void endRun() {
+        for (std::size_t a = 0; a + 1 < axes.size(); ++a) axes[a][static_cast<std::size_t>(coords[a])].add(run);
+        run = {};
+        coords.back() = 0;
+        for (std::size_t a = shape.size() - 1; a-- > 0;) {
+            if (++coords[a] < shape[a]) break;
+            coords[a] = 0;
+        }
+    }
+};
+
+ErrorSummaryAccumulator::ErrorSummaryAccumulator(std::vector<int64_t> shape, DType outputDtype,
+                                                 std::vector<double> tolerances, int64_t maxSamples)
+    : state_(std::make_unique<State>()) {
+    State& s = *state_;
+    if (!std::is_sorted(tolerances.begin(), tolerances.end()))
+        throw UsageError("the tolerances of an error summary must be increasing");
+    s.shape = std::move(shape);
+    s.outputDtype = outputDtype;
+    s.tolerances = std::move(tolerances);
+    s.numel = shapeNumel(s.shape);
+    s.summary.absHistogram = s.summary.relHistogram = detail::emptyLogHistogram(-10, 2, 4);
+    s.bins = std::make_unique<detail::HistogramBinner>(s.summary.absHistogram);
+    for (int64_t extent : s.shape) s.axes.emplace_back(static_cast<std::size_t>(extent));
+    s.absFirstAbove.assign(s.tolerances.size() + 1, 0);
+    s.relFirstAbove.assign(s.tolerances.size() + 1, 0);
+    s.samples = view::sampleIndices(s.numel, maxSamples);
+    s.coords.assign(s.shape.size(), 0);
+}
+
+ErrorSummaryAccumulator::~ErrorSummaryAccumulator() = default;
+
+void ErrorSummaryAccumulator::add(const HostTensor& actual, const HostTensor& reference) {
+    State& s = *state_;
     if (actual.numel() != reference.numel())
         throw UsageError("cannot summarize errors between " + shapeToString(actual.shape()) + " and " +
                          shapeToString(reference.shape()) + ": the element counts differ");
+    if (actual.numel() > s.numel - s.next)
+        throw UsageError("cannot summarize " + std::to_string(actual.numel()) + " more elements: " +
+                         std::to_string(s.next) + " of " + std::to_string(s.numel) + " were added already");
     const detail::Reader readA(actual, "actual");
     const detail::Reader readR(reference, "reference");
-    const std::vector<int64_t>& shape = actual.shape();
-    ErrorSummary s;
-    s.absHistogram = s.relHistogram = detail::emptyLogHistogram(-10, 2, 4);
-    std::vector<AxisAccumulator> axes;
-    for (int64_t extent : shape) axes.emplace_back(extent);
-    std::vector<int64_t> withinAbs(tolerances.size(), 0), withinRel(tolerances.size(), 0);
-    const std::vector<int64_t> samples = view::sampleIndices(actual.numel(), maxSamples);
-    std::size_t nextSample = 0;
-    std::vector<int64_t> coords(shape.size(), 0);
-    for (int64_t i = 0; i < actual.numel(); ++i) {
-        if (i > 0)  // row-major odometer
-            for (std::size_t a = shape.size(); a-- > 0;) {
-                if (++coords[a] < shape[a]) break;
-                coords[a] = 0;
-            }
-        const double r = readR(i);
-        const ElementErrors e = elementErrors(readA(i), r, outputDtype);
-        detail::addToHistogram(s.absHistogram, e.abs);
-        detail::addToHistogram(s.relHistogram, e.rel);
-        for (std::size_t a = 0; a < axes.size(); ++a) axes[a].add(coords[a], e);
-        if (!std::isnan(e.abs))
-            for (std::size_t t = 0; t < tolerances.size(); ++t) {
-                withinAbs[t] += e.abs < tolerances[t];
-                withinRel[t] += e.rel < tolerances[t];
-            }
-        if (nextSample < samples.size() && samples[nextSample] == i) {
-            ++nextSample;
-            if (std::isfinite(e.abs)) {
-                s.sampleRef.push_back(std::fabs(roundToDtype(r, outputDtype)));
-                s.sampleAbs.push_back(e.abs);
-                s.sampleRel.push_back(e.rel);
-            }
+    // Two independent halves of the pass, each with its own state: on two threads when there
+    // are (the same sums either way).
+    const int64_t n = actual.numel();
+    parallelChunks(2, 1, [&](int, int64_t begin, int64_t end) {
+        for (int64_t half = begin; half < end; ++half) {
+            if (half == 0)
+                s.countElements(readA, readR, n);
+            else
+                s.sumAlongAxes(readA, readR, n);
         }
-    }
-    for (AxisAccumulator& a : axes) s.perAxis.push_back(a.finish());
-    s.absShares = sharesOf(tolerances, withinAbs, actual.numel());
-    s.relShares = sharesOf(tolerances, withinRel, actual.numel());
-    return s;
+    });
+    s.next += n;
+}
+
+ErrorSummary ErrorSummaryAccumulator::finish() {
+    State& s = *state_;
+    if (s.next != s.numel)
+        throw UsageError("the error summary of " + shapeToString(s.shape) + " was given " + std::to_string(s.next) +
+                         " of its " + std::to_string(s.numel) + " elements");
+    for (const std::vector<ErrorSums>& axis : s.axes) s.summary.perAxis.push_back(statsOf(axis));
+    s.summary.absShares = sharesOf(s.tolerances, s.absFirstAbove, s.numel);
+    s.summary.relShares = sharesOf(s.tolerances, s.relFirstAbove, s.numel);
+    return std::move(s.summary);
+}
+
+ErrorSummary summarizeErrors(const HostTensor& actual, const HostTensor& reference, DType outputDtype,
+                             const std::vector<double>& tolerances, int64_t maxSamples) {
+    ErrorSummaryAccumulator whole(actual.shape(), outputDtype, tolerances, maxSamples);
+    whole.add(actual, reference);
+    return whole.finish();
 }
 
 }  // namespace opscope::metrics

@@ -66,6 +66,11 @@ DType judgedDtype(const HostTensor& actual);
 Comparison notCompared(const std::string& output, const std::string& actualName, const std::string& referenceName,
                        const std::string& note, const metrics::Standard& standard);
 
+// notCompared for an output one side lacks: "<lacking> has no '<output>'" (`lacking` is the
+// actual's or the reference's name).
+Comparison missingOutput(const std::string& output, const std::string& actualName, const std::string& referenceName,
+                         const std::string& lacking, const metrics::Standard& standard);
+
 // Every tensor of `outputs` against the same-named tensor of `reference`; one Comparison each,
 // in name order. An output the reference lacks is a Comparison with compared = false.
 std::vector<Comparison> compareOutputs(const std::map<std::string, HostTensor>& outputs, const std::string& actualName,

@@ -39,10 +39,17 @@ struct TensorSet {
 // How big a band of a streamed comparison is, each side.
 inline constexpr uint64_t kCompareBandBytes = kStreamBandBytes;
 
-// `actual` against `reference` as compareOutput compares them, to the same bits: both read whole
-// when each holds at most bandBytes (or their shapes differ), else a band of each at a time, in
-// row-major order (rowMajorBlocks), so that two 10 GiB tensors compare in two bands of memory.
-// Nothing when `cancelled` turns true between bands. Read errors (FileError) propagate.
+// How a pass over a pair reads it: both whole when each holds at most bandBytes (or their shapes
+// differ), else a band of each at a time in row-major order (rowMajorBlocks over actual's shape),
+// so that two 10 GiB tensors pass through two bands of memory. `visit` gets each pair of blocks
+// and the share of the elements passed so far. False when `cancelled` turned true between bands.
+// Read errors (FileError) propagate.
+using BandVisitor = std::function<void(const HostTensor& actual, const HostTensor& reference, double done)>;
+bool forEachBandPair(const TensorHandle& actual, const TensorHandle& reference, uint64_t bandBytes,
+                     const std::atomic<bool>* cancelled, const BandVisitor& visit);
+
+// `actual` against `reference` as compareOutput compares them, to the same bits, read by
+// forEachBandPair. Nothing when cancelled between bands.
 std::optional<Comparison> compareTensors(const std::string& output, const std::string& actualName,
                                          const TensorHandle& actual, const std::string& referenceName,
                                          const TensorHandle& reference, DType outputDtype,
