@@ -555,6 +555,23 @@ private Q_SLOTS:
         QCOMPARE(streamed.firstNonFinite, (std::vector<int64_t>{217, 13}));
         QVERIFY2(v->statsText().contains("10 bands"), qPrintable(v->statsText()));
 
+        // Compared with a float64 .npy of other values: the pair streamed in bands of the float64
+        // side's rows (the larger element), the pass over every element a few rows of each file at a
+        // time (TensorFile::readBlock), its verdict the CLI's of the whole pair.
+        const QString referenceFile = dir_.filePath("embed_reference.npy");
+        HostTensor reference(DType::Float64, {300, 40});
+        for (int64_t i = 0; i < reference.numel(); ++i)
+            reference.setFromDouble(i, embed.getAsDouble(i) * (1 + 2e-4 * std::sin(double(i))));
+        reference.setFromDouble(217 * 40 + 13, 1.0);  // a number where A has its NaN
+        import::writeNpy(referenceFile.toStdString(), reference.view());
+        v->setCompareBandBytes(7 * 40 * 8);
+        v->compareWith({referenceFile, ""});
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(v->isStreamed() && v->isReferenceStreamed());
+        expectAnalysisOfWholePair(v, embed, reference, "");
+        QCOMPARE(v->frame(DatasetViewPanel::MapB).tensorStats.max, computeStats(reference.view()).max);
+        QCOMPARE(v->frame(DatasetViewPanel::MapError).tensorStats.nanCount, 1);  // A's NaN against a number
+
         // A view of a .pt storage (offset and transposed strides) sliced: the block of the view.
         const QString strided = QStringLiteral(OPSCOPE_SOURCE_DIR "/datasets/msprobe/readers/float32_strided.pt");
         const HostTensor full = import::readTensorFile(strided.toStdString());
