@@ -412,6 +412,16 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && v->message().isEmpty(); }, 20000));
         QVERIFY(waitShown(v));
         QCOMPARE(v->frame(DatasetViewPanel::MapA).tensorStats.min, 0.25 * (4 * 64 * 64) - 100);
+
+        // Compared with itself: slice 4 of both shows; the pass over every element meets the
+        // damaged slice, refused in one sentence, and no verdict is made.
+        v->setCompareBandBytes(64 * 64 * 4);
+        v->compareWith({damaged, "/stack"});
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && !v->message().isEmpty(); }, 20000));
+        QVERIFY2(v->message().contains(damaged) && !v->message().contains('\n'), qPrintable(v->message()));
+        QVERIFY2(v->verdictLine().startsWith("NOT JUDGED"), qPrintable(v->verdictLine()));
+        QVERIFY(!v->analysis());
+        QVERIFY(v->heldReference());  // slice 4 of B was read and shown
     }
 
     // A big rank-2 dataset is streamed in row bands into one pass: the frame (cells, statistics
