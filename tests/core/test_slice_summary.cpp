@@ -191,6 +191,33 @@ TEST(SliceSummary, RowBandsFedFromOutsideEqualTheWholePass) {
     EXPECT_EQ(banded.firstNonFiniteCol, 40);
 }
 
+// One long row (a rank-1 tensor) fed in parts of any size, cells cut mid-part: the cells, the
+// sample, the counts, extremes and the first NaN of the whole row; the means to rounding.
+TEST(SliceSummary, ARowFedInPartsEqualsTheWholeRow) {
+    HostTensor t = randomTensor(DType::Float32, {1, 5000}, 12);
+    t.setFromDouble(3210, kNaN);
+    t.setFromDouble(4444, kInf);
+    SliceRequest req = wholeSliceRequest(t, 64);
+    req.maxSamples = 700;  // sampled every 8th value
+    const SliceSummary whole = summaryOf(t, req);
+    const std::vector<double> values = t.toDoubles();
+    for (int64_t part : {int64_t{1}, int64_t{7}, int64_t{79}, int64_t{1000}, int64_t{4999}}) {
+        SliceSummarizer pass(1, 5000, req);
+        for (int64_t c = 0; c < 5000; c += part)
+            pass.addRowPart(0, c, values.data() + c, std::min<int64_t>(part, 5000 - c));
+        const SliceSummary parts = pass.take();
+        expectSameCells(parts.cells, whole.cells);
+        EXPECT_EQ(parts.sample, whole.sample) << part;
+        EXPECT_EQ(parts.stats.count, whole.stats.count);
+        EXPECT_EQ(parts.stats.infCount, 1);
+        EXPECT_EQ(parts.stats.min, whole.stats.min);
+        EXPECT_EQ(parts.stats.max, whole.stats.max);
+        EXPECT_NEAR(parts.stats.mean, whole.stats.mean, 1e-12);
+        EXPECT_EQ(parts.firstNonFiniteRow, 0);
+        EXPECT_EQ(parts.firstNonFiniteCol, 3210);
+    }
+}
+
 TEST(SliceSummary, LargeSlicesAreSampledWithExactExtremes) {
     HostTensor t = randomTensor(DType::Float32, {300, 200}, 5);
     t.setFromDouble(12345, 77.0);  // not on the sampling grid (step 60)
@@ -299,6 +326,41 @@ TEST(ErrorSummary, EqualsTheMapBasedChartData) {
     EXPECT_GE(s.sampleAbs.size(), 9u);
     EXPECT_EQ(s.sampleAbs.front(), maps.absError.getAsDouble(0));
     EXPECT_THROW(summarizeErrors(out, HostTensor(DType::Float64, {4}), DType::Float32, tol, 10), UsageError);
+}
+
+// An axis longer than kMaxAxisPoints is summarized in runs of consecutive indices: each entry
+// holds its run's counts and maxima (a flat buffer of 10^9 elements needs 4096 entries, not 10^9).
+TEST(ErrorSummary, ALongAxisIsSummarizedInRunsOfIndices) {
+    const int64_t cols = 3 * kMaxAxisPoints - 5;  // runs of 3, the last of 1
+    const HostTensor ref = view::randomTensor(DType::Float64, {2, cols}, 8);
+    HostTensor out(DType::Float32, ref.shape());
+    for (int64_t i = 0; i < ref.numel(); ++i) out.setFromDouble(i, ref.getAsDouble(i) * (1 + 1e-4 * std::cos(i)));
+    out.setFromDouble(cols + 7, std::numeric_limits<double>::quiet_NaN());
+    const ErrorSummary s = summarizeErrors(out, ref, DType::Float32, logTolerances(-8, 0, 4), 10);
+    const std::vector<AxisErrorStats> each = perAxisErrors(errorMaps(out, ref, DType::Float32), 1);
+    const std::vector<AxisErrorStats>& runs = s.perAxis[1];
+    ASSERT_EQ(runs.size(), static_cast<std::size_t>((cols + 2) / 3));  // at most kMaxAxisPoints
+    EXPECT_EQ(s.perAxis[0].size(), 2u);                                // a short axis keeps an entry per index
+    EXPECT_EQ(s.perAxis[0][1].indices, 1);
+    int64_t counted = 0;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        const AxisErrorStats& r = runs[k];
+        ASSERT_EQ(r.index, static_cast<int64_t>(3 * k));
+        ASSERT_EQ(r.indices, k + 1 < runs.size() ? 3 : 1);
+        int64_t count = 0, nonFinite = 0;
+        double maxRel = 0;
+        for (int64_t i = r.index; i < r.index + r.indices; ++i) {
+            count += each[std::size_t(i)].count;
+            nonFinite += each[std::size_t(i)].nonFinite;
+            maxRel = std::max(maxRel, each[std::size_t(i)].maxRel);
+        }
+        EXPECT_EQ(r.count, count);
+        EXPECT_EQ(r.nonFinite, nonFinite);
+        EXPECT_EQ(r.maxRel, maxRel);
+        counted += r.count + r.nonFinite;
+    }
+    EXPECT_EQ(counted, out.numel());
+    EXPECT_EQ(runs[2].nonFinite, 1);  // index 7 of row 1
 }
 
 // Fed in blocks of any size (a band of each side at a time), the summary is the whole pass's to

@@ -530,6 +530,52 @@ private Q_SLOTS:
         QVERIFY2(v->message().contains(damaged) && !v->message().contains('\n'), qPrintable(v->message()));
     }
 
+    // A big rank-1 tensor (a flat optimizer buffer) is streamed in parts of its one row: the frame
+    // equals the whole read's (cells, min, max, counts, first NaN; mean and std to rounding), and
+    // compared with another, both and their error are streamed, the verdict the CLI's.
+    void bigRank1TensorIsStreamedInParts() {
+        const QString file = dir_.filePath("flat.h5");
+        HostTensor flat = test::ramp(DType::Float32, {12000}, 0.0625, -300.0);
+        flat.setFromDouble(9123, kNaN);
+        HostTensor flatB = HostTensor::copyOf(flat.view());
+        for (int64_t i = 0; i < flatB.numel(); ++i) flatB.setFromDouble(i, flat.getAsDouble(i) * (1 + 3e-4));
+        flatB.setFromDouble(9123, kNaN);
+        flatB.setFromDouble(77, 5.0);
+        {
+            h5::File f = h5::File::create(file.toStdString());
+            h5::writeTensor(f, "/flat", flat);
+            h5::writeTensor(f, "/flat_b", flatB);
+        }
+        DatasetViewPanel* v = window_->datasetView();
+        v->view({file, "/flat"});  // 48000 bytes: read whole
+        QVERIFY(waitShown(v));
+        QVERIFY(!v->isStreamed() && v->heldTensor());
+        const DisplayFrame whole = v->frame(DatasetViewPanel::MapA);
+
+        QVERIFY(viewStreamed(v, {file, "/flat"}, 1000 * 4));  // 12 parts
+        const DisplayFrame streamed = v->frame(DatasetViewPanel::MapA);
+        QCOMPARE(streamed.image, whole.image);
+        QCOMPARE(streamed.histogram.counts, whole.histogram.counts);
+        QCOMPARE(streamed.tensorStats.count, whole.tensorStats.count);
+        QCOMPARE(streamed.tensorStats.nanCount, 1);
+        QCOMPARE(streamed.tensorStats.min, whole.tensorStats.min);
+        QCOMPARE(streamed.tensorStats.max, whole.tensorStats.max);
+        QVERIFY(std::fabs(streamed.tensorStats.mean - whole.tensorStats.mean) <=
+                1e-12 * std::fabs(whole.tensorStats.mean));
+        QVERIFY(std::fabs(streamed.tensorStats.stddev - whole.tensorStats.stddev) <= 1e-12 * whole.tensorStats.stddev);
+        QCOMPARE(streamed.firstNonFinite, (std::vector<int64_t>{9123}));
+        QVERIFY2(v->statsText().contains("12 bands"), qPrintable(v->statsText()));
+
+        v->setCompareBandBytes(2500 * 4);
+        v->compareWith({file, "/flat_b"});
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(v->isStreamed() && v->isReferenceStreamed() && !v->heldTensor() && !v->heldReference());
+        expectAnalysisOfWholePair(v, flat, flatB, "/flat");
+        const TensorStats errors = computeStats(metrics::errorMaps(flat, flatB, DType::Float32).relError.view());
+        QCOMPARE(v->frame(DatasetViewPanel::MapError).tensorStats.max, errors.max);
+        QCOMPARE(v->frame(DatasetViewPanel::MapB).tensorStats.max, computeStats(flatB.view()).max);
+    }
+
     // A tensor of a .npy/.pt/.safetensors file is read as an HDF5 dataset is: a big rank-3 one a
     // slice's block at a time, a big rank-2 one streamed in row bands (TensorFile::readBlock reads
     // the bytes each covers), with the same frame as when it is read whole.

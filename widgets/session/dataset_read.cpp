@@ -47,8 +47,15 @@ SliceBlock sliceBlock(const std::vector<int64_t>& shape, const view::SliceSpec& 
 
 namespace {
 
-// The slice block cut into bands of rows (along the slice's row axis) of at most maxBytes.
+// The slice block cut into bands of rows (along the slice's row axis) of at most maxBytes; a
+// rank-1 tensor's one row into parts of at most maxBytes.
 std::vector<SliceBlock> rowBands(const SliceBlock& block, int rowAxis, std::size_t elementSize, uint64_t maxBytes) {
+    if (rowAxis < 0) {
+        const int64_t n = block.count[0], per = std::max<int64_t>(1, static_cast<int64_t>(maxBytes / elementSize));
+        std::vector<SliceBlock> parts;
+        for (int64_t c = 0; c < n; c += per) parts.push_back({{c}, {std::min(per, n - c)}});
+        return parts;
+    }
     const uint64_t rowBytes = static_cast<uint64_t>(shapeNumel(block.count) / block.count[rowAxis]) * elementSize;
     const int64_t rowsPerBand = std::max<int64_t>(1, static_cast<int64_t>(maxBytes / std::max<uint64_t>(1, rowBytes)));
     std::vector<SliceBlock> bands;
@@ -84,16 +91,20 @@ struct DatasetSource {
 };
 
 // The view's policy, the same for a dataset viewed alone and for a pair: all of it when it holds
-// at most `limit` bytes (or has rank < 2); else the block of the slice when that is small enough
-// (rank >= 3); else the slice streamed.
+// at most `limit` bytes (or is a scalar); else the block of the slice when that is small enough
+// (rank >= 3); else the slice streamed (a rank-1 tensor: its one row, in parts).
 enum class Form { Whole, Block, Stream };
 Form formFor(const std::vector<int64_t>& shape, const SliceBlock& block, std::size_t elementSize, uint64_t limit) {
     const auto bytes = [&](const std::vector<int64_t>& s) {
         return static_cast<uint64_t>(shapeNumel(s)) * elementSize;
     };
-    if (shape.size() < 2 || elementSize == 0 || bytes(shape) <= limit) return Form::Whole;
+    if (shape.empty() || elementSize == 0 || bytes(shape) <= limit) return Form::Whole;
     if (shape.size() >= 3 && bytes(block.count) <= limit) return Form::Block;
     return Form::Stream;
+}
+
+int64_t sliceRowsOf(const SliceBlock& block, const view::SliceSpec& spec) {
+    return spec.rowAxis < 0 ? 1 : block.count[spec.rowAxis];
 }
 
 view::SliceSpec sliceFor(const std::vector<int64_t>& shape, const view::SliceSpec& slice) {
@@ -113,6 +124,20 @@ view::SliceSource valuesOf(const HostTensor& band) {
     return s;
 }
 
+// A part of a rank-1 tensor (its values, or the relative error of two parts) as columns col0...
+// of the slice's one row.
+void addRowPart(view::SliceSummarizer& pass, const view::SliceSource& part, const view::SliceSpec& spec, int64_t col0) {
+    view::SliceRows row(part, spec);
+    std::vector<double> values(static_cast<std::size_t>(row.cols()));
+    if (part.content == view::SliceContent::RelError) {
+        std::vector<double> abs(values.size());
+        row.readErrors(0, abs.data(), values.data());
+    } else {
+        row.read(0, values.data());
+    }
+    pass.addRowPart(0, col0, values.data(), row.cols());
+}
+
 // Passes over the slice (one summary each), band after band; no summaries when cancelled.
 std::vector<view::SliceSummary> streamSlice(std::size_t passes, const std::vector<SliceBlock>& bands,
                                             const view::SliceSpec& spec, int64_t rows, int64_t cols,
@@ -129,9 +154,14 @@ std::vector<view::SliceSummary> streamSlice(std::size_t passes, const std::vecto
     for (std::size_t i = 0; i < bands.size(); ++i) {
         if (control.cancelled && control.cancelled()) return {};
         const BandRows band = readBand(i);
-        const int64_t firstRow = bands[i].start[spec.rowAxis] - bands.front().start[spec.rowAxis];
-        for (std::size_t p = 0; p < passes; ++p)
+        for (std::size_t p = 0; p < passes; ++p) {
+            if (spec.rowAxis < 0) {  // a part of a rank-1 tensor's row
+                addRowPart(*summarizers[p], band.sources[p], inBand, bands[i].start[0]);
+                continue;
+            }
+            const int64_t firstRow = bands[i].start[spec.rowAxis] - bands.front().start[spec.rowAxis];
             if (!summarizers[p]->addRows(band.sources[p], inBand, firstRow)) return {};
+        }
         if (control.progress) control.progress(static_cast<double>(i + 1) / static_cast<double>(bands.size()));
     }
     std::vector<view::SliceSummary> out;
@@ -150,8 +180,8 @@ DatasetForView readForView(const DatasetSource& source, const view::SliceSpec& s
     DatasetForView d;
     d.shape = source.shape;
     d.dtype = source.dtype;
-    const view::SliceSpec spec = source.shape.size() >= 2 ? sliceFor(source.shape, slice) : view::SliceSpec{};
-    const SliceBlock block = source.shape.size() >= 2 ? sliceBlock(source.shape, spec) : SliceBlock{};
+    const view::SliceSpec spec = sliceFor(source.shape, slice);
+    const SliceBlock block = sliceBlock(source.shape, spec);
     const std::size_t elementSize = source.dtype == DType::Undefined ? 0 : dtypeSize(source.dtype);
     switch (formFor(source.shape, block, elementSize, limit)) {
         case Form::Whole:
@@ -166,7 +196,7 @@ DatasetForView readForView(const DatasetSource& source, const view::SliceSpec& s
     }
     const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
     std::vector<view::SliceSummary> summary =
-        streamSlice(1, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control, [&](std::size_t i) {
+        streamSlice(1, bands, spec, sliceRowsOf(block, spec), block.count[spec.colAxis], control, [&](std::size_t i) {
             BandRows r;
             r.held.push_back(readBandOf(source, i, bands));
             r.sources.push_back(valuesOf(r.held[0]));
@@ -314,8 +344,8 @@ PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType ou
         pair.error = errorOf(pair.a, pair.b, outputDtype);
         return pair;
     }
-    const view::SliceSpec spec = sa.shape.size() >= 2 ? sliceFor(sa.shape, slice) : view::SliceSpec{};
-    const SliceBlock block = sa.shape.size() >= 2 ? sliceBlock(sa.shape, spec) : SliceBlock{};
+    const view::SliceSpec spec = sliceFor(sa.shape, slice);
+    const SliceBlock block = sliceBlock(sa.shape, spec);
     const std::size_t elementSize = std::max(dtypeSize(sa.dtype), dtypeSize(sb.dtype));
     const Form form = formFor(sa.shape, block, elementSize, limit);
     for (auto [side, d] : {std::pair{&sa, &pair.a}, std::pair{&sb, &pair.b}}) {
@@ -333,7 +363,7 @@ PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType ou
     }
     const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
     std::vector<view::SliceSummary> summaries =
-        streamSlice(3, bands, spec, block.count[spec.rowAxis], block.count[spec.colAxis], control, [&](std::size_t i) {
+        streamSlice(3, bands, spec, sliceRowsOf(block, spec), block.count[spec.colAxis], control, [&](std::size_t i) {
             BandRows r;
             r.held.push_back(readBandOf(sa, i, bands));
             r.held.push_back(readBandOf(sb, i, bands));

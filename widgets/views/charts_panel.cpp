@@ -221,8 +221,10 @@ void ChartsPanel::drawPerAxis(const OutputAnalysis& a) {
 void ChartsPanel::drawAxisStats(const std::vector<metrics::AxisErrorStats>& stats, int axis) {
     QChart* c = perAxis_->chart();
     const bool rel = errorKind_->currentIndex() == 0;
-    resetChart(c,
-               tr("%1 error per index of axis %2 (max and mean)").arg(rel ? tr("Relative") : tr("Absolute")).arg(axis));
+    const int64_t run = stats.empty() ? 1 : stats.front().indices;  // a long axis: runs of indices
+    const QString kind = rel ? tr("Relative") : tr("Absolute");
+    resetChart(c, run > 1 ? tr("%1 error per %2 indices of axis %3 (max and mean)").arg(kind).arg(run).arg(axis)
+                          : tr("%1 error per index of axis %2 (max and mean)").arg(kind).arg(axis));
     auto* maxS = new QLineSeries();
     maxS->setName(tr("max"));
     maxS->setPen(QPen(QColor(0xd6, 0x27, 0x28), 2));
@@ -236,7 +238,8 @@ void ChartsPanel::drawAxisStats(const std::vector<metrics::AxisErrorStats>& stat
         meanS->append(double(s.index), mn);
         if (std::isfinite(mx)) top = std::max(top, mx);
     }
-    auto* x = valueAxis(tr("index (axis %1)").arg(axis), 0, std::max<double>(1, double(stats.size()) - 1));
+    auto* x =
+        valueAxis(tr("index (axis %1)").arg(axis), 0, std::max<double>(1, stats.empty() ? 1 : stats.back().index));
     x->setLabelFormat("%d");
     auto* y = valueAxis(rel ? tr("rel. error") : tr("abs. error"), 0, top > 0 ? top * 1.1 : 1);
     y->setLabelFormat("%.2g");

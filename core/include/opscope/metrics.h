@@ -189,6 +189,7 @@ LogHistogram logHistogram(const HostTensor& values, int minExponent = -10, int m
 // Error statistics per index of one axis (per channel with axis 1 of NCHW).
 struct AxisErrorStats {
     int64_t index = 0;
+    int64_t indices = 1;    // how many consecutive indices from `index` (a long axis summarized in runs)
     int64_t count = 0;      // finite pairs
     int64_t nonFinite = 0;  // pairs that are not both finite
     double maxAbs = 0, meanAbs = 0, maxRel = 0, meanRel = 0;
@@ -210,7 +211,10 @@ std::vector<double> logTolerances(int minExponent = -8, int maxExponent = 0, int
 // whole-tensor error maps (a [32768, 4096] output would need 2 GiB of them): the log
 // histograms, the shares within each tolerance, the errors per index of every axis, and
 // (|reference|, abs, rel) at up to maxSamples evenly spaced finite elements. Equal to
-// logHistogram / cumulativeShare / perAxisErrors over errorMaps(actual, reference, outputDtype).
+// logHistogram / cumulativeShare / perAxisErrors over errorMaps(actual, reference, outputDtype),
+// except that an axis longer than kMaxAxisPoints is summarized in that many runs of consecutive
+// indices (the flat 10^9 elements of an optimizer buffer would otherwise need an entry each).
+inline constexpr int64_t kMaxAxisPoints = 4096;
 struct ErrorSummary {
     LogHistogram absHistogram, relHistogram;
     std::vector<ToleranceShare> absShares, relShares;

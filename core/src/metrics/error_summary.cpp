@@ -44,12 +44,18 @@ struct ErrorSums {
     }
 };
 
-std::vector<AxisErrorStats> statsOf(const std::vector<ErrorSums>& sums) {
+// How many consecutive indices of an axis share an entry: 1 unless it is longer than
+// kMaxAxisPoints.
+int64_t runOf(int64_t extent) { return std::max<int64_t>(1, (extent + kMaxAxisPoints - 1) / kMaxAxisPoints); }
+
+std::vector<AxisErrorStats> statsOf(const std::vector<ErrorSums>& sums, int64_t extent) {
     std::vector<AxisErrorStats> out(sums.size());
+    const int64_t run = runOf(extent);
     for (std::size_t k = 0; k < sums.size(); ++k) {
         const ErrorSums& s = sums[k];
         AxisErrorStats& o = out[k];
-        o.index = static_cast<int64_t>(k);
+        o.index = static_cast<int64_t>(k) * run;
+        o.indices = std::min(run, extent - o.index);
         o.count = s.count;
         o.nonFinite = s.nonFinite;
         o.maxAbs = s.maxAbs;
@@ -85,7 +91,8 @@ struct ErrorSummaryAccumulator::State {
     int64_t numel = 0, next = 0;     // elements in all, and the index of the next one added
     ErrorSummary summary;
     std::unique_ptr<detail::HistogramBinner> bins;
-    std::vector<std::vector<ErrorSums>> axes;           // [axis][index]
+    std::vector<std::vector<ErrorSums>> axes;           // [axis][index / runs[axis]]
+    std::vector<int64_t> runs;                          // runOf each axis's extent
     ErrorSums run;                                      // the innermost run added so far
     std::vector<int64_t> absFirstAbove, relFirstAbove;  // per detail::firstToleranceAbove
     std::vector<int64_t> samples;                       // the indices sampled, increasing
@@ -129,12 +136,13 @@ struct ErrorSummaryAccumulator::State {
         const int64_t inner = shape.empty() ? 1 : shape.back();
         const DType dtype = outputDtype;
         ErrorSums* innerAxis = axes.empty() ? nullptr : axes.back().data();
+        const int64_t innerRun = runs.empty() ? 1 : runs.back();
         for (int64_t k = 0; k < n;) {
             const int64_t col = shape.empty() ? 0 : coords.back(), len = std::min(inner - col, n - k);
             ErrorSums r = run;
             for (int64_t j = 0; j < len; ++j) {
                 const ElementErrors e = elementErrors(readA(k + j), readR(k + j), dtype);
-                if (innerAxis) innerAxis[col + j].add(e);
+                if (innerAxis) innerAxis[(col + j) / innerRun].add(e);
                 r.add(e);
             }
             run = r;
@@ -149,7 +157,8 @@ struct ErrorSummaryAccumulator::State {
 
     // The innermost run ended: the outer axes get its sums; the odometer moves to the next one.
     void endRun() {
-        for (std::size_t a = 0; a + 1 < axes.size(); ++a) axes[a][static_cast<std::size_t>(coords[a])].add(run);
+        for (std::size_t a = 0; a + 1 < axes.size(); ++a)
+            axes[a][static_cast<std::size_t>(coords[a] / runs[a])].add(run);
         run = {};
         coords.back() = 0;
         for (std::size_t a = shape.size() - 1; a-- > 0;) {
@@ -171,7 +180,10 @@ ErrorSummaryAccumulator::ErrorSummaryAccumulator(std::vector<int64_t> shape, DTy
     s.numel = shapeNumel(s.shape);
     s.summary.absHistogram = s.summary.relHistogram = detail::emptyLogHistogram(-10, 2, 4);
     s.bins = std::make_unique<detail::HistogramBinner>(s.summary.absHistogram);
-    for (int64_t extent : s.shape) s.axes.emplace_back(static_cast<std::size_t>(extent));
+    for (int64_t extent : s.shape) {
+        s.runs.push_back(runOf(extent));
+        s.axes.emplace_back(static_cast<std::size_t>((extent + s.runs.back() - 1) / s.runs.back()));
+    }
     s.absFirstAbove.assign(s.tolerances.size() + 1, 0);
     s.relFirstAbove.assign(s.tolerances.size() + 1, 0);
     s.samples = view::sampleIndices(s.numel, maxSamples);
@@ -209,7 +221,7 @@ ErrorSummary ErrorSummaryAccumulator::finish() {
     if (s.next != s.numel)
         throw UsageError("the error summary of " + shapeToString(s.shape) + " was given " + std::to_string(s.next) +
                          " of its " + std::to_string(s.numel) + " elements");
-    for (const std::vector<ErrorSums>& axis : s.axes) s.summary.perAxis.push_back(statsOf(axis));
+    for (std::size_t a = 0; a < s.axes.size(); ++a) s.summary.perAxis.push_back(statsOf(s.axes[a], s.shape[a]));
     s.summary.absShares = sharesOf(s.tolerances, s.absFirstAbove, s.numel);
     s.summary.relShares = sharesOf(s.tolerances, s.relFirstAbove, s.numel);
     return std::move(s.summary);

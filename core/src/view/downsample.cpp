@@ -24,14 +24,15 @@ Downsampler::Downsampler(int64_t rows, int64_t cols, int64_t maxRows, int64_t ma
     d_.cells.assign(static_cast<std::size_t>(d_.rows * d_.cols), Cell{inf, -inf, kCellEmpty});
 }
 
-void Downsampler::addRow(int64_t r, const double* v) {
-    Cell* cell = &d_.cells[static_cast<std::size_t>((r / d_.blockRows) * d_.cols)];
-    for (int64_t c0 = 0; c0 < cols_; c0 += d_.blockCols, ++cell) {
-        const int64_t c1 = std::min(cols_, c0 + d_.blockCols);
+void Downsampler::addRowPart(int64_t r, int64_t col0, const double* v, int64_t n) {
+    const int64_t end = std::min(cols_, col0 + n);
+    Cell* cell = &d_.cells[static_cast<std::size_t>((r / d_.blockRows) * d_.cols + col0 / d_.blockCols)];
+    for (int64_t c0 = col0; c0 < end; c0 = (c0 / d_.blockCols + 1) * d_.blockCols, ++cell) {
+        const int64_t c1 = std::min(end, (c0 / d_.blockCols + 1) * d_.blockCols);
         double lo = cell->min, hi = cell->max;
         uint8_t flags = cell->flags;
         for (int64_t c = c0; c < c1; ++c) {
-            const double x = v[c];
+            const double x = v[c - col0];
             if (x - x == 0) {  // finite: the one branch the common case takes
                 lo = std::min(lo, x);
                 hi = std::max(hi, x);

@@ -58,7 +58,8 @@ struct RowAccumulator {
     double minPositive = std::numeric_limits<double>::infinity();
     int64_t firstRow = -1, firstCol = -1;
 
-    void add(int64_t row, const double* v, int64_t n) {
+    // Columns [col0, col0 + n) of `row`, after every earlier column of it.
+    void add(int64_t row, int64_t col0, const double* v, int64_t n) {
         const bool finite = stats.add(v, n);
         double smallest = minPositive;
         for (int64_t c = 0; c < n; ++c) smallest = std::min(smallest, v[c] > 0 ? v[c] : kInf);
@@ -67,7 +68,7 @@ struct RowAccumulator {
         for (int64_t c = 0; c < n; ++c)
             if (v[c] - v[c] != 0) {
                 firstRow = row;
-                firstCol = c;
+                firstCol = col0 + c;
                 return;
             }
     }
@@ -133,15 +134,18 @@ SliceSummarizer::SliceSummarizer(int64_t rows, int64_t cols, const SliceRequest&
 SliceSummarizer::~SliceSummarizer() = default;
 
 void SliceSummarizer::addRow(int64_t row, const double* values, const double* beyondMask) {
+    addRowPart(row, 0, values, state_->summary.cols, beyondMask);
+}
+
+void SliceSummarizer::addRowPart(int64_t row, int64_t col0, const double* values, int64_t n, const double* beyondMask) {
     State& s = *state_;
-    const int64_t cols = s.summary.cols;
     Segment& seg = s.segmentOf(row);
-    s.cells.addRow(row, values);
-    seg.acc.add(row, values, cols);
-    s.sampler.add(row * cols, values, cols, seg.sample);
+    s.cells.addRowPart(row, col0, values, n);
+    seg.acc.add(row, col0, values, n);
+    s.sampler.add(row * s.summary.cols + col0, values, n, seg.sample);
     if (!s.beyond || !beyondMask) return;
-    s.beyond->addRow(row, beyondMask);
-    for (int64_t c = 0; c < cols; ++c) seg.beyondCount += beyondMask[c] > 0;
+    s.beyond->addRowPart(row, col0, beyondMask, n);
+    for (int64_t c = 0; c < n; ++c) seg.beyondCount += beyondMask[c] > 0;
 }
 
 namespace {

@@ -42,7 +42,9 @@ Downsampled downsample(const Plane& plane, int64_t maxRows, int64_t maxCols);
 class Downsampler {
 public:
     Downsampler(int64_t rows, int64_t cols, int64_t maxRows, int64_t maxCols);
-    void addRow(int64_t row, const double* values);  // `cols` values
+    void addRow(int64_t row, const double* values) { addRowPart(row, 0, values, cols_); }  // `cols` values
+    // Columns [col0, col0 + n) of a row (a row longer than a band, read in parts).
+    void addRowPart(int64_t row, int64_t col0, const double* values, int64_t n);
     int64_t blockRows() const { return d_.blockRows; }
     int64_t cellRows() const { return d_.rows; }
     Downsampled take();

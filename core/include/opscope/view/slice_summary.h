@@ -70,6 +70,9 @@ public:
     // request.tolerance also its beyond-tolerance mask (1 or 0 per value). Calls for rows of
     // different rows of cells may come from different threads at once.
     void addRow(int64_t row, const double* values, const double* beyondMask = nullptr);
+    // Columns [col0, col0 + n) of row `row`: a row too long for one band (a big rank-1 tensor)
+    // added in parts, in column order, from one thread; the same summary as the whole row.
+    void addRowPart(int64_t row, int64_t col0, const double* values, int64_t n, const double* beyondMask = nullptr);
     // Every row of the 2-D slice `spec` of `source` (its content, and with request.tolerance
     // its mask from source.reference) as rows firstRow, firstRow + 1, ... of this slice, read
     // in parallel (opscope/parallel.h): each thread takes whole rows of cells, so no two fill
