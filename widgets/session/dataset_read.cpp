@@ -9,6 +9,7 @@
 #include "opscope/h5/vetting.h"
 #include "opscope/import/tensor_file.h"
 #include "opscope/metrics.h"
+#include "opscope/parallel.h"
 
 namespace opscope::gui {
 
@@ -154,13 +155,15 @@ std::vector<view::SliceSummary> streamSlice(std::size_t passes, const std::vecto
     for (std::size_t i = 0; i < bands.size(); ++i) {
         if (control.cancelled && control.cancelled()) return {};
         const BandRows band = readBand(i);
-        for (std::size_t p = 0; p < passes; ++p) {
-            if (spec.rowAxis < 0) {  // a part of a rank-1 tensor's row
-                addRowPart(*summarizers[p], band.sources[p], inBand, bands[i].start[0]);
-                continue;
-            }
+        if (spec.rowAxis < 0) {  // a part of a rank-1 tensor's row: the passes side by side
+            parallelFor(0, static_cast<int64_t>(passes), 1, [&](int64_t begin, int64_t end) {
+                for (int64_t p = begin; p < end; ++p)
+                    addRowPart(*summarizers[std::size_t(p)], band.sources[std::size_t(p)], inBand, bands[i].start[0]);
+            });
+        } else {
             const int64_t firstRow = bands[i].start[spec.rowAxis] - bands.front().start[spec.rowAxis];
-            if (!summarizers[p]->addRows(band.sources[p], inBand, firstRow)) return {};
+            for (std::size_t p = 0; p < passes; ++p)
+                if (!summarizers[p]->addRows(band.sources[p], inBand, firstRow)) return {};
         }
         if (control.progress) control.progress(static_cast<double>(i + 1) / static_cast<double>(bands.size()));
     }
