@@ -33,13 +33,6 @@
 namespace opscope::kernels {
 namespace {
 
-constexpr int64_t kMR = 12, kNR = 32;
-
-// k values per packed unit, and per k block.
-int64_t kPerUnit(GemmKind kind) { return kind == GemmKind::BFloat16 ? 2 : 1; }
-int64_t kBlock(GemmKind kind) { return kind == GemmKind::BFloat16 ? 512 : 256; }
-int64_t unitsOf(GemmKind kind, int64_t kc) { return (kc + kPerUnit(kind) - 1) / kPerUnit(kind); }
-
 void eigenGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int64_t acs, const float* b, int64_t brs,
                int64_t bcs, float* c, int64_t ldc, bool accumulate) {
     using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -55,6 +48,13 @@ void eigenGemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t ars, int
 }
 
 #ifdef OPSCOPE_PACKED_FP32
+
+constexpr int64_t kMR = 12, kNR = 32;
+
+// k values per packed unit, and per k block.
+int64_t kPerUnit(GemmKind kind) { return kind == GemmKind::BFloat16 ? 2 : 1; }
+int64_t kBlock(GemmKind kind) { return kind == GemmKind::BFloat16 ? 512 : 256; }
+int64_t unitsOf(GemmKind kind, int64_t kc) { return (kc + kPerUnit(kind) - 1) / kPerUnit(kind); }
 
 inline __mmask16 firstLanes(int64_t n) {
     return n >= 16  ? static_cast<__mmask16>(0xFFFF)
