@@ -104,10 +104,6 @@ Form formFor(const std::vector<int64_t>& shape, const SliceBlock& block, std::si
     return Form::Stream;
 }
 
-int64_t sliceRowsOf(const SliceBlock& block, const view::SliceSpec& spec) {
-    return spec.rowAxis < 0 ? 1 : block.count[spec.rowAxis];
-}
-
 view::SliceSpec sliceFor(const std::vector<int64_t>& shape, const view::SliceSpec& slice) {
     return view::normalizeSlice(shape, slice.index.size() == shape.size() ? slice : view::defaultSlice(shape));
 }
@@ -199,12 +195,13 @@ DatasetForView readForView(const DatasetSource& source, const view::SliceSpec& s
     }
     const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
     std::vector<view::SliceSummary> summary =
-        streamSlice(1, bands, spec, sliceRowsOf(block, spec), block.count[spec.colAxis], control, [&](std::size_t i) {
-            BandRows r;
-            r.held.push_back(readBandOf(source, i, bands));
-            r.sources.push_back(valuesOf(r.held[0]));
-            return r;
-        });
+        streamSlice(1, bands, spec, view::sliceRows(block.count, spec), view::sliceCols(block.count, spec), control,
+                    [&](std::size_t i) {
+                        BandRows r;
+                        r.held.push_back(readBandOf(source, i, bands));
+                        r.sources.push_back(valuesOf(r.held[0]));
+                        return r;
+                    });
     d.bands = static_cast<int64_t>(bands.size());
     d.streamedSlice = spec;
     if (!summary.empty()) d.streamed = std::make_shared<const view::SliceSummary>(std::move(summary[0]));
@@ -366,19 +363,20 @@ PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType ou
     }
     const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
     std::vector<view::SliceSummary> summaries =
-        streamSlice(3, bands, spec, sliceRowsOf(block, spec), block.count[spec.colAxis], control, [&](std::size_t i) {
-            BandRows r;
-            r.held.push_back(readBandOf(sa, i, bands));
-            r.held.push_back(readBandOf(sb, i, bands));
-            r.sources.push_back(valuesOf(r.held[0]));
-            r.sources.push_back(valuesOf(r.held[1]));
-            view::SliceSource error = valuesOf(r.held[0]);
-            error.reference = r.held[1].view();
-            error.content = view::SliceContent::RelError;
-            error.outputDtype = outputDtype;
-            r.sources.push_back(error);
-            return r;
-        });
+        streamSlice(3, bands, spec, view::sliceRows(block.count, spec), view::sliceCols(block.count, spec), control,
+                    [&](std::size_t i) {
+                        BandRows r;
+                        r.held.push_back(readBandOf(sa, i, bands));
+                        r.held.push_back(readBandOf(sb, i, bands));
+                        r.sources.push_back(valuesOf(r.held[0]));
+                        r.sources.push_back(valuesOf(r.held[1]));
+                        view::SliceSource error = valuesOf(r.held[0]);
+                        error.reference = r.held[1].view();
+                        error.content = view::SliceContent::RelError;
+                        error.outputDtype = outputDtype;
+                        r.sources.push_back(error);
+                        return r;
+                    });
     for (DatasetForView* d : {&pair.a, &pair.b}) {
         d->bands = static_cast<int64_t>(bands.size());
         d->streamedSlice = spec;
