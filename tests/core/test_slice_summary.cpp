@@ -309,6 +309,9 @@ TEST(ErrorSummary, EqualsTheMapBasedChartData) {
     const std::vector<ToleranceShare> shares = cumulativeShare(maps.relError, tol);
     ASSERT_EQ(s.relShares.size(), shares.size());
     for (std::size_t i = 0; i < shares.size(); ++i) EXPECT_EQ(s.relShares[i].share, shares[i].share);
+    const std::vector<ToleranceShare> absShares = cumulativeShare(maps.absError, tol);
+    ASSERT_EQ(s.absShares.size(), absShares.size());
+    for (std::size_t i = 0; i < absShares.size(); ++i) EXPECT_EQ(s.absShares[i].share, absShares[i].share);
     ASSERT_EQ(s.perAxis.size(), 3u);
     for (int axis = 0; axis < 3; ++axis) {
         const std::vector<AxisErrorStats> expected = perAxisErrors(maps, axis);

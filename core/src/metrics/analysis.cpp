@@ -22,7 +22,7 @@ ErrorMaps errorMaps(const HostTensor& actual, const HostTensor& reference, DType
     double* absOut = maps.absError.dataAs<double>();
     double* relOut = maps.relError.dataAs<double>();
     for (int64_t i = 0; i < actual.numel(); ++i) {
-        const ElementErrors e = elementErrors(readA(i), readR(i), outputDtype, options);
+        const ElementErrors e = detail::errorsOf(readA(i), readR(i), outputDtype, options);
         absOut[i] = e.abs;
         relOut[i] = e.rel;
     }
@@ -30,15 +30,7 @@ ErrorMaps errorMaps(const HostTensor& actual, const HostTensor& reference, DType
 }
 
 ElementErrors elementErrors(double a, double reference, DType outputDtype, const CompareOptions& options) {
-    const double r = options.roundReference ? roundToDtype(reference, outputDtype) : reference;
-    if (std::isfinite(a) && std::isfinite(r)) {
-        const double abs = std::fabs(a - r);
-        return {abs, abs / (std::fabs(r) + options.relativeGuard)};
-    }
-    const bool same =
-        (std::isnan(a) && std::isnan(r)) || (std::isinf(a) && std::isinf(r) && std::signbit(a) == std::signbit(r));
-    const double e = same ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-    return {e, e};
+    return detail::errorsOf(a, reference, outputDtype, options);
 }
 
 double LogHistogram::edge(std::size_t i) const {
@@ -72,26 +64,17 @@ LogHistogram emptyLogHistogram(int minExponent, int maxExponent, int binsPerDeca
     return h;
 }
 
-HistogramBinner::HistogramBinner(const LogHistogram& h) {
-    for (std::size_t i = 0; i <= h.counts.size(); ++i) edges_.push_back(h.edge(i));
+namespace {
+
+std::vector<double> edgesOf(const LogHistogram& h) {
+    std::vector<double> edges;
+    for (std::size_t i = 0; i <= h.counts.size(); ++i) edges.push_back(h.edge(i));
+    return edges;
 }
 
-void HistogramBinner::add(LogHistogram& h, double v) const {
-    if (!std::isfinite(v) || v < 0)
-        ++h.nonFinite;
-    else if (v == 0)
-        ++h.zeros;
-    else if (v < edges_.front())
-        ++h.below;
-    else if (v >= edges_.back())
-        ++h.above;
-    else  // edges_[bin] <= v < edges_[bin + 1]
-        ++h.counts[static_cast<std::size_t>(std::upper_bound(edges_.begin(), edges_.end(), v) - edges_.begin() - 1)];
-}
+}  // namespace
 
-std::size_t firstToleranceAbove(const std::vector<double>& tolerances, double error) {
-    return static_cast<std::size_t>(std::upper_bound(tolerances.begin(), tolerances.end(), error) - tolerances.begin());
-}
+HistogramBinner::HistogramBinner(const LogHistogram& h) : edges_(edgesOf(h), "the edges of a histogram") {}
 
 }  // namespace detail
 

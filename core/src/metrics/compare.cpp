@@ -59,20 +59,13 @@ double ulpError(double actual, double reference, DType dtype) {
     return ulpErrorWith(actual, reference, tolerancesFor(dtype));
 }
 
-double roundToDtype(double value, DType dtype) {
-    switch (dtype) {
-        case DType::Float32: return static_cast<double>(static_cast<float>(value));
-        case DType::Float16: return static_cast<double>(static_cast<float>(half(static_cast<float>(value))));
-        case DType::BFloat16: return static_cast<double>(static_cast<float>(bfloat16(static_cast<float>(value))));
-        default: return value;
-    }
-}
+double roundToDtype(double value, DType dtype) { return detail::roundTo(value, dtype); }
 
 HostTensor roundedTo(const HostTensor& t, DType dtype) {
     const detail::Reader read(t, "input");
     HostTensor out(DType::Float64, t.shape());
     double* o = out.dataAs<double>();
-    for (int64_t i = 0; i < t.numel(); ++i) o[i] = roundToDtype(read(i), dtype);
+    for (int64_t i = 0; i < t.numel(); ++i) o[i] = detail::roundTo(read(i), dtype);
     return out;
 }
 
@@ -223,7 +216,7 @@ void tallyRange(Tally& t, const detail::Reader& readA, const detail::Reader& rea
     for (int64_t k = 0; k < count; ++k) {
         const double a = readA(from + k);
         const double exact = readR(from + k);
-        const double r = options.roundReference ? roundToDtype(exact, m.outputDtype) : exact;
+        const double r = options.roundReference ? detail::roundTo(exact, m.outputDtype) : exact;
         m.nanActual += std::isnan(a);
         m.infActual += std::isinf(a);
         m.nanReference += std::isnan(r);

@@ -2,12 +2,16 @@
 // the dtype switch done once (a function pointer per tensor, not a switch per element).
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "edge_index.h"
 #include "opscope/error.h"
 #include "opscope/dispatch.h"
+#include "opscope/float16.h"
 #include "opscope/host_tensor.h"
 #include "opscope/metrics.h"
 
@@ -40,6 +44,29 @@ struct Reader {
     Getter get;
 };
 
+// roundToDtype and elementErrors (metrics.h), inline for the loops over every element; the
+// public functions are these.
+inline double roundTo(double value, DType dtype) {
+    switch (dtype) {
+        case DType::Float32: return static_cast<double>(static_cast<float>(value));
+        case DType::Float16: return static_cast<double>(static_cast<float>(half(static_cast<float>(value))));
+        case DType::BFloat16: return static_cast<double>(static_cast<float>(bfloat16(static_cast<float>(value))));
+        default: return value;
+    }
+}
+
+inline ElementErrors errorsOf(double a, double reference, DType outputDtype, const CompareOptions& options) {
+    const double r = options.roundReference ? roundTo(reference, outputDtype) : reference;
+    if (std::isfinite(a) && std::isfinite(r)) {
+        const double abs = std::fabs(a - r);
+        return {abs, abs / (std::fabs(r) + options.relativeGuard)};
+    }
+    const bool same =
+        (std::isnan(a) && std::isnan(r)) || (std::isinf(a) && std::isinf(r) && std::signbit(a) == std::signbit(r));
+    const double e = same ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    return {e, e};
+}
+
 // Row-major coordinates of element `index` in `shape`.
 inline std::vector<int64_t> coordsOf(int64_t index, const std::vector<int64_t>& shape) {
     std::vector<int64_t> c(shape.size(), 0);
@@ -56,18 +83,32 @@ inline std::vector<int64_t> coordsOf(int64_t index, const std::vector<int64_t>& 
 LogHistogram emptyLogHistogram(int minExponent, int maxExponent, int binsPerDecade);
 
 // Counts values into a histogram of `h`'s layout by its edges (LogHistogram::edge, computed once),
-// found by binary search: no logarithm or power per value.
+// found through an EdgeIndex: no logarithm or power per value.
 class HistogramBinner {
 public:
     explicit HistogramBinner(const LogHistogram& h);
-    void add(LogHistogram& h, double value) const;
+    void add(LogHistogram& h, double v) const {
+        const std::vector<double>& edges = edges_.edges();
+        if (!std::isfinite(v) || v < 0)
+            ++h.nonFinite;
+        else if (v == 0)
+            ++h.zeros;
+        else if (v < edges.front())
+            ++h.below;
+        else if (v >= edges.back())
+            ++h.above;
+        else  // edges[bin] <= v < edges[bin + 1]
+            ++h.counts[edges_.upperBound(v) - 1];
+    }
 
 private:
-    std::vector<double> edges_;  // edge(0) ... edge(bins)
+    EdgeIndex edges_;  // edge(0) ... edge(bins)
 };
 
-// The index of the first of the sorted `tolerances` that `error` is below (tolerances.size()
+// The index of the first of the sorted tolerances that `error` is below (tolerances.size()
 // when none): an element is within tolerance t exactly when this is <= t.
-std::size_t firstToleranceAbove(const std::vector<double>& tolerances, double error);
+inline std::size_t firstToleranceAbove(const EdgeIndex& tolerances, double error) {
+    return tolerances.upperBound(error);
+}
 
 }  // namespace opscope::metrics::detail

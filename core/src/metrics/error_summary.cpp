@@ -87,8 +87,8 @@ std::vector<ToleranceShare> sharesOf(const std::vector<double>& tolerances, cons
 struct ErrorSummaryAccumulator::State {
     std::vector<int64_t> shape;
     DType outputDtype;
-    std::vector<double> tolerances;  // increasing
-    int64_t numel = 0, next = 0;     // elements in all, and the index of the next one added
+    std::unique_ptr<detail::EdgeIndex> tolerances;  // increasing
+    int64_t numel = 0, next = 0;                    // elements in all, and the index of the next one added
     ErrorSummary summary;
     std::unique_ptr<detail::HistogramBinner> bins;
     std::vector<std::vector<ErrorSums>> axes;           // [axis][index / runs[axis]]
@@ -100,50 +100,51 @@ struct ErrorSummaryAccumulator::State {
     std::vector<int64_t> coords;  // of element `next`
 
     // The two halves of add() below run on two threads at once: each works on local copies of
-    // what it writes per element, so that neither writes a cache line the other reads.
+    // what it writes per element, so that neither writes a cache line the other reads. Each
+    // finds the elements' errors itself, which is cheaper than handing them over.
 
-    // The histograms, the tolerance counts and the samples of elements [next, next + n).
-    void countElements(const detail::Reader& readA, const detail::Reader& readR, int64_t n) {
+    // The relative errors' histogram and tolerance counts, and the samples, of elements
+    // [next, next + n).
+    void countRelative(const detail::Reader& readA, const detail::Reader& readR, int64_t n) {
         const DType dtype = outputDtype;
-        LogHistogram absH = std::move(summary.absHistogram), relH = std::move(summary.relHistogram);
-        std::vector<int64_t> absAbove = std::move(absFirstAbove), relAbove = std::move(relFirstAbove);
+        LogHistogram relH = std::move(summary.relHistogram);
+        std::vector<int64_t> relAbove = std::move(relFirstAbove);
         for (int64_t i = 0; i < n; ++i) {
             const double r = readR(i);
-            const ElementErrors e = elementErrors(readA(i), r, dtype);
-            bins->add(absH, e.abs);
+            const ElementErrors e = detail::errorsOf(readA(i), r, dtype, {});
             bins->add(relH, e.rel);
-            if (!std::isnan(e.abs)) {
-                ++absAbove[detail::firstToleranceAbove(tolerances, e.abs)];
-                ++relAbove[detail::firstToleranceAbove(tolerances, e.rel)];
-            }
+            if (!std::isnan(e.abs)) ++relAbove[detail::firstToleranceAbove(*tolerances, e.rel)];
             if (nextSample < samples.size() && samples[nextSample] == next + i) {
                 ++nextSample;
                 if (std::isfinite(e.abs)) {
-                    summary.sampleRef.push_back(std::fabs(roundToDtype(r, outputDtype)));
+                    summary.sampleRef.push_back(std::fabs(detail::roundTo(r, outputDtype)));
                     summary.sampleAbs.push_back(e.abs);
                     summary.sampleRel.push_back(e.rel);
                 }
             }
         }
-        summary.absHistogram = std::move(absH);
         summary.relHistogram = std::move(relH);
-        absFirstAbove = std::move(absAbove);
         relFirstAbove = std::move(relAbove);
     }
 
-    // The per-axis sums of the same elements, along the runs of the innermost axis.
+    // The per-axis sums of the same elements, along the runs of the innermost axis, and the
+    // absolute errors' histogram and tolerance counts.
     void sumAlongAxes(const detail::Reader& readA, const detail::Reader& readR, int64_t n) {
         const int64_t inner = shape.empty() ? 1 : shape.back();
         const DType dtype = outputDtype;
         ErrorSums* innerAxis = axes.empty() ? nullptr : axes.back().data();
         const int64_t innerRun = runs.empty() ? 1 : runs.back();
+        LogHistogram absH = std::move(summary.absHistogram);
+        std::vector<int64_t> absAbove = std::move(absFirstAbove);
         for (int64_t k = 0; k < n;) {
             const int64_t col = shape.empty() ? 0 : coords.back(), len = std::min(inner - col, n - k);
             ErrorSums r = run;
             for (int64_t j = 0; j < len; ++j) {
-                const ElementErrors e = elementErrors(readA(k + j), readR(k + j), dtype);
+                const ElementErrors e = detail::errorsOf(readA(k + j), readR(k + j), dtype, {});
                 if (innerAxis) innerAxis[(col + j) / innerRun].add(e);
                 r.add(e);
+                bins->add(absH, e.abs);
+                if (!std::isnan(e.abs)) ++absAbove[detail::firstToleranceAbove(*tolerances, e.abs)];
             }
             run = r;
             k += len;
@@ -153,6 +154,8 @@ struct ErrorSummaryAccumulator::State {
             else
                 endRun();
         }
+        summary.absHistogram = std::move(absH);
+        absFirstAbove = std::move(absAbove);
     }
 
     // The innermost run ended: the outer axes get its sums; the odometer moves to the next one.
@@ -172,11 +175,9 @@ ErrorSummaryAccumulator::ErrorSummaryAccumulator(std::vector<int64_t> shape, DTy
                                                  std::vector<double> tolerances, int64_t maxSamples)
     : state_(std::make_unique<State>()) {
     State& s = *state_;
-    if (!std::is_sorted(tolerances.begin(), tolerances.end()))
-        throw UsageError("the tolerances of an error summary must be increasing");
     s.shape = std::move(shape);
     s.outputDtype = outputDtype;
-    s.tolerances = std::move(tolerances);
+    s.tolerances = std::make_unique<detail::EdgeIndex>(std::move(tolerances), "the tolerances of an error summary");
     s.numel = shapeNumel(s.shape);
     s.summary.absHistogram = s.summary.relHistogram = detail::emptyLogHistogram(-10, 2, 4);
     s.bins = std::make_unique<detail::HistogramBinner>(s.summary.absHistogram);
@@ -184,8 +185,8 @@ ErrorSummaryAccumulator::ErrorSummaryAccumulator(std::vector<int64_t> shape, DTy
         s.runs.push_back(runOf(extent));
         s.axes.emplace_back(static_cast<std::size_t>((extent + s.runs.back() - 1) / s.runs.back()));
     }
-    s.absFirstAbove.assign(s.tolerances.size() + 1, 0);
-    s.relFirstAbove.assign(s.tolerances.size() + 1, 0);
+    s.absFirstAbove.assign(s.tolerances->edges().size() + 1, 0);
+    s.relFirstAbove.assign(s.tolerances->edges().size() + 1, 0);
     s.samples = view::sampleIndices(s.numel, maxSamples);
     s.coords.assign(s.shape.size(), 0);
 }
@@ -208,7 +209,7 @@ void ErrorSummaryAccumulator::add(const HostTensor& actual, const HostTensor& re
     parallelChunks(2, 1, [&](int, int64_t begin, int64_t end) {
         for (int64_t half = begin; half < end; ++half) {
             if (half == 0)
-                s.countElements(readA, readR, n);
+                s.countRelative(readA, readR, n);
             else
                 s.sumAlongAxes(readA, readR, n);
         }
@@ -222,8 +223,8 @@ ErrorSummary ErrorSummaryAccumulator::finish() {
         throw UsageError("the error summary of " + shapeToString(s.shape) + " was given " + std::to_string(s.next) +
                          " of its " + std::to_string(s.numel) + " elements");
     for (std::size_t a = 0; a < s.axes.size(); ++a) s.summary.perAxis.push_back(statsOf(s.axes[a], s.shape[a]));
-    s.summary.absShares = sharesOf(s.tolerances, s.absFirstAbove, s.numel);
-    s.summary.relShares = sharesOf(s.tolerances, s.relFirstAbove, s.numel);
+    s.summary.absShares = sharesOf(s.tolerances->edges(), s.absFirstAbove, s.numel);
+    s.summary.relShares = sharesOf(s.tolerances->edges(), s.relFirstAbove, s.numel);
     return std::move(s.summary);
 }
 
