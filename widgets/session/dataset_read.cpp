@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <optional>
 #include <stdexcept>
 
 #include "opscope/h5/h5_file.h"
@@ -135,11 +136,38 @@ void addRowPart(view::SliceSummarizer& pass, const view::SliceSource& part, cons
     pass.addRowPart(0, col0, values.data(), row.cols());
 }
 
-// Passes over the slice (one summary each), band after band; no summaries when cancelled.
-std::vector<view::SliceSummary> streamSlice(std::size_t passes, const std::vector<SliceBlock>& bands,
-                                            const view::SliceSpec& spec, int64_t rows, int64_t cols,
-                                            const StreamControl& control,
-                                            const std::function<BandRows(std::size_t)>& readBand) {
+// A band of `source`, vetted first where it needs it.
+HostTensor readBandOf(const DatasetSource& source, std::size_t i, const std::vector<SliceBlock>& bands) {
+    if (source.beforeBand) source.beforeBand(i, bands);
+    return source.readBand(bands[i]);
+}
+
+// Band i of every side (held while its rows are added) and a source of rows per pass: each side's
+// values, then the relative error of the first side against the second when `errorDtype` is set.
+BandRows readBandRows(const std::vector<const DatasetSource*>& sides, std::optional<DType> errorDtype, std::size_t i,
+                      const std::vector<SliceBlock>& bands) {
+    BandRows r;
+    for (const DatasetSource* side : sides) r.held.push_back(readBandOf(*side, i, bands));
+    for (const HostTensor& band : r.held) r.sources.push_back(valuesOf(band));
+    if (errorDtype) {
+        view::SliceSource error = valuesOf(r.held[0]);
+        error.reference = r.held[1].view();
+        error.content = view::SliceContent::RelError;
+        error.outputDtype = *errorDtype;
+        r.sources.push_back(error);
+    }
+    return r;
+}
+
+// The slice `spec` (of `block`) of every side streamed in `bands` read in step: a summary of each
+// side, then one of the relative error when `errorDtype` is set (readBandRows). No summaries
+// when cancelled.
+std::vector<view::SliceSummary> streamSlice(const std::vector<const DatasetSource*>& sides,
+                                            std::optional<DType> errorDtype, const std::vector<SliceBlock>& bands,
+                                            const view::SliceSpec& spec, const SliceBlock& block,
+                                            const StreamControl& control) {
+    const std::size_t passes = sides.size() + (errorDtype ? 1 : 0);
+    const int64_t rows = view::sliceRows(block.count, spec), cols = view::sliceCols(block.count, spec);
     view::SliceRequest request;
     request.spec = spec;
     request.cancelled = control.cancelled;
@@ -150,7 +178,7 @@ std::vector<view::SliceSummary> streamSlice(std::size_t passes, const std::vecto
     std::fill(inBand.index.begin(), inBand.index.end(), 0);
     for (std::size_t i = 0; i < bands.size(); ++i) {
         if (control.cancelled && control.cancelled()) return {};
-        const BandRows band = readBand(i);
+        const BandRows band = readBandRows(sides, errorDtype, i, bands);
         if (spec.rowAxis < 0) {  // a part of a rank-1 tensor's row: the passes side by side
             parallelFor(0, static_cast<int64_t>(passes), 1, [&](int64_t begin, int64_t end) {
                 for (int64_t p = begin; p < end; ++p)
@@ -166,12 +194,6 @@ std::vector<view::SliceSummary> streamSlice(std::size_t passes, const std::vecto
     std::vector<view::SliceSummary> out;
     for (auto& s : summarizers) out.push_back(s->take());
     return out;
-}
-
-// A band of `source`, vetted first where it needs it.
-HostTensor readBandOf(const DatasetSource& source, std::size_t i, const std::vector<SliceBlock>& bands) {
-    if (source.beforeBand) source.beforeBand(i, bands);
-    return source.readBand(bands[i]);
 }
 
 DatasetForView readForView(const DatasetSource& source, const view::SliceSpec& slice, uint64_t limit,
@@ -194,14 +216,7 @@ DatasetForView readForView(const DatasetSource& source, const view::SliceSpec& s
         case Form::Stream: break;
     }
     const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
-    std::vector<view::SliceSummary> summary =
-        streamSlice(1, bands, spec, view::sliceRows(block.count, spec), view::sliceCols(block.count, spec), control,
-                    [&](std::size_t i) {
-                        BandRows r;
-                        r.held.push_back(readBandOf(source, i, bands));
-                        r.sources.push_back(valuesOf(r.held[0]));
-                        return r;
-                    });
+    std::vector<view::SliceSummary> summary = streamSlice({&source}, std::nullopt, bands, spec, block, control);
     d.bands = static_cast<int64_t>(bands.size());
     d.streamedSlice = spec;
     if (!summary.empty()) d.streamed = std::make_shared<const view::SliceSummary>(std::move(summary[0]));
@@ -362,21 +377,7 @@ PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType ou
         return pair;
     }
     const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
-    std::vector<view::SliceSummary> summaries =
-        streamSlice(3, bands, spec, view::sliceRows(block.count, spec), view::sliceCols(block.count, spec), control,
-                    [&](std::size_t i) {
-                        BandRows r;
-                        r.held.push_back(readBandOf(sa, i, bands));
-                        r.held.push_back(readBandOf(sb, i, bands));
-                        r.sources.push_back(valuesOf(r.held[0]));
-                        r.sources.push_back(valuesOf(r.held[1]));
-                        view::SliceSource error = valuesOf(r.held[0]);
-                        error.reference = r.held[1].view();
-                        error.content = view::SliceContent::RelError;
-                        error.outputDtype = outputDtype;
-                        r.sources.push_back(error);
-                        return r;
-                    });
+    std::vector<view::SliceSummary> summaries = streamSlice({&sa, &sb}, outputDtype, bands, spec, block, control);
     for (DatasetForView* d : {&pair.a, &pair.b}) {
         d->bands = static_cast<int64_t>(bands.size());
         d->streamedSlice = spec;
