@@ -1,10 +1,12 @@
 #include "opscope/ops/tensor_sets.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <unordered_set>
 
+#include "opscope/error.h"
 #include "opscope/h5/file_safety.h"
 #include "opscope/h5/h5_file.h"
 #include "opscope/h5/tensor_io.h"
@@ -118,15 +120,83 @@ std::vector<std::string> comparedKeys(const TensorSet& actual, const TensorSet& 
     return keys;
 }
 
+namespace {
+
+// One side of a pass over two differently shaped tensors with the same elements: its own bands
+// (rowMajorBlocks, each a contiguous run of the row-major order) read one at a time, handed out
+// as runs of any length, flat.
+class FlatRuns {
+public:
+    FlatRuns(const TensorHandle& t, std::size_t elementSize, uint64_t bandBytes)
+        : t_(t), blocks_(rowMajorBlocks(t.shape, elementSize, bandBytes)) {}
+
+    // Elements left in the band read last (reading the next band when none are).
+    int64_t available() {
+        if (offset_ == band_.numel() && next_ < blocks_.size()) {
+            band_ = t_.readBlock(blocks_[next_].start, blocks_[next_].count);
+            ++next_;
+            offset_ = 0;
+        }
+        return band_.numel() - offset_;
+    }
+
+    // The next n (<= available()) elements: the band itself when they are all of it, else a copy
+    // of them as a rank-1 tensor.
+    HostTensor take(int64_t n) {
+        if (offset_ == 0 && n == band_.numel()) {
+            HostTensor whole = std::move(band_);
+            band_ = HostTensor(whole.dtype(), {0});
+            return whole;
+        }
+        const std::size_t size = dtypeSize(band_.dtype());
+        HostTensor run(band_.dtype(), {n});
+        std::memcpy(run.data(), static_cast<const char*>(band_.data()) + static_cast<std::size_t>(offset_) * size,
+                    static_cast<std::size_t>(n) * size);
+        offset_ += n;
+        return run;
+    }
+
+private:
+    const TensorHandle& t_;
+    std::vector<TensorBlock> blocks_;
+    std::size_t next_ = 0;
+    HostTensor band_{DType::Float32, {0}};
+    int64_t offset_ = 0;
+};
+
+// Both sides' bands cut where either side's band ends: each visit gets the same count of each.
+bool forEachFlatRunPair(const TensorHandle& actual, const TensorHandle& reference, std::size_t elementSize,
+                        uint64_t bandBytes, const std::atomic<bool>* cancelled, const BandVisitor& visit) {
+    FlatRuns a(actual, elementSize, bandBytes), r(reference, elementSize, bandBytes);
+    const int64_t numel = shapeNumel(actual.shape);
+    for (int64_t passed = 0; passed < numel;) {
+        if (cancelled && cancelled->load()) return false;
+        const int64_t n = std::min(a.available(), r.available());
+        if (n <= 0)
+            throw UsageError("a band of " + shapeToString(actual.shape) + " or " + shapeToString(reference.shape) +
+                             " held no elements");
+        passed += n;
+        visit(a.take(n), r.take(n), static_cast<double>(passed) / static_cast<double>(numel));
+    }
+    return true;
+}
+
+}  // namespace
+
 bool forEachBandPair(const TensorHandle& actual, const TensorHandle& reference, uint64_t bandBytes,
                      const std::atomic<bool>* cancelled, const BandVisitor& visit) {
+    if (shapeNumel(actual.shape) != shapeNumel(reference.shape))
+        throw UsageError("cannot pass over " + shapeToString(actual.shape) + " and " + shapeToString(reference.shape) +
+                         " together: the element counts differ");
     const auto bytes = [](const TensorHandle& t) { return uint64_t(shapeNumel(t.shape)) * dtypeSize(t.dtype); };
-    if ((bytes(actual) <= bandBytes && bytes(reference) <= bandBytes) || actual.shape != reference.shape) {
+    if (bytes(actual) <= bandBytes && bytes(reference) <= bandBytes) {
         if (cancelled && cancelled->load()) return false;
         visit(actual.read(), reference.read(), 1.0);
         return true;
     }
     const std::size_t elementSize = std::max(dtypeSize(actual.dtype), dtypeSize(reference.dtype));
+    if (actual.shape != reference.shape)
+        return forEachFlatRunPair(actual, reference, elementSize, bandBytes, cancelled, visit);
     const double numel = static_cast<double>(shapeNumel(actual.shape));
     int64_t passed = 0;
     for (const TensorBlock& b : rowMajorBlocks(actual.shape, elementSize, bandBytes)) {

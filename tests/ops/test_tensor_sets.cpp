@@ -5,11 +5,13 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "opscope/import/npy.h"
 #include "opscope/metric_fields.h"
@@ -154,6 +156,44 @@ TEST(TensorSets, APairOverABandIsComparedInBandsToTheSameBits) {
     const Comparison counts = *compareTensors("w", "a", actual, "b", other, DType::Float32, cann, 8 * 30);
     EXPECT_FALSE(counts.compared);
     EXPECT_NE(counts.note.find("the element counts differ"), std::string::npos) << counts.note;
+}
+
+// Two shapes of the same elements (a [6, 8, 10] dump against a flat [480] golden) over a band go
+// a band of each at a time too, cut where either side's band ends: the same bits as whole, no
+// read larger than a band, and the worst element's coordinates in the actual's shape.
+TEST(TensorSets, DifferentlyShapedPairsAreComparedInBandsToTheSameBits) {
+    std::vector<double> a(6 * 8 * 10), r(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        r[i] = std::cos(0.91 * static_cast<double>(i)) * 3;
+        a[i] = r[i] * (1 + 2e-4 * std::sin(static_cast<double>(i)));
+    }
+    a[263] = r[263] - 0.25;  // the worst, at [3, 2, 3]
+    const TensorHandle actual = heldTensor(HostTensor::fromDoubles(DType::Float32, {6, 8, 10}, a));
+    const TensorHandle flat = heldTensor(HostTensor::fromDoubles(DType::Float64, {480}, r));
+    const TensorHandle rows = heldTensor(HostTensor::fromDoubles(DType::Float64, {16, 30}, r));
+    const metrics::Standard cann = metrics::parseStandard("cann");
+    const uint64_t band = 8 * 35;  // 35 elements: 3 rows of 10 on one side, 35 of the flat one
+    for (const TensorHandle* reference : {&flat, &rows}) {
+        int64_t largestRead = 0, reads = 0;
+        TensorHandle counted = *reference;
+        counted.readBlock = [&](const std::vector<int64_t>& start, const std::vector<int64_t>& count) {
+            ++reads;
+            largestRead = std::max(largestRead, shapeNumel(count));
+            return reference->readBlock(start, count);
+        };
+        counted.read = []() -> HostTensor { throw std::logic_error("a big pair is never read whole"); };
+        const Comparison whole = *compareTensors("w", "a", actual, "b", *reference, DType::Float32, cann);
+        const Comparison bands = *compareTensors("w", "a", actual, "b", counted, DType::Float32, cann, band);
+        ASSERT_TRUE(bands.compared) << bands.note;
+        EXPECT_LE(largestRead, 35);
+        EXPECT_GE(reads, 14);  // 480 elements in reads of at most 35
+        for (const metrics::MetricField& f : metrics::metricFields()) {
+            const std::optional<double> x = f.value(whole.metrics), y = f.value(bands.metrics);
+            EXPECT_TRUE(x == y || (x && y && std::isnan(*x) && std::isnan(*y))) << f.key;
+        }
+        EXPECT_EQ(bands.metrics.worstAbs.coords, (std::vector<int64_t>{3, 2, 3}));
+        EXPECT_EQ(bands.judgement.reason, whole.judgement.reason);
+    }
 }
 
 // Two 256 MiB float32 .npy files (sparse: zeros but a value) compared key by key in 16 MiB bands:

@@ -39,11 +39,13 @@ struct TensorSet {
 // How big a band of a streamed comparison is, each side.
 inline constexpr uint64_t kCompareBandBytes = kStreamBandBytes;
 
-// How a pass over a pair reads it: both whole when each holds at most bandBytes (or their shapes
-// differ), else a band of each at a time in row-major order (rowMajorBlocks over actual's shape),
-// so that two 10 GiB tensors pass through two bands of memory. `visit` gets each pair of blocks
-// and the share of the elements passed so far. False when `cancelled` turned true between bands.
-// Read errors (FileError) propagate.
+// How a pass over a pair reads it: both whole when each holds at most bandBytes, else a band of
+// each at a time in row-major order (rowMajorBlocks over actual's shape), so that two 10 GiB
+// tensors pass through two bands of memory. Differently shaped sides (a flat golden against a
+// dump) are read by their own bands and cut where either side's band ends, so `visit` gets
+// the same count of each, as blocks or rank-1 runs, in row-major order. `visit` also gets the
+// share of the elements passed so far. False when `cancelled` turned true between bands.
+// UsageError when the element counts differ (nothing is read); read errors (FileError) propagate.
 using BandVisitor = std::function<void(const HostTensor& actual, const HostTensor& reference, double done)>;
 bool forEachBandPair(const TensorHandle& actual, const TensorHandle& reference, uint64_t bandBytes,
                      const std::atomic<bool>* cancelled, const BandVisitor& visit);
