@@ -70,8 +70,9 @@ public:
 
     // ---- datasets without an operator (main_window_datasets.cpp) ----------------------------
     // Shows a dataset of the open file (a tree path: an HDF5 path, or a tensor file's key) in
-    // the Dataset tab.
-    void viewDataset(const QString& path);
+    // the Dataset tab; viewDatasetComparedWith compares it with `reference` once it is shown.
+    void viewDataset(const QString& path) { showDataset(path, nullptr); }
+    void viewDatasetComparedWith(const QString& path, const DatasetRef& reference) { showDataset(path, &reference); }
     // The dataset a tree path of the open file names (a tensor file's key by DebugContext::tensorKey).
     DatasetRef datasetAt(const QString& treePath) const;
     // Compares the dataset shown (A) with `reference` (B).
@@ -81,6 +82,13 @@ public:
     void compareGroup(const QString& group, const QString& otherFile, const QString& otherGroup = {});
     // --case PATH: a dataset's view for a dataset, else loads the case.
     void showPath(const QString& path);
+    // The dataset a --compare spec names: "PATH" in the open file, "FILE.h5:PATH", or a tensor
+    // file's "FILE.pt:KEY".
+    DatasetRef referenceFor(const QString& spec) const;
+    // --case PATH --compare SPEC: a group against another file's ("FILE.h5[:/GROUP]", the same
+    // group unless named) in the Group compare tab; a dataset against referenceFor(SPEC), once
+    // it is shown. False (nothing done) when PATH is neither.
+    bool showPathComparedWith(const QString& path, const QString& spec);
     // The dock that holds `panel` (one of the accessors above), raised to the front.
     void raisePanel(QWidget* panel);
     QAction* action(const QString& objectName) const;
@@ -92,6 +100,7 @@ protected:
     void dropEvent(QDropEvent*) override;
 
 private:
+    void showDataset(const QString& path, const DatasetRef* reference);
     void createDocks();
     void createActions();
     void createStatusBar();

@@ -96,9 +96,12 @@ DatasetRef MainWindow::datasetAt(const QString& treePath) const {
     return {context_->filePath(), context_->isTensorFile() ? context_->tensorKey(treePath) : treePath};
 }
 
-void MainWindow::viewDataset(const QString& path) {
+void MainWindow::showDataset(const QString& path, const DatasetRef* reference) {
     if (context_->filePath().isEmpty()) return;
-    datasetView_->view(datasetAt(path));
+    if (reference)
+        datasetView_->viewAndCompare(datasetAt(path), *reference);
+    else
+        datasetView_->view(datasetAt(path));
     centre_->setCurrentWidget(datasetView_);
     const QModelIndex item = files_->viewIndexForPath(path);
     if (item.isValid()) {
@@ -124,6 +127,34 @@ void MainWindow::showPath(const QString& path) {
         viewDataset(path);
     else
         context_->loadCase(path);
+}
+
+DatasetRef MainWindow::referenceFor(const QString& spec) const {
+    const std::string s = spec.toStdString();
+    if (import::isTensorFileSpec(s)) {
+        const QString file = QString::fromStdString(import::tensorFilePath(s));
+        return {file, spec.mid(file.size() + 1)};
+    }
+    const int colon = spec.lastIndexOf(QStringLiteral(":/"));
+    return colon > 0 ? DatasetRef{spec.left(colon), spec.mid(colon + 1)} : DatasetRef{context_->filePath(), spec};
+}
+
+bool MainWindow::showPathComparedWith(const QString& path, const QString& spec) {
+    const h5::File* f = context_->file();
+    h5::ObjectKind kind = h5::ObjectKind::Missing;
+    try {
+        if (f) kind = f->info(path.toStdString()).kind;
+    } catch (const std::exception&) {
+        // Not an object of the file.
+    }
+    if (kind == h5::ObjectKind::Group) {
+        const int colon = spec.lastIndexOf(QStringLiteral(":/"));
+        compareGroup(path, colon > 0 ? spec.left(colon) : spec, colon > 0 ? spec.mid(colon + 1) : path);
+        return true;
+    }
+    if (kind != h5::ObjectKind::Dataset && !context_->isTensorFile()) return false;
+    viewDatasetComparedWith(path, referenceFor(spec));
+    return true;
 }
 
 void MainWindow::compareWithFile() {

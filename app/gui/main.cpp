@@ -38,15 +38,18 @@ public:
     }
 };
 
-// A case file or trace, or an msprobe dump folder (imported first), then its case or dataset `path`.
-void openArgument(opscope::gui::MainWindow& window, const QString& file, const QString& path) {
+// A case file or trace, or an msprobe dump folder (imported first), then its case or dataset
+// `path`, compared with `compare` (--compare) when it is a dataset or a group.
+void openArgument(opscope::gui::MainWindow& window, const QString& file, const QString& path, const QString& compare) {
+    const auto show = [&window, path, compare] {
+        if (path.isEmpty()) return;
+        if (compare.isEmpty() || !window.showPathComparedWith(path, compare)) window.showPath(path);
+    };
     if (!QFileInfo(file).isDir()) {
-        if (window.openFile(file) && !path.isEmpty()) window.showPath(path);
+        if (window.openFile(file)) show();
         return;
     }
-    if (!path.isEmpty())
-        QObject::connect(&window, &opscope::gui::MainWindow::dumpFolderOpened, &window,
-                         [&window, path] { window.showPath(path); });
+    QObject::connect(&window, &opscope::gui::MainWindow::dumpFolderOpened, &window, show);
     window.openDumpFolder(file);
 }
 
@@ -68,7 +71,9 @@ struct Options {
     QCommandLineOption rangeOpt{"range", "Tensor view range: autofit, symmetric, percentile, manual.", "NAME"};
     QCommandLineOption setOpt{"set", "Override an attribute after loading (repeatable): N=4, mask=true,false.",
                               "NAME=VALUE"};
-    QCommandLineOption compareOpt{"compare", "With --case DATASET: compare it with PATH (this file) or FILE.h5:PATH.",
+    QCommandLineOption compareOpt{"compare",
+                                  "With --case DATASET: compare it with PATH (this file), FILE.h5:PATH or FILE.pt:KEY; "
+                                  "with --case GROUP: every dataset below it with FILE.h5[:/GROUP].",
                                   "[FILE:]PATH"};
 
     void addTo(QCommandLineParser& p) const {
@@ -178,7 +183,8 @@ int main(int argc, char** argv) {
         }
         code = QApplication::exec();
     } else {
-        if (!files.isEmpty()) openArgument(window, files.front(), parser.value(options.caseOpt));
+        if (!files.isEmpty())
+            openArgument(window, files.front(), parser.value(options.caseOpt), parser.value(options.compareOpt));
         code = QApplication::exec();
     }
     QThreadPool::globalInstance()->waitForDone();

@@ -102,9 +102,7 @@ bool ScreenshotDriver::startGroupCompare(const QString& path) {
     const h5::File* f = window_->context()->file();
     if (path.isEmpty() || options_.compare.isEmpty() || !f || f->info(path.toStdString()).kind != h5::ObjectKind::Group)
         return false;
-    const int colon = options_.compare.lastIndexOf(QStringLiteral(":/"));
-    const QString file = colon > 0 ? options_.compare.left(colon) : options_.compare;
-    window_->compareGroup(path, file, colon > 0 ? options_.compare.mid(colon + 1) : path);
+    window_->showPathComparedWith(path, options_.compare);
     connect(window_->groupCompare(), &GroupComparePanel::finished, this, [this] {
         if (!window_->groupCompare()->error().isEmpty()) failure_ = window_->groupCompare()->error();
     });
@@ -125,14 +123,7 @@ void ScreenshotDriver::pollDataset() {
         return;
     }
     compared_ = true;
-    const std::string spec = options_.compare.toStdString();
-    if (import::isTensorFileSpec(spec)) {
-        const QString file = QString::fromStdString(import::tensorFilePath(spec));
-        return window_->compareDataset({file, options_.compare.mid(file.size() + 1)});
-    }
-    const int colon = options_.compare.lastIndexOf(QStringLiteral(":/"));
-    const QString file = colon > 0 ? options_.compare.left(colon) : window_->context()->filePath();
-    window_->compareDataset({file, colon > 0 ? options_.compare.mid(colon + 1) : options_.compare});
+    window_->compareDataset(window_->referenceFor(options_.compare));
 }
 
 void ScreenshotDriver::poll() {

@@ -210,6 +210,30 @@ private Q_SLOTS:
         QVERIFY(!v->heatmap(DatasetViewPanel::MapB)->isVisible());
     }
 
+    // `opscope FILE --case DATASET --compare SPEC` without --screenshot (showPathComparedWith):
+    // the spec's three forms name the right dataset, A is shown and then compared; a path that
+    // is neither a dataset nor a group is left to --case alone.
+    void commandLineCompareOfADataset() {
+        MainWindow& w = *window_;
+        QCOMPARE(w.referenceFor("/ckpt/layer0/bias").file, w.context()->filePath());
+        QCOMPARE(w.referenceFor("/ckpt/layer0/bias").path, QString("/ckpt/layer0/bias"));
+        const DatasetRef other = w.referenceFor(other_ + ":/ckpt/layer0/weight");
+        QCOMPARE(other.file, other_);
+        QCOMPARE(other.path, QString("/ckpt/layer0/weight"));
+        const DatasetRef key = w.referenceFor("/data/step 3/model.pt:layers.0.w");
+        QCOMPARE(key.file, QString("/data/step 3/model.pt"));
+        QCOMPARE(key.path, QString("layers.0.w"));
+        QVERIFY(!w.showPathComparedWith("/no/such/object", "/ckpt/layer0/weight"));
+
+        QVERIFY(w.showPathComparedWith("/ckpt/layer0/weight", other_ + ":/ckpt/layer0/weight"));
+        DatasetViewPanel* v = w.datasetView();
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
+        QVERIFY(v->title().contains(QFileInfo(other_).fileName()));
+        QVERIFY(v->analysis()->outputs.front().compared);
+        QVERIFY(v->analysis()->outputs.front().metrics.maxRelError > 0);  // perturbed by 1e-3
+        QVERIFY(v->frame(DatasetViewPanel::MapError).valid());
+    }
+
     // An output of the run against any dataset, from the tree's menu.
     void runOutputAgainstADataset() {
         MainWindow& w = *window_;
