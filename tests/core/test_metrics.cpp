@@ -548,3 +548,69 @@ TEST(Metrics, ManyChunksGiveTheSameBitsInBandsAndOnAnyThreadCount) {
     EXPECT_EQ(fed.firstMismatch.index, 70000);
     setNumThreads(0);
 }
+
+// The sums behind the means, RMSE, balance and cosine are long-double sums in element order
+// within chunks of 65,536 elements at fixed places, the chunks' sums added in order (docs/CLI.md):
+// a plain loop that sums exactly so gives the same bits as the accumulator, fed whole or in odd
+// bands, on any thread count. NaN pairs are skipped by every sum.
+TEST(Metrics, SumsAreLongDoubleInElementOrderWithinChunksOf65536) {
+    const int64_t n = 3 * 65536 + 1234;
+    HostTensor a(DType::Float32, {n}), r(DType::Float32, {n});
+    uint32_t seed = 12345;
+    const auto next = [&] {
+        seed = seed * 1664525u + 1013904223u;
+        return static_cast<double>(seed >> 8) / 16777216.0 - 0.5;
+    };
+    for (int64_t i = 0; i < n; ++i) {
+        const double v = next() * 4e5;
+        r.dataAs<float>()[i] = static_cast<float>(v);
+        a.dataAs<float>()[i] = static_cast<float>(v + 400 + 100 * next());
+    }
+    // An error of 1e22 first: in a long-double sum the next errors (350-450, under half its
+    // spacing there) round away, while a chunk's own sum of them does not: the grouping shows.
+    a.dataAs<float>()[0] = 1e22f;
+    r.dataAs<float>()[0] = 0;
+    a.dataAs<float>()[70000] = std::numeric_limits<float>::quiet_NaN();
+    long double abs = 0, rel = 0, sq = 0, balance = 0, ulp = 0, dot = 0, normA = 0, normR = 0;
+    int64_t finite = 0;
+    for (int64_t c = 0; c < n; c += 65536) {
+        long double cAbs = 0, cRel = 0, cSq = 0, cBal = 0, cUlp = 0, cDot = 0, cA = 0, cR = 0;
+        for (int64_t i = c; i < std::min(n, c + 65536); ++i) {
+            const double x = a.dataAs<float>()[i], y = r.dataAs<float>()[i];
+            if (std::isnan(x)) continue;
+            ++finite;
+            const double e = std::fabs(x - y);
+            cAbs += static_cast<long double>(e);
+            cRel += static_cast<long double>(e / (std::fabs(y) + kRelativeErrorGuard));
+            cSq += static_cast<long double>(e) * static_cast<long double>(e);
+            cBal += static_cast<long double>((x - y) / std::max(std::fabs(y), 1.0));
+            cUlp += static_cast<long double>(ulpError(x, y, DType::Float32));
+            cDot += static_cast<long double>(x) * static_cast<long double>(y);
+            cA += static_cast<long double>(x) * static_cast<long double>(x);
+            cR += static_cast<long double>(y) * static_cast<long double>(y);
+        }
+        abs += cAbs, rel += cRel, sq += cSq, balance += cBal, ulp += cUlp, dot += cDot, normA += cA, normR += cR;
+    }
+    const long double count = static_cast<long double>(finite);
+    for (int threads : {1, 2, 3}) {
+        setNumThreads(threads);
+        ComparisonAccumulator banded(a.shape(), DType::Float32, {});
+        for (int64_t from = 0; from < n; from += 50000) {  // bands that cut chunks anywhere
+            const int64_t len = std::min<int64_t>(50000, n - from);
+            HostTensor pa(DType::Float32, {len}), pr(DType::Float32, {len});
+            std::memcpy(pa.data(), a.dataAs<float>() + from, static_cast<std::size_t>(len) * 4);
+            std::memcpy(pr.data(), r.dataAs<float>() + from, static_cast<std::size_t>(len) * 4);
+            banded.add(pa, pr);
+        }
+        for (const ComparisonMetrics& m : {compare(a, r, DType::Float32), banded.finish()}) {
+            EXPECT_EQ(m.finiteCount, finite);
+            EXPECT_EQ(m.meanAbsError, static_cast<double>(abs / count));
+            EXPECT_EQ(m.meanRelError, static_cast<double>(rel / count));
+            EXPECT_EQ(m.rmse, static_cast<double>(std::sqrt(sq / count)));
+            EXPECT_EQ(m.errorBalance, static_cast<double>(balance / count));
+            EXPECT_EQ(m.meanUlpError, static_cast<double>(ulp / count));
+            EXPECT_EQ(m.cosine, static_cast<double>(dot / std::sqrt(normA * normR)));
+        }
+    }
+    setNumThreads(0);
+}
