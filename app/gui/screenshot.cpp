@@ -14,7 +14,6 @@
 #include "session/debug_context.h"
 #include "opscope/h5/h5_file.h"
 #include "views/charts_panel.h"
-#include "opscope/import/tensor_file.h"
 #include "views/dataset_view_panel.h"
 #include "views/group_compare_panel.h"
 #include "views/element_history_panel.h"

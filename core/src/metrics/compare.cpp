@@ -169,8 +169,9 @@ void addFinite(ComparisonMetrics& m, Sums& s, Terms& terms, int64_t i, double a,
 
 // The long-double sums of `n` finite pairs' terms, each sum in element order. Four sums a loop,
 // in locals: the x87 stack holds them between elements. Summed per element into memory, as
-// before, each paid an 80-bit store and reload an element (FSTP m80 is slow on every x86), which
-// was most of a comparison's time; the adds are the same, in the same order: the same bits.
+// before, each paid an 80-bit store and reload an element (a microcoded, slow store), which was
+// most of a comparison's time (bench/README.md); the adds are the same, in the same order: the
+// same bits.
 void sumTerms(Sums& s, const Terms* terms, std::size_t n, bool ulpApplicable) {
     long double abs = s.abs, rel = s.rel, sq = s.sq, balance = s.balance;
     for (std::size_t j = 0; j < n; ++j) {

@@ -101,7 +101,7 @@ struct ErrorSummaryAccumulator::State {
 
     // The two halves of add() below run on two threads at once: each works on local copies of
     // what it writes per element, so that neither writes a cache line the other reads. Each
-    // finds the elements' errors itself, which is cheaper than handing them over.
+    // computes the elements' errors itself, so the halves share nothing either writes.
 
     // The relative errors' histogram and tolerance counts, and the samples, of elements
     // [next, next + n).
