@@ -10,9 +10,9 @@
 namespace opscope::metrics::detail {
 namespace {
 
-constexpr int kKeyBits = EdgeIndex::kKeyBits;
-constexpr int kMantissaBits = EdgeIndex::kMantissaBits;
-constexpr uint64_t kExponentMask = (uint64_t{1} << (kKeyBits - 1)) - 1;
+// The exponent's bits of a key (the key without its sign bit).
+constexpr uint64_t kExponentMask = (uint64_t{1} << (EdgeIndex::kKeyBits - 1)) - 1;
+
 double fromBits(uint64_t b) {
     double v;
     std::memcpy(&v, &b, sizeof v);
