@@ -115,15 +115,23 @@ void MainWindow::compareDataset(const DatasetRef& reference) {
     centre_->setCurrentWidget(datasetView_);
 }
 
-void MainWindow::showPath(const QString& path) {
-    const h5::File* f = context_->file();
-    bool dataset = context_->isTensorFile();  // a key of a tensor file; a wrong one is the view's sentence
+namespace {
+
+// What `path` names in the open HDF5 file: Missing when no file is open or the path is not an
+// object of it (loading it as a case then says so).
+h5::ObjectKind kindAt(const h5::File* f, const QString& path) {
     try {
-        dataset = dataset || (f && f->info(path.toStdString()).kind == h5::ObjectKind::Dataset);
+        return f ? f->info(path.toStdString()).kind : h5::ObjectKind::Missing;
     } catch (const std::exception&) {
-        // Not an object of the file: loading it as a case says so.
+        return h5::ObjectKind::Missing;
     }
-    if (dataset)
+}
+
+}  // namespace
+
+void MainWindow::showPath(const QString& path) {
+    // A key of a tensor file is a dataset; a wrong one is the view's sentence.
+    if (context_->isTensorFile() || kindAt(context_->file(), path) == h5::ObjectKind::Dataset)
         viewDataset(path);
     else
         context_->loadCase(path);
@@ -140,13 +148,7 @@ DatasetRef MainWindow::referenceFor(const QString& spec) const {
 }
 
 bool MainWindow::showPathComparedWith(const QString& path, const QString& spec) {
-    const h5::File* f = context_->file();
-    h5::ObjectKind kind = h5::ObjectKind::Missing;
-    try {
-        if (f) kind = f->info(path.toStdString()).kind;
-    } catch (const std::exception&) {
-        // Not an object of the file.
-    }
+    const h5::ObjectKind kind = kindAt(context_->file(), path);
     if (kind == h5::ObjectKind::Group) {
         const int colon = spec.lastIndexOf(QStringLiteral(":/"));
         compareGroup(path, colon > 0 ? spec.left(colon) : spec, colon > 0 ? spec.mid(colon + 1) : path);
