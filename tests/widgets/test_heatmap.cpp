@@ -116,6 +116,54 @@ private Q_SLOTS:
         QCOMPARE(w.zoom(), z0);
     }
 
+    // An embedding table [65536, 4096] is 16 times taller than wide: with square cells it
+    // would be a strip 5 pixels wide. Its fit stretches the cells to fill the map; zooming keeps
+    // the stretch and the element under the cursor; key 1 asks for square cells, and a resize
+    // keeps what was asked.
+    void aLongThinSliceFillsTheMap() {
+        QCOMPARE(fittedView(QSizeF(408, 308), 64, 64).stretch, 1.0);   // a feature map: square
+        QCOMPARE(fittedView(QSizeF(408, 308), 256, 64).stretch, 1.0);  // 4:1 still square
+        QCOMPARE(fittedView(QSizeF(408, 308), 65536, 4096, true).stretch, 1.0);
+        HeatmapWidget w;
+        QVERIFY(showPlainImage(w, {408, 308}, 2048, 2048, Qt::red));  // 65536 x 4096 downsampled 32x2
+        w.setImage(w.grab().toImage(), 65536, 4096);                  // new shape: fitted again
+        const auto redShare = [&w] {
+            const QImage shot = w.grab().toImage().convertToFormat(QImage::Format_RGB32);
+            int64_t n = 0;
+            for (int y = 0; y < shot.height(); ++y)
+                for (int x = 0; x < shot.width(); ++x)
+                    n += qRed(shot.pixel(x, y)) > 200 && qGreen(shot.pixel(x, y)) < 60;
+            return double(n) / double(shot.width() * shot.height());
+        };
+        QImage red(2048, 2048, QImage::Format_RGB32);
+        red.fill(Qt::red);
+        w.setImage(red, 65536, 4096);
+        QCOMPARE(w.zoom(), 400.0 / 4096);
+        QCOMPARE(w.stretch(), (300.0 / 65536) / (400.0 / 4096));
+        QVERIFY2(redShare() > 0.9, qPrintable(QString::number(redShare())));
+        int64_t r = -1, c = -1;
+        QVERIFY(w.elementAt(QPointF(403.999, 303.999), &r, &c));  // the bottom-right corner inside the margin
+        QCOMPARE(r, 65535);
+        QCOMPARE(c, 4095);
+        QVERIFY(w.elementAt(QPointF(204, 154), &r, &c));
+        QCOMPARE(r, 32768);
+        QCOMPARE(c, 2048);
+        w.zoomBy(2, QPointF(100, 80));
+        QCOMPARE(w.stretch(), (300.0 / 65536) / (400.0 / 4096));
+        QVERIFY(w.elementAt(QPointF(204, 154), &r, &c));
+        const double rowsPerPixel = 65536.0 / 300;  // the row under y = 80 stays there, rows are twice as tall
+        QVERIFY2(std::abs(double(r) - (76 * rowsPerPixel + 74 * rowsPerPixel / 2)) <= 1,
+                 qPrintable(QString::number(r)));
+        QTest::keyClick(&w, Qt::Key_1);
+        QCOMPARE(w.stretch(), 1.0);
+        QCOMPARE(w.zoom(), 300.0 / 65536);
+        QVERIFY2(redShare() < 0.05, qPrintable(QString::number(redShare())));
+        w.resize(508, 308);
+        QCOMPARE(w.stretch(), 1.0);
+        QTest::keyClick(&w, Qt::Key_F);
+        QCOMPARE(w.zoom(), 500.0 / 4096);
+    }
+
     void rangeHandlesEmitTheNewRange() {
         RangeHistogramWidget h;
         h.resize(420, 120);

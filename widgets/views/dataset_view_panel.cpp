@@ -114,7 +114,7 @@ QWidget* DatasetViewPanel::buildMaps() {
         const std::vector<int64_t>& at = frames_[MapA].firstNonFinite;
         if (!at.empty()) slice_->showElement(at);
     });
-    va->addWidget(stats_);
+    va->addWidget(scrollingText(stats_, area));
     readout_ = new QLabel(area);
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     va->addWidget(readout_);

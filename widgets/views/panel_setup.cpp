@@ -6,6 +6,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "views/vertical_scroll_area.h"
+
 namespace opscope::gui {
 
 QVBoxLayout* panelLayout(QWidget* panel) {
@@ -18,6 +20,19 @@ QLabel* wrappedLabel(QWidget* parent) {
     auto* label = new QLabel(parent);
     label->setWordWrap(true);
     return label;
+}
+
+QWidget* scrollingText(QLabel* label, QWidget* parent) {
+    // In a container with a layout: a new text then reaches the area as the container's
+    // LayoutRequest, which refits it.
+    auto* content = new QWidget();
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(0, 0, 0, 0);
+    label->setWordWrap(true);
+    layout->addWidget(label);
+    auto* area = new VerticalScrollArea(content, parent);
+    area->preferContentHeight(2);
+    return area;
 }
 
 QSplitter* titledSplitter(QWidget* panel, QLabel** title, Qt::Orientation orientation) {

@@ -17,6 +17,10 @@ QVBoxLayout* panelLayout(QWidget* panel);
 // A label whose text wraps at the panel's width.
 QLabel* wrappedLabel(QWidget* parent);
 
+// `label` (wrapped) in an area that shows all of its text when the panel has room and scrolls,
+// down to two lines, when it is short, so the text never pushes what is below it out of sight.
+QWidget* scrollingText(QLabel* label, QWidget* parent);
+
 // The frame of a panel that is a title line above a splitter filling the rest: the layout, the
 // wrapped title label (*title) and the splitter, returned for the panel's views.
 QSplitter* titledSplitter(QWidget* panel, QLabel** title, Qt::Orientation orientation);

@@ -21,7 +21,7 @@ public:
     void clear();
 
     QSize sizeHint() const override { return {480, 110}; }
-    QSize minimumSizeHint() const override { return {200, 90}; }
+    QSize minimumSizeHint() const override { return {200, 70}; }  // bars 34 px high: room for the maps
 
 Q_SIGNALS:
     // The user dragged a handle: the new display range.

@@ -58,7 +58,7 @@ TensorViewPanel::TensorViewPanel(DebugContext* context, QWidget* parent) : QWidg
         showElement(target);
         readout_->setText(tr("Picked: ") + describeElement(target));
     });
-    layout->addWidget(stats_);
+    layout->addWidget(scrollingText(stats_, this));
 
     connectControls();
     connectContext();
@@ -450,7 +450,7 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
     if (side.valid()) {
         sideHeatmap_->setImage(side.image, side.planeRows, side.planeCols, side.flaggedCells);
         sideHeatmap_->setCaption(ab ? tr("A: output") : tr("B: reference"));
-        sideHeatmap_->setView(heatmap_->zoom(), heatmap_->origin());
+        sideHeatmap_->setView(heatmap_->view());
     }
     // Marker of the picked element, when it lies in this slice.
     int64_t mr = -1, mc = -1;

@@ -20,13 +20,45 @@ VerticalScrollArea::VerticalScrollArea(QWidget* content, QWidget* parent) : QScr
     fitContent();
 }
 
+int VerticalScrollArea::contentHeight(int width) const {
+    const QWidget* content = widget();
+    // Text alone: its height at this width (a wrapped label's sizeHint assumes a narrower one).
+    if (minLines_ > 0 && content->hasHeightForWidth()) return content->heightForWidth(width);
+    int height = std::max(content->minimumSizeHint().height(), content->sizeHint().height());
+    if (content->hasHeightForWidth()) height = std::max(height, content->heightForWidth(width));
+    return height;
+}
+
 void VerticalScrollArea::fitContent() {
     QWidget* content = widget();
     if (!content) return;
     const int width = viewport()->width();
-    int height = std::max(content->minimumSizeHint().height(), content->sizeHint().height());
-    if (content->hasHeightForWidth()) height = std::max(height, content->heightForWidth(width));
+    const int height = contentHeight(width);
     content->resize(width, std::max(height, viewport()->height()));
+    if (minLines_ > 0 && height != lastHeight_) {
+        lastHeight_ = height;
+        updateGeometry();  // the text grew or shrank: the layout asks sizeHint again
+    }
+}
+
+void VerticalScrollArea::preferContentHeight(int minLines) {
+    minLines_ = minLines;
+    setFrameShape(QFrame::NoFrame);
+    viewport()->setAutoFillBackground(false);  // text on the panel's own background
+    if (widget()) widget()->setAutoFillBackground(false);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    updateGeometry();
+}
+
+QSize VerticalScrollArea::sizeHint() const {
+    if (minLines_ <= 0 || !widget()) return QScrollArea::sizeHint();
+    return {QScrollArea::sizeHint().width(), contentHeight(viewport()->width()) + 2 * frameWidth()};
+}
+
+QSize VerticalScrollArea::minimumSizeHint() const {
+    if (minLines_ <= 0 || !widget()) return QScrollArea::minimumSizeHint();
+    const int lines = std::min(contentHeight(viewport()->width()), minLines_ * fontMetrics().lineSpacing());
+    return {QScrollArea::minimumSizeHint().width(), lines + 2 * frameWidth()};
 }
 
 void VerticalScrollArea::resizeEvent(QResizeEvent* e) {
