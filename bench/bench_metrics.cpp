@@ -7,6 +7,7 @@
 
 #include "opscope/host_tensor.h"
 #include "opscope/metrics.h"
+#include "opscope/view/slice_summary.h"
 
 namespace {
 
@@ -57,5 +58,17 @@ void BM_ErrorSummary(benchmark::State& state) {
     state.SetItemsProcessed(p.a.numel() * state.iterations());
 }
 BENCHMARK(BM_ErrorSummary)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// What the debugger's map of one tensor costs: the cells, statistics and sample of a slice.
+void BM_SliceSummary(benchmark::State& state) {
+    const MetricsPair& p = pair();
+    opscope::view::SliceSource source;
+    source.tensor = p.a.view();
+    opscope::view::SliceRequest request;
+    request.spec = opscope::view::defaultSlice(p.a.shape());
+    for (auto _ : state) benchmark::DoNotOptimize(opscope::view::summarizeSlice(source, request));
+    state.SetItemsProcessed(p.a.numel() * state.iterations());
+}
+BENCHMARK(BM_SliceSummary)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

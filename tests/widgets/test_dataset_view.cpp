@@ -5,6 +5,7 @@
 // table's right-click menus (copy at full precision, CSV/.npy/PNG exports, copy table).
 #include <QAction>
 #include <QApplication>
+#include <QChartView>
 #include <QClipboard>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -30,6 +31,7 @@
 #include "opscope/metric_fields.h"
 #include "opscope/ops/evaluation.h"
 #include "opscope/view/slice_export.h"
+#include "views/charts_panel.h"
 #include "views/dataset_view_panel.h"
 #include "views/file_browser_panel.h"
 #include "views/heatmap_widget.h"
@@ -411,6 +413,42 @@ private Q_SLOTS:
         QTest::qWait(1000);
         QVERIFY(!v->isComparing() && !v->analysis());
         QVERIFY(cancel->isHidden());
+    }
+
+    // The verdict does not wait for the charts: their pass over the pair runs after it, the
+    // charts say so meanwhile (never an empty histogram read as "all errors zero"), and Cancel
+    // then stops only the charts; compared again, the charts come.
+    void theVerdictComesBeforeTheCharts() {
+        DatasetViewPanel* v = window_->datasetView();
+        v->setSliceOnlyAbove(1024);
+        v->setCompareBandBytes(40);  // a slow pass, as above
+        window_->viewDataset("/ckpt/stack");
+        QVERIFY(waitShown(v));
+        auto* cancel = v->findChild<QToolButton*>("cancelCompare");
+        auto* histogram = v->charts()->findChild<QChartView*>();
+        QVERIFY(histogram);
+        v->compareWith({other_, "/ckpt/stack"});
+        QVERIFY(QTest::qWaitFor([&] { return v->analysis() != nullptr; }, 60000));
+        const QString verdict = v->verdictLine();
+        QVERIFY2(!verdict.startsWith("Comparing"), qPrintable(verdict));
+        QVERIFY(v->isLoading());
+        QVERIFY(!v->analysis()->outputs.front().summarized);
+        QVERIFY2(histogram->chart()->title().startsWith("Summarizing the errors"),
+                 qPrintable(histogram->chart()->title()));
+        QVERIFY(!cancel->isHidden());
+        cancel->click();
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading(); }, 20000));
+        QTest::qWait(500);
+        QCOMPARE(v->verdictLine(), verdict);  // the verdict stays
+        QVERIFY(v->analysis() && !v->analysis()->outputs.front().summarized);
+        QVERIFY2(histogram->chart()->title().contains("cancelled"), qPrintable(histogram->chart()->title()));
+
+        v->setCompareBandBytes(uint64_t(64) << 20);
+        v->compareWith({other_, "/ckpt/stack"});
+        QVERIFY(waitShown(v));
+        QVERIFY(v->analysis() && v->analysis()->outputs.front().summarized);
+        QCOMPARE(v->verdictLine(), verdict);
+        QVERIFY2(!histogram->chart()->title().startsWith("Summarizing"), qPrintable(histogram->chart()->title()));
     }
 
     // A slice read vets only its block: in a file whose slice 3 is damaged (one gzip chunk per

@@ -70,8 +70,9 @@ private Q_SLOTS:
         panel.resize(500, 600);
         QVERIFY(test::showExposed(panel));
         QTRY_VERIFY(area->height() >= stats->heightForWidth(area->width()));
-        QVERIFY2(area->height() <= stats->heightForWidth(area->width()) + 8,  // the map has the rest
-                 qPrintable(QString("%1 for text of %2").arg(area->height()).arg(stats->heightForWidth(area->width()))));
+        QVERIFY2(
+            area->height() <= stats->heightForWidth(area->width()) + 8,  // the map has the rest
+            qPrintable(QString("%1 for text of %2").arg(area->height()).arg(stats->heightForWidth(area->width()))));
         auto* scroll = qobject_cast<VerticalScrollArea*>(area);
         QCOMPARE(scroll->verticalScrollBar()->maximum(), 0);
         panel.resize(500, 200);

@@ -27,15 +27,13 @@ bool sameOptions(const metrics::CompareOptions& a, const metrics::CompareOptions
 std::optional<PairAnalysis> analyzePair(const std::string& output, const std::string& actualName,
                                         const ops::TensorHandle& actual, const std::string& baselineName,
                                         const ops::TensorHandle& baseline,
-                                        const std::vector<metrics::Standard>& standards, int64_t maxSamples,
-                                        const PassControl& control) {
+                                        const std::vector<metrics::Standard>& standards, const PassControl& control) {
     if (standards.empty()) throw UsageError("analyzePair needs a standard");
     const DType dtype = ops::judgedDtype(actual.dtype);
     // One accumulator per distinct set of options: the builtin standards share one.
     std::vector<std::size_t> accumulatorOf(standards.size());
     std::vector<std::unique_ptr<metrics::ComparisonAccumulator>> passes;
     std::vector<metrics::ComparisonMetrics> measured;
-    std::optional<metrics::ErrorSummary> summary;
     PairAnalysis out;
     try {
         out.comparison = ops::comparePair(
@@ -49,17 +47,13 @@ std::optional<PairAnalysis> analyzePair(const std::string& output, const std::st
                         passes.push_back(std::make_unique<metrics::ComparisonAccumulator>(actual.shape, dtype,
                                                                                           standards[i].options));
                 }
-                metrics::ErrorSummaryAccumulator errors(actual.shape, dtype, metrics::logTolerances(-8, 0, 4),
-                                                        maxSamples);
                 const bool done = ops::forEachBandPair(actual, baseline, control.bandBytes, control.cancelled,
                                                        [&](const HostTensor& a, const HostTensor& r, double share) {
                                                            for (auto& p : passes) p->add(a, r);
-                                                           errors.add(a, r);
                                                            if (control.progress) control.progress(share);
                                                        });
                 if (!done) throw Cancelled{};
                 for (auto& p : passes) measured.push_back(p->finish());
-                summary = errors.finish();
                 return measured[accumulatorOf.front()];
             });
     } catch (const Cancelled&) {
@@ -74,18 +68,35 @@ std::optional<PairAnalysis> analyzePair(const std::string& output, const std::st
     a.note = c.note;
     a.metrics = c.metrics;
     a.judgements.push_back(c.judgement);
-    if (!c.compared || !summary) return out;
+    if (!c.compared) return out;
     for (std::size_t i = 1; i < standards.size(); ++i)
         a.judgements.push_back(standards[i].judge(measured[accumulatorOf[i]]));
-    a.perAxis = std::move(summary->perAxis);
-    a.absHistogram = std::move(summary->absHistogram);
-    a.relHistogram = std::move(summary->relHistogram);
-    a.relShares = std::move(summary->relShares);
-    a.absShares = std::move(summary->absShares);
-    a.sampleRef = std::move(summary->sampleRef);
-    a.sampleAbs = std::move(summary->sampleAbs);
-    a.sampleRel = std::move(summary->sampleRel);
     return out;
+}
+
+std::optional<metrics::ErrorSummary> summarizePair(const ops::TensorHandle& actual, const ops::TensorHandle& baseline,
+                                                   int64_t maxSamples, const PassControl& control) {
+    metrics::ErrorSummaryAccumulator errors(actual.shape, ops::judgedDtype(actual.dtype),
+                                            metrics::logTolerances(-8, 0, 4), maxSamples);
+    const bool done = ops::forEachBandPair(actual, baseline, control.bandBytes, control.cancelled,
+                                           [&](const HostTensor& a, const HostTensor& r, double share) {
+                                               errors.add(a, r);
+                                               if (control.progress) control.progress(share);
+                                           });
+    if (!done) return std::nullopt;
+    return errors.finish();
+}
+
+void attachSummary(OutputAnalysis& a, metrics::ErrorSummary summary) {
+    a.summarized = true;
+    a.perAxis = std::move(summary.perAxis);
+    a.absHistogram = std::move(summary.absHistogram);
+    a.relHistogram = std::move(summary.relHistogram);
+    a.relShares = std::move(summary.relShares);
+    a.absShares = std::move(summary.absShares);
+    a.sampleRef = std::move(summary.sampleRef);
+    a.sampleAbs = std::move(summary.sampleAbs);
+    a.sampleRel = std::move(summary.sampleRel);
 }
 
 AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,
@@ -112,8 +123,9 @@ AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baselin
             report.outputs.push_back(std::move(a));
             continue;
         }
-        std::optional<PairAnalysis> p = analyzePair(name, actualName, ops::heldTensor(actual), baselineName,
-                                                    ops::heldTensor(ref->second), standards, maxSamples, whole);
+        const ops::TensorHandle a = ops::heldTensor(actual), b = ops::heldTensor(ref->second);
+        std::optional<PairAnalysis> p = analyzePair(name, actualName, a, baselineName, b, standards, whole);
+        if (p->analysis.compared) attachSummary(p->analysis, *summarizePair(a, b, maxSamples, whole));
         report.comparisons.push_back(std::move(p->comparison));
         report.outputs.push_back(std::move(p->analysis));
     }

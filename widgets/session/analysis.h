@@ -27,22 +27,31 @@ struct PassControl {
 };
 
 // One output against its baseline, judged as ops::compareTensors judges it (to the same bits),
-// under every standard of `standards` (the first is `comparison`'s), with what the charts draw
-// (metrics::ErrorSummaryAccumulator): all in one pass over the pair (ops::forEachBandPair), so a
-// pair of 10 GiB tensors costs a band of each. An element-count mismatch is not compared, with
-// the reason. Nothing when cancelled between bands; read errors (FileError) propagate.
+// under every standard of `standards` (the first is `comparison`'s), in one pass over the pair
+// (ops::forEachBandPair), so a pair of 10 GiB tensors costs a band of each. An element-count
+// mismatch is not compared, with the reason. Nothing when cancelled between bands; read errors
+// (FileError) propagate. The charts' data is summarizePair's, in a pass of its own: the verdict
+// does not wait for it.
 struct PairAnalysis {
     ops::Comparison comparison;
-    OutputAnalysis analysis;
+    OutputAnalysis analysis;  // without the charts' data (attachSummary)
 };
 std::optional<PairAnalysis> analyzePair(const std::string& output, const std::string& actualName,
                                         const ops::TensorHandle& actual, const std::string& baselineName,
                                         const ops::TensorHandle& baseline,
-                                        const std::vector<metrics::Standard>& standards, int64_t maxSamples,
+                                        const std::vector<metrics::Standard>& standards,
                                         const PassControl& control = {});
 
-// Every output of `outputs` judged by analyzePair against the same-named baseline tensor, in
-// name order; one the baseline lacks is not judged (ops::missingOutput), and the overall verdict
+// What the charts draw of a pair analyzePair compared (metrics::ErrorSummaryAccumulator, in the
+// actual's judged dtype; scatter samples hold at most maxSamples points), in one pass over it;
+// nothing when cancelled between bands.
+std::optional<metrics::ErrorSummary> summarizePair(const ops::TensorHandle& actual, const ops::TensorHandle& baseline,
+                                                   int64_t maxSamples, const PassControl& control = {});
+// Puts a summary's charts data into the analysis of its output.
+void attachSummary(OutputAnalysis& analysis, metrics::ErrorSummary summary);
+
+// Every output of `outputs` judged by analyzePair against the same-named baseline tensor, with
+// its summarizePair, in name order; one the baseline lacks is not judged (ops::missingOutput), and the overall verdict
 // is then never a pass. Outputs are named `actualName` in the comparisons ("opscope" for a
 // run's outputs). Scatter samples hold at most maxSamples points.
 AnalysisReport analyzeOutputs(const TensorMap& outputs, const TensorMap& baseline,

@@ -125,6 +125,8 @@ struct OutputAnalysis {
     metrics::ComparisonMetrics metrics;
     std::vector<metrics::Judgement> judgements;  // one per standard, the case's standard first
     // Streamed from the pair (metrics::summarizeErrors): no element-sized error maps are kept.
+    // Until `summarized` (attachSummary), the charts have nothing to draw: the verdict comes first.
+    bool summarized = false;
     std::vector<std::vector<metrics::AxisErrorStats>> perAxis;  // [axis][index]: the per-axis chart
     metrics::LogHistogram absHistogram, relHistogram;
     std::vector<metrics::ToleranceShare> relShares, absShares;

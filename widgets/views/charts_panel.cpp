@@ -129,6 +129,12 @@ void ChartsPanel::setAnalysis(AnalysisPtr analysis) {
     refresh();
 }
 
+void ChartsPanel::setPendingMessage(const QString& message) {
+    pending_ = message;
+    const OutputAnalysis* a = current();
+    if (a && a->compared && !a->summarized) refresh();
+}
+
 const OutputAnalysis* ChartsPanel::current() const {
     if (!analysis_) return nullptr;
     return analysis_->find(output_->currentText().toStdString());
@@ -148,6 +154,13 @@ void ChartsPanel::refresh() {
             tr("%1 was not judged: %2").arg(QString::fromStdString(a->output), QString::fromStdString(a->note));
         for (QChartView* v : {histogram_, perAxis_, scatter_, cumulative_}) resetChart(v->chart(), why);
         note_->setText(why);
+        axis_->clear();
+        return;
+    }
+    if (!a->summarized) {  // judged, the charts' pass still running: nothing to draw yet
+        const QString wait = pending_.isEmpty() ? tr("Summarizing the errors for the charts…") : pending_;
+        for (QChartView* v : {histogram_, perAxis_, scatter_, cumulative_}) resetChart(v->chart(), wait);
+        note_->setText(wait);
         axis_->clear();
         return;
     }

@@ -24,6 +24,8 @@ public:
     // Follows the context's analysis; with a null context, draws what setAnalysis() gives.
     explicit ChartsPanel(DebugContext* context, QWidget* parent = nullptr);
     void setAnalysis(AnalysisPtr analysis);
+    // What the charts say while an output's summary is still being made (its progress).
+    void setPendingMessage(const QString& message);
     QTabWidget* tabs() const { return tabs_; }
     // Series counts per chart, for tests: histogram, per axis, scatter, cumulative.
     std::vector<int> seriesCounts() const;
@@ -48,6 +50,7 @@ private:
     QChartView* scatter_;
     QChartView* cumulative_;
     AnalysisPtr analysis_;
+    QString pending_;
 };
 
 }  // namespace opscope::gui

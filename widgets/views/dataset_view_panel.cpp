@@ -132,11 +132,14 @@ QWidget* DatasetViewPanel::buildComparison() {
     cancelCompare_ = new QToolButton(comparison_);
     cancelCompare_->setObjectName("cancelCompare");
     cancelCompare_->setText(tr("Cancel"));
-    cancelCompare_->setToolTip(tr("Stop comparing: no verdict is shown"));
     cancelCompare_->hide();
     connect(cancelCompare_, &QToolButton::clicked, this, [this] {
+        const bool judged = analysis_ != nullptr;  // only the charts' pass was running: the verdict stays
         cancelAnalysis();
-        verdict_->setText(tr("NOT JUDGED: the comparison was cancelled (choose a standard to compare again)"));
+        if (judged)
+            charts_->setPendingMessage(tr("No error charts: cancelled (choose a standard to compare again)"));
+        else
+            verdict_->setText(tr("NOT JUDGED: the comparison was cancelled (choose a standard to compare again)"));
         Q_EMIT shown();
     });
     auto* verdictRow = new QHBoxLayout();
@@ -322,7 +325,7 @@ void DatasetViewPanel::setOperand(Operand operand) {
 
 void DatasetViewPanel::cancelAnalysis() {
     ++analysisGeneration_;
-    analyzing_ = false;
+    analyzing_ = summarizing_ = false;
     cancelCompare_->hide();
     if (analysisCancelled_) analysisCancelled_->store(true);
     analysisCancelled_.reset();
@@ -345,7 +348,7 @@ void DatasetViewPanel::setSideBySide(bool on) { sideBySide_->setChecked(on); }
 void DatasetViewPanel::setShowReference(bool on) { ab_->setChecked(on); }
 
 bool DatasetViewPanel::isLoading() const {
-    return pendingReads_ > 0 || analyzing_ || shownGeneration_ != computeGeneration_;
+    return pendingReads_ > 0 || analyzing_ || summarizing_ || shownGeneration_ != computeGeneration_;
 }
 
 QString DatasetViewPanel::message() const { return message_; }
@@ -360,7 +363,7 @@ void DatasetViewPanel::fail(const QString& message) {
 // The evaluation of `opscope-cli compare A B` (named after A, B the reference, judged in A's
 // dtype) under the chosen standard first and every other for comparison, in one pass over every
 // element of both, a band of each at a time when they are big (analyzePair), with its progress
-// and a Cancel in place of the verdict.
+// and a Cancel in place of the verdict. The charts' pass (summarize) follows the verdict.
 void DatasetViewPanel::analyze() {
     if (!isComparing()) return;
     metrics::Standard standard;
@@ -381,24 +384,19 @@ void DatasetViewPanel::analyze() {
         tr("Comparing %1 with %2 under %3…").arg(a_.label, b_.label, QString::fromStdString(standard.name));
     verdict_->setStyleSheet({});  // no colour of an earlier verdict while this one is made
     verdict_->setText(comparing);
+    cancelCompare_->setToolTip(tr("Stop comparing: no verdict is shown"));
     cancelCompare_->show();
     const ViewOperand a = sideOf(a_), b = sideOf(b_);
     const std::string name = a_.ref ? a_.ref->path.toStdString() : a_.label.toStdString();
     const std::string actual = a_.label.toStdString(), reference = b_.label.toStdString();
-    PassControl control;
-    control.bandBytes = compareBandBytes_;
-    control.cancelled = cancelled.get();  // the work below holds `cancelled`
-    control.progress = [self = QPointer<DatasetViewPanel>(this), gen, comparing](double share) {
-        guiInvoke(QCoreApplication::instance(), [self, gen, comparing, share] {
-            if (self && gen == self->analysisGeneration_)
-                self->verdict_->setText(QStringLiteral("%1 %2 %").arg(comparing).arg(qRound(share * 100)));
-        });
-    };
+    const PassControl control = passControl(gen, cancelled, [this, comparing](int percent) {
+        verdict_->setText(QStringLiteral("%1 %2 %").arg(comparing).arg(percent));
+    });
     runInBackground<AnalysisPtr>(
         this,
         [a, b, name, actual, reference, standard, control, cancelled]() -> AnalysisPtr {
             std::optional<PairAnalysis> p = analyzePair(name, actual, openForCompare(a), reference, openForCompare(b),
-                                                        standardsToShow(standard), 4000, control);
+                                                        standardsToShow(standard), control);
             if (!p) return nullptr;  // cancelled
             auto report = std::make_shared<AnalysisReport>();
             report->baselineName = reference;
@@ -407,11 +405,11 @@ void DatasetViewPanel::analyze() {
             report->outputs.push_back(std::move(p->analysis));
             return report;
         },
-        [this, gen](AnalysisPtr report, QString error) {
+        [this, gen, a, b, cancelled](AnalysisPtr report, QString error) {
             if (gen != analysisGeneration_) return;
             analyzing_ = false;
-            cancelCompare_->hide();
             if (!error.isEmpty()) {
+                cancelCompare_->hide();
                 verdict_->setText(tr("NOT JUDGED: %1").arg(error));
                 return fail(error);
             }
@@ -419,6 +417,53 @@ void DatasetViewPanel::analyze() {
             metrics_->setAnalysis(analysis_);
             charts_->setAnalysis(analysis_);
             showVerdict();
+            if (report && report->outputs.front().compared)
+                summarize(gen, a, b, cancelled);
+            else
+                cancelCompare_->hide();
+            Q_EMIT shown();
+        });
+}
+
+// A pass's band size, stop flag and progress, shown by `show` (percent) while `gen` is current.
+PassControl DatasetViewPanel::passControl(uint64_t gen, const std::shared_ptr<std::atomic<bool>>& cancelled,
+                                          std::function<void(int)> show) {
+    PassControl control;
+    control.bandBytes = compareBandBytes_;
+    control.cancelled = cancelled.get();  // the work holds `cancelled`
+    control.progress = [self = QPointer<DatasetViewPanel>(this), gen, show = std::move(show)](double share) {
+        guiInvoke(QCoreApplication::instance(), [self, gen, show, share] {
+            if (self && gen == self->analysisGeneration_) show(qRound(share * 100));
+        });
+    };
+    return control;
+}
+
+// The charts' data of the pair just judged (summarizePair), in a pass of its own after the
+// verdict: the charts say how far it is, and Cancel stops it without touching the verdict.
+void DatasetViewPanel::summarize(uint64_t gen, const ViewOperand& a, const ViewOperand& b,
+                                 const std::shared_ptr<std::atomic<bool>>& cancelled) {
+    summarizing_ = true;
+    cancelCompare_->setToolTip(tr("Stop making the error charts: the verdict stays"));
+    const QString making = tr("Summarizing the errors for the charts…");
+    charts_->setPendingMessage(making);
+    const PassControl control = passControl(gen, cancelled, [this, making](int percent) {
+        charts_->setPendingMessage(QStringLiteral("%1 %2 %").arg(making).arg(percent));
+    });
+    runInBackground<std::optional<metrics::ErrorSummary>>(
+        this, [a, b, control, cancelled] { return summarizePair(openForCompare(a), openForCompare(b), 4000, control); },
+        [this, gen](std::optional<metrics::ErrorSummary> summary, QString error) {
+            if (gen != analysisGeneration_ || !analysis_) return;
+            summarizing_ = false;
+            cancelCompare_->hide();
+            if (!error.isEmpty()) {
+                charts_->setPendingMessage(tr("No error charts: %1").arg(error));
+            } else if (summary) {
+                auto report = std::make_shared<AnalysisReport>(*analysis_);  // small: no element-sized data
+                attachSummary(report->outputs.front(), std::move(*summary));
+                analysis_ = report;
+                charts_->setAnalysis(analysis_);
+            }
             Q_EMIT shown();
         });
 }

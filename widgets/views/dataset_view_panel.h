@@ -126,6 +126,10 @@ private:
     void readPair(const DatasetRef& bRef, bool keepAnalysis);
     void showPair(const DatasetRef& bRef, PairForView pair, bool keepAnalysis);
     void cancelAnalysis();
+    PassControl passControl(uint64_t gen, const std::shared_ptr<std::atomic<bool>>& cancelled,
+                            std::function<void(int)> show);
+    void summarize(uint64_t gen, const ViewOperand& a, const ViewOperand& b,
+                   const std::shared_ptr<std::atomic<bool>>& cancelled);
     bool needsSliceRead() const;
     void showReadProgress(uint64_t generation, const QString& label, double share);
     QString streamedReadout(qint64 row, qint64 col) const;
@@ -170,6 +174,7 @@ private:
     uint64_t compareBandBytes_ = PassControl{}.bandBytes;
     int pendingReads_ = 0;
     bool analyzing_ = false;
+    bool summarizing_ = false;  // the charts' pass after the verdict
     // readGeneration_ as the reading threads see it: a queued read the user moved on from (a
     // slider dragged across many slices) is skipped, not read.
     std::shared_ptr<std::atomic<uint64_t>> latestRead_ = std::make_shared<std::atomic<uint64_t>>(0);

@@ -18,16 +18,25 @@
 namespace opscope::metrics::detail {
 
 using Getter = double (*)(const void*, int64_t);
+using BlockGetter = void (*)(const void*, int64_t, int64_t, double*);
 
 template <class T>
 double getAs(const void* data, int64_t i) {
     return convertValue<double>(static_cast<const T*>(data)[i]);
 }
 
-// Throws UsageError naming `role` for tensors without numeric storage.
-inline Getter getterFor(const HostTensor& t, const char* role) {
+template <class T>
+void getBlockAs(const void* data, int64_t first, int64_t n, double* out) {
+    const T* p = static_cast<const T*>(data) + first;
+    for (int64_t j = 0; j < n; ++j) out[j] = convertValue<double>(p[j]);
+}
+
+// pick(tag of t's element type); throws UsageError naming `role` for tensors without numeric
+// storage.
+template <class Pick>
+auto pickForDtype(const HostTensor& t, const char* role, Pick pick) {
     try {
-        return dispatchAll(t.dtype(), [](auto tag) -> Getter { return &getAs<typename decltype(tag)::type>; });
+        return dispatchAll(t.dtype(), pick);
     } catch (const StatusError&) {
         throw UsageError(std::string("the ") + role + " tensor has dtype " + dtypeName(t.dtype()) +
                          ", which holds no numbers to compare");
@@ -35,13 +44,20 @@ inline Getter getterFor(const HostTensor& t, const char* role) {
 }
 
 struct Reader {
-    Reader(const HostTensor& t, const char* role) : data(t.data()), get(getterFor(t, role)) {
+    Reader(const HostTensor& t, const char* role)
+        : data(t.data()),
+          get(pickForDtype(t, role, [](auto tag) -> Getter { return &getAs<typename decltype(tag)::type>; })),
+          getBlock(pickForDtype(t, role,
+                                [](auto tag) -> BlockGetter { return &getBlockAs<typename decltype(tag)::type>; })) {
         if (!data && t.numel() > 0)
             throw UsageError(std::string("the ") + role + " tensor holds no data (a default HostTensor)");
     }
     double operator()(int64_t i) const { return get(data, i); }
+    // Elements [first, first + n) into out: one call a block, not one an element.
+    void block(int64_t first, int64_t n, double* out) const { getBlock(data, first, n, out); }
     const void* data;
     Getter get;
+    BlockGetter getBlock;
 };
 
 // roundToDtype and elementErrors (metrics.h), inline for the loops over every element; the

@@ -15,6 +15,24 @@
 namespace opscope::metrics {
 namespace {
 
+// The errors of a block of consecutive pairs, read a block at a time (one call per block, not
+// two per element).
+constexpr int64_t kBlock = 1024;
+struct Block {
+    double abs[kBlock], rel[kBlock];
+    // Pairs [first, first + n) of the readers, n <= kBlock.
+    void read(const detail::Reader& readA, const detail::Reader& readR, int64_t first, int64_t n, DType dtype) {
+        double a[kBlock], r[kBlock];
+        readA.block(first, n, a);
+        readR.block(first, n, r);
+        for (int64_t j = 0; j < n; ++j) {
+            const ElementErrors e = detail::errorsOf(a[j], r[j], dtype, {});
+            abs[j] = e.abs;
+            rel[j] = e.rel;
+        }
+    }
+};
+
 // Sums for the means and the maxima of a set of elements: an index of an axis, or the part of a
 // run along the innermost axis added so far (what each outer axis gets of it at once).
 struct ErrorSums {
@@ -34,6 +52,30 @@ struct ErrorSums {
         maxAbs = std::max(maxAbs, e.abs);
         maxRel = std::max(maxRel, e.rel);
     }
+    // Elements [0, n) of a block, in order. The sums come last, each in a loop of its own:
+    // alone, a long double stays in a register (added to in memory, every element paid an
+    // 80-bit store and reload); the adds and their order are those of add(e) per element.
+    void add(const Block& b, int64_t n) {
+        int64_t finite = 0;
+        double hiAbs = maxAbs, hiRel = maxRel;  // locals: the block's arrays might alias members
+        for (int64_t j = 0; j < n; ++j) {
+            if (std::isnan(b.abs[j])) continue;
+            ++finite;
+            hiAbs = std::max(hiAbs, b.abs[j]);
+            hiRel = std::max(hiRel, b.rel[j]);
+        }
+        count += finite;
+        nonFinite += n - finite;
+        maxAbs = hiAbs;
+        maxRel = hiRel;
+        long double a = sumAbs, r = sumRel;
+        for (int64_t j = 0; j < n; ++j)
+            if (!std::isnan(b.abs[j])) a += static_cast<long double>(b.abs[j]);
+        for (int64_t j = 0; j < n; ++j)
+            if (!std::isnan(b.abs[j])) r += static_cast<long double>(b.rel[j]);
+        sumAbs = a;
+        sumRel = r;
+    }
     void add(const ErrorSums& o) {
         count += o.count;
         nonFinite += o.nonFinite;
@@ -43,6 +85,20 @@ struct ErrorSums {
         maxRel = std::max(maxRel, o.maxRel);
     }
 };
+
+// Elements [0, n) of a block, which are indices col.. of the innermost axis, into that axis's
+// entries (`run` indices each): each entry gets its elements in order.
+void addToBins(ErrorSums* entries, int64_t col, int64_t run, const Block& b, int64_t n) {
+    if (run == 1) {
+        for (int64_t j = 0; j < n; ++j) entries[col + j].add(ElementErrors{b.abs[j], b.rel[j]});
+        return;
+    }
+    for (int64_t j = 0; j < n;) {
+        const int64_t entry = (col + j) / run, end = std::min(n, (entry + 1) * run - col);
+        ErrorSums& s = entries[entry];
+        for (; j < end; ++j) s.add(ElementErrors{b.abs[j], b.rel[j]});
+    }
+}
 
 // How many consecutive indices of an axis share an entry: 1 unless it is longer than
 // kMaxAxisPoints.
@@ -106,21 +162,22 @@ struct ErrorSummaryAccumulator::State {
     // The relative errors' histogram and tolerance counts, and the samples, of elements
     // [next, next + n).
     void countRelative(const detail::Reader& readA, const detail::Reader& readR, int64_t n) {
-        const DType dtype = outputDtype;
         LogHistogram relH = std::move(summary.relHistogram);
         std::vector<int64_t> relAbove = std::move(relFirstAbove);
-        for (int64_t i = 0; i < n; ++i) {
-            const double r = readR(i);
-            const ElementErrors e = detail::errorsOf(readA(i), r, dtype, {});
-            bins->add(relH, e.rel);
-            if (!std::isnan(e.abs)) ++relAbove[detail::firstToleranceAbove(*tolerances, e.rel)];
-            if (nextSample < samples.size() && samples[nextSample] == next + i) {
-                ++nextSample;
-                if (std::isfinite(e.abs)) {
-                    summary.sampleRef.push_back(std::fabs(detail::roundTo(r, outputDtype)));
-                    summary.sampleAbs.push_back(e.abs);
-                    summary.sampleRel.push_back(e.rel);
-                }
+        Block b;
+        for (int64_t k = 0; k < n; k += kBlock) {
+            const int64_t m = std::min(kBlock, n - k);
+            b.read(readA, readR, k, m, outputDtype);
+            for (int64_t j = 0; j < m; ++j) {
+                bins->add(relH, b.rel[j]);
+                if (!std::isnan(b.abs[j])) ++relAbove[detail::firstToleranceAbove(*tolerances, b.rel[j])];
+            }
+            for (; nextSample < samples.size() && samples[nextSample] < next + k + m; ++nextSample) {
+                const auto j = static_cast<std::size_t>(samples[nextSample] - next - k);
+                if (!std::isfinite(b.abs[j])) continue;
+                summary.sampleRef.push_back(std::fabs(detail::roundTo(readR(k + int64_t(j)), outputDtype)));
+                summary.sampleAbs.push_back(b.abs[j]);
+                summary.sampleRel.push_back(b.rel[j]);
             }
         }
         summary.relHistogram = std::move(relH);
@@ -131,26 +188,24 @@ struct ErrorSummaryAccumulator::State {
     // absolute errors' histogram and tolerance counts.
     void sumAlongAxes(const detail::Reader& readA, const detail::Reader& readR, int64_t n) {
         const int64_t inner = shape.empty() ? 1 : shape.back();
-        const DType dtype = outputDtype;
         ErrorSums* innerAxis = axes.empty() ? nullptr : axes.back().data();
         const int64_t innerRun = runs.empty() ? 1 : runs.back();
         LogHistogram absH = std::move(summary.absHistogram);
         std::vector<int64_t> absAbove = std::move(absFirstAbove);
+        Block b;
         for (int64_t k = 0; k < n;) {
-            const int64_t col = shape.empty() ? 0 : coords.back(), len = std::min(inner - col, n - k);
-            ErrorSums r = run;
+            const int64_t col = shape.empty() ? 0 : coords.back(), len = std::min({inner - col, n - k, kBlock});
+            b.read(readA, readR, k, len, outputDtype);
             for (int64_t j = 0; j < len; ++j) {
-                const ElementErrors e = detail::errorsOf(readA(k + j), readR(k + j), dtype, {});
-                if (innerAxis) innerAxis[(col + j) / innerRun].add(e);
-                r.add(e);
-                bins->add(absH, e.abs);
-                if (!std::isnan(e.abs)) ++absAbove[detail::firstToleranceAbove(*tolerances, e.abs)];
+                bins->add(absH, b.abs[j]);
+                if (!std::isnan(b.abs[j])) ++absAbove[detail::firstToleranceAbove(*tolerances, b.abs[j])];
             }
-            run = r;
+            if (innerAxis) addToBins(innerAxis, col, innerRun, b, len);
+            run.add(b, len);
             k += len;
             if (shape.empty()) continue;
             if (col + len < inner)
-                coords.back() = col + len;  // the run goes on in the next add
+                coords.back() = col + len;  // the run goes on in the next block or add
             else
                 endRun();
         }
