@@ -544,10 +544,13 @@ private Q_SLOTS:
 
         // Compared: A, B and their relative error streamed in step from the same bands (none
         // held), the metrics from a band of each side at a time, as the CLI's of the whole pair.
+        // A's summary of this slice is kept: the pair's stream reads A for the error only.
+        const std::shared_ptr<const view::SliceSummary> aSummary = v->streamedSummary();
         v->setCompareBandBytes(30 * 40 * 4);
         v->compareWith({file, "/embed_b"});
         QVERIFY(QTest::qWaitFor([&] { return v->analysis() && !v->isLoading(); }, 20000));
         QVERIFY(v->isStreamed() && v->isReferenceStreamed());
+        QCOMPARE(v->streamedSummary().get(), aSummary.get());
         QVERIFY(!v->heldTensor() && !v->heldReference());
         expectAnalysisOfWholePair(v, embed, embedB, "/embed");
         const HostTensor relError = metrics::errorMaps(embed, embedB, DType::Float32).relError;
@@ -558,6 +561,16 @@ private Q_SLOTS:
         QCOMPARE(errorFrame.tensorStats.max, errors.max);
         QCOMPARE(v->frame(DatasetViewPanel::MapB).tensorStats.max, computeStats(embedB.view()).max);
         QVERIFY2(v->statsText().contains("streamed in step"), qPrintable(v->statsText()));
+        // Another slice of the pair: A's summary is of the old one, so A is summarized again.
+        t.rowAxis = 0;
+        t.colAxis = 1;
+        controls->setSlice(t);
+        QVERIFY(QTest::qWaitFor([&] { return !v->isLoading() && v->frame(DatasetViewPanel::MapA).planeRows == 300; },
+                                20000));
+        QVERIFY(v->streamedSummary() && v->streamedSummary().get() != aSummary.get());
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).image, whole.image);
+        QCOMPARE(v->frame(DatasetViewPanel::MapA).firstNonFinite, (std::vector<int64_t>{217, 13}));
+        QCOMPARE(v->frame(DatasetViewPanel::MapB).tensorStats.max, computeStats(embedB.view()).max);
 
         // Moved on while streaming: the stale stream stops and only the last dataset shows.
         v->view({file, "/embed"});

@@ -160,12 +160,13 @@ BandRows readBandRows(const std::vector<const DatasetSource*>& sides, std::optio
 }
 
 // The slice `spec` (of `block`) of every side streamed in `bands` read in step: a summary of each
-// side, then one of the relative error when `errorDtype` is set (readBandRows). No summaries
-// when cancelled.
+// side, then one of the relative error when `errorDtype` is set (readBandRows). A side in `known`
+// is read (for the error) but not summarized again: its entry is left empty. No summaries when
+// cancelled.
 std::vector<view::SliceSummary> streamSlice(const std::vector<const DatasetSource*>& sides,
                                             std::optional<DType> errorDtype, const std::vector<SliceBlock>& bands,
                                             const view::SliceSpec& spec, const SliceBlock& block,
-                                            const StreamControl& control) {
+                                            const StreamControl& control, const std::vector<bool>& known = {}) {
     const std::size_t passes = sides.size() + (errorDtype ? 1 : 0);
     const int64_t rows = view::sliceRows(block.count, spec), cols = view::sliceCols(block.count, spec);
     view::SliceRequest request;
@@ -173,7 +174,8 @@ std::vector<view::SliceSummary> streamSlice(const std::vector<const DatasetSourc
     request.cancelled = control.cancelled;
     std::vector<std::unique_ptr<view::SliceSummarizer>> summarizers;
     for (std::size_t p = 0; p < passes; ++p)
-        summarizers.push_back(std::make_unique<view::SliceSummarizer>(rows, cols, request));
+        summarizers.push_back(
+            p < known.size() && known[p] ? nullptr : std::make_unique<view::SliceSummarizer>(rows, cols, request));
     view::SliceSpec inBand = spec;  // a band holds one index of every other axis: index 0
     std::fill(inBand.index.begin(), inBand.index.end(), 0);
     for (std::size_t i = 0; i < bands.size(); ++i) {
@@ -182,17 +184,19 @@ std::vector<view::SliceSummary> streamSlice(const std::vector<const DatasetSourc
         if (spec.rowAxis < 0) {  // a part of a rank-1 tensor's row: the passes side by side
             parallelFor(0, static_cast<int64_t>(passes), 1, [&](int64_t begin, int64_t end) {
                 for (int64_t p = begin; p < end; ++p)
-                    addRowPart(*summarizers[std::size_t(p)], band.sources[std::size_t(p)], inBand, bands[i].start[0]);
+                    if (summarizers[std::size_t(p)])
+                        addRowPart(*summarizers[std::size_t(p)], band.sources[std::size_t(p)], inBand,
+                                   bands[i].start[0]);
             });
         } else {
             const int64_t firstRow = bands[i].start[spec.rowAxis] - bands.front().start[spec.rowAxis];
             for (std::size_t p = 0; p < passes; ++p)
-                if (!summarizers[p]->addRows(band.sources[p], inBand, firstRow)) return {};
+                if (summarizers[p] && !summarizers[p]->addRows(band.sources[p], inBand, firstRow)) return {};
         }
         if (control.progress) control.progress(static_cast<double>(i + 1) / static_cast<double>(bands.size()));
     }
     std::vector<view::SliceSummary> out;
-    for (auto& s : summarizers) out.push_back(s->take());
+    for (auto& s : summarizers) out.push_back(s ? s->take() : view::SliceSummary{});
     return out;
 }
 
@@ -305,7 +309,10 @@ DatasetSource openSource(const ViewOperand& side) {
 
 DatasetForView readDatasetForView(const std::string& file, const std::string& path, const view::SliceSpec& slice,
                                   uint64_t sliceOnlyAboveBytes, const StreamControl& control) {
-    return readForView(openSource({file, path, nullptr}), slice, sliceOnlyAboveBytes, control);
+    ViewOperand side;
+    side.file = file;
+    side.path = path;
+    return readForView(openSource(side), slice, sliceOnlyAboveBytes, control);
 }
 
 ops::TensorHandle openForCompare(const ViewOperand& side) {
@@ -377,7 +384,9 @@ PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType ou
         return pair;
     }
     const std::vector<SliceBlock> bands = rowBands(block, spec.rowAxis, elementSize, control.bandBytes);
-    std::vector<view::SliceSummary> summaries = streamSlice({&sa, &sb}, outputDtype, bands, spec, block, control);
+    const bool aKnown = a.summary && a.summarySlice == spec;  // A's view streamed this slice already
+    std::vector<view::SliceSummary> summaries =
+        streamSlice({&sa, &sb}, outputDtype, bands, spec, block, control, {aKnown, false});
     for (DatasetForView* d : {&pair.a, &pair.b}) {
         d->bands = static_cast<int64_t>(bands.size());
         d->streamedSlice = spec;
@@ -387,7 +396,7 @@ PairForView readPairForView(const ViewOperand& a, const ViewOperand& b, DType ou
     pair.error.bands = pair.a.bands;
     pair.error.streamedSlice = spec;
     if (summaries.empty()) return pair;
-    pair.a.streamed = std::make_shared<const view::SliceSummary>(std::move(summaries[0]));
+    pair.a.streamed = aKnown ? a.summary : std::make_shared<const view::SliceSummary>(std::move(summaries[0]));
     pair.b.streamed = std::make_shared<const view::SliceSummary>(std::move(summaries[1]));
     pair.error.streamed = std::make_shared<const view::SliceSummary>(std::move(summaries[2]));
     return pair;

@@ -66,6 +66,10 @@ DatasetForView readDatasetForView(const std::string& file, const std::string& pa
 struct ViewOperand {
     std::string file, path;
     std::shared_ptr<const HostTensor> held;  // set: this tensor; file and path name it
+    // The summary of `summarySlice` the view already streamed of it: a pair streaming the same
+    // slice reads it again for the error but does not summarize it again.
+    std::shared_ptr<const view::SliceSummary> summary;
+    view::SliceSpec summarySlice;
 };
 
 // Both sides of a comparison as the dataset view holds them, and their relative error (float64,

@@ -207,6 +207,8 @@ ViewOperand DatasetViewPanel::sideOf(const Operand& o) {
         side.path = o.ref->path.toStdString();
     }
     if (o.tensor && o.blockStart.empty() && (!o.ref || o.tensor->shape() == o.shape)) side.held = o.tensor;
+    side.summary = o.streamed;
+    side.summarySlice = o.streamedSlice;
     return side;
 }
 
@@ -261,7 +263,10 @@ void DatasetViewPanel::read(const DatasetRef& ref) {
 
 void DatasetViewPanel::readPair(const DatasetRef& bRef, bool keepAnalysis) {
     const uint64_t gen = startRead(bRef.label());
-    const ViewOperand a = sideOf(a_), b{bRef.file.toStdString(), bRef.path.toStdString(), nullptr};
+    const ViewOperand a = sideOf(a_);
+    ViewOperand b;
+    b.file = bRef.file.toStdString();
+    b.path = bRef.path.toStdString();
     const DType dtype = ops::judgedDtype(a_.dtype);
     const uint64_t limit = sliceOnlyAbove_;
     const view::SliceSpec slice = slice_->slice();

@@ -82,6 +82,7 @@ public:
     bool holdsSliceOnly() const { return !a_.blockStart.empty(); }
     // A's slice was streamed in row bands: only its summary (cells, sample, statistics) is held.
     bool isStreamed() const { return a_.streamed != nullptr; }
+    std::shared_ptr<const view::SliceSummary> streamedSummary() const { return a_.streamed; }
     bool isComparing() const { return b_.ref.has_value(); }
     // What the view holds of B: its whole tensor, the block of the slice, or nothing (streamed).
     TensorPtr heldReference() const { return b_.tensor; }
