@@ -20,18 +20,22 @@ namespace {
 constexpr int64_t kBlock = 1024;
 struct Block {
     double abs[kBlock], rel[kBlock];
-    // Pairs [first, first + n) of the readers, n <= kBlock.
-    void read(const detail::Reader& readA, const detail::Reader& readR, int64_t first, int64_t n, DType dtype) {
+    // Pairs [first, first + n) of the readers into [at, at + n), at + n <= kBlock.
+    void read(const detail::Reader& readA, const detail::Reader& readR, int64_t first, int64_t n, DType dtype,
+              int64_t at = 0) {
         double a[kBlock], r[kBlock];
         readA.block(first, n, a);
         readR.block(first, n, r);
         for (int64_t j = 0; j < n; ++j) {
             const ElementErrors e = detail::errorsOf(a[j], r[j], dtype, {});
-            abs[j] = e.abs;
-            rel[j] = e.rel;
+            abs[at + j] = e.abs;
+            rel[at + j] = e.rel;
         }
     }
 };
+
+// A tile of whole rows read as kTileRows strips of kStrip columns (a Block, row t at t * kStrip).
+constexpr int64_t kTileRows = 8, kStrip = kBlock / kTileRows;
 
 // Sums for the means and the maxima of a set of elements: an index of an axis, or the part of a
 // run along the innermost axis added so far (what each outer axis gets of it at once).
@@ -55,14 +59,14 @@ struct ErrorSums {
     // Elements [0, n) of a block, in order. The sums come last, each in a loop of its own:
     // alone, a long double stays in a register (added to in memory, every element paid an
     // 80-bit store and reload); the adds and their order are those of add(e) per element.
-    void add(const Block& b, int64_t n) {
+    void add(const double* abs, const double* rel, int64_t n) {
         int64_t finite = 0;
         double hiAbs = maxAbs, hiRel = maxRel;  // locals: the block's arrays might alias members
         for (int64_t j = 0; j < n; ++j) {
-            if (std::isnan(b.abs[j])) continue;
+            if (std::isnan(abs[j])) continue;
             ++finite;
-            hiAbs = std::max(hiAbs, b.abs[j]);
-            hiRel = std::max(hiRel, b.rel[j]);
+            hiAbs = std::max(hiAbs, abs[j]);
+            hiRel = std::max(hiRel, rel[j]);
         }
         count += finite;
         nonFinite += n - finite;
@@ -70,11 +74,33 @@ struct ErrorSums {
         maxRel = hiRel;
         long double a = sumAbs, r = sumRel;
         for (int64_t j = 0; j < n; ++j)
-            if (!std::isnan(b.abs[j])) a += static_cast<long double>(b.abs[j]);
+            if (!std::isnan(abs[j])) a += static_cast<long double>(abs[j]);
         for (int64_t j = 0; j < n; ++j)
-            if (!std::isnan(b.abs[j])) r += static_cast<long double>(b.rel[j]);
+            if (!std::isnan(abs[j])) r += static_cast<long double>(rel[j]);
         sumAbs = a;
         sumRel = r;
+    }
+    // Elements abs[i * stride], rel[i * stride] for i in [0, n), in order: one column of a
+    // tile's rows, the two sums in registers (two fit the x87 stack), the same adds as add(e).
+    void addColumn(const double* abs, const double* rel, int64_t stride, int64_t n) {
+        int64_t finite = 0;
+        double hiAbs = maxAbs, hiRel = maxRel;
+        long double a = sumAbs, r = sumRel;
+        for (int64_t i = 0; i < n; ++i) {
+            const double ea = abs[i * stride], er = rel[i * stride];
+            if (std::isnan(ea)) continue;
+            ++finite;
+            a += static_cast<long double>(ea);
+            r += static_cast<long double>(er);
+            hiAbs = std::max(hiAbs, ea);
+            hiRel = std::max(hiRel, er);
+        }
+        count += finite;
+        nonFinite += n - finite;
+        sumAbs = a;
+        sumRel = r;
+        maxAbs = hiAbs;
+        maxRel = hiRel;
     }
     void add(const ErrorSums& o) {
         count += o.count;
@@ -194,6 +220,12 @@ struct ErrorSummaryAccumulator::State {
         std::vector<int64_t> absAbove = std::move(absFirstAbove);
         Block b;
         for (int64_t k = 0; k < n;) {
+            // Whole rows from here and an entry per column: kTileRows of them at a time.
+            if (innerAxis && innerRun == 1 && coords.back() == 0 && inner >= kStrip && n - k >= kTileRows * inner) {
+                sumRowTile(readA, readR, k, innerAxis, absH, absAbove);
+                k += kTileRows * inner;
+                continue;
+            }
             const int64_t col = shape.empty() ? 0 : coords.back(), len = std::min({inner - col, n - k, kBlock});
             b.read(readA, readR, k, len, outputDtype);
             for (int64_t j = 0; j < len; ++j) {
@@ -201,7 +233,7 @@ struct ErrorSummaryAccumulator::State {
                 if (!std::isnan(b.abs[j])) ++absAbove[detail::firstToleranceAbove(*tolerances, b.abs[j])];
             }
             if (innerAxis) addToBins(innerAxis, col, innerRun, b, len);
-            run.add(b, len);
+            run.add(b.abs, b.rel, len);
             k += len;
             if (shape.empty()) continue;
             if (col + len < inner)
@@ -211,6 +243,34 @@ struct ErrorSummaryAccumulator::State {
         }
         summary.absHistogram = std::move(absH);
         absFirstAbove = std::move(absAbove);
+    }
+
+    // kTileRows whole rows from element k (a run's first column), a strip of kStrip columns of
+    // all of them at a time: each column's entry takes the rows' errors in row order with one
+    // load and store of its long-double sums (not one an element), each row's run its strips in
+    // column order, then the runs end in row order. The same adds in the same order as
+    // element by element.
+    void sumRowTile(const detail::Reader& readA, const detail::Reader& readR, int64_t k, ErrorSums* columns,
+                    LogHistogram& absH, std::vector<int64_t>& absAbove) {
+        const int64_t inner = shape.back();
+        ErrorSums rows[kTileRows];
+        Block b;
+        for (int64_t c0 = 0; c0 < inner; c0 += kStrip) {
+            const int64_t w = std::min(kStrip, inner - c0);
+            for (int64_t t = 0; t < kTileRows; ++t)
+                b.read(readA, readR, k + t * inner + c0, w, outputDtype, t * kStrip);
+            for (int64_t t = 0; t < kTileRows; ++t)
+                for (int64_t j = t * kStrip; j < t * kStrip + w; ++j) {
+                    bins->add(absH, b.abs[j]);
+                    if (!std::isnan(b.abs[j])) ++absAbove[detail::firstToleranceAbove(*tolerances, b.abs[j])];
+                }
+            for (int64_t j = 0; j < w; ++j) columns[c0 + j].addColumn(b.abs + j, b.rel + j, kStrip, kTileRows);
+            for (int64_t t = 0; t < kTileRows; ++t) rows[t].add(b.abs + t * kStrip, b.rel + t * kStrip, w);
+        }
+        for (const ErrorSums& r : rows) {
+            run = r;
+            endRun();
+        }
     }
 
     // The innermost run ended: the outer axes get its sums; the odometer moves to the next one.
