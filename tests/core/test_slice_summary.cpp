@@ -368,6 +368,55 @@ TEST(ErrorSummary, ALongAxisIsSummarizedInRunsOfIndices) {
 
 // Fed in blocks of any size (a band of each side at a time), the summary is the whole pass's to
 // the bit: the per-axis means are running sums in element order.
+// Rows at least 128 wide with an entry per column are summed a tile of rows at a time: each
+// index of both axes of a matrix gets the same bits as summing its elements one by one in
+// element order (perAxisErrors), whole, in bands that start mid-row, and with rows left over.
+TEST(ErrorSummary, TilesOfRowsSumEachIndexInElementOrder) {
+    for (const std::vector<int64_t>& shape :
+         {std::vector<int64_t>{21, 300}, std::vector<int64_t>{16, 128}, std::vector<int64_t>{9, 4096}}) {
+        // Magnitudes from 1e-20 to 1e20: a long-double sum of them rounds, so any other order of
+        // the adds shows in the last bits.
+        HostTensor ref = view::randomTensor(DType::Float64, shape, 9);
+        for (int64_t i = 0; i < ref.numel(); ++i)
+            ref.setFromDouble(i, ref.getAsDouble(i) * std::pow(10.0, double((i * 7919) % 41 - 20)));
+        HostTensor out(DType::Float32, ref.shape());
+        for (int64_t i = 0; i < ref.numel(); ++i) out.setFromDouble(i, ref.getAsDouble(i) * (1 + 1e-3 * std::cos(i)));
+        out.setFromDouble(shape[1] + 5, std::numeric_limits<double>::quiet_NaN());
+        out.setFromDouble(3 * shape[1] + 7, std::numeric_limits<double>::infinity());
+        const ErrorMaps maps = errorMaps(out, ref, DType::Float32);
+        const std::vector<double> tol = logTolerances(-8, 0, 4);
+        for (const int64_t band : {ref.numel(), int64_t{1000}, 9 * shape[1] + 17}) {
+            ErrorSummaryAccumulator pass(shape, DType::Float32, tol, 50);
+            for (int64_t at = 0; at < ref.numel(); at += band) {
+                const int64_t n = std::min(band, ref.numel() - at);
+                HostTensor a(DType::Float32, {n}), r(DType::Float64, {n});
+                for (int64_t j = 0; j < n; ++j) {
+                    a.setFromDouble(j, out.getAsDouble(at + j));
+                    r.setFromDouble(j, ref.getAsDouble(at + j));
+                }
+                pass.add(a, r);
+            }
+            const ErrorSummary got = pass.finish();
+            for (int axis = 0; axis < 2; ++axis) {
+                const std::vector<AxisErrorStats> want = perAxisErrors(maps, axis);
+                const std::vector<AxisErrorStats>& have = got.perAxis[static_cast<std::size_t>(axis)];
+                ASSERT_EQ(have.size(), want.size());
+                for (std::size_t k = 0; k < want.size(); ++k) {
+                    SCOPED_TRACE(testing::Message()
+                                 << shapeToString(shape) << " band " << band << " axis " << axis << " index " << k);
+                    EXPECT_EQ(have[k].count, want[k].count);
+                    EXPECT_EQ(have[k].nonFinite, want[k].nonFinite);
+                    EXPECT_EQ(have[k].meanAbs, want[k].meanAbs);
+                    EXPECT_EQ(have[k].meanRel, want[k].meanRel);
+                    EXPECT_EQ(have[k].maxAbs, want[k].maxAbs);
+                    EXPECT_EQ(have[k].maxRel, want[k].maxRel);
+                }
+            }
+            EXPECT_EQ(got.absHistogram.counts, logHistogram(maps.absError).counts);
+        }
+    }
+}
+
 TEST(ErrorSummary, AccumulatedInBlocksEqualsTheWholePass) {
     const HostTensor ref = view::randomTensor(DType::Float64, {4, 6, 9}, 5);
     HostTensor out(DType::Float32, ref.shape());
