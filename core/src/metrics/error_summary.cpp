@@ -56,35 +56,13 @@ struct ErrorSums {
         maxAbs = std::max(maxAbs, e.abs);
         maxRel = std::max(maxRel, e.rel);
     }
-    // Elements [0, n) of a block, in order. The sums come last, each in a loop of its own:
-    // alone, a long double stays in a register (added to in memory, every element paid an
-    // 80-bit store and reload); the adds and their order are those of add(e) per element.
-    void add(const double* abs, const double* rel, int64_t n) {
+    // Elements abs[i * stride], rel[i * stride] for i in [0, n), in order (a run of a row, or a
+    // column of a tile's rows): the two sums in locals, which stay on the x87 stack (added to in
+    // memory, every element paid an 80-bit store and reload); the adds and their order are
+    // those of add(e) per element.
+    void add(const double* abs, const double* rel, int64_t n, int64_t stride = 1) {
         int64_t finite = 0;
-        double hiAbs = maxAbs, hiRel = maxRel;  // locals: the block's arrays might alias members
-        for (int64_t j = 0; j < n; ++j) {
-            if (std::isnan(abs[j])) continue;
-            ++finite;
-            hiAbs = std::max(hiAbs, abs[j]);
-            hiRel = std::max(hiRel, rel[j]);
-        }
-        count += finite;
-        nonFinite += n - finite;
-        maxAbs = hiAbs;
-        maxRel = hiRel;
-        long double a = sumAbs, r = sumRel;
-        for (int64_t j = 0; j < n; ++j)
-            if (!std::isnan(abs[j])) a += static_cast<long double>(abs[j]);
-        for (int64_t j = 0; j < n; ++j)
-            if (!std::isnan(abs[j])) r += static_cast<long double>(rel[j]);
-        sumAbs = a;
-        sumRel = r;
-    }
-    // Elements abs[i * stride], rel[i * stride] for i in [0, n), in order: one column of a
-    // tile's rows, the two sums in registers (two fit the x87 stack), the same adds as add(e).
-    void addColumn(const double* abs, const double* rel, int64_t stride, int64_t n) {
-        int64_t finite = 0;
-        double hiAbs = maxAbs, hiRel = maxRel;
+        double hiAbs = maxAbs, hiRel = maxRel;  // locals: the arrays might alias members
         long double a = sumAbs, r = sumRel;
         for (int64_t i = 0; i < n; ++i) {
             const double ea = abs[i * stride], er = rel[i * stride];
@@ -264,7 +242,7 @@ struct ErrorSummaryAccumulator::State {
                     bins->add(absH, b.abs[j]);
                     if (!std::isnan(b.abs[j])) ++absAbove[detail::firstToleranceAbove(*tolerances, b.abs[j])];
                 }
-            for (int64_t j = 0; j < w; ++j) columns[c0 + j].addColumn(b.abs + j, b.rel + j, kStrip, kTileRows);
+            for (int64_t j = 0; j < w; ++j) columns[c0 + j].add(b.abs + j, b.rel + j, kTileRows, kStrip);
             for (int64_t t = 0; t < kTileRows; ++t) rows[t].add(b.abs + t * kStrip, b.rel + t * kStrip, w);
         }
         for (const ErrorSums& r : rows) {
