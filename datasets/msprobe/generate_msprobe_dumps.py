@@ -17,7 +17,7 @@ operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
                            5-D grid_sample
     dump_l1/step0/rank1/   one more rank (a group_norm)
     dump_l0/step0/rank0/   L0: Conv2d and GroupNorm modules with parameters and parameters_grad
-    readers/               .pt and .npy/.npz files of every dtype (contiguous, strided views,
+    readers/               .pt (zip and legacy) and .npy/.npz files of every dtype (contiguous, strided views,
                            storage offsets, Fortran order, big-endian, format versions 1-3),
                            .safetensors checkpoints, and each tensor's values as raw C-order
                            little-endian bytes written by numpy
@@ -448,6 +448,10 @@ def write_readers(root):
             file = f"{name}_{vname}.pt"
             torch.save(v, os.path.join(root, file))
             record(file, None, name, list(v.shape), raw_bytes(v))
+            # The legacy layout (_use_new_zipfile_serialization=False, and every file before 1.6).
+            file = f"legacy_{name}_{vname}.pt"
+            torch.save(v, os.path.join(root, file), _use_new_zipfile_serialization=False)
+            record(file, None, name, list(v.shape), raw_bytes(v))
     torch.save({"weight": base[:2].float(), "bias": base[0, 0].half()}, os.path.join(root, "dict.pt"))
     record("dict.pt", "weight", "float32", [2, 6, 5], raw_bytes(base[:2].float()))
     record("dict.pt", "bias", "float16", [5], raw_bytes(base[0, 0].half()))
@@ -460,6 +464,17 @@ def write_readers(root):
     for key, t in {"model/conv.weight": conv, "model/bn.bias": bn, "optimizer/state/0/step": torch.tensor(3.0),
                    "optimizer/state/0/exp_avg": avg}.items():
         record("checkpoint.pth", key, str(t.dtype).replace("torch.", ""), list(t.shape), raw_bytes(t))
+    # The same in the legacy layout, with two views of one storage (tied weights) and a protocol-4
+    # pickle, whose FRAME opcodes the header must read through.
+    flat = base.float().reshape(-1)
+    tied = {"model": {"embed.weight": flat[:60].view(12, 5), "head.weight": flat[:60].view(12, 5).t(),
+                      "bn.bias": bn},
+            "optimizer": {"state": {0: {"step": torch.tensor(3.0), "exp_avg": avg}}}, "epoch": 3}
+    torch.save(tied, os.path.join(root, "legacy_checkpoint.pth"), _use_new_zipfile_serialization=False,
+               pickle_protocol=4)
+    for key, t in {"model/embed.weight": tied["model"]["embed.weight"], "model/head.weight": tied["model"]["head.weight"],
+                   "model/bn.bias": bn, "optimizer/state/0/exp_avg": avg}.items():
+        record("legacy_checkpoint.pth", key, str(t.dtype).replace("torch.", ""), list(t.shape), raw_bytes(t))
     # Containers that hold themselves (pickle's memo allows it): each is walked once.
     loop = [base[0, 0].float()]
     loop.append(loop)

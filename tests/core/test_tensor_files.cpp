@@ -22,6 +22,7 @@
 #include "opscope/import/torch_pt.h"
 #include "opscope/import/zip_archive.h"
 #include "reader_fixtures.h"
+#include "torch_pickle_bytes.h"
 #include "scratch_dir.h"
 
 namespace fs = std::filesystem;
@@ -29,14 +30,18 @@ using namespace opscope;
 using opscope::import::FormatError;
 using opscope::test::errorOf;
 using opscope::test::manifest;
+using opscope::test::put16;
+using opscope::test::put32;
 using opscope::test::ReaderFixture;
 using opscope::test::readersDir;
+using opscope::test::rebuiltView;
 using opscope::test::slurp;
+using opscope::test::text;
 
 TEST(TensorFiles, EveryFixtureMatchesNumpyBitForBit) {
     const std::vector<ReaderFixture> fixtures = manifest();
     ASSERT_GE(fixtures.size(), 50u) << "manifest.txt missing or short in " << readersDir();
-    int pt = 0, npy = 0, npz = 0, safetensors = 0;
+    int pt = 0, legacy = 0, npy = 0, npz = 0, safetensors = 0;
     for (const ReaderFixture& f : fixtures) {
         SCOPED_TRACE(f.file + (f.key.empty() ? "" : ":" + f.key));
         const std::string spec = (readersDir() / f.file).string() + (f.key.empty() ? "" : ":" + f.key);
@@ -48,12 +53,14 @@ TEST(TensorFiles, EveryFixtureMatchesNumpyBitForBit) {
         ASSERT_EQ(t.nbytes(), expected.size());
         EXPECT_EQ(std::memcmp(t.data(), expected.data(), expected.size()), 0) << "values differ from numpy's";
         pt += f.file.find(".pt") != std::string::npos;
+        legacy += f.file.rfind("legacy_", 0) == 0;
         npy += f.file.find(".npy") != std::string::npos;
         npz += f.file.find(".npz") != std::string::npos;
         safetensors += f.file.find(".safetensors") != std::string::npos;
     }
-    EXPECT_GE(pt, 28);   // 7 dtypes x (contiguous, strided, scalar, empty) + a dict
-    EXPECT_GE(npy, 21);  // 7 dtypes x (C, Fortran, big-endian) + versions 2 and 3 + a scalar
+    EXPECT_GE(pt, 28);      // 7 dtypes x (contiguous, strided, scalar, empty) + a dict
+    EXPECT_GE(legacy, 32);  // the same 28 in the legacy layout + a checkpoint with tied weights
+    EXPECT_GE(npy, 21);     // 7 dtypes x (C, Fortran, big-endian) + versions 2 and 3 + a scalar
     EXPECT_GE(npz, 3);
     EXPECT_GE(safetensors, 10);  // 9 tensors of 9 dtypes (a scalar, an empty one) + a file of one
 }
@@ -106,7 +113,8 @@ TEST(TensorFiles, DamagedFilesAreOneSentenceNamingTheFile) {
         const char* says;
     } bad[] = {
         {"bad_truncated.pt", "bad_truncated.pt"},
-        {"bad_not_zip.pt", "not a zip-format torch.save file"},
+        {"bad_not_zip.pt",
+         "is not a torch.save file: it is neither a zip archive (PyTorch 1.6 and later) nor the legacy format"},
         {"bad_short.npy", "truncated"},
         {"bad_header.npy", "not a valid .npy file"},
         {"missing.npy", "no file"},
@@ -284,7 +292,7 @@ TEST(TensorFiles, SpecsAreTensorFilesByTheirExtension) {
     opscope::test::ScratchDir dir("bin");
     std::ofstream(dir.file("raw.bin"), std::ios::binary) << "raw bytes";
     EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(dir.file("raw.bin")); }),
-                    "is not a zip-format torch.save file");
+                    "is not a torch.save file");
 }
 
 // An opened file reads each of its keys as a read of FILE:KEY does (the same bytes, dtype and
@@ -346,14 +354,6 @@ TEST(TensorFiles, AnNpzOfOneMemberNamedDotNpyReadsItsArray) {
 
 namespace {
 
-void put16(std::string& s, uint32_t v) {
-    s += std::string{static_cast<char>(v & 0xff), static_cast<char>(v >> 8 & 0xff)};
-}
-void put32(std::string& s, uint32_t v) {
-    put16(s, v & 0xffff);
-    put16(s, v >> 16);
-}
-
 // A torch.save archive written by hand: `pickle` as a/data.pkl and storage "0" as a/data/0 of
 // `storageBytes` bytes, zero (a hole in the file) but for `patches` (byte offset -> bytes).
 void writeTorchZip(const std::string& path, const std::string& pickle, uint64_t storageBytes,
@@ -412,26 +412,6 @@ void writeTorchZip(const std::string& path, const std::string& pickle, uint64_t 
     }
     out.seekp(static_cast<std::streamoff>(storageAt + storageBytes));
     out << tail;
-}
-
-// Pickle's BINUNICODE of `t`.
-std::string text(const std::string& t) {
-    std::string s = "X";
-    put32(s, static_cast<uint32_t>(t.size()));
-    return s + t;
-}
-
-// Pickle opcodes (protocol 2) for torch._utils._rebuild_tensor_v2 over storage "0" of `numel`
-// float32 elements: a 1-D view of `size` elements from `offset`, `stride` apart.
-std::string rebuiltView(int32_t numel, int32_t offset, int32_t size, int32_t stride = 1) {
-    auto binint = [](int32_t v) {
-        std::string s = "J";
-        put32(s, static_cast<uint32_t>(v));
-        return s;
-    };
-    return "ctorch._utils\n_rebuild_tensor_v2\n((" + text("storage") + "ctorch\nFloatStorage\n" + text("0") +
-           text("cpu") + binint(numel) + "tQ" + binint(offset) + binint(size) + "\x85" + binint(stride) + "\x85\x89" +
-           "ccollections\nOrderedDict\n)RtR";
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -15,6 +14,7 @@
 #include <utility>
 
 #include "byte_order.h"
+#include "file_reader.h"
 #include "opscope/error.h"
 #include "opscope/h5/atomic_write.h"
 #include "opscope/import/format_error.h"
@@ -241,48 +241,32 @@ HostTensor parseNpy(const std::string& bytes, const std::string& what, const Npy
 
 namespace {
 
-// Bytes [begin, begin + n) of an open file of `size` bytes, into `out`.
-void readFileBytes(std::ifstream& in, const std::string& path, uint64_t size, uint64_t begin, uint64_t n, void* out) {
-    if (begin > size || n > size - begin) throw invalid(path, "it is cut short");
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(begin));
-    if (!in || (n > 0 && !in.read(static_cast<char*>(out), static_cast<std::streamsize>(n))))
-        throw FormatError("cannot read '" + path + "'");
+// Bytes [begin, begin + n) of the file, into `out`.
+void readFileBytes(const detail::FileReader& file, uint64_t begin, uint64_t n, void* out) {
+    if (!file.fits(begin, n)) throw invalid(file.path(), "it is cut short");
+    file.read(begin, n, out);
 }
 
-std::string readFileBytes(std::ifstream& in, const std::string& path, uint64_t size, uint64_t begin, uint64_t n) {
-    if (begin > size || n > size - begin) throw invalid(path, "it is cut short");  // before allocating
-    std::string bytes(static_cast<std::size_t>(n), '\0');
-    readFileBytes(in, path, size, begin, n, bytes.data());
-    return bytes;
+std::string readFileBytes(const detail::FileReader& file, uint64_t begin, uint64_t n) {
+    if (!file.fits(begin, n)) throw invalid(file.path(), "it is cut short");  // before allocating
+    return file.read(begin, n);
 }
 
-uint64_t fileSizeOf(std::ifstream& in, const std::string& path) {
-    if (!in) throw FormatError("cannot open '" + path + "'");
-    in.seekg(0, std::ios::end);
-    return static_cast<uint64_t>(in.tellg());
-}
-
-Declared declaredInFile(std::ifstream& in, const std::string& path, uint64_t size) {
-    return declared(headerBytes(size, path, [&](uint64_t n) { return readFileBytes(in, path, size, 0, n); }), path, {});
+Declared declaredInFile(const detail::FileReader& file) {
+    return declared(headerBytes(file.size(), file.path(), [&](uint64_t n) { return readFileBytes(file, 0, n); }),
+                    file.path(), {});
 }
 
 }  // namespace
 
 TensorEntry describeNpy(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    const Declared d = declaredInFile(in, path, fileSizeOf(in, path));
+    const Declared d = declaredInFile(detail::FileReader(path));
     return {"", d.dtype, d.h.shape};
 }
 
 HostTensor readNpy(const std::string& path, const NpyOptions& options) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw FormatError("cannot open '" + path + "'");
-    const std::streamoff size = in.tellg();
-    in.seekg(0);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (size > 0 && !in.read(bytes.data(), size)) throw FormatError("cannot read '" + path + "'");
-    return parseNpy(bytes, path, options);
+    const detail::FileReader file(path);
+    return parseNpy(file.read(0, file.size()), path, options);
 }
 
 namespace {
@@ -294,12 +278,10 @@ HostTensor readWhole(const detail::TensorLayout& layout) {
 
 class NpySource final : public detail::TensorSource {
 public:
-    explicit NpySource(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
-        size_ = fileSizeOf(in_, path_);
-    }
+    explicit NpySource(const std::string& path) : file_(path) {}
     std::vector<std::string> keys() const override { return {}; }
     std::vector<TensorEntry> describe() const override {
-        const Declared d = declaredInFile(in_, path_, size_);
+        const Declared d = declaredInFile(file_);
         return {{"", d.dtype, d.h.shape}};
     }
     // Straight from the file into the tensor (a Fortran-order one gathered a window at a time):
@@ -307,22 +289,20 @@ public:
     HostTensor read(const std::string&) const override { return readWhole(layout("")); }
 
     detail::TensorLayout layout(const std::string&) const override {
-        const Declared d = declaredInFile(in_, path_, size_);
-        checkDataBytes(d, size_ - d.dataStart, path_);
+        const Declared d = declaredInFile(file_);
+        checkDataBytes(d, file_.size() - d.dataStart, file_.path());
         detail::TensorLayout l{TensorEntry{"", d.dtype, d.h.shape}, storedStrides(d), 0, {}};
         l.readElements = [this, d](int64_t first, int64_t count, void* out) {
             const uint64_t size = dtypeSize(d.dtype);
-            readFileBytes(in_, path_, size_, d.dataStart + static_cast<uint64_t>(first) * size,
-                          static_cast<uint64_t>(count) * size, out);
-            finishElements(d, out, static_cast<uint64_t>(count), path_);
+            readFileBytes(file_, d.dataStart + static_cast<uint64_t>(first) * size, static_cast<uint64_t>(count) * size,
+                          out);
+            finishElements(d, out, static_cast<uint64_t>(count), file_.path());
         };
         return l;
     }
 
 private:
-    std::string path_;
-    mutable std::ifstream in_;  // open once: a source is read by one thread at a time
-    uint64_t size_ = 0;
+    detail::FileReader file_;  // open once: a source is read by one thread at a time
 };
 
 // An .npz opened: its zip directory read once, each array read (and inflated) when asked for.

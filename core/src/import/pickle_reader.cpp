@@ -20,8 +20,8 @@ constexpr std::size_t kMaxDepth = 1u << 16;  // stack and memo entries: far beyo
 
 class Unpickler {
 public:
-    Unpickler(const std::string& bytes, const std::string& what, const PickleHooks& hooks)
-        : b_(bytes), what_(what), hooks_(hooks) {}
+    Unpickler(PickleInput& in, const std::string& what, const PickleHooks& hooks)
+        : in_(in), b_(in.bytes), pos_(in.pos), what_(what), hooks_(hooks) {}
 
     PyRef run() {
         while (true) {
@@ -189,12 +189,24 @@ private:
         const char* d = "0123456789abcdef";
         return std::string{d[(v >> 4) & 15], d[v & 15]};
     }
+    // Buffers `n` bytes from pos_, reading more of the file when the input can; false when the
+    // file ends first.
+    bool fill(std::size_t n) {
+        while (n > b_.size() - pos_) {
+            const std::size_t had = b_.size();
+            if (!in_.more || !in_.more(b_, n - (had - pos_)) || b_.size() == had) return false;
+        }
+        return true;
+    }
+    void need(std::size_t n) {
+        if (!fill(n)) fail("the pickle ends early (truncated?)");
+    }
     unsigned char byte() {
-        if (pos_ >= b_.size()) fail("the pickle ends early (truncated?)");
+        need(1);
         return static_cast<unsigned char>(b_[pos_++]);
     }
     std::string take(std::size_t n) {
-        if (n > b_.size() - pos_) fail("the pickle ends early (truncated?)");
+        need(n);
         std::string s = b_.substr(pos_, n);
         pos_ += n;
         return s;
@@ -205,8 +217,9 @@ private:
         return v;
     }
     std::string line() {
+        fill(kMaxLine + 1);  // the longest line there can be, or what is left of the file
         const std::size_t end = b_.find('\n', pos_);
-        if (end == std::string::npos || end - pos_ > 256) fail("a malformed GLOBAL");
+        if (end == std::string::npos || end - pos_ > kMaxLine) fail("a malformed GLOBAL");
         std::string s = b_.substr(pos_, end - pos_);
         pos_ = end + 1;
         return s;
@@ -222,8 +235,7 @@ private:
     }
     void pushString(PyValue::Kind kind, uint64_t n) {
         auto v = makeValue(kind);
-        v->s = take(static_cast<std::size_t>(std::min<uint64_t>(n, b_.size())));
-        if (n > v->s.size()) fail("the pickle ends early (truncated?)");
+        v->s = take(static_cast<std::size_t>(n));  // checked against what the file holds before a copy
         push(v);
     }
     PyRef pop() {
@@ -261,10 +273,13 @@ private:
         push(memo_[static_cast<std::size_t>(index)]);
     }
 
-    const std::string& b_;
+    static constexpr std::size_t kMaxLine = 256;  // a GLOBAL's module or name
+
+    PickleInput& in_;
+    std::string& b_;
+    std::size_t& pos_;
     const std::string& what_;
     const PickleHooks& hooks_;
-    std::size_t pos_ = 0;
     std::vector<PyRef> stack_;
     std::vector<std::size_t> marks_;
     std::vector<PyRef> memo_;
@@ -272,8 +287,14 @@ private:
 
 }  // namespace
 
-PyRef loadPickle(const std::string& bytes, const std::string& what, const PickleHooks& hooks) {
-    return Unpickler(bytes, what, hooks).run();
+PyRef loadPickle(PickleInput& in, const std::string& what, const PickleHooks& hooks) {
+    return Unpickler(in, what, hooks).run();
+}
+
+PyRef loadPickle(std::string bytes, const std::string& what, const PickleHooks& hooks) {
+    PickleInput in;
+    in.bytes = std::move(bytes);
+    return loadPickle(in, what, hooks);
 }
 
 }  // namespace opscope::import::detail

@@ -36,7 +36,19 @@ struct PickleHooks {
     std::function<PyRef(const std::string& global, const PyRef& args)> call;
 };
 
+// The bytes a pickle is read from, from `pos`. `more`, when set, appends at least `n` further
+// bytes of the file to `bytes` (fewer at its end; false when none are left): a pickle at the head
+// of a large file is read as far as it goes, not with the file.
+struct PickleInput {
+    std::string bytes;
+    std::size_t pos = 0;
+    std::function<bool(std::string& bytes, std::size_t n)> more;
+};
+
+// Reads one pickle from `in` and leaves `in.pos` just after its STOP, where the next one starts.
 // Throws FormatError naming `what` for any opcode outside the subset or a malformed stream.
-PyRef loadPickle(const std::string& bytes, const std::string& what, const PickleHooks& hooks);
+PyRef loadPickle(PickleInput& in, const std::string& what, const PickleHooks& hooks);
+// A pickle that is all of `bytes`.
+PyRef loadPickle(std::string bytes, const std::string& what, const PickleHooks& hooks);
 
 }  // namespace opscope::import::detail

@@ -17,10 +17,10 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "file_reader.h"
 #include "opscope/checked_math.h"
 #include "opscope/file_text.h"
 #include "opscope/import/format_error.h"
@@ -93,19 +93,18 @@ Declared declaredTensor(const std::string& path, const std::string& key, const n
 }
 
 // The header, parsed and checked against the file's size before any tensor is read.
-Layout layoutOf(const std::string& path, std::ifstream& in) {
-    in.seekg(0, std::ios::end);
-    const auto fileSize = static_cast<uint64_t>(in.tellg());
-    in.seekg(0);
+Layout layoutOf(const detail::FileReader& file) {
+    const std::string& path = file.path();
+    const uint64_t fileSize = file.size();
     unsigned char prefix[8];
-    if (fileSize < 8 || !in.read(reinterpret_cast<char*>(prefix), 8)) fail(path, "it is shorter than 8 bytes");
+    if (!file.fits(0, 8)) fail(path, "it is shorter than 8 bytes");
+    file.read(0, 8, prefix);
     uint64_t headerBytes = 0;
     for (int i = 7; i >= 0; --i) headerBytes = headerBytes << 8 | prefix[i];
     if (headerBytes > kMaxHeaderBytes || headerBytes > fileSize - 8)
         fail(path,
              "its header claims " + std::to_string(headerBytes) + " bytes in a file of " + std::to_string(fileSize));
-    std::string text(static_cast<std::size_t>(headerBytes), '\0');
-    if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) fail(path, "its header cannot be read");
+    const std::string text = file.read(8, headerBytes);
     nlohmann::json header;
     try {
         header = nlohmann::json::parse(text);
@@ -137,10 +136,8 @@ Layout layoutOf(const std::string& path, std::ifstream& in) {
 // A .safetensors opened: its header parsed and checked once, each tensor read from its own bytes.
 class SafetensorsSource final : public detail::TensorSource {
 public:
-    explicit SafetensorsSource(std::string path) : path_(std::move(path)) {
-        in_.open(path_, std::ios::binary);
-        if (!in_) throw FormatError("cannot open '" + path_ + "'");
-        layout_ = layoutOf(path_, in_);
+    explicit SafetensorsSource(std::string path) : path_(std::move(path)), file_(path_) {
+        layout_ = layoutOf(file_);
         for (std::size_t i = 0; i < layout_.tensors.size(); ++i) byKey_.emplace(layout_.tensors[i].entry.key, i);
     }
 
@@ -186,11 +183,9 @@ private:
 
     void readElements(const Declared& d, int64_t first, int64_t count, void* out) const {
         const std::size_t size = dtypeSize(d.entry.dtype);
-        const auto bytes = static_cast<std::streamsize>(static_cast<uint64_t>(count) * size);
-        in_.clear();
-        in_.seekg(static_cast<std::streamoff>(layout_.dataStart + d.begin + static_cast<uint64_t>(first) * size));
-        if (!in_ || (bytes > 0 && !in_.read(static_cast<char*>(out), bytes)))
-            throw FormatError("cannot read tensor '" + d.entry.key + "' of '" + path_ + "'");
+        // Inside the file: every tensor's range was checked against its size on opening.
+        file_.read(layout_.dataStart + d.begin + static_cast<uint64_t>(first) * size,
+                   static_cast<uint64_t>(count) * size, out);
         if (d.entry.dtype == DType::Bool)
             for (int64_t i = 0; i < count; ++i)
                 if (static_cast<const uint8_t*>(out)[i] > 1)
@@ -199,7 +194,7 @@ private:
     }
 
     std::string path_;
-    mutable std::ifstream in_;  // open once: a source is read by one thread at a time
+    detail::FileReader file_;  // open once: a source is read by one thread at a time
     Layout layout_;
     std::unordered_map<std::string, std::size_t> byKey_;
 };

@@ -1,7 +1,7 @@
-// torch.save files (see torch_pt.h). The archive holds <prefix>/data.pkl, whose pickle
-// rebuilds each tensor as torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...)
-// with storage = persistent id ('storage', torch.FloatStorage, key, location, numel); the
-// storage's bytes are <prefix>/data/<key>, little-endian unless <prefix>/byteorder says "big".
+// torch.save files (see torch_pt.h). The pickle rebuilds each tensor as
+// torch._utils._rebuild_tensor_v2(storage, offset, size, stride, ...) with storage = persistent
+// id ('storage', torch.FloatStorage, key, location, numel[, view]); where the pickle and the
+// storages' bytes lie is the layout's business (torch_archive.h: zip, or legacy).
 #include "opscope/import/torch_pt.h"
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include "opscope/import/zip_archive.h"
 #include "opscope/text_list.h"
 #include "pickle_reader.h"
+#include "torch_archive.h"
 #include "tensor_source.h"
 
 namespace opscope::import {
@@ -40,11 +41,7 @@ DType storageDtype(const std::string& global) {
 
 constexpr uint64_t kMaxExpandedBytes = uint64_t(1) << 30;
 
-struct Storage {
-    DType dtype = DType::Undefined;
-    std::string key;
-    int64_t numel = 0;
-};
+using Storage = detail::TorchStorage;
 
 // A tensor as the pickle describes it: a checked view of a storage whose bytes are read only
 // when this tensor is asked for, so that one key of a large state dict reads one storage.
@@ -56,34 +53,21 @@ struct LazyTensor {
     bool empty = false;
 };
 
+// The meaning of a torch.save pickle, whichever layout holds it: storages by persistent id,
+// tensors rebuilt as checked views of them, and nothing else called.
 class PtLoader {
 public:
-    explicit PtLoader(const std::string& path) : path_(path), zip_(path) {
-        for (const ZipArchive::Entry& e : zip_.entries()) {
-            const std::size_t slash = e.name.find('/');
-            if (slash != std::string::npos && e.name.compare(slash, std::string::npos, "/data.pkl") == 0) {
-                if (!prefix_.empty()) fail("it holds more than one data.pkl");
-                prefix_ = e.name.substr(0, slash);
-            }
-        }
-        if (prefix_.empty()) fail("it is a zip archive without <name>/data.pkl");
-        if (const ZipArchive::Entry* order = zip_.find(prefix_ + "/byteorder")) {
-            const std::string text = zip_.read(*order);
-            if (text != "little" && text != "big") fail("its byteorder is '" + text + "'");
-            bigEndian_ = text == "big";
-        }
-    }
+    PtLoader(const std::string& path, std::unique_ptr<detail::TorchArchive> archive)
+        : path_(path), archive_(std::move(archive)) {}
 
     PyRef load() {
         detail::PickleHooks hooks;
         hooks.persistentLoad = [this](const PyRef& pid) { return persistentLoad(pid); };
         hooks.call = [this](const std::string& global, const PyRef& args) { return call(global, args); };
-        return detail::loadPickle(zip_.read(*zip_.find(prefix_ + "/data.pkl")), path_, hooks);
+        return archive_->load(hooks, storages_);
     }
 
-    [[noreturn]] void fail(const std::string& why) const {
-        throw FormatError("'" + path_ + "' is not a tensor file torch.save wrote: " + why);
-    }
+    [[noreturn]] void fail(const std::string& why) const { detail::failTorchFile(path_, why); }
 
     // A tensor of the pickle (load() has checked its view), as a contiguous copy. Only the
     // elements from its offset to the farthest it reaches are read: one tensor of several that
@@ -91,7 +75,7 @@ public:
     HostTensor materialize(const PyRef& tensor) const {
         const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(tensor->object);
         if (t.empty) return HostTensor(t.storage->dtype, t.size);
-        storageEntry(*t.storage);  // its size checked before anything is allocated
+        archive_->check(*t.storage);  // its size checked before anything is allocated
         const int64_t count = t.last - t.offset + 1;
         const uint64_t viewBytes = static_cast<uint64_t>(shapeNumel(t.size)) * dtypeSize(t.storage->dtype);
         if (shapeNumel(t.size) > count && viewBytes > kMaxExpandedBytes)  // stride 0: more than the file holds
@@ -111,7 +95,7 @@ public:
     // Where a tensor of the pickle lies in its storage, for reading a block of it.
     detail::TensorLayout layoutOf(const PyRef& tensor, const std::string& key) const {
         const LazyTensor& t = *std::static_pointer_cast<LazyTensor>(tensor->object);
-        if (!t.empty) storageEntry(*t.storage);
+        if (!t.empty) archive_->check(*t.storage);
         detail::TensorLayout l{TensorEntry{key, t.storage->dtype, t.size}, t.stride, t.offset, {}};
         l.readElements = [this, storage = t.storage](int64_t first, int64_t count, void* out) {
             readElements(*storage, first, count, out);
@@ -122,10 +106,17 @@ public:
 private:
     PyRef persistentLoad(const PyRef& pid) {
         const auto& t = pid->items;
-        if (pid->kind != PyValue::Kind::Tuple || t.size() != 5 || t[0]->kind != PyValue::Kind::String ||
+        if (pid->kind == PyValue::Kind::Tuple && !t.empty() && t[0]->kind == PyValue::Kind::String &&
+            t[0]->s == "module")
+            fail("it saves a whole nn.Module (torch.save(model)); save its state_dict() instead");
+        const std::size_t arity = archive_->legacy() ? 6 : 5;  // legacy: and a storage view
+        if (pid->kind != PyValue::Kind::Tuple || t.size() != arity || t[0]->kind != PyValue::Kind::String ||
             t[0]->s != "storage" || t[1]->kind != PyValue::Kind::Global || t[2]->kind != PyValue::Kind::String ||
             t[4]->kind != PyValue::Kind::Int)
-            fail("a persistent id that is not ('storage', type, key, location, numel)");
+            fail(std::string("a persistent id that is not ('storage', type, key, location, numel") +
+                 (archive_->legacy() ? ", view)" : ")"));
+        if (arity == 6 && t[5]->kind != PyValue::Kind::None)
+            fail("a view of a storage, which PyTorch before 1.0 wrote; load it in PyTorch and save it again");
         const DType dtype = storageDtype(t[1]->s);
         if (dtype == DType::Undefined) fail("storage type " + t[1]->s + " is not one OpScope reads");
         if (t[4]->i < 0) fail("a storage of " + std::to_string(t[4]->i) + " elements");
@@ -147,32 +138,11 @@ private:
     // `count` elements of a storage from element `first`, into `out`, read for this tensor and not
     // kept: a source stays open over a compare of every key, and a checkpoint's storages together
     // are the checkpoint's size.
-    // The storage's zip entry, checked to hold exactly its elements (a damaged storage fails only
-    // the tensors that use it).
-    const ZipArchive::Entry& storageEntry(const Storage& s) const {
-        const std::string name = prefix_ + "/data/" + s.key;
-        const ZipArchive::Entry* e = zip_.find(name);
-        if (!e) fail("storage '" + s.key + "' has no entry " + name);
-        uint64_t need = 0;
-        if (!checkedMul(static_cast<uint64_t>(s.numel), static_cast<uint64_t>(dtypeSize(s.dtype)), &need) ||
-            e->size != need)
-            throw FormatError("'" + path_ + "' is damaged: storage '" + s.key + "' should hold " +
-                              std::to_string(need) + " bytes (" + std::to_string(s.numel) + " " + dtypeName(s.dtype) +
-                              ") but its entry has " + std::to_string(e->size));
-        return *e;
-    }
-
     void readElements(const Storage& s, int64_t first, int64_t count, void* out) const {
-        const ZipArchive::Entry* e = &storageEntry(s);
+        archive_->check(s);
         const uint64_t size = dtypeSize(s.dtype);
-        const uint64_t begin = static_cast<uint64_t>(first) * size, length = static_cast<uint64_t>(count) * size;
-        // torch.save stores its entries uncompressed; a deflated one (an archive rewritten by
-        // another zip tool) is inflated whole.
-        if (e->method == 0)
-            zip_.readStoredRange(*e, begin, length, out);
-        else
-            std::memcpy(out, zip_.read(*e).data() + begin, static_cast<std::size_t>(length));
-        if (bigEndian_) detail::swapBytes(out, static_cast<std::size_t>(count), size);
+        archive_->read(s, static_cast<uint64_t>(first) * size, static_cast<uint64_t>(count) * size, out);
+        if (archive_->bigEndian()) detail::swapBytes(out, static_cast<std::size_t>(count), size);
         if (s.dtype == DType::Bool)
             for (int64_t i = 0; i < count; ++i)
                 if (static_cast<const uint8_t*>(out)[i] > 1)
@@ -244,10 +214,8 @@ private:
     }
 
     std::string path_;
-    ZipArchive zip_;
-    std::string prefix_;
-    bool bigEndian_ = false;
-    std::map<std::string, std::shared_ptr<Storage>> storages_;
+    std::unique_ptr<detail::TorchArchive> archive_;
+    detail::TorchStorages storages_;
 };
 
 std::string keyText(const PyRef& k) {
@@ -287,19 +255,29 @@ Members tensorMembers(const PyRef& v) {
     return out;
 }
 
+// The layout of a torch.save file, by its first bytes.
+std::unique_ptr<detail::TorchArchive> openArchive(const std::string& path) {
+    if (ZipArchive::looksLikeZip(path)) return detail::openTorchZip(path);
+    if (detail::looksLikeTorchLegacy(path)) return detail::openTorchLegacy(path);
+    std::ifstream probe(path, std::ios::binary);
+    if (!probe) throw FormatError("cannot open '" + path + "'");
+    char tar[6] = {};
+    probe.seekg(257);
+    if (probe.read(tar, 5) && std::string(tar) == "ustar")
+        throw FormatError("'" + path +
+                          "' is a tar archive: the torch.save format of PyTorch 0.3 and older, "
+                          "which OpScope does not read; load it in PyTorch and save it again");
+    throw FormatError("'" + path +
+                      "' is not a torch.save file: it is neither a zip archive (PyTorch 1.6 and "
+                      "later) nor the legacy format (_use_new_zipfile_serialization=False, and PyTorch before 1.6)");
+}
+
 // A torch.save file opened: its pickle loaded and checked (every view inside its storage), each
 // tensor's storage read when the tensor is.
 class TorchPtSource final : public detail::TensorSource {
 public:
     explicit TorchPtSource(const std::string& path) : path_(path) {
-        if (!ZipArchive::looksLikeZip(path)) {
-            std::ifstream probe(path, std::ios::binary);
-            if (!probe) throw FormatError("cannot open '" + path + "'");
-            throw FormatError("'" + path +
-                              "' is not a zip-format torch.save file (an old torch.save format, "
-                              "_use_new_zipfile_serialization=False, or not a .pt file at all)");
-        }
-        loader_ = std::make_unique<PtLoader>(path);
+        loader_ = std::make_unique<PtLoader>(path, openArchive(path));
         root_ = loader_->load();
         members_ = tensorMembers(root_);
         for (std::size_t i = 0; i < members_.size(); ++i) byKey_.emplace(members_[i].first, i);

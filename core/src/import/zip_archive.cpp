@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 
+#include "file_reader.h"
 #include "opscope/import/format_error.h"
 
 namespace opscope::import {
@@ -39,22 +40,15 @@ void requireInFile(const std::string& path, uint64_t fileSize, uint64_t offset, 
                           " that its zip directory refers to (the file has " + std::to_string(fileSize) + " bytes)");
 }
 
-// `size` bytes at `offset` into `out`.
-void readInto(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size,
-              void* out) {
-    requireInFile(path, fileSize, offset, size);
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(offset));
-    if (size > 0 && !in.read(static_cast<char*>(out), static_cast<std::streamsize>(size)))
-        throw FormatError("cannot read " + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
-                          " of '" + path + "'");
+// `size` bytes at `offset`, which the zip directory says are there, into `out`.
+void readInto(const detail::FileReader& file, uint64_t offset, uint64_t size, void* out) {
+    requireInFile(file.path(), file.size(), offset, size);
+    file.read(offset, size, out);
 }
 
-std::string readAt(std::ifstream& in, const std::string& path, uint64_t fileSize, uint64_t offset, uint64_t size) {
-    requireInFile(path, fileSize, offset, size);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    readInto(in, path, fileSize, offset, size, bytes.data());
-    return bytes;
+std::string readAt(const detail::FileReader& file, uint64_t offset, uint64_t size) {
+    requireInFile(file.path(), file.size(), offset, size);
+    return file.read(offset, size);
 }
 
 const unsigned char* bytesOf(const std::string& s) { return reinterpret_cast<const unsigned char*>(s.data()); }
@@ -73,23 +67,24 @@ uint32_t crcOf(const std::string& data) { return crcOf(data.data(), data.size())
 
 }  // namespace
 
+ZipArchive::~ZipArchive() = default;
+ZipArchive::ZipArchive(ZipArchive&&) noexcept = default;
+
 bool ZipArchive::looksLikeZip(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     unsigned char head[4] = {};
     return in.read(reinterpret_cast<char*>(head), 4) && u32(head) == kLocalHeader;
 }
 
-ZipArchive::ZipArchive(std::string path) : path_(std::move(path)) {
-    in_.open(path_, std::ios::binary | std::ios::ate);
-    if (!in_) throw FormatError("cannot open '" + path_ + "'");
-    fileSize_ = static_cast<uint64_t>(in_.tellg());
+ZipArchive::ZipArchive(std::string path)
+    : path_(std::move(path)), file_(std::make_unique<detail::FileReader>(path_)), fileSize_(file_->size()) {
     const auto notZip = [&](const std::string& why) {
         return FormatError("'" + path_ + "' is not a readable zip archive: " + why);
     };
     // The end record is the last 22 bytes plus a comment of at most 65535 bytes.
     const uint64_t tailSize = std::min<uint64_t>(fileSize_, 22 + 65535);
     if (fileSize_ < 22) throw notZip("it has only " + std::to_string(fileSize_) + " bytes");
-    const std::string tail = readAt(in_, path_, fileSize_, fileSize_ - tailSize, tailSize);
+    const std::string tail = readAt(*file_, fileSize_ - tailSize, tailSize);
     const unsigned char* t = bytesOf(tail);
     int64_t eocd = -1;
     for (int64_t i = static_cast<int64_t>(tailSize) - 22; i >= 0; --i)
@@ -104,16 +99,16 @@ ZipArchive::ZipArchive(std::string path) : path_(std::move(path)) {
     uint64_t dirOffset = u32(e + 16);
     const uint64_t eocdPos = fileSize_ - tailSize + static_cast<uint64_t>(eocd);
     if ((count == 0xFFFF || dirSize == 0xFFFFFFFF || dirOffset == 0xFFFFFFFF) && eocdPos >= 20) {
-        const std::string loc = readAt(in_, path_, fileSize_, eocdPos - 20, 20);
+        const std::string loc = readAt(*file_, eocdPos - 20, 20);
         if (u32(bytesOf(loc)) != kZip64Locator) throw notZip("a zip64 directory without its locator");
-        const std::string z = readAt(in_, path_, fileSize_, u64(bytesOf(loc) + 8), 56);
+        const std::string z = readAt(*file_, u64(bytesOf(loc) + 8), 56);
         if (u32(bytesOf(z)) != kZip64EndOfDirectory) throw notZip("a damaged zip64 end-of-directory record");
         count = u64(bytesOf(z) + 32);
         dirSize = u64(bytesOf(z) + 40);
         dirOffset = u64(bytesOf(z) + 48);
     }
     if (count > kMaxEntries) throw notZip("its directory declares " + std::to_string(count) + " entries");
-    const std::string dir = readAt(in_, path_, fileSize_, dirOffset, dirSize);
+    const std::string dir = readAt(*file_, dirOffset, dirSize);
     const unsigned char* d = bytesOf(dir);
     uint64_t pos = 0;
     for (uint64_t i = 0; i < count; ++i) {
@@ -160,7 +155,7 @@ const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
 }
 
 uint64_t ZipArchive::dataStart(const Entry& entry) const {
-    const std::string local = readAt(in_, path_, fileSize_, entry.localHeaderOffset, 30);
+    const std::string local = readAt(*file_, entry.localHeaderOffset, 30);
     if (u32(bytesOf(local)) != kLocalHeader)
         throw FormatError("'" + entry.name + "' in '" + path_ +
                           "' is damaged: no local header where the directory says");
@@ -181,7 +176,7 @@ void ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t le
     const std::string where = "'" + entry.name + "' in '" + path_ + "'";
     const uint64_t start = dataStart(entry);
     if (begin == 0 && length == entry.size) {  // the whole entry: one pass reads and checks it
-        readInto(in_, path_, fileSize_, start, length, out);
+        readInto(*file_, start, length, out);
         if (crcOf(out, length) != entry.crc32) throw FormatError(where + " is damaged: its CRC-32 does not match");
         return;
     }
@@ -194,8 +189,7 @@ void ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t le
     if (index >= crcChecked_.size() || !crcChecked_[index]) {
         uLong crc = crc32(0L, Z_NULL, 0);
         for (uint64_t off = 0; off < entry.size;) {
-            const std::string chunk =
-                readAt(in_, path_, fileSize_, start + off, std::min<uint64_t>(entry.size - off, 1u << 20));
+            const std::string chunk = readAt(*file_, start + off, std::min<uint64_t>(entry.size - off, 1u << 20));
             crc = crc32(crc, bytesOf(chunk), static_cast<uInt>(chunk.size()));
             off += chunk.size();
         }
@@ -203,7 +197,7 @@ void ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t le
             throw FormatError(where + " is damaged: its CRC-32 does not match");
         if (index < crcChecked_.size()) crcChecked_[index] = true;
     }
-    readInto(in_, path_, fileSize_, start + begin, length, out);
+    readInto(*file_, start + begin, length, out);
 }
 
 std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint64_t length) const {
@@ -215,7 +209,7 @@ std::string ZipArchive::readStoredRange(const Entry& entry, uint64_t begin, uint
 
 std::string ZipArchive::read(const Entry& entry) const {
     const std::string where = "'" + entry.name + "' in '" + path_ + "'";
-    std::string data = readAt(in_, path_, fileSize_, dataStart(entry), entry.compressedSize);
+    std::string data = readAt(*file_, dataStart(entry), entry.compressedSize);
     if (entry.method == 8) {
         // Deflate expands at most ~1032:1; a larger declared size is a lie we do not allocate.
         if (entry.size / 1032 > entry.compressedSize + 1)

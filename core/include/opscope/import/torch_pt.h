@@ -1,10 +1,13 @@
-// PyTorch's torch.save files (the zip format, PyTorch >= 1.6), read without PyTorch: a strict
+// PyTorch's torch.save files, read without PyTorch: the zip layout (PyTorch 1.6 and later) and
+// the legacy one (_use_new_zipfile_serialization=False, and every file before 1.6). A strict
 // pickle reader for exactly what torch.save writes for tensors (torch._utils._rebuild_tensor_v2
-// over storages named by persistent id, _rebuild_parameter, OrderedDict, tuples, lists, dicts)
-// and the raw storages in data/<key>. Views keep their storage offset and strides; the result
-// is a contiguous row-major copy. Only the bytes the tensor asked for spans are read (one key of a
-// large state dict, or one view of a large shared storage, costs that tensor; the storage's CRC
-// is checked by streaming it), and a damaged storage fails only the tensors that use it.
+// over storages named by persistent id, _rebuild_parameter, OrderedDict, tuples, lists, dicts);
+// the storages' raw bytes are zip entries data/<key>, or records after the legacy layout's
+// pickles. Views keep their storage offset and strides; the result is a contiguous row-major
+// copy. Only the bytes the tensor asked for spans are read (one key of a large state dict, or one
+// view of a large shared storage, costs that tensor; a zip storage's CRC is checked by streaming
+// it), and a damaged storage fails only the tensors that use it (in the legacy layout, the
+// storages after a record that runs past the file's end too).
 // Dtypes: float16/32/64, bfloat16, int8-64, uint8, bool.
 #pragma once
 

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace opscope::import {
+
+namespace detail {
+class FileReader;
+}
 
 class ZipArchive {
 public:
@@ -25,6 +29,8 @@ public:
     // Reads the central directory; throws FormatError naming the file when it is not a zip
     // archive or its directory does not fit in the file.
     explicit ZipArchive(std::string path);
+    ~ZipArchive();
+    ZipArchive(ZipArchive&&) noexcept;
 
     const std::string& path() const { return path_; }
     const std::vector<Entry>& entries() const { return entries_; }
@@ -44,7 +50,7 @@ public:
 
 private:
     std::string path_;
-    mutable std::ifstream in_;  // open once: an archive is read by one thread at a time
+    std::unique_ptr<detail::FileReader> file_;  // open once: an archive is read by one thread at a time
     uint64_t fileSize_ = 0;
     std::vector<Entry> entries_;
     std::unordered_map<std::string, std::size_t> byName_;  // the first entry of each name

@@ -1,0 +1,30 @@
+#include "file_reader.h"
+
+#include "opscope/import/format_error.h"
+
+namespace opscope::import::detail {
+
+FileReader::FileReader(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary | std::ios::ate) {
+    if (!in_) throw FormatError("cannot open '" + path_ + "'");
+    size_ = static_cast<uint64_t>(in_.tellg());
+}
+
+void FileReader::read(uint64_t begin, uint64_t n, void* out) const {
+    if (!fits(begin, n))
+        throw FormatError("'" + path_ + "' is cut short: it has " + std::to_string(size_) + " bytes, not the " +
+                          std::to_string(n) + " from byte " + std::to_string(begin));
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(begin));
+    if (n > 0 && !in_.read(static_cast<char*>(out), static_cast<std::streamsize>(n)))
+        throw FormatError("cannot read " + std::to_string(n) + " bytes at offset " + std::to_string(begin) + " of '" +
+                          path_ + "'");
+}
+
+std::string FileReader::read(uint64_t begin, uint64_t n) const {
+    if (!fits(begin, n)) read(begin, n, nullptr);  // throws before allocating
+    std::string bytes(static_cast<std::size_t>(n), '\0');
+    read(begin, n, bytes.data());
+    return bytes;
+}
+
+}  // namespace opscope::import::detail
