@@ -416,6 +416,24 @@ void writeTorchZip(const std::string& path, const std::string& pickle, uint64_t 
 
 }  // namespace
 
+// torch.save of a tensor on an Ascend NPU (torch_npu's _rebuild_npu_tensor over its .cpu() copy,
+// with the device format as a torch_npu Format) reads as the plain tensor it holds; one whose
+// storage was saved from the device, in a layout that may be the device's own, is refused.
+TEST(TensorFiles, ATensorSavedOnAnNpuReadsFromItsCpuCopy) {
+    opscope::test::ScratchDir dir("pt_npu");
+    const std::string path = dir.file("grad.pt");
+    const float values[] = {0.5f, -1.25f, 3.0f};
+    writeTorchZip(path, std::string("\x80\x02}(") + text("grad") + opscope::test::rebuiltNpuView(3, 3, "cpu") + "u.",
+                  12, {{0, std::string(reinterpret_cast<const char*>(values), 12)}});
+    EXPECT_EQ(import::readTensorFile(path + ":grad").toDoubles(), (std::vector<double>{0.5, -1.25, 3.0}));
+
+    const std::string device = dir.file("device.pt");
+    writeTorchZip(
+        device, std::string("\x80\x02}(") + text("grad") + opscope::test::rebuiltNpuView(3, 3, "npu:0") + "u.", 12, {});
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(device + ":grad"); }),
+                    "an NPU tensor whose storage '0' was saved from the device ('npu:0')");
+}
+
 // Two small views of one 256 MiB storage (a flat parameter buffer, tied weights): each read costs
 // its own bytes, not the storage's, and the storage's CRC is still checked (streamed).
 TEST(TensorFiles, AViewOfALargeStorageReadsOnlyItsBytes) {

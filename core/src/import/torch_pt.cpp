@@ -126,6 +126,7 @@ private:
             slot->dtype = dtype;
             slot->key = t[2]->s;
             slot->numel = t[4]->i;
+            slot->location = t[3]->kind == PyValue::Kind::String ? t[3]->s : "";
         } else if (slot->dtype != dtype) {
             fail("storage '" + t[2]->s + "' is used as two dtypes");
         }
@@ -198,10 +199,34 @@ private:
         return out;
     }
 
+    // torch.save of a tensor on an Ascend NPU, as torch_npu's Tensor.__reduce_ex__ writes it:
+    // _rebuild_npu_tensor(storage, offset, size, stride, requires_grad, hooks, npu format) over
+    // the storage of the tensor's .cpu() copy, so the bytes are the plain row-major elements and
+    // the device's format (NZ, NC1HWC0, ...) is only a note for loading it back onto the device.
+    PyRef rebuildNpuTensor(const std::vector<PyRef>& a) {
+        if (a.size() != 7) fail("_rebuild_npu_tensor with " + std::to_string(a.size()) + " arguments, not 7");
+        const PyRef tensor = rebuildTensor(a);
+        const Storage& s = *std::static_pointer_cast<LazyTensor>(tensor->object)->storage;
+        if (s.location.rfind("cpu", 0) != 0)
+            fail("an NPU tensor whose storage '" + s.key + "' was saved from the device ('" + s.location +
+                 "'), which may hold the device's own layout; save tensor.cpu() instead");
+        return tensor;
+    }
+
+    static bool isTorchNpu(const std::string& global, const std::string& suffix) {
+        return global.rfind("torch_npu.", 0) == 0 && global.size() > suffix.size() &&
+               global.compare(global.size() - suffix.size(), suffix.size(), suffix) == 0;
+    }
+
     PyRef call(const std::string& global, const PyRef& args) {
         const auto& a = args->items;
         if (global == "torch._utils._rebuild_tensor_v2" || global == "torch._utils._rebuild_tensor")
             return rebuildTensor(a);
+        if (isTorchNpu(global, "._rebuild_npu_tensor")) return rebuildNpuTensor(a);
+        if (isTorchNpu(global, "._format.Format")) {  // the device format of an NPU tensor, an IntEnum
+            if (a.size() != 1 || a[0]->kind != PyValue::Kind::Int) fail(global + " of something not an integer");
+            return a[0];
+        }
         if (global == "torch._utils._rebuild_parameter" || global == "torch._utils._rebuild_parameter_with_state") {
             if (a.empty() || a[0]->objectType != "tensor") fail("_rebuild_parameter without a tensor");
             return a[0];
