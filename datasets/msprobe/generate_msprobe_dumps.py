@@ -15,9 +15,9 @@ operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
                            (Functional.conv2d.4: gradWeight), a truncated .pt
                            (Functional.conv2d.5), a missing file (Functional.group_norm.2) and a
                            5-D grid_sample
-    dump_l1/step0/rank1/   one more rank (a group_norm)
+    dump_l1/step0/rank1/   one more rank (a group_norm), its tensors saved as torch_npu saves them
     dump_l0/step0/rank0/   L0: Conv2d and GroupNorm modules with parameters and parameters_grad
-    readers/               .pt (zip and legacy) and .npy/.npz files of every dtype (contiguous, strided views,
+    readers/               .pt (zip, legacy, saved on an NPU) and .npy/.npz files of every dtype (contiguous, strided views,
                            storage offsets, Fortran order, big-endian, format versions 1-3),
                            .safetensors checkpoints, and each tensor's values as raw C-order
                            little-endian bytes written by numpy
@@ -33,13 +33,17 @@ Seeded and reproducible. Building and testing never need PyTorch.
 """
 
 import argparse
+import contextlib
+import enum
 import json
 import os
 import pickle
 import shutil
 import struct
 import sys
+import types
 import zipfile
+from collections import OrderedDict
 
 import numpy as np
 import torch
@@ -322,8 +326,10 @@ def write_l1(root):
     os.remove(os.path.join(w.data_dir, "Functional.group_norm.2.forward.input.0.pt"))
     w.close()
 
+    # Rank 1's tensors are saved as on an NPU (torch_npu's _rebuild_npu_tensor), as a real dump's are.
     w1 = DumpWriter(os.path.join(root, "step0", "rank1"), "L1")
-    w1.api("Functional.group_norm.0", *group_norm_call("g4", "fp32", (2, 4, 6), 2, True, 1e-5, False))
+    with npu_style_save():
+        w1.api("Functional.group_norm.0", *group_norm_call("g4", "fp32", (2, 4, 6), 2, True, 1e-5, False))
     w1.close()
 
 
@@ -424,6 +430,43 @@ def write_safetensors_readers(root, base, record):
         json.dump({"weight_map": {"x": "../readers/single.safetensors"}}, f)
 
 
+@contextlib.contextmanager
+def npu_style_save():
+    """torch.save as it runs with torch_npu on an Ascend NPU, where msprobe dumps every tensor:
+    torch_npu's Tensor.__reduce_ex__ pickles torch_npu.utils.storage._rebuild_npu_tensor(storage,
+    offset, size, stride, requires_grad, hooks, npu format) over the tensor's .cpu() copy, the
+    format a torch_npu.npu._format.Format (an IntEnum). With no NPU here, stand-in modules of those
+    names let PyTorch's own pickler write the same opcodes for a CPU tensor."""
+    def _rebuild_npu_tensor(storage, storage_offset, size, stride, requires_grad, backward_hooks, npu_format):
+        return torch._utils._rebuild_tensor(storage, storage_offset, size, stride)
+
+    class Format(enum.IntEnum):
+        ND = 2
+        FRACTAL_NZ = 29
+
+    modules = {name: types.ModuleType(name) for name in
+               ("torch_npu", "torch_npu.utils", "torch_npu.utils.storage", "torch_npu.npu", "torch_npu.npu._format")}
+    _rebuild_npu_tensor.__module__, _rebuild_npu_tensor.__qualname__ = "torch_npu.utils.storage", "_rebuild_npu_tensor"
+    modules["torch_npu.utils.storage"]._rebuild_npu_tensor = _rebuild_npu_tensor
+    Format.__module__, Format.__qualname__ = "torch_npu.npu._format", "Format"
+    modules["torch_npu.npu._format"].Format = Format
+
+    def reduce_ex(self, proto):
+        fmt = Format.FRACTAL_NZ if self.dim() >= 2 else Format.ND
+        return _rebuild_npu_tensor, (self.storage(), self.storage_offset(), tuple(self.size()), self.stride(),
+                                     self.requires_grad, OrderedDict(), fmt)
+
+    saved = torch.Tensor.__reduce_ex__
+    sys.modules.update(modules)
+    torch.Tensor.__reduce_ex__ = reduce_ex
+    try:
+        yield
+    finally:
+        torch.Tensor.__reduce_ex__ = saved
+        for name in modules:
+            del sys.modules[name]
+
+
 def write_readers(root):
     os.makedirs(root, exist_ok=True)
     lines = []
@@ -448,6 +491,11 @@ def write_readers(root):
             file = f"{name}_{vname}.pt"
             torch.save(v, os.path.join(root, file))
             record(file, None, name, list(v.shape), raw_bytes(v))
+            if vname in ("contiguous", "scalar"):  # msprobe saves tensor.clone().contiguous()
+                file = f"npu_{name}_{vname}.pt"
+                with npu_style_save():
+                    torch.save(v.clone().contiguous(), os.path.join(root, file))
+                record(file, None, name, list(v.shape), raw_bytes(v))
             # The legacy layout (_use_new_zipfile_serialization=False, and every file before 1.6).
             file = f"legacy_{name}_{vname}.pt"
             torch.save(v, os.path.join(root, file), _use_new_zipfile_serialization=False)

@@ -416,22 +416,42 @@ void writeTorchZip(const std::string& path, const std::string& pickle, uint64_t 
 
 }  // namespace
 
-// torch.save of a tensor on an Ascend NPU (torch_npu's _rebuild_npu_tensor over its .cpu() copy,
-// with the device format as a torch_npu Format) reads as the plain tensor it holds; one whose
-// storage was saved from the device, in a layout that may be the device's own, is refused.
-TEST(TensorFiles, ATensorSavedOnAnNpuReadsFromItsCpuCopy) {
+// torch.save of a tensor on an Ascend NPU (torch_npu's _rebuild_npu_tensor over a copy in its
+// origin format, the device format as a torch_npu Format) reads as the plain tensor it holds,
+// whether the copy was the tensor's .cpu() (torch_npu 2.x) or a device storage ("npu:0", older
+// releases), with a format of any kind it is written in (number, name, or the old bool); nothing
+// else is taken for one. The fixtures npu_*.pt are
+// written by PyTorch's own pickler with torch_npu's reduce (generate_msprobe_dumps.py).
+TEST(TensorFiles, ATensorSavedOnAnNpuReadsAsItsOriginFormatCopy) {
     opscope::test::ScratchDir dir("pt_npu");
-    const std::string path = dir.file("grad.pt");
     const float values[] = {0.5f, -1.25f, 3.0f};
-    writeTorchZip(path, std::string("\x80\x02}(") + text("grad") + opscope::test::rebuiltNpuView(3, 3, "cpu") + "u.",
-                  12, {{0, std::string(reinterpret_cast<const char*>(values), 12)}});
-    EXPECT_EQ(import::readTensorFile(path + ":grad").toDoubles(), (std::vector<double>{0.5, -1.25, 3.0}));
-
-    const std::string device = dir.file("device.pt");
-    writeTorchZip(
-        device, std::string("\x80\x02}(") + text("grad") + opscope::test::rebuiltNpuView(3, 3, "npu:0") + "u.", 12, {});
-    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(device + ":grad"); }),
-                    "an NPU tensor whose storage '0' was saved from the device ('npu:0')");
+    for (const char* location : {"cpu", "npu:0"}) {
+        const std::string path = dir.file(std::string("grad_") + location + ".pt");
+        writeTorchZip(path,
+                      std::string("\x80\x02}(") + text("grad") + opscope::test::rebuiltNpuView(3, 3, location) + "u.",
+                      12, {{0, std::string(reinterpret_cast<const char*>(values), 12)}});
+        EXPECT_EQ(import::readTensorFile(path + ":grad").toDoubles(), (std::vector<double>{0.5, -1.25, 3.0}))
+            << location;
+    }
+    std::string pickle = std::string("\x80\x02}(") + text("grad") + opscope::test::rebuiltNpuView(3, 3, "cpu") + "u.";
+    const std::string format = "ctorch_npu.npu._format\nFormat\n" + opscope::test::binint(29) + "\x85R";
+    pickle.replace(pickle.find(format), format.size(), "\x89");
+    const std::string boolean = dir.file("boolean.pt");
+    writeTorchZip(boolean, pickle, 12, {});
+    EXPECT_EQ(import::readTensorFile(boolean + ":grad").shape(), (std::vector<int64_t>{3}));
+    pickle.replace(pickle.find("\x89tR"), 1, "N");
+    writeTorchZip(boolean, pickle, 12, {});
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(boolean + ":grad"); }),
+                    "_rebuild_npu_tensor whose device format is not a format");
+    // getattr is taken on torch_npu's Format alone (the fixtures npu_*.pt hold that one).
+    const std::string getattrOs = dir.file("getattr.pt");
+    writeTorchZip(getattrOs,
+                  "\x80\x02"
+                  "c__builtin__\ngetattr\ncos\nsystem\n" +
+                      text("x") + "\x86R.",
+                  0, {});
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTorchPt(getattrOs); }),
+                    "it calls getattr on something other than torch_npu's Format");
 }
 
 // Two small views of one 256 MiB storage (a flat parameter buffer, tied weights): each read costs

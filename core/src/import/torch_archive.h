@@ -21,7 +21,6 @@ struct TorchStorage {
     DType dtype = DType::Undefined;
     std::string key;
     int64_t numel = 0;
-    std::string location;  // "cpu", "cuda:0", "npu:0": the device the storage was saved from
 };
 using TorchStorages = std::map<std::string, std::shared_ptr<TorchStorage>>;
 

@@ -126,7 +126,6 @@ private:
             slot->dtype = dtype;
             slot->key = t[2]->s;
             slot->numel = t[4]->i;
-            slot->location = t[3]->kind == PyValue::Kind::String ? t[3]->s : "";
         } else if (slot->dtype != dtype) {
             fail("storage '" + t[2]->s + "' is used as two dtypes");
         }
@@ -199,18 +198,18 @@ private:
         return out;
     }
 
-    // torch.save of a tensor on an Ascend NPU, as torch_npu's Tensor.__reduce_ex__ writes it:
-    // _rebuild_npu_tensor(storage, offset, size, stride, requires_grad, hooks, npu format) over
-    // the storage of the tensor's .cpu() copy, so the bytes are the plain row-major elements and
-    // the device's format (NZ, NC1HWC0, ...) is only a note for loading it back onto the device.
+    // torch.save of a tensor on an Ascend NPU, as torch_npu's Tensor.__reduce_ex__ writes it (and
+    // so every tensor of an msprobe dump of an NPU run): _rebuild_npu_tensor(storage, offset, size,
+    // stride, requires_grad, hooks, npu format) over a copy in the tensor's origin format (its .cpu()
+    // copy; before torch_npu 2.x, the device tensor cast back to its origin format, a storage on
+    // "npu:0"). The origin format is a base one (ND, NCHW), so the bytes are the plain elements;
+    // the device format (FRACTAL_NZ, NC1HWC0, ...) only says how torch_npu lays it out again.
     PyRef rebuildNpuTensor(const std::vector<PyRef>& a) {
         if (a.size() != 7) fail("_rebuild_npu_tensor with " + std::to_string(a.size()) + " arguments, not 7");
-        const PyRef tensor = rebuildTensor(a);
-        const Storage& s = *std::static_pointer_cast<LazyTensor>(tensor->object)->storage;
-        if (s.location.rfind("cpu", 0) != 0)
-            fail("an NPU tensor whose storage '" + s.key + "' was saved from the device ('" + s.location +
-                 "'), which may hold the device's own layout; save tensor.cpu() instead");
-        return tensor;
+        const PyValue::Kind format = a[6]->kind;
+        if (format != PyValue::Kind::Int && format != PyValue::Kind::Bool && format != PyValue::Kind::String)
+            fail("_rebuild_npu_tensor whose device format is not a format");
+        return rebuildTensor(a);
     }
 
     static bool isTorchNpu(const std::string& global, const std::string& suffix) {
@@ -223,9 +222,17 @@ private:
         if (global == "torch._utils._rebuild_tensor_v2" || global == "torch._utils._rebuild_tensor")
             return rebuildTensor(a);
         if (isTorchNpu(global, "._rebuild_npu_tensor")) return rebuildNpuTensor(a);
-        if (isTorchNpu(global, "._format.Format")) {  // the device format of an NPU tensor, an IntEnum
+        // The device format of an NPU tensor, an IntEnum: Format(29) as Python before 3.11 pickles a
+        // member, getattr(Format, "FRACTAL_NZ") as 3.11 does. Only that getattr is taken.
+        if (isTorchNpu(global, "._format.Format")) {
             if (a.size() != 1 || a[0]->kind != PyValue::Kind::Int) fail(global + " of something not an integer");
             return a[0];
+        }
+        if (global == "__builtin__.getattr" || global == "builtins.getattr") {
+            if (a.size() != 2 || a[0]->kind != PyValue::Kind::Global || !isTorchNpu(a[0]->s, "._format.Format") ||
+                a[1]->kind != PyValue::Kind::String)
+                fail("it calls getattr on something other than torch_npu's Format");
+            return a[1];
         }
         if (global == "torch._utils._rebuild_parameter" || global == "torch._utils._rebuild_parameter_with_state") {
             if (a.empty() || a[0]->objectType != "tensor") fail("_rebuild_parameter without a tensor");
