@@ -18,14 +18,8 @@
 #include "torch_pickle_bytes.h"
 
 using namespace opscope;
+using namespace opscope::test;  // the readers' fixtures and the pickle bytes written by hand
 using opscope::import::FormatError;
-using opscope::test::errorOf;
-using opscope::test::manifest;
-using opscope::test::ReaderFixture;
-using opscope::test::readersDir;
-using opscope::test::rebuiltView;
-using opscope::test::slurp;
-using opscope::test::text;
 
 namespace {
 
