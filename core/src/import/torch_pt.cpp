@@ -5,7 +5,6 @@
 #include "opscope/import/torch_pt.h"
 
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
