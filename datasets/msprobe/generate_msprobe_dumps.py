@@ -467,6 +467,26 @@ def npu_style_save():
             del sys.modules[name]
 
 
+@contextlib.contextmanager
+def torch2_tensor_state_save():
+    """torch.save as PyTorch 2.x writes a tensor that carries Python attributes (Megatron's
+    tensor.sequence_parallel = True, ...): torch._tensor._rebuild_from_type_v2(rebuild, torch.Tensor,
+    its arguments, the attributes). PyTorch 1.13 drops such attributes; its own pickler writes the
+    2.x call when Tensor.__reduce_ex__ returns it."""
+    def reduce_ex(self, proto):
+        if not self.__dict__:  # no attributes: the plain rebuild, as 2.x writes it
+            return self._reduce_ex_internal(proto)
+        func, args = self._reduce_ex_internal(proto)
+        return torch._tensor._rebuild_from_type_v2, (func, torch.Tensor, args, dict(self.__dict__))
+
+    saved = torch.Tensor.__reduce_ex__
+    torch.Tensor.__reduce_ex__ = reduce_ex
+    try:
+        yield
+    finally:
+        torch.Tensor.__reduce_ex__ = saved
+
+
 def write_readers(root):
     os.makedirs(root, exist_ok=True)
     lines = []
@@ -512,6 +532,13 @@ def write_readers(root):
     for key, t in {"model/conv.weight": conv, "model/bn.bias": bn, "optimizer/state/0/step": torch.tensor(3.0),
                    "optimizer/state/0/exp_avg": avg}.items():
         record("checkpoint.pth", key, str(t.dtype).replace("torch.", ""), list(t.shape), raw_bytes(t))
+    # Tensors with Python attributes, as PyTorch 2.x saves them.
+    marked = base[1].float()
+    marked.sequence_parallel = True
+    with torch2_tensor_state_save():
+        torch.save({"layer.weight": marked, "layer.bias": base[0, 0].half()}, os.path.join(root, "attributes.pt"))
+    record("attributes.pt", "layer.weight", "float32", [6, 5], raw_bytes(marked))
+    record("attributes.pt", "layer.bias", "float16", [5], raw_bytes(base[0, 0].half()))
     # The same in the legacy layout, with two views of one storage (tied weights) and a protocol-4
     # pickle, whose FRAME opcodes the header must read through.
     flat = base.float().reshape(-1)

@@ -454,6 +454,26 @@ TEST(TensorFiles, ATensorSavedOnAnNpuReadsAsItsOriginFormatCopy) {
                     "it calls getattr on something other than torch_npu's Format");
 }
 
+// PyTorch 2.x saves a tensor that carries Python attributes as _rebuild_from_type_v2(rebuild,
+// torch.Tensor, arguments, attributes): attributes.pt (a fixture written that way) reads bit for
+// bit through EveryFixtureMatchesNumpyBitForBit; a subclass of Tensor is refused in a sentence.
+TEST(TensorFiles, ATensorSubclassIsRefusedInASentence) {
+    opscope::test::ScratchDir dir("pt_subclass");
+    const std::string path = dir.file("subclass.pt");
+    const std::string pickle = std::string("\x80\x02}(") + text("t") + "ctorch._tensor\n_rebuild_from_type_v2\n(" +
+                               "ctorch._utils\n_rebuild_tensor_v2\n" + "c__main__\nMyTensor\n" +
+                               opscope::test::tensorArguments(3, 0, 3, 1, false) + "t}tRu.";
+    writeTorchZip(path, pickle, 12, {});
+    EXPECT_CONTAINS(errorOf<FormatError>([&] { import::readTensorFile(path + ":t"); }),
+                    "a tensor of the subclass __main__.MyTensor, which OpScope does not rebuild");
+    const std::string plain = dir.file("plain.pt");
+    std::string tensor = pickle;
+    const std::string subclass = "c__main__\nMyTensor\n";
+    tensor.replace(tensor.find(subclass), subclass.size(), "ctorch\nTensor\n");
+    writeTorchZip(plain, tensor, 12, {});
+    EXPECT_EQ(import::readTensorFile(plain + ":t").shape(), (std::vector<int64_t>{3}));
+}
+
 // Two small views of one 256 MiB storage (a flat parameter buffer, tied weights): each read costs
 // its own bytes, not the storage's, and the storage's CRC is still checked (streamed).
 TEST(TensorFiles, AViewOfALargeStorageReadsOnlyItsBytes) {

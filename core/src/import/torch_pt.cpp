@@ -233,6 +233,17 @@ private:
                 fail("it calls getattr on something other than torch_npu's Format");
             return a[1];
         }
+        // A tensor with Python attributes (PyTorch 2.x: tensor.sequence_parallel = True, ...):
+        // _rebuild_from_type_v2(rebuild, torch.Tensor, its arguments, the attributes), which are
+        // dropped. The rebuild is one of the calls here; a subclass of Tensor is refused.
+        if (global == "torch._tensor._rebuild_from_type_v2") {
+            if (a.size() != 4 || a[0]->kind != PyValue::Kind::Global || a[1]->kind != PyValue::Kind::Global ||
+                a[2]->kind != PyValue::Kind::Tuple)
+                fail("_rebuild_from_type_v2 without (rebuild, type, arguments, state)");
+            if (a[1]->s != "torch.Tensor" && a[1]->s != "torch.nn.parameter.Parameter")
+                fail("a tensor of the subclass " + a[1]->s + ", which OpScope does not rebuild");
+            return call(a[0]->s, a[2]);
+        }
         if (global == "torch._utils._rebuild_parameter" || global == "torch._utils._rebuild_parameter_with_state") {
             if (a.empty() || a[0]->objectType != "tensor") fail("_rebuild_parameter without a tensor");
             return a[0];
