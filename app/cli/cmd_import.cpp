@@ -75,6 +75,8 @@ void printSummary(const import::msprobe::ImportSummary& s, const import::msprobe
         if (s.convolutions > 0)
             std::cout << "convolutions: float32 ones replayed with " << import::msprobe::convolutionArithmetic(o.device)
                       << "; --conv-allow-hf32 names the run's torch_npu.npu.conv.allow_hf32\n";
+        const std::string folded = import::msprobe::foldedModulesNote(s);
+        if (!folded.empty()) std::cout << "note: " << folded << "\n";
         if (!s.skipped.empty()) std::cout << "not imported:\n";
         for (const auto& k : s.skipped) std::cout << "  " << k.call << ": " << k.reason << "\n";
         std::cout << "read " << formatBytes(s.tensorBytes) << " of tensor files in " << formatNumber(seconds, 3)

@@ -17,6 +17,8 @@ operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
                            5-D grid_sample
     dump_l1/step0/rank1/   one more rank (a group_norm), its tensors saved as torch_npu saves them
     dump_l0/step0/rank0/   L0: Conv2d and GroupNorm modules with parameters and parameters_grad
+    dump_mix/step0/rank0/  mix: modules and the Functional calls they ran (construct.json), one
+                           call at the top level, one module whose call was not dumped
     readers/               .pt (zip, legacy, saved on an NPU) and .npy/.npz files of every dtype (contiguous, strided views,
                            storage offsets, Fortran order, big-endian, format versions 1-3),
                            .safetensors checkpoints, and each tensor's values as raw C-order
@@ -73,6 +75,7 @@ class DumpWriter:
         self.level = level
         self.data = {}
         self.stacks = {}
+        self.construct = {}  # node -> parent module's forward (mix level), as msprobe writes it
 
     def tensor(self, t, data_name, save=True):
         """msprobe's tensor record; the file is written unless save is False (statistics only)."""
@@ -100,9 +103,12 @@ class DumpWriter:
             return self.tensor(v, data_name, save)
         return self.scalar(v)
 
-    def api(self, name, args, kwargs, outputs, grad_outputs, grad_inputs, save=True, backward=True):
-        """An L1 call: name "Functional.conv2d.0"; grad_inputs follow the positional tensors."""
+    def api(self, name, args, kwargs, outputs, grad_outputs, grad_inputs, save=True, backward=True, parent=None):
+        """An L1 call: name "Functional.conv2d.0"; grad_inputs follow the positional tensors. At
+        the mix level, parent is the forward of the module that ran it ("Module.conv1.Conv2d.forward.0")."""
         fwd = name + ".forward"
+        if self.level == "mix":
+            self.construct[fwd] = parent
         self.data[fwd] = {
             "input_args": [self.value(a, f"{fwd}.input.{i}.pt", save) for i, a in enumerate(args)],
             "input_kwargs": {k: self.value(v, f"{fwd}.input.{k}.pt", save) for k, v in kwargs.items()},
@@ -119,6 +125,8 @@ class DumpWriter:
     def module(self, prefix, n, args, params, outputs, grad_outputs, grad_inputs, param_grads):
         """An L0 module call: prefix "Module.conv1.Conv2d"."""
         fwd = f"{prefix}.forward.{n}"
+        if self.level == "mix":
+            self.construct[fwd] = None  # a module of the model's top level
         self.data[fwd] = {
             "input_args": [self.value(a, f"{fwd}.input.{i}.pt", True) for i, a in enumerate(args)],
             "input_kwargs": {},
@@ -144,7 +152,7 @@ class DumpWriter:
         with open(os.path.join(self.folder, "stack.json"), "w") as f:
             json.dump(stacks, f, indent=1)
         with open(os.path.join(self.folder, "construct.json"), "w") as f:
-            json.dump({}, f)
+            json.dump(self.construct, f, indent=1)
 
 
 def grads64(fn, tensors, grad_out):
@@ -360,6 +368,33 @@ def write_l0(root):
              [f(gx2)], {"weight": f(gw2), "bias": f(gb2)})
     r = randn(g, (2, 4), torch.float32)
     w.module("Module.act.ReLU", 0, [r], {}, [r.relu()], [r], [r], {})
+    w.close()
+
+
+def write_mix(root):
+    """A mix-level dump: a Conv2d and a GroupNorm module and the Functional call each one's forward
+    ran (construct.json names the module as the call's parent: one computation dumped twice), a
+    Functional.conv2d at the top level, and a Conv2d module whose call was not dumped."""
+    w = DumpWriter(os.path.join(root, "step0", "rank0"), "mix")
+
+    def module_and_call(prefix, api, call, params):
+        args, kwargs, outputs, grad_outputs, grads = call
+        w.api(api, args, kwargs, outputs, grad_outputs, grads, parent=f"{prefix}.forward.0")
+        w.module(prefix, 0, [args[0]], {k: args[i] for k, i in params.items()}, outputs, grad_outputs, [grads[0]],
+                 {k: grads[j] for j, k in enumerate(params, start=1)})
+
+    same = ((1, 1), (1, 1), (1, 1), 1)  # Conv2d's F.conv2d(input, weight, bias, stride, padding, dilation, groups)
+    module_and_call("Module.conv1.Conv2d", "Functional.conv2d.0",
+                    conv_call(w, "mix_c1", "fp32", (2, 3, 6, 6), (4, 3, 3, 3), 4, F.conv2d, (), {}, positional_params=same),
+                    {"weight": 1, "bias": 2})
+    module_and_call("Module.gn.GroupNorm", "Functional.group_norm.0",
+                    group_norm_call("mix_gn", "fp32", (2, 4, 6, 6), 2, True, 1e-5, True), {"weight": 2, "bias": 3})
+    w.api("Functional.conv2d.1",
+          *conv_call(w, "mix_c2", "fp32", (2, 4, 6, 6), (4, 4, 1, 1), 0, F.conv2d, (), {}))
+    args, _, outputs, grad_outputs, grads = conv_call(w, "mix_c3", "fp32", (2, 4, 5, 5), (2, 4, 3, 3), 2, F.conv2d,
+                                                      (), {}, positional_params=same)
+    w.module("Module.conv3.Conv2d", 0, [args[0]], {"weight": args[1], "bias": args[2]}, outputs, grad_outputs,
+             [grads[0]], {"weight": grads[1], "bias": grads[2]})
     w.close()
 
 
@@ -635,10 +670,11 @@ def main():
     if a.bench:
         write_bench(int(a.bench[0]), a.bench[1], a.scale)
         return
-    for sub in ("dump_l1", "dump_l0", "readers"):
+    for sub in ("dump_l1", "dump_l0", "dump_mix", "readers"):
         shutil.rmtree(os.path.join(HERE, sub), ignore_errors=True)
     write_l1(os.path.join(HERE, "dump_l1"))
     write_l0(os.path.join(HERE, "dump_l0"))
+    write_mix(os.path.join(HERE, "dump_mix"))
     write_readers(os.path.join(HERE, "readers"))
 
 

@@ -24,6 +24,10 @@ expect_out "/msprobe/step0/rank0/Functional.conv2d.1"
 # From a rank folder, and with --step/--rank.
 expect_exit 0 "$CLI" import msprobe "$L1/step0/rank1" -o "$WORK/rank1.h5"
 expect_out "imported 1 of 1 supported call from 1 dump folder (step0/rank1)"
+# A mix-level dump: a module and the call its forward ran are imported once, as the call.
+expect_exit 0 "$CLI" import msprobe "$DATA/msprobe/dump_mix" -o "$WORK/mix.h5"
+expect_out "imported 4 of 4 supported calls"
+expect_out "note: 2 module calls of the mix level imported once, as the call each ran (construct.json).*Module.conv1.Conv2d.0 as Functional.conv2d.0"
 expect_exit 0 "$CLI" import msprobe "$L1" --step 0 --rank 0 -o "$WORK/rank0.h5" --quiet
 expect_out "imported 15 of 19"
 expect_exit 2 "$CLI" import msprobe "$L1" --rank 9 -o "$WORK/x.h5"

@@ -317,6 +317,50 @@ TEST(MsprobeImport, L0ModulesInferWhatTheDumpDoesNotRecord) {
     }
 }
 
+// A mix-level dump holds a Conv2d (GroupNorm) module and the F.conv2d (F.group_norm) its forward
+// ran, one computation twice; construct.json names the module as the call's parent. Each is
+// imported once, as the call; a module whose call was not dumped, or that ran two calls, stays.
+TEST(MsprobeImport, MixLevelModulesAreImportedOnceAsTheCallTheyRan) {
+    msprobe::ImportSummary s;
+    const auto cs = byCall(msprobe::importCases((dumps() / "dump_mix").string(), {}, &s));
+    EXPECT_EQ(msprobe::Dump(msprobe::findDumpFolders((dumps() / "dump_mix").string(), "", "").front()).supportedCalls(),
+              (std::vector<std::string>{"Functional.conv2d.0", "Functional.group_norm.0", "Functional.conv2d.1",
+                                        "Module.conv3.Conv2d.0"}));
+    ASSERT_EQ(s.imported.size(), 4u) << (s.skipped.empty() ? "" : s.skipped[0].reason);
+    EXPECT_EQ(s.folded, (std::vector<std::pair<std::string, std::string>>{
+                            {"step0/rank0/Module.conv1.Conv2d.0", "Functional.conv2d.0"},
+                            {"step0/rank0/Module.gn.GroupNorm.0", "Functional.group_norm.0"}}));
+    EXPECT_NE(msprobe::foldedModulesNote(s).find("2 module calls of the mix level imported once"), std::string::npos);
+    EXPECT_EQ(std::get<Ints>(param(cs.at("Functional.conv2d.0"), "padding")), (Ints{1, 1}));
+    for (const auto& [name, c] : cs) {
+        const ops::CaseResult r = ops::runCase(c, "", {});
+        ASSERT_TRUE(r.ok()) << name << ": " << r.error;
+        EXPECT_TRUE(r.passed()) << name;
+    }
+
+    // construct.json as it changes: each variant and the calls it leaves.
+    opscope::test::ScratchDir dir("msprobe");
+    const fs::path rank = fs::path(dir.file("dump")) / "step0" / "rank0";
+    fs::create_directories(rank.parent_path());
+    fs::copy(dumps() / "dump_mix" / "step0" / "rank0", rank, fs::copy_options::recursive);
+    const std::string construct = readFileText(rank / "construct.json").value();
+    auto callsWith = [&](const std::string& text) {
+        std::ofstream(rank / "construct.json", std::ios::binary | std::ios::trunc) << text;
+        return msprobe::Dump(msprobe::findDumpFolders(dir.file("dump"), "", "").front()).supportedCalls().size();
+    };
+    EXPECT_EQ(callsWith("{ damaged"), 6u) << "a damaged construct.json folds nothing";
+    EXPECT_EQ(callsWith("{}"), 6u);
+    std::string megatron = construct;  // [parent, micro step], as msprobe writes under Megatron
+    const std::string parent = "\"Module.conv1.Conv2d.forward.0\"";
+    megatron.replace(megatron.find(": " + parent), parent.size() + 2, ": [" + parent + ", 0]");
+    EXPECT_EQ(callsWith(megatron), 4u);
+    std::string twoCalls = construct;  // conv1's forward ran two convolutions: the module stays
+    const std::string topLevel = "\"Functional.conv2d.1.forward\": null";
+    twoCalls.replace(twoCalls.find(topLevel), topLevel.size(),
+                     "\"Functional.conv2d.1.forward\": \"Module.conv1.Conv2d.forward.0\"");
+    EXPECT_EQ(callsWith(twoCalls), 5u);
+}
+
 // The in-memory import (the debugger's) keeps the call's name and stack as the file does.
 TEST(MsprobeImport, InMemoryCasesKeepTheCallAndItsStack) {
     msprobe::ImportSummary s;

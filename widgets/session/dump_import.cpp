@@ -57,6 +57,8 @@ DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl&
         QString("; device %1 (File > Dumps Came From)").arg(QString::fromUtf8(productName(control.device.product)));
     const std::string mismatch = import::msprobe::deviceMismatch(s, control.device);
     if (!mismatch.empty()) r.summary += QString("; warning: %1").arg(QString::fromStdString(mismatch));
+    const std::string folded = import::msprobe::foldedModulesNote(s);
+    if (!folded.empty()) r.summary += QString("; %1").arg(QString::fromStdString(folded));
     if (s.convolutions > 0)
         r.summary += QString("; float32 convolutions with %1 (File > Dumps Ran with Conv HF32)")
                          .arg(QString::fromStdString(import::msprobe::convolutionArithmetic(control.device)));

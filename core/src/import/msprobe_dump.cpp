@@ -133,9 +133,12 @@ struct Dump::Impl {
     std::map<std::string, std::string> stacks;  // forward key -> frames, read at the first stack()
     std::once_flag stacksRead;                  // stack() runs on the import's worker threads
     std::map<std::string, std::string> forwardKeyOf;
+    std::vector<std::pair<std::string, std::string>> folded;  // module call, the call it ran
 
     // The supported calls among dump.json's "data" members, in the dump's order.
     void findCalls(const std::vector<JsonMember>& data);
+    // mix level: drops each module call that is one computation with the call it ran.
+    void foldModulesIntoTheirCalls();
     void readStacks() {
         const fs::path p = fs::path(folder.path) / "stack.json";
         std::error_code ec;
@@ -183,6 +186,18 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// "Module.conv1.Conv2d.forward.3": the module's path prefix, its class and its call number.
+const std::regex& moduleForwardKey() {
+    static const std::regex key(R"(^(Module\..*\.)([A-Za-z0-9_]+)\.forward\.(\d+)$)");
+    return key;
+}
+
+// The operator a call or module class runs: "conv" (every convolution), "group_norm", or the api.
+std::string operatorKind(const std::string& api) {
+    if (contains(kConvApis, api) || contains(kConvModules, api)) return "conv";
+    return api == "GroupNorm" ? "group_norm" : api;
+}
+
 bool supportedApi(const std::string& prefix, const std::string& api) {
     if (prefix == "Functional" || prefix == "Torch")
         return contains(kConvApis, api) || api == "group_norm" || api == "grid_sample";
@@ -199,7 +214,7 @@ void Dump::Impl::findCalls(const std::vector<JsonMember>& data) {
         const auto found = byName.find(key);
         return found == byName.end() ? JsonSpan{} : found->second;
     };
-    static const std::regex moduleKey(R"(^(Module\..*\.)([A-Za-z0-9_]+)\.forward\.(\d+)$)");
+    const std::regex& moduleKey = moduleForwardKey();
     for (const JsonMember& m : data) {
         const std::string& key = m.name;
         detail::Call call;
@@ -235,6 +250,46 @@ void Dump::Impl::findCalls(const std::vector<JsonMember>& data) {
     }
 }
 
+// At the mix level msprobe dumps a Conv2d module and the F.conv2d its forward runs, one
+// computation twice; construct.json names the module's forward ("Module.conv1.Conv2d.forward.0")
+// as the parent of the call's ("Functional.conv2d.0.forward"; with Megatron, [parent, micro
+// step]). The call is imported: the dump has its arguments as passed, where the module's stride
+// and padding would be inferred from shapes. A module is dropped only when it ran exactly one
+// supported call of its own operator; a missing or damaged construct.json drops none.
+void Dump::Impl::foldModulesIntoTheirCalls() {
+    const std::optional<std::string> text = readFileText(fs::path(folder.path) / "construct.json");
+    if (!text) return;
+    const json construct = json::parse(*text, nullptr, false);
+    if (construct.is_discarded() || !construct.is_object()) return;
+    std::map<std::string, std::vector<std::string>> ran;  // module call -> the calls it ran
+    for (const std::string& name : names) {
+        const detail::Call& call = calls.at(name);
+        const auto entry = construct.find(forwardKeyOf.at(name));
+        if (call.module || entry == construct.end()) continue;
+        const json& parent = entry->is_array() && !entry->empty() ? entry->front() : *entry;
+        std::smatch m;
+        const std::string parentName = parent.is_string() ? parent.get<std::string>() : "";
+        if (!std::regex_match(parentName, m, moduleForwardKey())) continue;
+        const auto module = calls.find(m[1].str() + m[2].str() + "." + m[3].str());
+        if (module != calls.end() && module->second.module &&
+            operatorKind(module->second.api) == operatorKind(call.api))
+            ran[module->first].push_back(name);
+    }
+    std::vector<std::string> kept;
+    for (const std::string& name : names) {
+        const auto r = ran.find(name);
+        if (r == ran.end() || r->second.size() != 1) {
+            kept.push_back(name);
+            continue;
+        }
+        folded.emplace_back(name, r->second.front());
+        calls.erase(name);
+        entries.erase(name);
+        forwardKeyOf.erase(name);
+    }
+    names = std::move(kept);
+}
+
 Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
     impl_->folder = std::move(folder);
     const fs::path file = fs::path(impl_->folder.path) / "dump.json";
@@ -268,6 +323,7 @@ Dump::Dump(DumpFolder folder) : impl_(std::make_unique<Impl>()) {
                           "\": OpScope replays PyTorch (torch_npu) dumps, whose APIs' arguments it knows; a " +
                           "MindSpore API of the same name takes others (ops.conv2d's pad_mode)");
     impl_->findCalls(data);
+    impl_->foldModulesIntoTheirCalls();
 }
 
 Dump::~Dump() = default;
@@ -275,6 +331,7 @@ Dump::Dump(Dump&&) noexcept = default;
 const DumpFolder& Dump::folder() const { return impl_->folder; }
 const std::string& Dump::level() const { return impl_->level; }
 const std::vector<std::string>& Dump::supportedCalls() const { return impl_->names; }
+const std::vector<std::pair<std::string, std::string>>& Dump::foldedModules() const { return impl_->folded; }
 
 std::string Dump::stack(const std::string& call) const {
     auto key = impl_->forwardKeyOf.find(call);
@@ -420,6 +477,7 @@ ImportSummary importWith(std::vector<DumpFolder> folders, const ImportOptions& o
     Progress p{o};
     for (const DumpFolder& f : summary.folders) {
         Dump d(f);
+        for (const auto& [module, call] : d.foldedModules()) summary.folded.push_back({f.label() + "/" + module, call});
         counts.push_back(d.supportedCalls().size());
         for (std::size_t i = 0; i < counts.back(); ++i) p.total += p.mine();
         if (summary.folders.size() == 1) only.emplace(std::move(d));

@@ -415,6 +415,18 @@ std::string deviceMismatch(const ImportSummary& summary, const DeviceSettings& d
            " does not have: the dump is likely from an Atlas A2/A3 (--product a2)";
 }
 
+std::string foldedModulesNote(const ImportSummary& summary) {
+    const std::size_t n = summary.folded.size();
+    if (n == 0) return "";
+    std::string list;
+    for (std::size_t i = 0; i < n && i < 3; ++i)
+        list += (i ? ", " : "") + summary.folded[i].first + " as " + summary.folded[i].second;
+    if (n > 3) list += ", and " + std::to_string(n - 3) + " more";
+    return std::to_string(n) + " module call" + (n == 1 ? "" : "s") +
+           " of the mix level imported once, as the call each ran (construct.json), whose arguments the dump " +
+           "holds as passed: " + list;
+}
+
 std::string convolutionArithmetic(const DeviceSettings& device) {
     const int8_t mode = torchNpuCubeMathType(device);
     const char* operands = mode == 3 ? "HF32" : mode == 0 ? "float32" : "fp16";

@@ -76,6 +76,10 @@ public:
     // The calls that run one of OpScope's operators, in dump.json order: "Functional.conv2d.0",
     // "Module.conv1.Conv2d.0", "NPU.npu_rms_norm.3", ...
     const std::vector<std::string>& supportedCalls() const;
+    // mix level: the module calls left out of supportedCalls because each is one computation
+    // with the one call its forward ran (construct.json), which is imported in its place:
+    // ("Module.conv1.Conv2d.0", "Functional.conv2d.0"), in dump order.
+    const std::vector<std::pair<std::string, std::string>>& foldedModules() const;
     // The case of one of them. Throws std::runtime_error (FormatError for a bad file) with the
     // reason when it cannot be replayed: statistics only, a missing or damaged tensor file, a
     // 5-D grid_sample, a dtype the operator does not take, ...
@@ -112,15 +116,22 @@ struct ImportSummary {
     std::size_t convolutions = 0;       // of them, aclnnConvolutionBackward cases (DeviceSettings apply)
     std::size_t bfloat16Calls = 0;      // of them, calls with a bfloat16 input (an Atlas A2/A3 ran them)
     std::vector<Skipped> skipped;       // supported calls that could not be imported, and why
-    uint64_t tensorBytes = 0;           // bytes of tensor files read
-    bool written = false;               // importDump wrote the file (not when nothing imported)
-    bool cancelled = false;             // ImportOptions::cancelled stopped it: nothing written
+    // mix level: the module calls imported as the call each ran,
+    // ("step0/rank0/Module.conv1.Conv2d.0", "Functional.conv2d.0"); every folder's, in any shard
+    std::vector<std::pair<std::string, std::string>> folded;
+    uint64_t tensorBytes = 0;  // bytes of tensor files read
+    bool written = false;      // importDump wrote the file (not when nothing imported)
+    bool cancelled = false;    // ImportOptions::cancelled stopped it: nothing written
 };
 
 // Imports every supported call under `dir` into a new case file `output`, written atomically
 // (never over one of the dump's files; not at all when no call imports or it is cancelled). Cases keep dump order
 // whatever the number of jobs. Throws FormatError (no dump found) or std::runtime_error (cannot write).
 ImportSummary importDump(const std::string& dir, const std::string& output, const ImportOptions& options = {});
+
+// "", or that the mix level's module calls were imported once, as the calls they ran: for the
+// CLI's summary and the debugger's.
+std::string foldedModulesNote(const ImportSummary& summary);
 
 // What the dump says against the device it was imported as, or "": bfloat16 calls, which only
 // an Atlas A2/A3 runs, in a dump imported as from the training or inference series.
