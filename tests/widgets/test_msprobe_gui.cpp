@@ -16,6 +16,7 @@
 #include "palette.h"
 #include "session/debug_context.h"
 #include "session/dump_import.h"
+#include "session/dump_import_cache.h"
 #include "views/argument_form.h"
 #include "views/import_progress.h"
 #include "views/log_panel.h"
@@ -255,6 +256,10 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(caseFile));
         QVERIFY(QFile::copy(kDumps + "../convolution_backward.h5", caseFile));
         QVERIFY(!openAndLog().contains("reused"));
+        // The importer is in libopscope_core.so: the fingerprint names that file, so a library
+        // updated without the program imports again.
+        QVERIFY2(importerBinaryPath().endsWith("/libopscope_core.so") && QFileInfo::exists(importerBinaryPath()),
+                 qPrintable(importerBinaryPath()));
     }
 
     void theProgressOfAReplacedImportIsDropped() {

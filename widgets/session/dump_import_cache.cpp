@@ -11,6 +11,8 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
+#include <dlfcn.h>
+
 #include "opscope/import/msprobe.h"
 
 namespace opscope::gui {
@@ -27,9 +29,17 @@ void addFile(QCryptographicHash& hash, const QFileInfo& f) {
 
 }  // namespace
 
+QString importerBinaryPath() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<const void*>(&import::msprobe::importDump), &info) && info.dli_fname)
+        return QFileInfo(QString::fromLocal8Bit(info.dli_fname)).absoluteFilePath();
+    return QCoreApplication::applicationFilePath();
+}
+
 QString dumpFingerprint(const QString& dir, const import::msprobe::DeviceSettings& device) {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     addFile(hash, QFileInfo(QCoreApplication::applicationFilePath()));  // another build imports again
+    addFile(hash, QFileInfo(importerBinaryPath()));
     hash.addData(device.convAllowHf32 ? QByteArrayLiteral("conv_allow_hf32\n") : QByteArrayLiteral("conv_fp32\n"));
     hash.addData(QByteArray("product ") + productId(device.product) + '\n');
     for (const import::msprobe::DumpFolder& folder : import::msprobe::findDumpFolders(dir.toStdString())) {

@@ -4,8 +4,9 @@
 // the summary and the calls not imported) is written after the case file and removed before a
 // new import, so a record always describes the case file beside it. The fingerprint covers every
 // file the importer reads (dump.json, stack.json, construct.json and each tensor file: name, size,
-// modification time) and the OpScope program itself, so a changed dump or another build of the
-// importer imports again: the debugger never shows verdicts of a dump that is no longer there.
+// modification time), the OpScope program and the library the importer was loaded from, so a
+// changed dump or another build of the importer (even a library updated alone) imports again:
+// the debugger never shows verdicts of a dump that is no longer there, or of an older importer.
 #pragma once
 
 #include <QString>
@@ -18,6 +19,8 @@ namespace opscope::gui {
 // The dump's files and the settings it is imported with. Throws the importer's FormatError when
 // `dir` holds no dump.
 QString dumpFingerprint(const QString& dir, const import::msprobe::DeviceSettings& device);
+// The file the importer's code was loaded from: libopscope_core.so (or the program, linked in).
+QString importerBinaryPath();
 
 // The last import of this fingerprint into `caseFile`, if the case file is still the one it wrote.
 std::optional<DumpImport> reusableImport(const QString& caseFile, const QString& fingerprint);
