@@ -35,7 +35,8 @@ public:
     // Throws FormatError unless the file holds exactly the storage's elements (a damaged storage
     // fails only the tensors that use it).
     virtual void check(const TorchStorage& s) const = 0;
-    // `length` bytes from byte `begin` of a checked storage into `out`, in the file's byte order.
+    // `length` bytes from byte `begin` of a storage into `out`, in the file's byte order; throws
+    // as check() does for a storage the file does not hold.
     virtual void read(const TorchStorage& s, uint64_t begin, uint64_t length, void* out) const = 0;
     virtual bool bigEndian() const = 0;
 };

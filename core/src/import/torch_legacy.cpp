@@ -47,7 +47,7 @@ PickleHooks plainValuesOnly(const std::string& path) {
 
 class TorchLegacy final : public TorchArchive {
 public:
-    explicit TorchLegacy(const std::string& path) : path_(path), file_(path), size_(file_.size()) {
+    explicit TorchLegacy(const std::string& path) : path_(path), file_(path) {
         head_.more = [this](std::string& bytes, std::size_t n) { return readMore(bytes, n); };
         readMore(head_.bytes, kFirstRead);
         head_.pos = magicPickleEnd(head_.bytes);
@@ -85,9 +85,9 @@ private:
 
     // Appends at least `n` more bytes of the file (at least a MiB, fewer at its end).
     bool readMore(std::string& bytes, std::size_t n) {
-        const uint64_t at = bytes.size();
-        if (at >= size_) return false;
-        const uint64_t count = std::min<uint64_t>(std::max<uint64_t>(n, bytes.empty() ? n : kLaterRead), size_ - at);
+        const uint64_t at = bytes.size(), size = file_.size();
+        if (at >= size) return false;
+        const uint64_t count = std::min<uint64_t>(std::max<uint64_t>(n, bytes.empty() ? n : kLaterRead), size - at);
         bytes.resize(static_cast<std::size_t>(at + count));
         file_.read(at, count, bytes.data() + at);
         return true;
@@ -124,10 +124,10 @@ private:
         uint64_t stored = 0;
         for (int b = 7; b >= 0; --b) stored = (stored << 8) | count[b];
         uint64_t bytes = 0;
-        if (!checkedMul(stored, static_cast<uint64_t>(dtypeSize(s.dtype)), &bytes) || bytes > size_ - offset - 8) {
+        if (!checkedMul(stored, static_cast<uint64_t>(dtypeSize(s.dtype)), &bytes) || !file_.fits(offset + 8, bytes)) {
             cut = where + "it ends inside storage '" + s.key + "' (" + std::to_string(stored) + " " +
                   dtypeName(s.dtype) + " from byte " + std::to_string(offset + 8) + ", the file has " +
-                  std::to_string(size_) + " bytes)";
+                  std::to_string(file_.size()) + " bytes)";
             return Place{0, cut};
         }
         Place place{offset + 8, {}};
@@ -148,7 +148,6 @@ private:
 
     std::string path_;
     FileReader file_;
-    uint64_t size_ = 0;
     PickleInput head_;
     std::unordered_map<std::string, Place> places_;
 };
