@@ -74,6 +74,7 @@ public:
                        {"KEEP_DTYPE", "ALLOW_FP32_DOWN_PRECISION", "USE_FP16", "USE_HF32"}, 0)},
               "outputMask",
               {{"gradInput", 0}, {"gradWeight", 1}, {"gradBias", 2}},
+              TensorFormats::ChannelsFirst,
           }) {}
 
 private:

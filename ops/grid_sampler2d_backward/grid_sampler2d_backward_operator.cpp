@@ -36,7 +36,7 @@ private:
         // ones are reported.
         const std::vector<bool> mask = a.boolArrayAttr("outputMask");
         auto output = [&](std::size_t i, const char* name, const std::vector<int64_t>& shape) {
-            return maskSelects(mask, i) ? call.outputTensor(name, dt, shape) : call.unusedOutputTensor(dt, shape);
+            return maskSelects(mask, i) ? call.outputTensor(name, dt, shape) : call.unusedOutputTensor(name, dt, shape);
         };
         aclTensor* gi = output(0, "inputGrad", a.tensor("input").shape());
         aclTensor* gg = output(1, "gridGrad", a.tensor("grid").shape());

@@ -72,6 +72,15 @@ OpArguments bindArguments(const Operator& op, const cases::Case& c) {
     return op.withDefaults(args);  // checks names, kinds and required tensors
 }
 
+cases::Case caseOfArguments(const Operator& op, const OpArguments& args, const std::string& path) {
+    cases::Case c;
+    c.path = path;
+    c.op = op.schema().name;
+    for (const auto& [name, tensor] : args.tensors) c.inputs.emplace_back(name, tensor);
+    for (const auto& [name, value] : args.attributes) c.params.push_back({name, value});
+    return c;
+}
+
 namespace {
 
 // The case's stored outputs named `name`: a reference source against OpScope's output, any other

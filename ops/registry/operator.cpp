@@ -179,9 +179,9 @@ aclTensor* PreparedCall::outputTensor(const std::string& name, DType dtype, cons
     return tensors_.back();
 }
 
-aclTensor* PreparedCall::unusedOutputTensor(DType dtype, const std::vector<int64_t>& shape) {
-    unusedOutputs_.emplace_back(dtype, shape);
-    tensors_.push_back(createTensorOver(unusedOutputs_.back()));
+aclTensor* PreparedCall::unusedOutputTensor(const std::string& name, DType dtype, const std::vector<int64_t>& shape) {
+    unusedOutputs_.emplace_back(name, HostTensor(dtype, shape));
+    tensors_.push_back(createTensorOver(unusedOutputs_.back().second));
     return tensors_.back();
 }
 

@@ -50,6 +50,9 @@ struct CaseResult {
 // the operator's schema does not know (the recorded "dtype") are left out. Throws
 // ops::ArgumentError naming what does not fit.
 OpArguments bindArguments(const Operator& op, const cases::Case& c);
+// The other way: a case at `path` of `op` holding `args` (tensors as inputs, attributes as
+// parameters), no sources: a call the debugger set up, stored as a case.
+cases::Case caseOfArguments(const Operator& op, const OpArguments& args, const std::string& path);
 
 // Never throws: what goes wrong is one sentence in CaseResult::error.
 CaseResult runCase(const cases::Case& c, const std::string& file, const RunSettings& settings);

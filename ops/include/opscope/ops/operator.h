@@ -50,6 +50,13 @@ struct OutputSpec {
     int maskIndex = -1;  // index in the schema's output mask argument, -1 if always produced
 };
 
+// The aclFormat an operator's tensors take: ND, or channels first by rank (NCL, NCHW, NCDHW for
+// rank 3, 4, 5; ND otherwise), as the convolution's documentation asks of its tensors.
+enum class TensorFormats { ND, ChannelsFirst };
+
+// The C prototype of XxxGetWorkspaceSize is the tensors, then the attributes, then the outputs, each
+// in schema order, then workspaceSize and executor (checked against the official headers by
+// test_repro.cpp).
 struct OpSchema {
     std::string name;       // "aclnnGroupNormBackward"
     std::string shortName;  // "group_norm_backward"
@@ -58,6 +65,7 @@ struct OpSchema {
     std::vector<ArgSpec> attributes;
     std::string maskArgument;  // the BoolArray attribute selecting outputs ("outputMask"), or ""
     std::vector<OutputSpec> outputs;
+    TensorFormats formats = TensorFormats::ND;
 };
 
 // Named argument values for one call.
@@ -123,7 +131,9 @@ public:
     aclTensor* outputTensor(const std::string& name, DType dtype, const std::vector<int64_t>& shape);
     // An output the C API needs although the output mask turns it off: written to nothing
     // that is reported.
-    aclTensor* unusedOutputTensor(DType dtype, const std::vector<int64_t>& shape);
+    aclTensor* unusedOutputTensor(const std::string& name, DType dtype, const std::vector<int64_t>& shape);
+    // The outputs passed to the C API although the mask turns them off, by name (for reproducers).
+    const std::vector<std::pair<std::string, HostTensor>>& unusedOutputs() const { return unusedOutputs_; }
     aclIntArray* intArray(const std::vector<int64_t>& values);
     aclBoolArray* boolArray(const std::vector<bool>& values);
     // Takes the result of XxxGetWorkspaceSize; throws StatusError with aclGetRecentErrMsg()
@@ -132,7 +142,7 @@ public:
 
 private:
     OpArguments args_;
-    std::vector<HostTensor> unusedOutputs_;  // outputs the mask leaves out
+    std::vector<std::pair<std::string, HostTensor>> unusedOutputs_;  // outputs the mask leaves out
     std::vector<std::pair<std::string, HostTensor>> outputs_;
     std::vector<aclTensor*> tensors_;
     std::vector<aclIntArray*> intArrays_;

@@ -1,0 +1,179 @@
+// A reproducer folder: written whole beside its destination and renamed into place, and the
+// outputs its program wrote read back as the case's device source.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+
+#include "opscope/convert.h"
+#include "opscope/h5/atomic_write.h"
+#include "opscope/import/msprobe.h"
+#include "opscope/import/npy.h"
+#include "opscope/ops/case_runner.h"
+#include "opscope/ops/repro.h"
+
+namespace opscope::ops {
+namespace fs = std::filesystem;
+namespace {
+
+// bfloat16 travels as float32 (exactly); every other dtype as itself.
+HostTensor asStored(const HostTensor& t) {
+    if (t.dtype() != DType::BFloat16) return t;
+    HostTensor f(DType::Float32, t.shape());
+    copyConvert(t.view(), f.view());
+    return f;
+}
+
+void writeText(const fs::path& path, const std::string& text) { h5::writeFileAtomically(path, text); }
+
+std::string cmakeLists() {
+    return R"(# Builds repro.cpp with the official build line, against CANN or OpScope: the same program.
+#   CANN (on the NPU machine): source CANN's set_env.sh, then
+#       cmake -S . -B build && cmake --build build
+#   OpScope (on any Linux machine): cmake --install OpScope's build tree to SDK, then
+#       cmake -S . -B build -DACLNN_ROOT=SDK && cmake --build build
+cmake_minimum_required(VERSION 3.13)
+project(opscope_repro CXX)
+set(CMAKE_CXX_STANDARD 14)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(ACLNN_ROOT "$ENV{ASCEND_HOME_PATH}" CACHE PATH "CANN's toolkit (ASCEND_HOME_PATH) or an installed OpScope SDK")
+if(NOT ACLNN_ROOT)
+  message(FATAL_ERROR "Set ASCEND_HOME_PATH (source CANN's set_env.sh) or pass -DACLNN_ROOT=<OpScope SDK>")
+endif()
+add_executable(repro repro.cpp)
+target_include_directories(repro PRIVATE ${ACLNN_ROOT}/include ${ACLNN_ROOT}/include/aclnnop)
+target_link_directories(repro PRIVATE ${ACLNN_ROOT}/lib64 ${ACLNN_ROOT}/lib)
+target_link_libraries(repro PRIVATE opapi ascendcl nnopbase)
+set_target_properties(repro PROPERTIES BUILD_RPATH "${ACLNN_ROOT}/lib64;${ACLNN_ROOT}/lib")
+)";
+}
+
+std::string readme(const std::string& op, const std::string& origin, Product product,
+                   const std::vector<std::string>& outputs) {
+    std::string list;
+    for (const std::string& o : outputs) list += "`outputs/" + o + ".npy` ";
+    return "# Reproducer: one call of " + op + "\n\nExported by OpScope from " + origin + ", as the " +
+           productName(product) +
+           " runs it.\n\n"
+           "`repro.cpp` uses the official aclnn API alone (`acl/acl.h`, `aclnnop/`), so it builds unchanged "
+           "against CANN on an Ascend NPU and against OpScope's SDK on any Linux machine. It reads "
+           "`inputs/*.npy`, runs the call and writes " +
+           list +
+           "(bfloat16 tensors as float32 .npy: numpy has no bfloat16).\n\n"
+           "## On the NPU\n\n```sh\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh   # CANN's, wherever it is "
+           "installed: "
+           "it sets ASCEND_HOME_PATH\n"
+           "cmake -S . -B build && cmake --build build\n./build/repro .          # REPRO_DEVICE=N picks "
+           "the device\n```\n\n"
+           "## Judge what it wrote\n\nCopy the folder back (with `outputs/`) and, where OpScope is installed:\n\n"
+           "```sh\nopscope-cli import repro . -o judged.h5   # the case, with outputs/ as its source npu\n"
+           "opscope-cli run judged.h5                 # npu vs the float64 golden: device fails / agree\n"
+           "opscope judged.h5                         # the debugger on it\n```\n\n"
+           "`expected/` holds OpScope's own outputs of the call "
+           "(`opscope-cli compare outputs expected` shows how far the device is from the emulation). "
+           "`case.h5` is the case itself (datasets/FORMAT.md of OpScope).\n\n"
+           "## Against OpScope\n\n```sh\ncmake -S . -B build -DACLNN_ROOT=<OpScope SDK> && cmake --build build && "
+           "./build/repro .\n```\n\nOPSCOPE_PRODUCT=" +
+           std::string(productId(product)) + " emulates the device this case is for.\n";
+}
+
+// Removes the folder being built unless it was renamed into place.
+struct PartialFolder {
+    fs::path path;
+    bool done = false;
+    ~PartialFolder() {
+        std::error_code ec;
+        if (!done) fs::remove_all(path, ec);
+    }
+};
+
+// The call as the emulation runs it: phase 1 (and the run, when `run`) on the current product.
+std::unique_ptr<PreparedCall> prepared(const cases::Case& c, bool run) {
+    const Operator* op = findOperator(c.op);
+    if (!op) throw ContentError(unknownOperatorMessage(c.op));
+    std::unique_ptr<PreparedCall> call = op->prepare(bindArguments(*op, c));
+    if (run) call->runToEnd();
+    return call;
+}
+
+}  // namespace
+
+ReproExport exportRepro(const cases::Case& c, const std::string& folder, const std::string& origin) {
+    const fs::path destination = fs::absolute(folder).lexically_normal();
+    std::error_code ec;
+    if (fs::exists(destination, ec)) throw UsageError("'" + folder + "' exists: export a reproducer into a new folder");
+    if (!fs::is_directory(destination.parent_path(), ec))
+        throw IoError("cannot write '" + folder + "': its folder does not exist");
+
+    std::unique_ptr<PreparedCall> call = prepared(c, true);
+    const Operator& op = *findOperator(c.op);
+    ReproExport out;
+    out.op = op.schema().name;
+
+    PartialFolder partial{destination.string() + ".tmp-" + std::to_string(::getpid())};
+    fs::remove_all(partial.path, ec);
+    for (const char* sub : {kReproInputs, kReproOutputs, kReproExpected}) fs::create_directories(partial.path / sub);
+    for (const auto& [name, t] : call->arguments().tensors) {
+        import::writeNpy((partial.path / kReproInputs / (name + ".npy")).string(), asStored(t).view());
+        out.files.push_back(std::string(kReproInputs) + "/" + name + ".npy");
+    }
+    for (const auto& [name, t] : call->outputs()) {
+        import::writeNpy((partial.path / kReproExpected / (name + ".npy")).string(), asStored(t).view());
+        out.files.push_back(std::string(kReproExpected) + "/" + name + ".npy");
+        out.outputs.push_back(name);
+    }
+    cases::Case stored = c;
+    stored.sources.clear();
+    stored.notes.emplace_back("opscope_repro_origin", origin);
+    {
+        cases::CaseFileWriter writer((partial.path / kReproCase).string());
+        writer.setRootAttribute(cases::kProductAttribute, productId(currentProduct()));
+        writer.add(stored);
+        writer.commit();
+    }
+    writeText(partial.path / kReproProgram, reproProgram(op, call->arguments(), *call, origin));
+    writeText(partial.path / "CMakeLists.txt", cmakeLists());
+    writeText(partial.path / "README.md", readme(out.op, origin, currentProduct(), out.outputs));
+    out.files.insert(out.files.begin(), {kReproProgram, "CMakeLists.txt", "README.md", kReproCase});
+
+    fs::rename(partial.path, destination, ec);
+    if (ec) throw IoError("cannot move the reproducer into '" + folder + "': " + ec.message());
+    partial.done = true;
+    return out;
+}
+
+void attachReproOutputs(cases::Case& c, const std::string& folder) {
+    const std::unique_ptr<PreparedCall> call = prepared(c, false);
+    cases::OutputSource npu;
+    npu.name = import::msprobe::kDeviceSource;
+    npu.role = cases::SourceRole::Actual;
+    npu.description = "the outputs the reproducer wrote (" + std::string(kReproProgram) + ", " + kReproOutputs + "/)";
+    for (const auto& [name, want] : call->outputs()) {
+        const std::string path = (fs::path(folder) / kReproOutputs / (name + ".npy")).string();
+        std::error_code ec;
+        if (!fs::exists(path, ec))
+            throw ContentError("'" + path + "' is missing: build and run the reproducer first (README.md); it writes " +
+                               "every output the call selects");
+        HostTensor got = import::readNpy(path);
+        const HostTensor stored = asStored(want);
+        if (got.dtype() != stored.dtype() || got.shape() != stored.shape())
+            throw ContentError("'" + path + "' holds " + dtypeName(got.dtype()) + shapeToString(got.shape()) +
+                               "; output '" + name + "' of this call is " + dtypeName(stored.dtype()) +
+                               shapeToString(stored.shape()));
+        if (want.dtype() == DType::BFloat16) {
+            HostTensor b(DType::BFloat16, want.shape());
+            copyConvert(got.view(), b.view());
+            if (std::memcmp(asStored(b).data(), got.data(), got.nbytes()) != 0)
+                throw ContentError("'" + path + "' holds values that are not bfloat16: output '" + name +
+                                   "' is bfloat16, stored as float32");
+            got = b;
+        }
+        npu.tensors.emplace_back(name, std::move(got));
+    }
+    c.sources.erase(std::remove_if(c.sources.begin(), c.sources.end(),
+                                   [&](const cases::OutputSource& s) { return s.name == npu.name; }),
+                    c.sources.end());
+    c.sources.push_back(std::move(npu));
+}
+
+}  // namespace opscope::ops
