@@ -22,6 +22,8 @@ const std::vector<Command>& commands() {
         readsFiles(traceShowCommand()),
         readsFiles(traceExportCommand()),
         importMsprobeCommand(),
+        readsFiles(exportReproCommand()),
+        readsFiles(importReproCommand()),
         reportMergeCommand(),
         standardsCommand(),
         operatorsCommand(),

@@ -13,7 +13,8 @@ struct Command {
     int (*run)(const ParsedArgs& args);
 };
 
-// info, run, compare, trace show, trace export, standards, operators.
+// info, run, compare, trace show, trace export, import msprobe, export repro, import repro, report
+// merge, standards, operators.
 const std::vector<Command>& commands();
 
 // Each command's spec and function, from its cmd_*.cpp file.
@@ -23,6 +24,8 @@ Command compareCommand();
 Command traceShowCommand();
 Command traceExportCommand();
 Command importMsprobeCommand();
+Command exportReproCommand();
+Command importReproCommand();
 Command reportMergeCommand();
 Command standardsCommand();
 Command operatorsCommand();
