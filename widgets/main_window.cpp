@@ -208,6 +208,8 @@ void MainWindow::createFileMenu() {
                                [this] { exportReport(); }));
     file->addAction(makeAction(tr("Export Tensor View as &PNG…"), "exportPng",
                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), [this] { exportTensorPng(); }));
+    file->addAction(
+        makeAction(tr("Export Re&producer (aclnn Program)…"), "exportRepro", {}, [this] { exportRepro(); }));
     file->addSeparator();
     file->addAction(makeAction(tr("&Quit"), "quit", QKeySequence::Quit, [this] { close(); }));
 }
@@ -293,6 +295,7 @@ void MainWindow::updateActions() {
     for (const char* n : {"step", "continue", "runToCursor", "restart"}) action(n)->setEnabled(!busy && prepared);
     action("cancel")->setEnabled(busy);
     action("saveSession")->setEnabled(!busy && prepared);
+    action("exportRepro")->setEnabled(!busy && prepared && !context_->isRecordedOnly());
     action("exportReport")->setEnabled(context_->analysis() != nullptr || prepared);
 }
 

@@ -122,6 +122,7 @@ private:
     void saveSession();
     void exportReport();
     void exportTensorPng();
+    void exportRepro();  // main_window_repro.cpp
     void showShortcuts();
     void resetLayout();
     void applyDefaultDockSizes();
