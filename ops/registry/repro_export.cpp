@@ -122,8 +122,11 @@ ReproExport exportRepro(const cases::Case& c, const std::string& folder, const s
         out.files.push_back(std::string(kReproExpected) + "/" + name + ".npy");
         out.outputs.push_back(name);
     }
-    cases::Case stored = c;
-    stored.sources.clear();
+    // The call the program makes, every attribute given (a trace's recorded-only parameters go).
+    cases::Case stored = caseOfArguments(op, call->arguments(), c.path);
+    stored.description = c.description;
+    stored.standard = c.standard;
+    stored.notes = c.notes;
     stored.notes.emplace_back("opscope_repro_origin", origin);
     {
         cases::CaseFileWriter writer((partial.path / kReproCase).string());

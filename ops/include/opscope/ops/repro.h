@@ -33,8 +33,8 @@ struct ReproExport {
     std::vector<std::string> files;    // every file written, relative to the folder
 };
 
-// Writes `folder`, which must not exist: repro.cpp, CMakeLists.txt, README.md, case.h5 (the case
-// without its sources, and the product), inputs/<arg>.npy, an empty outputs/ and
+// Writes `folder`, which must not exist: repro.cpp, CMakeLists.txt, README.md, case.h5 (the call
+// the program makes: the inputs, every attribute, the product; no sources), inputs/<arg>.npy, an empty outputs/ and
 // expected/<output>.npy (OpScope's outputs of the call). The call is emulated on the current
 // product (setProduct), which case.h5 records. The folder is built beside its destination and
 // renamed into place, so it is whole or absent. bfloat16 tensors are stored as float32 .npy
