@@ -9,6 +9,7 @@
 #include "opscope/h5/atomic_write.h"
 #include "opscope/import/msprobe.h"
 #include "opscope/import/npy.h"
+#include "opscope/import/tensor_file.h"
 #include "opscope/ops/case_runner.h"
 #include "opscope/ops/repro.h"
 
@@ -157,7 +158,7 @@ void attachReproOutputs(cases::Case& c, const std::string& folder) {
         if (!fs::exists(path, ec))
             throw ContentError("'" + path + "' is missing: build and run the reproducer first (README.md); it writes " +
                                "every output the call selects");
-        HostTensor got = import::readNpy(path);
+        HostTensor got = import::readTensorFile(path);
         const HostTensor stored = asStored(want);
         if (got.dtype() != stored.dtype() || got.shape() != stored.shape())
             throw ContentError("'" + path + "' holds " + dtypeName(got.dtype()) + shapeToString(got.shape()) +

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
@@ -276,6 +277,22 @@ TEST(TensorFiles, SafetensorsHeadersThatLieAreRefused) {
         const std::string msg = errorOf<FormatError>([&] { import::readTensorFile(path + ":x"); });
         EXPECT_CONTAINS(msg, b.says);
         EXPECT_CONTAINS(msg, "bad.safetensors");
+    }
+}
+
+// A file named by another file (a safetensors shard by its index) that is a pipe would block the
+// reader's open until someone writes; a folder has no size. Each is a sentence, before any open.
+TEST(TensorFiles, AShardThatIsAPipeOrAFolderIsRefusedBeforeItIsOpened) {
+    opscope::test::ScratchDir dir("special_shards");
+    std::ofstream(dir.file("model.safetensors.index.json"))
+        << R"({"metadata": {}, "weight_map": {"w": "pipe.safetensors", "v": "folder.safetensors"}})";
+    ASSERT_EQ(::mkfifo(dir.file("pipe.safetensors").c_str(), 0600), 0);
+    fs::create_directory(dir.file("folder.safetensors"));
+    for (const char* key : {"w", "v"}) {
+        SCOPED_TRACE(key);
+        const std::string msg =
+            errorOf<FormatError>([&] { import::readTensorFile(dir.file("model.safetensors.index.json") + ":" + key); });
+        EXPECT_CONTAINS(msg, "is not a regular file");
     }
 }
 

@@ -96,6 +96,13 @@ expect2 "never over\|is one of\|input" "$cli" import repro "$dir" -o "$dir/case.
 cp "$work/repro0b/expected/gradInput.npy" "$work/repro0/outputs/gradInput.npy"
 expect2 "holds values that are not bfloat16: output 'gradInput' is bfloat16, stored as float32" \
   "$cli" import repro "$work/repro0" -o "$work/j.h5"
+# An output that is a pipe would block its reader; a folder has no size: refused before opening.
+rm "$dir/outputs/gradWeight.npy"
+mkfifo "$dir/outputs/gradWeight.npy"
+expect2 "gradWeight.npy' is not a regular file" timeout 60 "$cli" import repro "$dir" -o "$work/j.h5"
+rm "$dir/outputs/gradWeight.npy"
+mkdir "$dir/outputs/gradWeight.npy"
+expect2 "gradWeight.npy' is not a regular file" "$cli" import repro "$dir" -o "$work/j.h5"
 [ -e "$work/j.h5" ] && fail "a failed import left j.h5"
 
 echo "$n reproducers built and judged; $failures failure(s)"

@@ -1,10 +1,28 @@
 #include "file_reader.h"
 
+#include <filesystem>
+
 #include "opscope/import/format_error.h"
 
 namespace opscope::import::detail {
 
-FileReader::FileReader(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary | std::ios::ate) {
+namespace {
+
+// Before anything opens it: a pipe would block the open until someone writes (a safetensors
+// shard or a reproducer's output named by a file can be one), and a directory or a device has no
+// size to check a header against.
+const std::string& regularFile(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (!std::filesystem::exists(status)) throw FormatError("cannot open '" + path + "': no such file");
+    if (!std::filesystem::is_regular_file(status))
+        throw FormatError("'" + path + "' is not a regular file (a folder, a pipe or a device)");
+    return path;
+}
+
+}  // namespace
+
+FileReader::FileReader(std::string path) : path_(regularFile(path)), in_(path_, std::ios::binary | std::ios::ate) {
     if (!in_) throw FormatError("cannot open '" + path_ + "'");
     size_ = static_cast<uint64_t>(in_.tellg());
 }

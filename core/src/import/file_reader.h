@@ -12,7 +12,8 @@ namespace opscope::import::detail {
 
 class FileReader {
 public:
-    // Throws FormatError "cannot open 'path'".
+    // Throws FormatError "cannot open 'path'", or that it is not a regular file (checked before
+    // it is opened: a pipe would block).
     explicit FileReader(std::string path);
 
     const std::string& path() const { return path_; }
