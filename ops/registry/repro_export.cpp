@@ -1,6 +1,7 @@
 // A reproducer folder: written whole beside its destination and renamed into place, and the
 // outputs its program wrote read back as the case's device source.
 #include <algorithm>
+#include <set>
 #include <cstring>
 #include <filesystem>
 #include <unistd.h>
@@ -78,6 +79,50 @@ std::string readme(const std::string& op, const std::string& origin, Product pro
            std::string(productId(product)) + " emulates the device this case is for.\n";
 }
 
+// Builds and runs every reproducer beside it; goes on past one that fails.
+constexpr const char* kRunAll = R"sh(#!/usr/bin/env bash
+# Builds and runs every reproducer of this bundle, each with its own CMakeLists.txt, and goes on
+# past one that fails. Arguments go to CMake: bash run_all.sh -DACLNN_ROOT=<OpScope SDK>
+set -u
+cd "$(dirname "$0")"
+total=0 failed=0
+for d in */; do
+  d=${d%/}
+  [ -f "$d/repro.cpp" ] || continue
+  total=$((total + 1))
+  if ! { cmake -S "$d" -B "$d/build" "$@" && cmake --build "$d/build"; } > "$d/build.log" 2>&1; then
+    echo "$d: the build failed (its build.log)"
+    failed=$((failed + 1))
+  elif ! "$d/build/repro" "$d" > "$d/run.log" 2>&1; then
+    echo "$d: the program failed (its run.log): $(tail -1 "$d/run.log")"
+    failed=$((failed + 1))
+  else
+    echo "$d: ran"
+  fi
+done
+echo "$((total - failed)) of $total reproducers ran; copy the folder back and: opscope-cli import repro . -o judged.h5"
+[ "$failed" -eq 0 ]
+)sh";
+
+std::string bundleReadme(const std::vector<ReproBundleEntry>& entries, const std::string& originFile, Product product) {
+    std::string rows, skipped;
+    for (const ReproBundleEntry& e : entries) {
+        if (e.skipped.empty())
+            rows += "| `" + e.folder + "` | `" + e.casePath + "` | " + e.op + " |\n";
+        else
+            skipped += "- `" + e.casePath + "`: " + e.skipped + "\n";
+    }
+    return "# Reproducers of " + originFile + "\n\nOne folder a call, as the " + productName(product) +
+           " runs it; each folder's README.md says what it holds.\n\n"
+           "| folder | case | operator |\n|---|---|---|\n" +
+           rows + (skipped.empty() ? "" : "\nNot exported:\n\n" + skipped) +
+           "\n## On the NPU\n\n```sh\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh   # CANN's: sets "
+           "ASCEND_HOME_PATH\nbash run_all.sh        # builds and runs every folder, goes on past a failure\n```\n\n"
+           "## Judge what they wrote\n\nCopy the folder back and, where OpScope is installed:\n\n```sh\n"
+           "opscope-cli import repro . -o judged.h5   # every folder whose program ran, as one case file\n"
+           "opscope-cli run judged.h5\n```\n";
+}
+
 // Removes the folder being built unless it was renamed into place.
 struct PartialFolder {
     fs::path path;
@@ -97,22 +142,42 @@ std::unique_ptr<PreparedCall> prepared(const cases::Case& c, bool run) {
     return call;
 }
 
-}  // namespace
-
-ReproExport exportRepro(const cases::Case& c, const std::string& folder, const std::string& origin) {
+// A new folder's destination, checked: it must not exist, its parent must.
+fs::path newFolder(const std::string& folder) {
     const fs::path destination = fs::absolute(folder).lexically_normal();
     std::error_code ec;
     if (fs::exists(destination, ec)) throw UsageError("'" + folder + "' exists: export a reproducer into a new folder");
     if (!fs::is_directory(destination.parent_path(), ec))
         throw IoError("cannot write '" + folder + "': its folder does not exist");
+    return destination;
+}
 
+// Where a folder is built before it is renamed into place.
+fs::path partialPathOf(const fs::path& destination) {
+    const fs::path partial = destination.string() + ".tmp-" + std::to_string(::getpid());
+    std::error_code ec;
+    fs::remove_all(partial, ec);
+    fs::create_directories(partial);
+    return partial;
+}
+
+void moveIntoPlace(PartialFolder& partial, const fs::path& destination, const std::string& folder) {
+    std::error_code ec;
+    fs::rename(partial.path, destination, ec);
+    if (ec) throw IoError("cannot move the reproducer into '" + folder + "': " + ec.message());
+    partial.done = true;
+}
+
+}  // namespace
+
+ReproExport exportRepro(const cases::Case& c, const std::string& folder, const std::string& origin) {
+    const fs::path destination = newFolder(folder);
     std::unique_ptr<PreparedCall> call = prepared(c, true);
     const Operator& op = *findOperator(c.op);
     ReproExport out;
     out.op = op.schema().name;
 
-    PartialFolder partial{destination.string() + ".tmp-" + std::to_string(::getpid())};
-    fs::remove_all(partial.path, ec);
+    PartialFolder partial{partialPathOf(destination)};
     for (const char* sub : {kReproInputs, kReproOutputs, kReproExpected}) fs::create_directories(partial.path / sub);
     for (const auto& [name, t] : call->arguments().tensors) {
         import::writeNpy((partial.path / kReproInputs / (name + ".npy")).string(), asStored(t).view());
@@ -140,10 +205,63 @@ ReproExport exportRepro(const cases::Case& c, const std::string& folder, const s
     writeText(partial.path / "README.md", readme(out.op, origin, currentProduct(), out.outputs));
     out.files.insert(out.files.begin(), {kReproProgram, "CMakeLists.txt", "README.md", kReproCase});
 
-    fs::rename(partial.path, destination, ec);
-    if (ec) throw IoError("cannot move the reproducer into '" + folder + "': " + ec.message());
-    partial.done = true;
+    moveIntoPlace(partial, destination, folder);
     return out;
+}
+
+std::string reproFolderName(const std::string& casePath) {
+    std::string name = casePath.substr(
+        casePath.find_first_not_of('/') == std::string::npos ? casePath.size() : casePath.find_first_not_of('/'));
+    std::replace(name.begin(), name.end(), '/', '_');
+    return name.empty() ? "case" : name;
+}
+
+std::vector<ReproBundleEntry> exportReproBundle(const ReproBundleWork& work, const std::string& folder,
+                                                const std::string& originFile) {
+    const fs::path destination = newFolder(folder);
+    PartialFolder partial{partialPathOf(destination)};
+    std::vector<ReproBundleEntry> entries;
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < work.count; ++i) {
+        if (work.cancelled && work.cancelled()) throw Cancelled();
+        const cases::Case c = work.caseAt(i);
+        ReproBundleEntry e{reproFolderName(c.path), c.path, c.op, ""};
+        for (int n = 2; !names.insert(e.folder).second; ++n)
+            e.folder = reproFolderName(c.path) + "-" + std::to_string(n);
+        try {
+            e.op = exportRepro(c, (partial.path / e.folder).string(), "case " + c.path + " of " + originFile).op;
+        } catch (const StatusError& x) {
+            e.skipped = std::string("the emulation rejects the call: ") + x.what();
+        } catch (const UsageError& x) {
+            e.skipped = x.what();
+        } catch (const ContentError& x) {
+            e.skipped = x.what();
+        }
+        if (!e.skipped.empty()) e.folder.clear();
+        entries.push_back(std::move(e));
+        if (work.progress) work.progress(i + 1, work.count);
+    }
+    if (std::none_of(entries.begin(), entries.end(), [](const ReproBundleEntry& e) { return e.skipped.empty(); }))
+        throw UsageError(
+            "none of the " + std::to_string(entries.size()) + " cases could be exported" +
+            (entries.empty() ? std::string() : ": " + entries.front().casePath + ": " + entries.front().skipped));
+    writeText(partial.path / "README.md", bundleReadme(entries, originFile, currentProduct()));
+    writeText(partial.path / "run_all.sh", kRunAll);
+    fs::permissions(partial.path / "run_all.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add);
+    moveIntoPlace(partial, destination, folder);
+    return entries;
+}
+
+std::vector<std::string> reproFoldersOf(const std::string& folder) {
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(folder) / kReproCase, ec)) return {folder};
+    std::vector<std::string> found;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec) && fs::is_regular_file(it->path() / kReproCase, ec))
+            found.push_back(it->path().string());
+    std::sort(found.begin(), found.end());
+    return found;
 }
 
 void attachReproOutputs(cases::Case& c, const std::string& folder) {

@@ -135,5 +135,30 @@ TEST(Repro, ACallTheEmulationRejectsLeavesNoFolderBehind) {
     EXPECT_FALSE(std::filesystem::exists(dir.string() + ".tmp-" + std::to_string(::getpid())));
 }
 
+TEST(Repro, ABundleStoppedHalfWayLeavesNothingAndEachFolderNameIsUnique) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("opscope_repro_bundle_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    const cases::Case c = datasetCase("rms_norm_grad.h5", "/rms_norm_grad/fp32/basic");
+    ReproBundleWork work;
+    work.count = 3;
+    work.caseAt = [&](std::size_t) { return c; };  // three times the same path: three folders
+    std::size_t asked = 0;
+    work.cancelled = [&] { return ++asked > 2; };  // stop before the third
+    EXPECT_THROW(exportReproBundle(work, dir.string(), "a test"), Cancelled);
+    EXPECT_FALSE(std::filesystem::exists(dir));
+    EXPECT_FALSE(std::filesystem::exists(dir.string() + ".tmp-" + std::to_string(::getpid())));
+
+    work.cancelled = {};
+    const std::vector<ReproBundleEntry> entries = exportReproBundle(work, dir.string(), "a test");
+    ASSERT_EQ(entries.size(), 3u);
+    EXPECT_EQ(entries[0].folder, "rms_norm_grad_fp32_basic");
+    EXPECT_EQ(entries[1].folder, "rms_norm_grad_fp32_basic-2");
+    EXPECT_EQ(entries[2].folder, "rms_norm_grad_fp32_basic-3");
+    EXPECT_EQ(reproFoldersOf(dir.string()).size(), 3u);
+    EXPECT_TRUE(std::filesystem::is_regular_file(dir / "run_all.sh"));
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace opscope::ops

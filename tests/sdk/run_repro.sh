@@ -6,7 +6,7 @@
 #   - every misuse is one sentence, exit 2, with nothing left behind.
 # Usage: run_repro.sh BUILD_DIR SOURCE_DIR CLI [SANITIZE=ON|OFF]
 set -uo pipefail
-build_dir=$1 root=$2 cli=$3 sanitize=${4:-OFF}
+build_dir=$1 root=$2 cli=$(realpath "$3") sanitize=${4:-OFF}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sdk=$work/sdk
@@ -30,7 +30,7 @@ cases=(
   grid_sampler2d_backward:/grid_sampler2d_backward/bf16/bicubic_zeros_noalign
 )
 # And an executor of a trace, whose recorded-only parameters (gemmTile, ...) the case leaves out.
-"$cli" run "$root/datasets/group_norm_backward.h5" --case /group_norm_backward/bf16/basic --trace "$work/trace.h5" \
+"$cli" run "$root/datasets/group_norm_backward.h5" --case /group_norm_backward/bf16/basic --trace "$work/trace.h5" 2> /dev/null \
   > /dev/null || fail "run --trace"
 cases+=(trace:/executors/000000)
 n=0
@@ -81,7 +81,7 @@ expect2() {  # expect2 'message' command...
 }
 expect2 "exists: export a reproducer into a new folder" "$cli" export repro "$root/datasets/rms_norm_grad.h5" \
   --case /rms_norm_grad/fp32/basic -o "$dir"
-expect2 "holds 15 cases: name one with --case" "$cli" export repro "$root/datasets/rms_norm_grad.h5" -o "$work/x"
+expect2 "holds 15 cases: name one or a group with --case (--case / for all)" "$cli" export repro "$root/datasets/rms_norm_grad.h5" -o "$work/x"
 expect2 "has no case at '/nope'" "$cli" export repro "$root/datasets/rms_norm_grad.h5" --case /nope -o "$work/x"
 # The training series has no bfloat16: the emulation rejects the call, so there is nothing to reproduce.
 expect2 "nothing to reproduce: the emulated Atlas training series .* rejects the call (\[161002\]" "$cli" export repro "$root/datasets/rms_norm_grad.h5" --case /rms_norm_grad/bf16/basic \
@@ -104,6 +104,33 @@ rm "$dir/outputs/gradWeight.npy"
 mkdir "$dir/outputs/gradWeight.npy"
 expect2 "gradWeight.npy' is not a regular file" "$cli" import repro "$dir" -o "$work/j.h5"
 [ -e "$work/j.h5" ] && fail "a failed import left j.h5"
+
+# Bundles. The calls an msprobe dump's run says the device fails (the bundled dump has one), then
+# a group on a product that rejects some of it: one folder a call, run_all.sh, one import.
+"$cli" import msprobe "$root/datasets/msprobe/dump_l1" -o "$work/step0.h5" --quiet > /dev/null || fail "import msprobe"
+(cd "$work" && "$cli" run step0.h5 --report step0.json > /dev/null)
+(cd "$work" && "$cli" export repro step0.h5 --device-fails step0.json -o failing > "$work/o") || fail "export --device-fails"
+grep -q "wrote failing/: 1 reproducer" "$work/o" || { fail "--device-fails: not one reproducer"; cat "$work/o"; }
+[ -d "$work/failing/msprobe_step0_rank0_Functional.conv2d.4" ] || fail "--device-fails: no folder for Functional.conv2d.4"
+bash "$work/failing/run_all.sh" -DACLNN_ROOT="$sdk" > "$work/o" || { fail "run_all.sh"; cat "$work/o"; }
+"$cli" import repro "$work/failing" -o "$work/failing.h5" > /dev/null || fail "import repro of a bundle"
+"$cli" run "$work/failing.h5" > "$work/o" || fail "run of the bundle's cases"
+grep -q "Functional.conv2d.4: emulation and device agree" "$work/o" || fail "the bundle's case was not judged"
+"$cli" export repro "$root/datasets/convolution_backward.h5" --case /convolution_backward/bf16 \
+  --case /convolution_backward/fp16/conv1d_basic --case /convolution_backward/fp16/conv2d_basic --product training \
+  -o "$work/group" > "$work/o" || fail "export of a group"
+grep -q "wrote .*group/: 2 reproducers on the Atlas training series" "$work/o" || { fail "group: not 2"; cat "$work/o"; }
+[ "$(grep -c "not exported: /convolution_backward/bf16/" "$work/o")" -eq 5 ] || fail "group: the 5 bf16 calls not listed"
+grep -q "^Not exported:" "$work/group/README.md" || fail "group: README.md does not list what was not exported"
+bash "$work/group/run_all.sh" -DACLNN_ROOT="$sdk" > /dev/null || fail "run_all.sh of the group"
+rm "$work/group/convolution_backward_fp16_conv1d_basic/outputs/gradBias.npy"
+"$cli" import repro "$work/group" -o "$work/group.h5" > "$work/o" || fail "import of a group with one folder short"
+grep -q "imported 1 of 2 reproducers" "$work/o" || { fail "group import: not 1 of 2"; cat "$work/o"; }
+grep -q "conv1d_basic/outputs/gradBias.npy' is missing" "$work/o" || fail "group import: the short folder not said"
+expect2 "is both under --case and failed by the device" "$cli" export repro "$work/step0.h5" --device-fails \
+  "$work/step0.json" --case /msprobe/step0/rank1 -o "$work/y"
+expect2 "has no case of" "$cli" export repro "$root/datasets/rms_norm_grad.h5" --device-fails "$work/step0.json" -o "$work/y"
+expect2 "neither a reproducer nor a bundle" "$cli" import repro "$root/datasets" -o "$work/y.h5"
 
 echo "$n reproducers built and judged; $failures failure(s)"
 [ $failures -eq 0 ]

@@ -4,6 +4,8 @@
 // import's is (docs/REPRO.md).
 #pragma once
 
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,38 @@ struct ReproExport {
 // from ("case /a/b of x.h5"). Throws StatusError when the emulation rejects the call (nothing to
 // reproduce), ArgumentError when the case does not fit its operator, std::runtime_error for I/O.
 ReproExport exportRepro(const cases::Case& c, const std::string& folder, const std::string& origin);
+
+// Bundles: several reproducers in one folder, one subfolder each, with README.md and run_all.sh,
+// which builds and runs every one and goes on past one that fails (CMake arguments such as
+// -DACLNN_ROOT=SDK are passed through).
+struct ReproBundleEntry {
+    std::string folder;  // the subfolder, reproFolderName of the case path; "" when skipped
+    std::string casePath;
+    std::string op;
+    std::string skipped;  // why the case has no reproducer (the emulation rejects it, ...), or ""
+};
+struct ReproBundleWork {
+    std::size_t count = 0;
+    std::function<cases::Case(std::size_t)> caseAt;                     // read one at a time: one case in memory
+    std::function<void(std::size_t done, std::size_t total)> progress;  // may be empty
+    std::function<bool()> cancelled;                                    // may be empty
+};
+// A case path as a folder name: "/msprobe/step0/rank0/Functional.conv2d.4" ->
+// "msprobe_step0_rank0_Functional.conv2d.4".
+std::string reproFolderName(const std::string& casePath);
+// Writes `folder` (new; whole or absent, as exportRepro's) with every case of `work` as a
+// reproducer (exportRepro, on the current product) in its subfolder; `originFile` names the file
+// the cases came from. A case that cannot be exported (the emulation rejects it, it does not fit
+// its operator) is skipped with its reason, in the entries and README.md. Throws Cancelled when
+// `work.cancelled` says so, UsageError when no case could be exported: then nothing is left.
+struct Cancelled : std::runtime_error {
+    Cancelled() : std::runtime_error("cancelled") {}
+};
+std::vector<ReproBundleEntry> exportReproBundle(const ReproBundleWork& work, const std::string& folder,
+                                                const std::string& originFile);
+// The reproducer folders of a bundle (subfolders holding case.h5, by name), or {folder} itself
+// when it is one reproducer. Empty when it is neither.
+std::vector<std::string> reproFoldersOf(const std::string& folder);
 
 // Adds the program's outputs (folder/outputs/<output>.npy) to `c`, the case of the folder's
 // case.h5, as the source "npu" (role actual), so that `run` judges them as it judges a device's
