@@ -171,6 +171,61 @@ Tensor makeOutput(aclDataType dtype, std::vector<int64_t> shape, aclFormat forma
     return t;
 }
 
+float floatOfHalf(uint16_t h) {  // IEEE binary16, exactly
+    const float magnitude = std::ldexp(static_cast<float>(h & 0x3ff) + ((h >> 10) & 0x1f ? 1024.0f : 0.0f),
+                                       std::max((h >> 10) & 0x1f, 1) - 25);
+    const float value = ((h >> 10) & 0x1f) == 0x1f ? ((h & 0x3ff) ? NAN : INFINITY) : magnitude;
+    return (h & 0x8000) ? -value : value;
+}
+
+// Element i of data stored as `descr` (the .npy forms above), as a double.
+double elementAt(const std::vector<uint8_t>& data, const char* descr, size_t i) {
+    const std::string d = descr + 1;
+    const uint8_t* at = data.data() + i * std::stoul(d.substr(1));
+    float f;
+    double x;
+    uint16_t h;
+    int64_t i64;
+    int32_t i32;
+    int16_t i16;
+    if (d == "f4") return std::memcpy(&f, at, 4), f;
+    if (d == "f8") return std::memcpy(&x, at, 8), x;
+    if (d == "f2") return std::memcpy(&h, at, 2), floatOfHalf(h);
+    if (d == "i8") return std::memcpy(&i64, at, 8), static_cast<double>(i64);
+    if (d == "i4") return std::memcpy(&i32, at, 4), i32;
+    if (d == "i2") return std::memcpy(&i16, at, 2), i16;
+    if (d == "i1") return static_cast<int8_t>(*at);
+    return *at;  // u1, b1
+}
+
+// One line for the device's owner: how far this output is from OpScope's (FOLDER/expected/), if
+// that is there. The verdict by the accuracy standards is 'opscope-cli import repro' + 'run'.
+void compareWithExpected(const std::string& folder, const char* name, const Tensor& t,
+                         const std::vector<uint8_t>& stored) {
+    const std::string path = folder + "/expected/" + name + ".npy";
+    if (!std::ifstream(path)) {
+        std::printf("\n");
+        return;
+    }
+    const char* descr = fileDescr(t.dtype);
+    const std::vector<uint8_t> expected = readNpy(path, descr, t.shape);
+    const size_t n = size_t(elementsOf(t.shape));
+    double worst = 0;
+    size_t at = 0, beyond = 0, nanMismatch = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double got = elementAt(stored, descr, i), want = elementAt(expected, descr, i);
+        if (std::isnan(got) != std::isnan(want)) ++nanMismatch;
+        if (std::isnan(got) || std::isnan(want)) continue;
+        const double diff = std::fabs(got - want);
+        if (diff > 1e-3 * std::fabs(want) + 1e-7) ++beyond;
+        if (diff > worst) worst = diff, at = i;
+    }
+    std::printf(": against OpScope's expected/, max |diff| %.6g at element %zu (here %.9g, OpScope %.9g); "
+                "%zu of %zu elements off by more than 1e-3 relative, %zu NaN mismatches\n",
+                worst, at, n ? elementAt(stored, descr, at) : 0.0, n ? elementAt(expected, descr, at) : 0.0, beyond,
+                n, nanMismatch);
+}
+
 // The output's values, to FOLDER/outputs/NAME.npy.
 void saveOutput(const std::string& folder, const char* name, Tensor& t) {
     if (!t.host.empty())
@@ -186,7 +241,8 @@ void saveOutput(const std::string& folder, const char* name, Tensor& t) {
         }
     }
     writeNpy(folder + "/outputs/" + name + ".npy", fileDescr(t.dtype), t.shape, bytes.data(), bytes.size());
-    std::printf("wrote outputs/%s.npy\n", name);
+    std::printf("wrote outputs/%s.npy", name);
+    compareWithExpected(folder, name, t, bytes);
 }
 
 void freeTensor(Tensor& t) {
@@ -352,7 +408,8 @@ std::string reproProgram(const Operator& op, const OpArguments& a, const Prepare
       << "// Builds unchanged against CANN (on an Ascend NPU) and against OpScope's SDK (on a CPU): see\n"
       << "// README.md. Reads FOLDER/inputs/*.npy, writes FOLDER/outputs/*.npy (FOLDER: the first\n"
       << "// argument, else the current folder).\n"
-      << "#include <algorithm>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
+      << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n"
+      << "#include <cstring>\n"
       << "#include <fstream>\n#include <iterator>\n#include <string>\n#include <vector>\n\n"
       << "#include \"acl/acl.h\"\n#include \"" << headerOf(s) << "\"\n\n"
       << kHelpers << "\nint main(int argc, char** argv) {\n"

@@ -45,6 +45,9 @@ for entry in "${cases[@]}"; do
      cmake --build build > ../build.log 2>&1) || { fail "build $case"; tail -20 "$work/build.log"; continue; }
   "$dir/build/repro" "$dir" > "$work/run.out" 2>&1 || { fail "repro $case"; cat "$work/run.out"; continue; }
   grep -q "GetWorkspaceSize: workspace" "$work/run.out" || fail "$case: the program did not report phase 1"
+  # Its own line per output against expected/ (for the device's owner): here, no difference.
+  [ "$(grep -c "against OpScope's expected/, max |diff| 0 at .* 0 of .* 0 NaN mismatches" "$work/run.out")" -eq \
+    "$(ls "$dir"/expected/*.npy | wc -l)" ] || { fail "$case: the program's own comparison"; cat "$work/run.out"; }
   for e in "$dir"/expected/*.npy; do
     [ -f "$dir/outputs/$(basename "$e")" ] || fail "$case: outputs/$(basename "$e") was not written"
   done
@@ -69,6 +72,12 @@ printf '\xca\xf2\x49\x71' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 4)) con
 "$cli" run "$dir/judged.h5" > "$work/judge.out"
 [ $? -eq 1 ] || fail "a tampered output should fail the run (exit 1)"
 grep -q "device fails" "$work/judge.out" || { fail "no 'device fails'"; tail -5 "$work/judge.out"; }
+# The program's own line says so too, when OpScope's expected/ and the run part.
+f=$dir/expected/gradWeight.npy
+printf '\xca\xf2\x49\x71' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 4)) conv=notrunc 2> /dev/null
+"$dir/build/repro" "$dir" > "$work/run.out" || fail "repro fp32 again"
+grep -q "gradWeight.npy: against OpScope's expected/, max |diff| 1e+30 at element 215 .* 1 of 216 elements off" \
+  "$work/run.out" || { fail "the program's comparison missed a difference"; cat "$work/run.out"; }
 
 # Misuse: one sentence, exit 2, nothing left behind.
 expect2() {  # expect2 'message' command...
