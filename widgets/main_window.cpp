@@ -146,6 +146,7 @@ void MainWindow::createDocks() {
     auto* formScroll = new VerticalScrollArea(form_, this);  // the form wraps to the dock's width
     steps_ = new StepListPanel(context_, this);
     metrics_ = new MetricsPanel(context_, this);
+    connect(metrics_, &MetricsPanel::exportReproRequested, this, &MainWindow::exportRepro);
     charts_ = new ChartsPanel(context_, this);
     history_ = new ElementHistoryPanel(context_, this);
     log_ = new LogPanel(this);

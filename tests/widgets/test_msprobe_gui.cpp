@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QThreadPool>
 #include <QToolButton>
@@ -85,6 +86,9 @@ private Q_SLOTS:
         QVERIFY2(banner.contains("\nopscope: PASS under"), qPrintable(banner));
         QVERIFY2(w.metricsPanel()->verdictBackground() == verdictBackground(metrics::Verdict::Fail),
                  qPrintable(banner));
+        // ... and offers the reproducer for the device's owner (docs/REPRO.md), for this call only.
+        auto* repro = w.metricsPanel()->findChild<QPushButton*>("exportReproButton");
+        QVERIFY(repro && !repro->isHidden());
         // A call the device gets right keeps the plain banner.
         QVERIFY(test::loadPrepared(*ctx, "/msprobe/step0/rank0/Functional.conv2d.1", 60000));
         w.action("continue")->trigger();
@@ -94,6 +98,7 @@ private Q_SLOTS:
         const QString agree = w.metricsPanel()->verdictText();
         QVERIFY2(agree.startsWith("PASS under") && agree.contains("\nemulation and device agree"), qPrintable(agree));
         QVERIFY(w.metricsPanel()->verdictBackground() == verdictBackground(metrics::Verdict::Pass));
+        QVERIFY(repro->isHidden());
     }
 
     // File > "Dumps Ran with Conv HF32": turning it off imports the open dump again with

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -45,6 +46,14 @@ MetricsPanel::MetricsPanel(DebugContext* context, QWidget* parent) : QWidget(par
     verdict_->setWordWrap(true);
     verdict_->setTextFormat(Qt::PlainText);
     l->addWidget(verdict_);
+    exportRepro_ = new QPushButton(tr("Export a Reproducer for the Device's Owner…"), this);
+    exportRepro_->setObjectName("exportReproButton");
+    exportRepro_->setToolTip(
+        tr("This call as a standalone aclnn program and its data, to build and run on the NPU "
+           "(File › Export Reproducer; docs/REPRO.md)"));
+    exportRepro_->hide();
+    connect(exportRepro_, &QPushButton::clicked, this, &MetricsPanel::exportReproRequested);
+    l->addWidget(exportRepro_);
     table_ = new QTableView(this);
     model_ = new MetricsTableModel(context, this);
     table_->setModel(model_);
@@ -104,6 +113,7 @@ void MetricsPanel::refreshVerdict() {
                                           : QStringLiteral("%1: %2\n%3")
                                                 .arg(QString::fromStdString(s.title), QString::fromStdString(s.formula),
                                                      QString::fromStdString(s.thresholds)));
+    exportRepro_->hide();
     if (!a || a->outputs.empty()) {
         verdict_->setStyleSheet({});
         verdictBackground_ = QColor();
@@ -128,6 +138,7 @@ void MetricsPanel::refreshVerdict() {
     const bool deviceFails =
         a->device.kind == ops::DeviceVerdict::Kind::DeviceFails || a->device.kind == ops::DeviceVerdict::Kind::BothFail;
     const bool otherSettings = a->device.kind == ops::DeviceVerdict::Kind::OtherSettings;  // not the device's fault
+    exportRepro_->setVisible(a->device.kind == ops::DeviceVerdict::Kind::DeviceFails);
     const metrics::Verdict shown = deviceFails                                           ? metrics::Verdict::Fail
                                    : otherSettings || overall == ops::Overall::NotJudged ? metrics::Verdict::Warning
                                                                                          : worst;

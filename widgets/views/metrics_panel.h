@@ -7,6 +7,7 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QTableView;
 
 namespace opscope::gui {
@@ -22,6 +23,10 @@ public:
     QString verdictText() const;
     QColor verdictBackground() const;  // the banner's colour (the verdict shown)
 
+Q_SIGNALS:
+    // The banner's "Export a reproducer…", shown while the device fails the call.
+    void exportReproRequested();
+
 private:
     void refreshChoices();
     void refreshVerdict();
@@ -30,6 +35,7 @@ private:
     QComboBox* baseline_;
     QComboBox* standard_;
     QLabel* verdict_;
+    QPushButton* exportRepro_;
     QColor verdictBackground_;  // invalid while there is no verdict
     QLabel* standardInfo_;
     QTableView* table_;
