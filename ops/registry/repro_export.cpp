@@ -74,9 +74,9 @@ std::string readme(const std::string& op, const std::string& origin, Product pro
            "`expected/` holds OpScope's own outputs of the call "
            "(`opscope-cli compare outputs expected` shows how far the device is from the emulation). "
            "`case.h5` is the case itself (datasets/FORMAT.md of OpScope).\n\n"
-           "## Against OpScope\n\n```sh\ncmake -S . -B build -DACLNN_ROOT=<OpScope SDK> && cmake --build build && "
-           "./build/repro .\n```\n\nOPSCOPE_PRODUCT=" +
-           std::string(productId(product)) + " emulates the device this case is for.\n";
+           "## Against OpScope\n\n```sh\ncmake -S . -B build -DACLNN_ROOT=<OpScope SDK> && cmake --build build\n"
+           "OPSCOPE_PRODUCT=" +
+           std::string(productId(product)) + " ./build/repro .   # the device this case is for\n```\n";
 }
 
 // Builds and runs every reproducer beside it; goes on past one that fails.
@@ -120,7 +120,9 @@ std::string bundleReadme(const std::vector<ReproBundleEntry>& entries, const std
            "ASCEND_HOME_PATH\nbash run_all.sh        # builds and runs every folder, goes on past a failure\n```\n\n"
            "## Judge what they wrote\n\nCopy the folder back and, where OpScope is installed:\n\n```sh\n"
            "opscope-cli import repro . -o judged.h5   # every folder whose program ran, as one case file\n"
-           "opscope-cli run judged.h5\n```\n";
+           "opscope-cli run judged.h5\n```\n\n"
+           "Against OpScope: `OPSCOPE_PRODUCT=" +
+           std::string(productId(product)) + " bash run_all.sh -DACLNN_ROOT=<OpScope SDK>`.\n";
 }
 
 // Removes the folder being built unless it was renamed into place.

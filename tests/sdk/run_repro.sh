@@ -131,11 +131,14 @@ grep -q "Functional.conv2d.4: emulation and device agree" "$work/o" || fail "the
 grep -q "wrote .*group/: 2 reproducers on the Atlas training series" "$work/o" || { fail "group: not 2"; cat "$work/o"; }
 [ "$(grep -c "not exported: /convolution_backward/bf16/" "$work/o")" -eq 5 ] || fail "group: the 5 bf16 calls not listed"
 grep -q "^Not exported:" "$work/group/README.md" || fail "group: README.md does not list what was not exported"
-bash "$work/group/run_all.sh" -DACLNN_ROOT="$sdk" > /dev/null || fail "run_all.sh of the group"
+OPSCOPE_PRODUCT=training bash "$work/group/run_all.sh" -DACLNN_ROOT="$sdk" > /dev/null || fail "run_all.sh of the group"
 rm "$work/group/convolution_backward_fp16_conv1d_basic/outputs/gradBias.npy"
 "$cli" import repro "$work/group" -o "$work/group.h5" > "$work/o" || fail "import of a group with one folder short"
 grep -q "imported 1 of 2 reproducers" "$work/o" || { fail "group import: not 1 of 2"; cat "$work/o"; }
 grep -q "conv1d_basic/outputs/gradBias.npy' is missing" "$work/o" || fail "group import: the short folder not said"
+"$cli" run "$work/group.h5" > "$work/o" || fail "run of the group's case"
+grep -q "product training" "$work/o" && grep -q "conv2d_basic: emulation and device agree" "$work/o" ||
+  { fail "the group's case was not judged on the training series"; tail -4 "$work/o"; }
 expect2 "is both under --case and failed by the device" "$cli" export repro "$work/step0.h5" --device-fails \
   "$work/step0.json" --case /msprobe/step0/rank1 -o "$work/y"
 expect2 "has no case of" "$cli" export repro "$root/datasets/rms_norm_grad.h5" --device-fails "$work/step0.json" -o "$work/y"
