@@ -3,6 +3,7 @@
 #include "pickle_reader.h"
 
 #include <cstring>
+#include <unordered_set>
 
 #include "opscope/import/format_error.h"
 
@@ -22,6 +23,10 @@ class Unpickler {
 public:
     Unpickler(PickleInput& in, const std::string& what, const PickleHooks& hooks)
         : in_(in), b_(in.bytes), pos_(in.pos), what_(what), hooks_(hooks) {}
+    // A pickle that failed half-way may have made a cycle already: its arena is this one.
+    ~Unpickler() { PickleArena().adopt(std::move(filled_)); }
+    // The lists and dicts filled, for the caller's arena (after run()).
+    std::vector<PyRef> takeFilled() { return std::move(filled_); }
 
     PyRef run() {
         while (true) {
@@ -96,12 +101,12 @@ private:
             case 0x87: pushTuple(static_cast<std::size_t>(op - 0x84)); return true;  // TUPLE1, TUPLE2, TUPLE3
             case 'a': {                                                              // APPEND
                 PyRef item = pop();
-                list("APPEND")->items.push_back(item);
+                filled(list("APPEND"))->items.push_back(item);
                 return true;
             }
             case 'e': {  // APPENDS
                 std::vector<PyRef> items = popMark();
-                PyRef l = list("APPENDS");
+                PyRef l = filled(list("APPENDS"));
                 l->items.insert(l->items.end(), items.begin(), items.end());
                 return true;
             }
@@ -261,7 +266,11 @@ private:
         if (!dict) dict = top();
         if (dict->kind != PyValue::Kind::Dict) fail("SETITEM on something that is not a dict");
         if (kv.size() % 2) fail("SETITEMS with an odd number of items");
-        dict->items.insert(dict->items.end(), kv.begin(), kv.end());
+        filled(dict)->items.insert(dict->items.end(), kv.begin(), kv.end());
+    }
+    const PyRef& filled(const PyRef& container) {
+        if (filledSeen_.insert(container.get()).second) filled_.push_back(container);
+        return container;
     }
     void memoPut(uint64_t index) {
         if (index > kMaxDepth) fail("a memo index of " + std::to_string(index));
@@ -283,18 +292,31 @@ private:
     std::vector<PyRef> stack_;
     std::vector<std::size_t> marks_;
     std::vector<PyRef> memo_;
+    std::vector<PyRef> filled_;  // every list and dict given items (the only way a cycle is made)
+    std::unordered_set<const PyValue*> filledSeen_;
 };
 
 }  // namespace
 
-PyRef loadPickle(PickleInput& in, const std::string& what, const PickleHooks& hooks) {
-    return Unpickler(in, what, hooks).run();
+PickleArena::~PickleArena() {
+    for (const PyRef& v : filled_) v->items.clear();
 }
 
-PyRef loadPickle(std::string bytes, const std::string& what, const PickleHooks& hooks) {
+void PickleArena::adopt(std::vector<PyRef> filled) {
+    filled_.insert(filled_.end(), std::make_move_iterator(filled.begin()), std::make_move_iterator(filled.end()));
+}
+
+PyRef loadPickle(PickleInput& in, const std::string& what, const PickleHooks& hooks, PickleArena& arena) {
+    Unpickler u(in, what, hooks);
+    PyRef root = u.run();
+    arena.adopt(u.takeFilled());
+    return root;
+}
+
+PyRef loadPickle(std::string bytes, const std::string& what, const PickleHooks& hooks, PickleArena& arena) {
     PickleInput in;
     in.bytes = std::move(bytes);
-    return loadPickle(in, what, hooks);
+    return loadPickle(in, what, hooks, arena);
 }
 
 }  // namespace opscope::import::detail

@@ -45,10 +45,25 @@ struct PickleInput {
     std::function<bool(std::string& bytes, std::size_t n)> more;
 };
 
+// The lists and dicts a pickle filled, whose items it clears when it goes. A pickle may hold
+// itself (a dict with a reference to itself: cycle.pt), and shared ownership alone would never
+// free such a graph. Keep it as long as the values it was given are read.
+class PickleArena {
+public:
+    PickleArena() = default;
+    PickleArena(const PickleArena&) = delete;
+    PickleArena& operator=(const PickleArena&) = delete;
+    ~PickleArena();
+    void adopt(std::vector<PyRef> filled);
+
+private:
+    std::vector<PyRef> filled_;
+};
+
 // Reads one pickle from `in` and leaves `in.pos` just after its STOP, where the next one starts.
 // Throws FormatError naming `what` for any opcode outside the subset or a malformed stream.
-PyRef loadPickle(PickleInput& in, const std::string& what, const PickleHooks& hooks);
+PyRef loadPickle(PickleInput& in, const std::string& what, const PickleHooks& hooks, PickleArena& arena);
 // A pickle that is all of `bytes`.
-PyRef loadPickle(std::string bytes, const std::string& what, const PickleHooks& hooks);
+PyRef loadPickle(std::string bytes, const std::string& what, const PickleHooks& hooks, PickleArena& arena);
 
 }  // namespace opscope::import::detail

@@ -29,7 +29,7 @@ public:
     virtual ~TorchArchive() = default;
     // Reads the object's pickle through `hooks`, whose persistent loads fill `storages`; the
     // legacy layout then finds each storage's bytes by the storages the pickle named.
-    virtual PyRef load(const PickleHooks& hooks, const TorchStorages& storages) = 0;
+    virtual PyRef load(const PickleHooks& hooks, const TorchStorages& storages, PickleArena& arena) = 0;
     // The legacy layout's persistent ids carry a sixth item (a storage view, None since 1.0).
     virtual bool legacy() const = 0;
     // Throws FormatError unless the file holds exactly the storage's elements (a damaged storage

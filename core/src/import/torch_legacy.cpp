@@ -54,15 +54,16 @@ public:
         if (head_.pos == 0) failTorchFile(path_, "it does not start with torch.save's magic number");
     }
 
-    PyRef load(const PickleHooks& hooks, const TorchStorages& storages) override {
+    PyRef load(const PickleHooks& hooks, const TorchStorages& storages, PickleArena& arena) override {
         const PickleHooks plain = plainValuesOnly(path_);
-        const PyRef version = loadPickle(head_, path_, plain);
+        PickleArena scratch;  // the pickles around the object, read here and dropped
+        const PyRef version = loadPickle(head_, path_, plain, scratch);
         if (version->kind != PyValue::Kind::Int || version->i != kProtocolVersion)
             failTorchFile(path_, "its serialization protocol is not " + std::to_string(kProtocolVersion));
-        if (loadPickle(head_, path_, plain)->kind != PyValue::Kind::Dict)
+        if (loadPickle(head_, path_, plain, scratch)->kind != PyValue::Kind::Dict)
             failTorchFile(path_, "its sys_info is not a dict");
-        PyRef root = loadPickle(head_, path_, hooks);
-        const PyRef keys = loadPickle(head_, path_, plain);
+        PyRef root = loadPickle(head_, path_, hooks, arena);
+        const PyRef keys = loadPickle(head_, path_, plain, scratch);
         if (keys->kind != PyValue::Kind::List) failTorchFile(path_, "its list of storages is not a list");
         locate(keys->items, storages, head_.pos);
         head_ = PickleInput();  // the pickles' bytes are no longer needed

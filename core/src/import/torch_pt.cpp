@@ -63,7 +63,7 @@ public:
         detail::PickleHooks hooks;
         hooks.persistentLoad = [this](const PyRef& pid) { return persistentLoad(pid); };
         hooks.call = [this](const std::string& global, const PyRef& args) { return call(global, args); };
-        return archive_->load(hooks, storages_);
+        return archive_->load(hooks, storages_, arena_);
     }
 
     [[noreturn]] void fail(const std::string& why) const { detail::failTorchFile(path_, why); }
@@ -257,6 +257,7 @@ private:
     std::string path_;
     std::unique_ptr<detail::TorchArchive> archive_;
     detail::TorchStorages storages_;
+    detail::PickleArena arena_;  // the pickle's lists and dicts, freed with the loader (cycles too)
 };
 
 std::string keyText(const PyRef& k) {

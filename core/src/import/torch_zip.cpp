@@ -28,8 +28,8 @@ public:
         }
     }
 
-    PyRef load(const PickleHooks& hooks, const TorchStorages&) override {
-        return loadPickle(zip_.read(*zip_.find(prefix_ + "/data.pkl")), path_, hooks);
+    PyRef load(const PickleHooks& hooks, const TorchStorages&, PickleArena& arena) override {
+        return loadPickle(zip_.read(*zip_.find(prefix_ + "/data.pkl")), path_, hooks, arena);
     }
     bool legacy() const override { return false; }
     bool bigEndian() const override { return bigEndian_; }
