@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "sanitizers.h"
 #include "opscope/process_memory.h"
 
 #if defined(__GLIBC__)
@@ -13,10 +14,8 @@
 namespace opscope {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kGlibcAllocator = false;  // the sanitizers bring their own
-#elif defined(__GLIBC__)
-constexpr bool kGlibcAllocator = true;
+#if defined(__GLIBC__)
+constexpr bool kGlibcAllocator = !test::kSanitizedAllocator;  // the sanitizers bring their own
 #else
 constexpr bool kGlibcAllocator = false;
 #endif

@@ -13,6 +13,8 @@ sdk=$work/sdk
 cmake --install "$build_dir" --prefix "$sdk" > "$work/install.log" || { echo "install failed"; exit 1; }
 flags="-Wall -Wextra -Werror"
 [ "$sanitize" = ON ] && flags="$flags -fsanitize=address,undefined"
+# Every build of a program here: a sanitizer build's libraries need the sanitizer in the program.
+cmake_args=(-DACLNN_ROOT="$sdk" -DCMAKE_CXX_FLAGS="$flags")
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -41,7 +43,7 @@ for entry in "${cases[@]}"; do
   n=$((n + 1))
   echo "== $case"
   "$cli" export repro "$file" --case "$case" -o "$dir" > "$work/export.out" || { fail "export $case"; cat "$work/export.out"; continue; }
-  (cd "$dir" && cmake -S . -B build -DACLNN_ROOT="$sdk" -DCMAKE_CXX_FLAGS="$flags" > ../cmake.log 2>&1 &&
+  (cd "$dir" && cmake -S . -B build "${cmake_args[@]}" > ../cmake.log 2>&1 &&
      cmake --build build > ../build.log 2>&1) || { fail "build $case"; tail -20 "$work/build.log"; continue; }
   "$dir/build/repro" "$dir" > "$work/run.out" 2>&1 || { fail "repro $case"; cat "$work/run.out"; continue; }
   grep -q "GetWorkspaceSize: workspace" "$work/run.out" || fail "$case: the program did not report phase 1"
@@ -64,7 +66,7 @@ done
 # A device output far off: the judge says the device fails (exit 1). 1e30 as the last float32.
 dir=$work/repro0b
 "$cli" export repro "$root/datasets/convolution_backward.h5" --case /convolution_backward/fp32/conv2d_basic -o "$dir" > /dev/null
-(cd "$dir" && cmake -S . -B build -DACLNN_ROOT="$sdk" > /dev/null && cmake --build build > /dev/null) || fail "build fp32"
+(cd "$dir" && cmake -S . -B build "${cmake_args[@]}" > /dev/null && cmake --build build > /dev/null) || fail "build fp32"
 "$dir/build/repro" "$dir" > /dev/null || fail "repro fp32"
 f=$dir/outputs/gradInput.npy
 printf '\xca\xf2\x49\x71' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 4)) conv=notrunc 2> /dev/null
@@ -121,7 +123,7 @@ expect2 "gradWeight.npy' is not a regular file" "$cli" import repro "$dir" -o "$
 (cd "$work" && "$cli" export repro step0.h5 --device-fails step0.json -o failing > "$work/o") || fail "export --device-fails"
 grep -q "wrote failing/: 1 reproducer" "$work/o" || { fail "--device-fails: not one reproducer"; cat "$work/o"; }
 [ -d "$work/failing/msprobe_step0_rank0_Functional.conv2d.4" ] || fail "--device-fails: no folder for Functional.conv2d.4"
-bash "$work/failing/run_all.sh" -DACLNN_ROOT="$sdk" > "$work/o" || { fail "run_all.sh"; cat "$work/o"; }
+bash "$work/failing/run_all.sh" "${cmake_args[@]}" > "$work/o" || { fail "run_all.sh"; cat "$work/o"; }
 "$cli" import repro "$work/failing" -o "$work/failing.h5" > /dev/null || fail "import repro of a bundle"
 "$cli" run "$work/failing.h5" > "$work/o" || fail "run of the bundle's cases"
 grep -q "Functional.conv2d.4: emulation and device agree" "$work/o" || fail "the bundle's case was not judged"
@@ -131,7 +133,7 @@ grep -q "Functional.conv2d.4: emulation and device agree" "$work/o" || fail "the
 grep -q "wrote .*group/: 2 reproducers on the Atlas training series" "$work/o" || { fail "group: not 2"; cat "$work/o"; }
 [ "$(grep -c "not exported: /convolution_backward/bf16/" "$work/o")" -eq 5 ] || fail "group: the 5 bf16 calls not listed"
 grep -q "^Not exported:" "$work/group/README.md" || fail "group: README.md does not list what was not exported"
-OPSCOPE_PRODUCT=training bash "$work/group/run_all.sh" -DACLNN_ROOT="$sdk" > /dev/null || fail "run_all.sh of the group"
+OPSCOPE_PRODUCT=training bash "$work/group/run_all.sh" "${cmake_args[@]}" > /dev/null || fail "run_all.sh of the group"
 rm "$work/group/convolution_backward_fp16_conv1d_basic/outputs/gradBias.npy"
 "$cli" import repro "$work/group" -o "$work/group.h5" > "$work/o" || fail "import of a group with one folder short"
 grep -q "imported 1 of 2 reproducers" "$work/o" || { fail "group import: not 1 of 2"; cat "$work/o"; }
