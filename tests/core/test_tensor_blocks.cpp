@@ -84,7 +84,8 @@ TEST(TensorBlocks, EveryBlockOfEveryFixtureIsItsCutFromTheWhole) {
             ASSERT_EQ(block.dtype(), whole.dtype());
             const std::vector<char> expected = expectedBlock(whole, start, count);
             ASSERT_EQ(block.nbytes(), expected.size());
-            EXPECT_EQ(std::memcmp(block.data(), expected.data(), expected.size()), 0);
+            if (!expected.empty())  // an empty tensor's data may be null, which memcmp may not take
+                EXPECT_EQ(std::memcmp(block.data(), expected.data(), expected.size()), 0);
             ++blocks;
         }
     }
