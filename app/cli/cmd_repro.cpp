@@ -25,7 +25,7 @@ CommandSpec exportReproSpec() {
             "(a --case naming a group, several --case, or --device-fails): DIR is a bundle, one folder a case\n"
             "and run_all.sh. FILE is a case file or a trace. The calls are emulated on --product, else the\n"
             "product the file records, else a2. DIR appears whole or not at all.",
-            {{"--case", "PATH", true, "a case, or a group of cases ('info FILE' lists them); repeatable"},
+            {{"--case", "PATH", true, "a case, or a group of cases ('info FILE' lists them)"},
              {"--device-fails", "REPORT.json", false, "the cases of FILE that a 'run --report' says the device fails"},
              {"-o", "DIR", false, "the folder to create (it must not exist)"},
              {"--product", "ID", false, "the product to reproduce on: a2, a3, training, inference"},
