@@ -111,6 +111,37 @@ TEST(FileSafety, VirtualDatasetsAreRefused) {
                     "dataset '/v' in '" + file + "' is a virtual dataset -> " + secret + ":/s/x, outside the file");
 }
 
+// The vetting child remembers the paths it looked up (File::rememberLookups): what it answers is
+// what a fresh lookup answers, a refusal is said every time, and a missing path stays unknown.
+TEST(FileSafety, RememberedLookupsAnswerAsFreshOnesAndRefuseEveryTime) {
+    ScratchDir dir;
+    const std::string secret = dir.file("secret.h5"), file = dir.file("links.h5");
+    writeFour(secret, "/grp/dy");
+    writeFour(file, "/own");
+    externalLink(file, secret, "/grp", "ext");
+    {
+        const hid_t f = ok(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+        ok(H5Lcreate_soft("/own", f, "soft", H5P_DEFAULT, H5P_DEFAULT));
+        ok(H5Fclose(f));
+    }
+    const File fresh = File::openReadOnly(file);
+    File remembering = File::openReadOnly(file);
+    remembering.rememberLookups();
+    for (int pass = 0; pass < 2; ++pass) {
+        SCOPED_TRACE(pass);
+        for (const char* path : {"/own", "/soft", "/ext", "/nothing"}) {
+            const ObjectInfo a = fresh.info(path), b = remembering.info(path);
+            EXPECT_EQ(a.kind, b.kind) << path;
+            EXPECT_EQ(a.viaSoftLink, b.viaSoftLink) << path;
+            EXPECT_EQ(a.identity, b.identity) << path;
+            EXPECT_EQ(a.externalTarget, b.externalTarget) << path;
+        }
+        EXPECT_CONTAINS(refusal([&] { remembering.info("/ext/dy"); }), "is an external link");
+    }
+    EXPECT_EQ(remembering.info("/soft").kind, ObjectKind::Dataset);
+    EXPECT_TRUE(remembering.info("/soft").viaSoftLink);
+}
+
 TEST(FileSafety, ExternalLinksAreRefusedAnywhereInAPath) {
     ScratchDir dir;
     const std::string secret = dir.file("secret.h5"), file = dir.file("links.h5");

@@ -292,7 +292,16 @@ void File::requireWritable(const std::string& what) const {
 ObjectInfo File::info(const std::string& path) const {
     const std::string normalized = normalizePath(path);
     if (normalized == "/") return objectInfo(id(), "/", "cannot look up '/' in '" + path_ + "'");
-    return createdHere_ ? lookUpCreated(normalized) : lookUp(normalized, 0);
+    if (createdHere_) return lookUpCreated(normalized);
+    if (!rememberLookups_) return lookUp(normalized, 0);
+    if (const auto known = lookups_.find(normalized); known != lookups_.end()) return known->second;
+    ObjectInfo found = lookUp(normalized, 0);  // a refused external link throws: never remembered
+    if (found.kind != ObjectKind::Missing) lookups_.emplace(normalized, found);
+    return found;
+}
+
+void File::rememberLookups() {
+    if (!writable_) rememberLookups_ = true;
 }
 
 ObjectInfo File::lookUp(const std::string& normalized, int hops) const {

@@ -51,6 +51,11 @@ public:
     void close();
     // Throws "<what>: the file is open read-only" unless opened for writing.
     void requireWritable(const std::string& what) const;
+    // From now on info() answers a path it has found before from memory, in this read-only file.
+    // For a reader that looks the same paths up many times in a file nobody changes meanwhile:
+    // the vetting child (vetting_walk.cpp), which walks every object and attribute of a file of
+    // thousands of cases under a time limit. What is missing is looked up again each time.
+    void rememberLookups();
 
     // Creates the group and any missing parents; an existing group is left as it is.
     void createGroup(const std::string& path);
@@ -149,7 +154,9 @@ private:
     std::string path_;
     bool writable_ = false;
     bool externalAllowed_ = false;
-    bool createdHere_ = false;  // by create(): see lookUpCreated
+    bool createdHere_ = false;      // by create(): see lookUpCreated
+    bool rememberLookups_ = false;  // see rememberLookups()
+    mutable std::unordered_map<std::string, ObjectInfo> lookups_;
     // In a created file: every object written through this object, by normalized path.
     std::unordered_map<std::string, ObjectKind> created_;
     // In a created file: the groups placeOf() opened last, most recently used at the back.
