@@ -111,19 +111,24 @@ TEST(FileSafety, VirtualDatasetsAreRefused) {
                     "dataset '/v' in '" + file + "' is a virtual dataset -> " + secret + ":/s/x, outside the file");
 }
 
-// The vetting child remembers the paths it looked up (File::rememberLookups): what it answers is
-// what a fresh lookup answers, a refusal is said every time, and a missing path stays unknown.
-TEST(FileSafety, RememberedLookupsAnswerAsFreshOnesAndRefuseEveryTime) {
-    ScratchDir dir;
+// links.h5 holding /own, an external link /ext to secret.h5:/grp (which holds dy) and a soft
+// link /soft to `softTarget`; returns the two files' paths.
+std::pair<std::string, std::string> linkedFiles(const ScratchDir& dir, const char* softTarget) {
     const std::string secret = dir.file("secret.h5"), file = dir.file("links.h5");
     writeFour(secret, "/grp/dy");
     writeFour(file, "/own");
     externalLink(file, secret, "/grp", "ext");
-    {
-        const hid_t f = ok(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-        ok(H5Lcreate_soft("/own", f, "soft", H5P_DEFAULT, H5P_DEFAULT));
-        ok(H5Fclose(f));
-    }
+    const hid_t f = ok(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+    ok(H5Lcreate_soft(softTarget, f, "soft", H5P_DEFAULT, H5P_DEFAULT));
+    ok(H5Fclose(f));
+    return {secret, file};
+}
+
+// The vetting child remembers the paths it looked up (File::rememberLookups): what it answers is
+// what a fresh lookup answers, a refusal is said every time, and a missing path stays unknown.
+TEST(FileSafety, RememberedLookupsAnswerAsFreshOnesAndRefuseEveryTime) {
+    ScratchDir dir;
+    const auto [secret, file] = linkedFiles(dir, "/own");
     const File fresh = File::openReadOnly(file);
     File remembering = File::openReadOnly(file);
     remembering.rememberLookups();
@@ -144,16 +149,8 @@ TEST(FileSafety, RememberedLookupsAnswerAsFreshOnesAndRefuseEveryTime) {
 
 TEST(FileSafety, ExternalLinksAreRefusedAnywhereInAPath) {
     ScratchDir dir;
-    const std::string secret = dir.file("secret.h5"), file = dir.file("links.h5");
-    writeFour(secret, "/grp/dy");
-    writeFour(file, "/own");
-    externalLink(file, secret, "/grp", "ext");
+    const auto [secret, file] = linkedFiles(dir, "/ext/dy");
     externalLink(file, secret, "/grp/dy", "direct");
-    {
-        const hid_t f = ok(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-        ok(H5Lcreate_soft("/ext/dy", f, "soft", H5P_DEFAULT, H5P_DEFAULT));
-        ok(H5Fclose(f));
-    }
     const File f = File::openReadOnly(file);
     // Inside a path: refused before HDF5 opens the other file.
     EXPECT_CONTAINS(refusal([&] { readTensor(f, "/ext/dy"); }),
