@@ -124,18 +124,17 @@ std::pair<std::string, std::string> linkedFiles(const ScratchDir& dir, const cha
     return {secret, file};
 }
 
-// The vetting child remembers the paths it looked up (File::rememberLookups): what it answers is
-// what a fresh lookup answers, a refusal is said every time, and a missing path stays unknown.
+// A read-only File remembers the paths it found (File::LookupMemo): what it answers is what a
+// fresh lookup answers, a refusal is said every time, and a missing path stays unknown.
 TEST(FileSafety, RememberedLookupsAnswerAsFreshOnesAndRefuseEveryTime) {
     ScratchDir dir;
     const auto [secret, file] = linkedFiles(dir, "/own");
-    const File fresh = File::openReadOnly(file);
-    File remembering = File::openReadOnly(file);
-    remembering.rememberLookups();
+    const File remembering = File::openReadOnly(file);
+    ASSERT_TRUE(remembering.remembersLookups());
     for (int pass = 0; pass < 2; ++pass) {
         SCOPED_TRACE(pass);
         for (const char* path : {"/own", "/soft", "/ext", "/nothing"}) {
-            const ObjectInfo a = fresh.info(path), b = remembering.info(path);
+            const ObjectInfo a = File::openReadOnly(file).info(path), b = remembering.info(path);
             EXPECT_EQ(a.kind, b.kind) << path;
             EXPECT_EQ(a.viaSoftLink, b.viaSoftLink) << path;
             EXPECT_EQ(a.identity, b.identity) << path;
@@ -145,6 +144,25 @@ TEST(FileSafety, RememberedLookupsAnswerAsFreshOnesAndRefuseEveryTime) {
     }
     EXPECT_EQ(remembering.info("/soft").kind, ObjectKind::Dataset);
     EXPECT_TRUE(remembering.info("/soft").viaSoftLink);
+}
+
+// A reader of a file this process is writing (the debugger viewing the trace it records) shares
+// the writer's open file and sees each change at once: it must not answer from memory.
+TEST(FileSafety, AReaderOfAFileThisProcessWritesSeesItsChanges) {
+    ScratchDir dir;
+    const std::string path = dir.file("live.h5");
+    File writer = File::create(path);
+    writer.createGroup("/step0");
+    writer.flush();
+    const File reader = File::openReadOnly(path);
+    EXPECT_FALSE(reader.remembersLookups());
+    EXPECT_EQ(reader.info("/step0").attributeCount, 0);
+    EXPECT_EQ(reader.info("/step1").kind, ObjectKind::Missing);
+    writer.writeAttribute("/step0", "status", "done");
+    writer.createGroup("/step1");
+    EXPECT_EQ(reader.info("/step0").attributeCount, 1);
+    EXPECT_EQ(reader.info("/step1").kind, ObjectKind::Group);
+    EXPECT_FALSE(File::openReadWrite(path).remembersLookups());
 }
 
 TEST(FileSafety, ExternalLinksAreRefusedAnywhereInAPath) {

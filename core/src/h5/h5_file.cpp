@@ -242,14 +242,23 @@ File File::open(const std::string& path, bool writable) {
         Handle access = fileAccessList(what, locking);
         return h5::open(Handle::Kind::File, what, [&] { return H5Fopen(path.c_str(), flags, access.id()); });
     };
-    try {
-        return File(openWith(writable), path, writable);
-    } catch (const FileError& e) {
-        // This process already has the file open for writing (a trace it records): HDF5 then
-        // shares that open file and insists on the same locking setting.
-        if (writable || std::string(e.what()).find("file locking flag values don't match") == std::string::npos) throw;
-        return File(openWith(true), path, writable);
-    }
+    auto opened = [&]() -> File {
+        try {
+            return File(openWith(writable), path, writable);
+        } catch (const FileError& e) {
+            // This process already has the file open for writing (a trace it records): HDF5 then
+            // shares that open file and insists on the same locking setting.
+            if (writable || std::string(e.what()).find("file locking flag values don't match") == std::string::npos)
+                throw;
+            return File(openWith(true), path, writable);
+        }
+    }();
+    // A read-only open of a file this process writes shares the writer's open file (and its
+    // intent): what it finds can change under it, so only a file nobody here writes remembers.
+    unsigned intent = 0;
+    call(what, [&] { return H5Fget_intent(opened.id(), &intent); });
+    if (!writable && (intent & H5F_ACC_RDWR) == 0) opened.memo_ = std::make_unique<LookupMemo>();
+    return opened;
 }
 
 File File::openReadOnly(const std::string& path) { return open(path, false); }
@@ -293,15 +302,17 @@ ObjectInfo File::info(const std::string& path) const {
     const std::string normalized = normalizePath(path);
     if (normalized == "/") return objectInfo(id(), "/", "cannot look up '/' in '" + path_ + "'");
     if (createdHere_) return lookUpCreated(normalized);
-    if (!rememberLookups_) return lookUp(normalized, 0);
-    if (const auto known = lookups_.find(normalized); known != lookups_.end()) return known->second;
+    if (!memo_) return lookUp(normalized, 0);
+    {
+        std::lock_guard<std::mutex> lock(memo_->mutex);
+        if (const auto known = memo_->found.find(normalized); known != memo_->found.end()) return known->second;
+    }
     ObjectInfo found = lookUp(normalized, 0);  // a refused external link throws: never remembered
-    if (found.kind != ObjectKind::Missing) lookups_.emplace(normalized, found);
+    if (found.kind == ObjectKind::Missing) return found;
+    std::lock_guard<std::mutex> lock(memo_->mutex);
+    if (memo_->found.size() >= LookupMemo::kMaxRemembered) memo_->found.clear();
+    memo_->found.emplace(normalized, found);
     return found;
-}
-
-void File::rememberLookups() {
-    if (!writable_) rememberLookups_ = true;
 }
 
 ObjectInfo File::lookUp(const std::string& normalized, int hops) const {

@@ -79,9 +79,6 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
     std::unique_ptr<File> file;
     attempt([&] { file = std::make_unique<File>(File::openReadOnly(path)); });
     if (!file) return;
-    // Every object's path is looked up once per read of it (its info, each attribute): a case
-    // file of thousands of calls took most of the time limit doing that over and over.
-    file->rememberLookups();
     const File& f = *file;
 
     // What info, run and the debugger's case list read.

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -51,11 +53,8 @@ public:
     void close();
     // Throws "<what>: the file is open read-only" unless opened for writing.
     void requireWritable(const std::string& what) const;
-    // From now on info() answers a path it has found before from memory, in this read-only file.
-    // For a reader that looks the same paths up many times in a file nobody changes meanwhile:
-    // the vetting child (vetting_walk.cpp), which walks every object and attribute of a file of
-    // thousands of cases under a time limit. What is missing is looked up again each time.
-    void rememberLookups();
+    // Whether info() answers a path it has found before from memory (see LookupMemo).
+    bool remembersLookups() const { return memo_ != nullptr; }
 
     // Creates the group and any missing parents; an existing group is left as it is.
     void createGroup(const std::string& path);
@@ -134,6 +133,19 @@ public:
 private:
     File(Handle handle, std::string path, bool writable);
     static File open(const std::string& path, bool writable);
+    // What info() found, by normalized path, in a file opened read-only that no File of this
+    // process writes: readers look the same paths up many times (a case's info, then each of its
+    // attributes and datasets), each time link by link from the root, and in a file of thousands
+    // of cases that was most of `info`, `run` and the vetting. Another process writing the file
+    // meanwhile is no worse off: without SWMR, HDF5's own metadata cache answers from what it read
+    // before too. A missing path is looked up again each time, a refused external link is refused
+    // each time (it throws, and is never stored), and the memo starts again past kMaxRemembered
+    // paths, so it stays a few MiB on a file of millions of objects.
+    struct LookupMemo {
+        static constexpr std::size_t kMaxRemembered = std::size_t(1) << 16;
+        std::mutex mutex;  // info() is const and HDF5 is built thread-safe: readers may share a File
+        std::unordered_map<std::string, ObjectInfo> found;
+    };
     // Opens the object for attribute work; objectPath is normalized.
     Handle openObject(const std::string& objectPath, const std::string& what) const;
     // info() one link at a time from the root, so that no link leaving the file is crossed
@@ -154,9 +166,8 @@ private:
     std::string path_;
     bool writable_ = false;
     bool externalAllowed_ = false;
-    bool createdHere_ = false;      // by create(): see lookUpCreated
-    bool rememberLookups_ = false;  // see rememberLookups()
-    mutable std::unordered_map<std::string, ObjectInfo> lookups_;
+    bool createdHere_ = false;          // by create(): see lookUpCreated
+    std::unique_ptr<LookupMemo> memo_;  // read-only and not written by this process: see LookupMemo
     // In a created file: every object written through this object, by normalized path.
     std::unordered_map<std::string, ObjectKind> created_;
     // In a created file: the groups placeOf() opened last, most recently used at the back.
