@@ -190,17 +190,23 @@ struct FilePlan {
     std::string unknownProduct;           // what it says instead, when OpScope does not know it
     std::vector<std::string> casePaths;   // case files
     std::vector<cases::Case> traceCases;  // traces (read whole: traces hold their tensors per executor)
+    bool dataVetted = false;              // the validator read every case's data with the metadata
 };
 
-FilePlan planFile(const std::string& file, const std::vector<std::string>& selections,
+// `wholeFile`: the run takes every case (no --case, no --shard), so one validator reads the
+// metadata and all the data at once; otherwise vetCaseData has the cases it takes read.
+FilePlan planFile(const std::string& file, const std::vector<std::string>& selections, bool wholeFile,
                   std::vector<std::string>* skipped, std::vector<std::string>* unmatched) {
-    requireSafeFile(file, {"/"});
+    const bool readWhole = wholeFile && selections.empty();
+    requireSafeFile(file, readWhole ? std::vector<std::string>{"/"} : std::vector<std::string>{});
     FilePlan plan;
     plan.file = file;
+    plan.dataVetted = readWhole;
     try {
         const h5::File f = h5::File::openReadOnly(file);
         plan.trace = cases::isTraceFile(f);
         if (plan.trace) {
+            if (!readWhole) requireSafeFile(file, {"/"});  // its executors are read whole, tensors and all
             std::vector<std::string> why;
             for (cases::Case& c : cases::casesFromTrace(file, &why)) plan.traceCases.push_back(std::move(c));
             for (const std::string& w : why) skipped->push_back(file + ": " + w);
@@ -280,6 +286,26 @@ std::vector<WorkItem> workItems(const std::vector<FilePlan>& plans, const cases:
         if (static_cast<int>(i % static_cast<std::size_t>(shardCount)) == shardIndex) kept.push_back(all[i]);
     }
     return kept;
+}
+
+// Has the data of the case files' items read by the validator before any is run: only the cases
+// this run takes, so that each of N shards reads its own share of a big file, not all of it (a
+// list too long for the validator's command line: the whole file).
+void vetCaseData(const std::vector<FilePlan>& plans, const std::vector<WorkItem>& items) {
+    constexpr std::size_t kMaxListedBytes = 256 * 1024;  // well under the kernel's ARG_MAX
+    for (const FilePlan& plan : plans) {
+        if (plan.dataVetted) continue;
+        std::vector<std::string> paths;
+        std::size_t bytes = 0;
+        for (const WorkItem& it : items)
+            if (it.plan == &plan && !it.ready) {
+                paths.push_back(it.path);
+                bytes += it.path.size() + 8;
+            }
+        if (paths.empty()) continue;
+        if (bytes > kMaxListedBytes) paths = {"/"};
+        requireSafeFile(plan.file, paths);
+    }
 }
 
 // Runs the items in order and hands each result to `record`; a case file stays open while its
@@ -405,7 +431,7 @@ std::vector<FilePlan> planFiles(const ParsedArgs& a, RunSummary* summary) {
     std::vector<std::string> unmatched;
     for (const std::string& file : a.positionals) {
         std::vector<std::string> fileUnmatched;
-        plans.push_back(planFile(file, a.values("--case"), &summary->skipped, &fileUnmatched));
+        plans.push_back(planFile(file, a.values("--case"), !a.has("--shard"), &summary->skipped, &fileUnmatched));
         summary->files.push_back({file, plans.back().importShard});
         for (const std::string& u : fileUnmatched)
             if (a.positionals.size() == 1) throw CliError("no case or group '" + u + "' in '" + file + "'");
@@ -540,7 +566,7 @@ int runAsWorker(const ParsedArgs& a, const RunOptions& o) {
             throw CliError(e.what());
         }
         std::vector<std::string> skipped, unmatched;
-        plans.push_back(trace ? planFile(file, {}, &skipped, &unmatched)
+        plans.push_back(trace ? planFile(file, {}, true, &skipped, &unmatched)
                               : FilePlan{file, false, "", std::nullopt, "", {}, {}});
     }
     std::vector<WorkItem> items;
@@ -584,6 +610,7 @@ int runRun(const ParsedArgs& a) {
     chooseProduct(a, plans);
     const std::vector<WorkItem> items = workItems(plans, o.adHoc ? &*o.adHoc : nullptr, o.shardIndex, o.shardCount);
     if (items.empty()) throw CliError(o.shardCount > 1 ? "no cases in shard " + a.value("--shard") : "no cases to run");
+    vetCaseData(plans, items);
     const int workers = workerCount(a, items.size());
     if (workers > 1)
         runInWorkers(a, plans, items, workers, &summary);

@@ -1,9 +1,9 @@
 // opscope-vet: reads an untrusted HDF5 file the way OpScope's commands will, so that a file
 // that crashes, hangs or exhausts libhdf5 does it here, in a throwaway process, and not in the
 // CLI or the debugger (opscope/h5/vetting.h). Started by vetFile() under time and memory limits.
-//   opscope-vet [--blocks-only] [--data PATH]... [--block DATASET START COUNT]... [--] FILE
+//   opscope-vet [--data-only] [--data PATH]... [--block DATASET START COUNT]... [--] FILE
 // (START and COUNT as "0,0,4096": one integer per axis, the block readTensorBlock reads;
-// --blocks-only: read only the blocks, the file's metadata having been vetted before).
+// --data-only: read only the data and the blocks, the file's metadata having been vetted before).
 // Exit status: 0 read to the end (reader errors are the command's to report), 2 usage,
 // 3 out of memory; a signal or any other status means the file is corrupt.
 #include <cstdio>
@@ -24,7 +24,7 @@ namespace {
 int usage(const char* problem) {
     if (problem) std::fprintf(stderr, "opscope-vet: %s\n", problem);
     std::fprintf(stderr,
-                 "usage: opscope-vet [--blocks-only] [--data PATH]... [--block DATASET START COUNT]... [--] FILE\n");
+                 "usage: opscope-vet [--data-only] [--data PATH]... [--block DATASET START COUNT]... [--] FILE\n");
     return opscope::h5::kVetExitUsage;
 }
 
@@ -35,11 +35,11 @@ int main(int argc, char** argv) {
     std::vector<std::string> dataPaths;
     std::vector<opscope::h5::DataBlock> blocks;
     std::string file;
-    bool blocksOnly = false;
+    bool dataOnly = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--blocks-only") {
-            blocksOnly = true;
+        if (a == "--data-only") {
+            dataOnly = true;
         } else if (a == "--data" && i + 1 < argc) {
             dataPaths.push_back(argv[++i]);
         } else if (a == "--block" && i + 3 < argc) {
@@ -60,8 +60,8 @@ int main(int argc, char** argv) {
     }
     if (file.empty()) return usage(nullptr);
     try {
-        if (blocksOnly)
-            opscope::h5::readBlocksUntrusted(file, blocks);
+        if (dataOnly)
+            opscope::h5::readDataUntrusted(file, dataPaths, blocks);
         else
             opscope::h5::walkUntrusted(file, dataPaths, blocks);
     } catch (const std::bad_alloc&) {

@@ -225,12 +225,29 @@ TEST(VetWalk, ABigDatasetIsReadInBands) {
         rusage before{};
         getrusage(RUSAGE_SELF, &before);
         h5::walkUntrusted(file, {data});
+        h5::readDataUntrusted(file, {data}, {});  // a later child's, the metadata walked already
         rusage after{};
         getrusage(RUSAGE_SELF, &after);
         if (!test::kSanitizedAllocator)  // ASan's quarantine keeps freed bands
             EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 100 * 1024) << "KiB of peak memory grew";
         EXPECT_NO_THROW(h5::vetFile(file, {data}));
     }
+}
+
+// The first child of a file version walks its metadata; a later one reads only the data and
+// blocks it is asked for (a shard of `run`: its own cases, not the whole file again).
+TEST(VetFile, ALaterChildReadsOnlyTheDataAskedFor) {
+    const std::vector<std::string> first = h5::vetArguments("vet", "f.h5", {"/c/a"}, {}, false);
+    EXPECT_EQ(first, (std::vector<std::string>{"vet", "--data", "/c/a", "--", "f.h5"}));
+    const std::vector<std::string> later =
+        h5::vetArguments("vet", "f.h5", {"/c/a", "/c/b"}, {{"/x", {3, 0}, {1, 8}}}, true);
+    EXPECT_EQ(later, (std::vector<std::string>{"vet", "--data-only", "--data", "/c/a", "--data", "/c/b", "--block",
+                                               "/x", "3,0", "1,8", "--", "f.h5"}));
+    // What such a child reads, in-process: the bundled cases named, and a missing path passed over.
+    const std::string cases = (kRoot / "datasets" / "rms_norm_grad.h5").string();
+    EXPECT_NO_THROW(h5::readDataUntrusted(cases, {"/rms_norm_grad/fp32/basic", "/nothing"}, {}));
+    EXPECT_NO_THROW(h5::vetFile(cases));
+    EXPECT_NO_THROW(h5::vetFile(cases, {"/rms_norm_grad/fp32/basic"}));
 }
 
 }  // namespace

@@ -302,6 +302,18 @@ bool vettingDisabled() {
     return v && std::strcmp(v, "1") == 0;
 }
 
+std::vector<std::string> vetArguments(const std::string& helper, const std::string& path,
+                                      const std::vector<std::string>& dataPaths, const std::vector<DataBlock>& blocks,
+                                      bool metadataVetted) {
+    std::vector<std::string> argv{helper};
+    if (metadataVetted) argv.push_back("--data-only");
+    for (const std::string& d : dataPaths) argv.insert(argv.end(), {"--data", d});
+    for (const DataBlock& b : blocks)
+        argv.insert(argv.end(), {"--block", b.dataset, blockAxesText(b.start), blockAxesText(b.count)});
+    argv.insert(argv.end(), {"--", path});
+    return argv;
+}
+
 std::string blockAxesText(const std::vector<int64_t>& axes) {
     std::string t;
     for (std::size_t i = 0; i < axes.size(); ++i) t += (i ? "," : "") + std::to_string(axes[i]);
@@ -337,17 +349,6 @@ struct Unread {
     std::vector<DataBlock> blocks;
     bool empty() const { return paths.empty() && blocks.empty(); }
 };
-
-std::vector<std::string> vetArguments(const std::string& helper, const std::string& path, const Unread& unread,
-                                      bool metadataVetted) {
-    std::vector<std::string> argv{helper};
-    if (metadataVetted && unread.paths.empty()) argv.push_back("--blocks-only");
-    for (const std::string& d : unread.paths) argv.insert(argv.end(), {"--data", d});
-    for (const DataBlock& b : unread.blocks)
-        argv.insert(argv.end(), {"--block", b.dataset, blockAxesText(b.start), blockAxesText(b.count)});
-    argv.insert(argv.end(), {"--", path});
-    return argv;
-}
 
 // The file version on disk; false for what is not a regular file (the open that follows says
 // what is wrong).
@@ -390,7 +391,7 @@ void vet(const std::string& path, const std::vector<std::string>& dataPaths, con
                       "(set OPSCOPE_TRUST_FILES=1 to open files you trust without it)");
     ChildOutcome outcome;
     try {
-        outcome = runLimitedChild(vetArguments(helper, path, unread, metadataVetted),
+        outcome = runLimitedChild(vetArguments(helper, path, unread.paths, unread.blocks, metadataVetted),
                                   defaultVetLimits(version.size, !unread.empty()));
     } catch (const Error& e) {  // IoError, UsageError
         throw IoError("cannot open '" + path + "': it could not be validated (" + e.what() + ")");

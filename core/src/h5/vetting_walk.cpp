@@ -33,11 +33,6 @@ void readAttributes(const File& f, const std::string& objectPath) {
     }
 }
 
-bool isUnder(const std::string& path, const std::string& root) {
-    return root == "/" || path == root ||
-           (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
-}
-
 // A dataset a command reads (one named, or each of a group's in a key-by-key compare): whole,
 // or a big one in the bands a compare reads it in (ops::compareTensors), so that vetting a
 // checkpoint with a 10 GiB embedding needs a band of memory, not 10 GiB (read whole under the
@@ -54,30 +49,74 @@ void readMember(const File& f, const NodeInfo& n) {
         attempt([&] { readTensorBlock(f, n.path, b.start, b.count); });
 }
 
-// A dataset named by its path: as readMember, from the tree's listing of it (whole where the
-// listing stopped short of it).
-void readNamedDataset(const File& f, const std::vector<NodeInfo>& nodes, const std::string& path) {
-    for (const NodeInfo& n : nodes)
-        if (n.path == path) return readMember(f, n);
-    attempt([&] { readTensor(f, path); });
+// A dataset named by its path, as readMember reads it (whole when its description fails).
+void readNamedDataset(const File& f, const std::string& path) {
+    NodeInfo n;
+    n.path = path;
+    attempt([&] { n.dataset = datasetInfo(f, path); });
+    readMember(f, n);
+}
+
+// A case group reads that case, a dataset that tensor, another group every dataset below it.
+void readDataAt(const File& f, const std::string& d) {
+    bool isCase = false, isDataset = false;
+    attempt([&] { isCase = cases::isCaseGroup(f, d); });
+    attempt([&] { isDataset = f.isDataset(d); });
+    if (isCase) {
+        attempt([&] { cases::readCase(f, d); });
+    } else if (isDataset) {
+        readNamedDataset(f, d);
+    } else {
+        std::vector<NodeInfo> below;
+        attempt([&] { below = listTree(f, d); });
+        for (const NodeInfo& n : below)
+            if (n.kind == ObjectKind::Dataset) readMember(f, n);
+    }
+}
+
+// Tensor data, where the command will read it: see walkUntrusted.
+void readData(const File& f, const std::string& path, const std::vector<std::string>& dataPaths) {
+    bool trace = false;
+    if (!dataPaths.empty()) attempt([&] { trace = cases::isTraceFile(f); });
+    for (const std::string& raw : dataPaths) {
+        const std::string d = normalizePath(raw);
+        if (d == "/" && trace) {
+            attempt([&] { cases::casesFromTrace(path); });
+        } else if (d == "/") {
+            std::vector<std::string> casePaths;
+            attempt([&] { casePaths = cases::findCases(f); });
+            for (const std::string& c : casePaths) attempt([&] { cases::readCase(f, c); });
+        } else if (trace && d.rfind("/executors/", 0) == 0) {
+            attempt([&] { cases::caseFromTrace(f, d); });
+        } else {
+            readDataAt(f, d);
+        }
+    }
 }
 
 void readBlocks(const File& f, const std::vector<DataBlock>& blocks) {
     for (const DataBlock& b : blocks) attempt([&] { readTensorBlock(f, b.dataset, b.start, b.count); });
 }
 
-}  // namespace
-
-void readBlocksUntrusted(const std::string& path, const std::vector<DataBlock>& blocks) {
+std::unique_ptr<File> openUntrusted(const std::string& path) {
     std::unique_ptr<File> file;
     attempt([&] { file = std::make_unique<File>(File::openReadOnly(path)); });
-    if (file) readBlocks(*file, blocks);
+    return file;
+}
+
+}  // namespace
+
+void readDataUntrusted(const std::string& path, const std::vector<std::string>& dataPaths,
+                       const std::vector<DataBlock>& blocks) {
+    const std::unique_ptr<File> file = openUntrusted(path);
+    if (!file) return;
+    readData(*file, path, dataPaths);
+    readBlocks(*file, blocks);
 }
 
 void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths,
                    const std::vector<DataBlock>& blocks) {
-    std::unique_ptr<File> file;
-    attempt([&] { file = std::make_unique<File>(File::openReadOnly(path)); });
+    const std::unique_ptr<File> file = openUntrusted(path);
     if (!file) return;
     const File& f = *file;
 
@@ -103,29 +142,7 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
         readAttributes(f, n.path);
     }
 
-    // Tensor data, where the command will read it.
-    for (const std::string& raw : dataPaths) {
-        const std::string d = normalizePath(raw);
-        if (d == "/") {
-            if (trace) attempt([&] { cases::casesFromTrace(path); });
-            for (const std::string& c : casePaths) attempt([&] { cases::readCase(f, c); });
-            continue;
-        }
-        if (trace && d.rfind("/executors/", 0) == 0) {
-            attempt([&] { cases::caseFromTrace(f, d); });
-            continue;
-        }
-        bool isCase = false, isDataset = false;
-        attempt([&] { isCase = cases::isCaseGroup(f, d); });
-        attempt([&] { isDataset = f.isDataset(d); });
-        if (isCase)
-            attempt([&] { cases::readCase(f, d); });
-        else if (isDataset)
-            readNamedDataset(f, nodes, d);
-        else
-            for (const NodeInfo& n : nodes)
-                if (n.kind == ObjectKind::Dataset && isUnder(n.path, d)) readMember(f, n);
-    }
+    readData(f, path, dataPaths);
     readBlocks(f, blocks);
 }
 

@@ -69,9 +69,11 @@ struct DataBlock {
 // caught and the walk goes on (the command will report them); std::bad_alloc propagates.
 void walkUntrusted(const std::string& path, const std::vector<std::string>& dataPaths = {},
                    const std::vector<DataBlock>& blocks = {});
-// Only the blocks, for a file version whose metadata a child already walked (opscope-vet
-// --blocks-only): opening the file and each block's dataset is all the metadata it touches.
-void readBlocksUntrusted(const std::string& path, const std::vector<DataBlock>& blocks);
+// Only the tensor data and the blocks, as walkUntrusted reads them, for a file version whose
+// metadata a child already walked (opscope-vet --data-only): a shard of a run, or the debugger's
+// next slice, reads its own data without walking every object of a big file again.
+void readDataUntrusted(const std::string& path, const std::vector<std::string>& dataPaths,
+                       const std::vector<DataBlock>& blocks);
 
 // Throws ContentError("cannot open '<path>': the file is corrupt (<reason>)") when reading the file
 // crashed, hung or exhausted memory in the child; IoError when the helper cannot be found or run.
@@ -89,6 +91,13 @@ void vetBlocks(const std::string& path, const std::vector<DataBlock>& blocks);
 // Forgets every file version's results, as a new process would start (a test that measures
 // what a first look at a file costs, after other work in the same process vetted it).
 void forgetVettingResults();
+
+// opscope-vet's command line for reading `path`: the walk of every object and attribute, unless
+// a child already made it for this file version (metadataVetted: --data-only, so that a shard of
+// `run` or the debugger's next slice reads only its own data), then each data path and block.
+std::vector<std::string> vetArguments(const std::string& helper, const std::string& path,
+                                      const std::vector<std::string>& dataPaths, const std::vector<DataBlock>& blocks,
+                                      bool metadataVetted);
 
 // opscope-vet's argument for a block's start or count ("0,0,4096"), and back; parse throws
 // UsageError on anything but comma-separated integers.
