@@ -97,6 +97,13 @@ void requireSafeFile(const std::string& path, const std::vector<std::string>& da
     h5::vetFile(path, dataPaths);
 }
 
+void requireSafeCases(const std::string& path, const std::vector<std::string>& casePaths) {
+    constexpr std::size_t kMaxListedBytes = 256 * 1024;  // well under the kernel's ARG_MAX
+    std::size_t bytes = 0;
+    for (const std::string& c : casePaths) bytes += c.size() + 8;
+    if (!casePaths.empty()) requireSafeFile(path, bytes > kMaxListedBytes ? std::vector<std::string>{"/"} : casePaths);
+}
+
 namespace {
 
 // The file of `ref`, vetted (requireSafeFile) and opened, with a dataset at its path.

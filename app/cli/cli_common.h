@@ -78,6 +78,10 @@ void requireReadableFile(const std::string& path);
 // one that crashes, hangs or exhausts libhdf5 there is FileError "cannot open 'F': the file is
 // corrupt (...)", exit 2. dataPaths: where the command will read tensor data ("/": all of it).
 void requireSafeFile(const std::string& path, const std::vector<std::string>& dataPaths = {});
+// The same for the tensors of some cases of a case file whose metadata requireSafeFile vetted: a
+// command that takes a few cases of a big file (a run shard, an export) has those read, not the
+// whole file. A list too long for the validator's command line reads every case.
+void requireSafeCases(const std::string& path, const std::vector<std::string>& casePaths);
 // The dataset at `ref`, its file vetted first (requireSafeFile): CliError naming `what` ("the
 // actual tensor", "--bind gradOut") when nothing or a group is there; FileError when HDF5 fails.
 HostTensor readDatasetTensor(const DatasetRef& ref, const std::string& what);

@@ -126,10 +126,11 @@ struct CaseSource {
 };
 
 CaseSource openCases(const std::string& file) {
-    requireSafeFile(file, {"/"});
+    requireSafeFile(file);  // the metadata; a case file's cases exported: runExportRepro
     CaseSource s{file, false, h5::File::openReadOnly(file), {}};
     s.trace = cases::isTraceFile(s.f);
     if (s.trace) {
+        requireSafeFile(file, {"/"});  // its executors are read whole, tensors and all
         std::vector<std::string> why;
         for (const cases::Case& c : cases::casesFromTrace(file, &why)) s.paths.push_back(c.path);
     } else {
@@ -184,6 +185,7 @@ int runExportRepro(const ParsedArgs& a) {
                        "fails with --device-fails (opscope-cli info " +
                        source.file + " lists them)");
     const std::vector<std::string> paths = selectedCases(source.paths, a, source.file);
+    if (!source.trace) requireSafeCases(source.file, paths);
     const bool bundle = paths.size() > 1 || a.has("--device-fails");
     const cases::Case first = source.read(paths.front());
     if (a.has("--product"))

@@ -288,23 +288,15 @@ std::vector<WorkItem> workItems(const std::vector<FilePlan>& plans, const cases:
     return kept;
 }
 
-// Has the data of the case files' items read by the validator before any is run: only the cases
-// this run takes, so that each of N shards reads its own share of a big file, not all of it (a
-// list too long for the validator's command line: the whole file).
+// Has the validator read the tensors of the cases this run takes before any is run, so that
+// each of N shards reads its own share of a big file, not all of it (requireSafeCases).
 void vetCaseData(const std::vector<FilePlan>& plans, const std::vector<WorkItem>& items) {
-    constexpr std::size_t kMaxListedBytes = 256 * 1024;  // well under the kernel's ARG_MAX
     for (const FilePlan& plan : plans) {
         if (plan.dataVetted) continue;
         std::vector<std::string> paths;
-        std::size_t bytes = 0;
         for (const WorkItem& it : items)
-            if (it.plan == &plan && !it.ready) {
-                paths.push_back(it.path);
-                bytes += it.path.size() + 8;
-            }
-        if (paths.empty()) continue;
-        if (bytes > kMaxListedBytes) paths = {"/"};
-        requireSafeFile(plan.file, paths);
+            if (it.plan == &plan && !it.ready) paths.push_back(it.path);
+        requireSafeCases(plan.file, paths);
     }
 }
 
