@@ -142,6 +142,7 @@ void MainWindow::raisePanel(QWidget* panel) {
 
 void MainWindow::createDocks() {
     files_ = new FileBrowserPanel(context_, this);
+    connect(files_, &FileBrowserPanel::reloadRequested, this, &MainWindow::reloadFile);
     form_ = new ArgumentForm(context_, this);
     auto* formScroll = new VerticalScrollArea(form_, this);  // the form wraps to the dock's width
     steps_ = new StepListPanel(context_, this);
@@ -203,6 +204,7 @@ void MainWindow::createFileMenu() {
     addOpenFolderAction(file);
     addDumpSettingsAction(file);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(makeAction(tr("Re&load"), "reload", QKeySequence(Qt::CTRL | Qt::Key_R), [this] { reloadFile(); }));
     file->addSeparator();
     file->addAction(makeAction(tr("&Save Session…"), "saveSession", QKeySequence::Save, [this] { saveSession(); }));
     file->addAction(makeAction(tr("&Export Report (CSV/JSON)…"), "exportReport", QKeySequence(Qt::CTRL | Qt::Key_E),
@@ -305,6 +307,18 @@ void MainWindow::updateTitle() {
     if (!context_->filePath().isEmpty()) t = QFileInfo(context_->filePath()).fileName() + QStringLiteral(" — ") + t;
     if (context_->isPrepared()) t = QString::fromStdString(context_->plan().op) + QStringLiteral(" · ") + t;
     setWindowTitle(t);
+}
+
+// The open file as it is on disk now (changed since it was opened: the File panel's banner),
+// with the case that was loaded loaded again when the file still has it.
+void MainWindow::reloadFile() {
+    const QString path = context_->filePath();
+    if (path.isEmpty()) return;
+    const cases::Case* shown = context_->currentCase();
+    const QString casePath = shown ? QString::fromStdString(shown->path) : QString();
+    if (!openFile(path) || casePath.isEmpty()) return;
+    for (const CaseEntry& c : context_->cases())
+        if (QString::fromStdString(c.path) == casePath) return context_->loadCase(casePath);
 }
 
 bool MainWindow::openFile(const QString& path) {

@@ -43,6 +43,7 @@ public:
 
     DebugContext* context() const { return context_; }
     bool openFile(const QString& path);
+    void reloadFile();
     // Imports an msprobe dump folder into a case file in the cache (session/dump_import.h) off
     // the GUI thread, lists the calls not imported in the Log panel, then opens the file;
     // dumpFolderOpened follows.

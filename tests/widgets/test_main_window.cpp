@@ -2,6 +2,7 @@
 // a session: the saved HDF5 file is a trace that reopens as a case, the report is valid
 // CSV/JSON, files are written atomically and never over the input.
 #include <QAction>
+#include <QLabel>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,6 +14,7 @@
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
 #include "session/session_io.h"
+#include "views/file_browser_panel.h"
 #include "views/step_list_panel.h"
 #include "views/tensor_view_panel.h"
 #include "widget_test_support.h"
@@ -133,6 +135,43 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,
                                  writeFileAtomically(file_.toStdString(), json, {file_.toStdString()}));
         QVERIFY(ctx.openFile(file_));  // still a valid case file
+    }
+
+    // The open file written again on disk (an import to the same path: a new file renamed over it;
+    // then a change in place): the File panel says so at once, and Reload opens it again with
+    // the case that was loaded.
+    void aFileChangedOnDiskIsSaidUntilReloaded() {
+        const QString copy = dir_.filePath("changing.h5"), next = dir_.filePath("changing.next.h5");
+        QVERIFY(QFile::copy(file_, copy));
+        MainWindow w(nullptr, false);
+        QVERIFY(test::showExposed(w, {1400, 900}));
+        QVERIFY(w.openFile(copy));
+        DebugContext* ctx = w.context();
+        QVERIFY(test::loadPrepared(*ctx, "/gn/basic"));
+        QLabel* banner = w.fileBrowser()->changedOnDiskBanner();
+        QVERIFY(!ctx->changedOnDisk());
+        QVERIFY(!banner->isVisible());
+        QSignalSpy changed(ctx, &DebugContext::fileChangedOnDisk);
+
+        QVERIFY(QFile::copy(file_, next));
+        QVERIFY(std::rename(next.toLocal8Bit().constData(), copy.toLocal8Bit().constData()) == 0);
+        QVERIFY(changed.wait(5000));
+        QVERIFY(ctx->changedOnDisk());
+        QVERIFY(banner->isVisible());
+
+        QTest::keyClick(&w, Qt::Key_R, Qt::ControlModifier);  // Reload
+        QVERIFY(!ctx->changedOnDisk());
+        QVERIFY(!banner->isVisible());
+        QVERIFY(QTest::qWaitFor([&] { return ctx->currentCase() && ctx->isPrepared(); }, 20000));
+        QCOMPARE(ctx->currentCase()->path, std::string("/gn/basic"));
+
+        QFile inPlace(copy);  // the watch follows the new file at the path
+        QVERIFY(inPlace.open(QIODevice::Append));
+        inPlace.write("x");
+        inPlace.close();
+        QVERIFY(changed.wait(5000));
+        QVERIFY(banner->isVisible());
+        QCOMPARE(changed.count(), 2);
     }
 
 private:

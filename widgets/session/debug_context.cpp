@@ -87,6 +87,7 @@ bool DebugContext::openFile(const QString& path, QString* error) {
     }
     forgetCall();  // nothing of the previous file's call stays on screen
     listCases();
+    watchOpenFile();
     Q_EMIT fileChanged();
     Q_EMIT statusMessage(QString("Opened %1: %2 case(s)").arg(filePath_).arg(cases_.size()), false);
     return true;
@@ -116,6 +117,7 @@ bool DebugContext::openTensorFile(const QString& path, QString* error) {
     cases_.clear();
     isTrace_ = false;
     forgetCall();
+    watchOpenFile();
     Q_EMIT fileChanged();
     Q_EMIT statusMessage(QString("Opened %1: %2 tensor(s)").arg(filePath_).arg(tensors_.size()), false);
     return true;
@@ -137,6 +139,7 @@ void DebugContext::allowExternalData() {
     // The open handle decided its policy when it was opened: open the file again.
     file_ = std::make_unique<h5::File>(h5::File::openReadOnly(filePath_.toStdString()));
     listCases();
+    watchOpenFile();
     Q_EMIT fileChanged();
 }
 
@@ -144,6 +147,7 @@ void DebugContext::closeFile() {
     file_.reset();
     tensors_.clear();
     filePath_.clear();
+    watchOpenFile();  // nothing to watch
     outside_.clear();
     cases_.clear();
     isTrace_ = false;

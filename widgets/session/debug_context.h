@@ -22,6 +22,8 @@
 #include "session/session_io.h"
 #include "session/session_types.h"
 
+class QFileSystemWatcher;
+
 namespace opscope::gui {
 
 // A case (or recorded executor) found in the open file.
@@ -54,6 +56,9 @@ public:
     // The user trusts the open file: it may read the files it points at (h5/file_safety.h).
     void allowExternalData();
     void closeFile();
+    // The open file changed on disk since it was opened (rewritten, replaced or removed): the
+    // cases, tree and verdicts shown are of the file as it was. Opening it again clears this.
+    bool changedOnDisk() const { return changedOnDisk_; }
     QString filePath() const { return filePath_; }
     const h5::File* file() const { return file_.get(); }
     bool isTraceFile() const { return isTrace_; }
@@ -186,6 +191,7 @@ public:
 
 Q_SIGNALS:
     void fileChanged();
+    void fileChangedOnDisk();  // see changedOnDisk()
     void caseLoaded(const QString& path);
     void caseLoadFailed(const QString& path, const QString& error);
     void operatorChanged();
@@ -232,6 +238,12 @@ private:
 
     std::unique_ptr<ExecutionWorker> worker_;
     QString filePath_;
+    // Watches filePath_ for changes on disk (debug_context_watch.cpp).
+    void watchOpenFile();
+    void onWatchedFileChanged();
+    QFileSystemWatcher* watcher_ = nullptr;
+    std::string openedStamp_;  // the open file's identity, size and modification time
+    bool changedOnDisk_ = false;
     QStringList outside_;
     std::unique_ptr<h5::File> file_;
     bool isTrace_ = false;

@@ -35,6 +35,7 @@ constexpr int kMaxCaseColumnWidth = 320;
 
 FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWidget(parent), context_(context) {
     QSplitter* split = titledSplitter(this, &title_, Qt::Vertical);
+    buildChangedOnDiskBanner();
     caseView_ = new QTableView(split);
     buildCaseView();
     auto* treeBox = new QWidget(split);
@@ -70,6 +71,21 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
         }
     });
     onFileChanged();
+}
+
+// Stays up from the moment the file on disk is no longer the one shown until it is opened again.
+void FileBrowserPanel::buildChangedOnDiskBanner() {
+    changedOnDisk_ = new QLabel(this);
+    changedOnDisk_->setObjectName("changedOnDiskBanner");
+    changedOnDisk_->setWordWrap(true);
+    changedOnDisk_->setStyleSheet("color: #b71c1c; font-weight: bold");
+    changedOnDisk_->setText(
+        tr("Changed on disk since it was opened: the cases, tree and verdicts are of the file as it was. "
+           "<a href=\"reload\">Reload</a> (Ctrl+R)"));
+    changedOnDisk_->hide();
+    static_cast<QVBoxLayout*>(layout())->insertWidget(1, changedOnDisk_);  // under titledSplitter's title
+    connect(changedOnDisk_, &QLabel::linkActivated, this, &FileBrowserPanel::reloadRequested);
+    connect(context_, &DebugContext::fileChangedOnDisk, changedOnDisk_, &QWidget::show);
 }
 
 // Cases load on a click or Enter at once, and on arrow keys once the selection rests: holding
@@ -229,6 +245,7 @@ std::vector<h5::NodeInfo> tensorNodes(const std::vector<import::TensorEntry>& te
 }  // namespace
 
 void FileBrowserPanel::onFileChanged() {
+    changedOnDisk_->setVisible(context_->changedOnDisk());
     std::set<std::string> casePaths;
     for (const CaseEntry& c : context_->cases()) casePaths.insert(c.path);
     if (context_->isTensorFile())

@@ -50,6 +50,7 @@ public:
     QModelIndex viewIndexForPath(const QString& path) const;
 
     QTableView* caseView() const { return caseView_; }
+    QLabel* changedOnDiskBanner() const { return changedOnDisk_; }
     QTreeView* treeView() const { return treeView_; }
     QLineEdit* filterBox() const { return filter_; }
     H5TreeModel* treeModel() const { return tree_; }
@@ -57,9 +58,12 @@ public:
 Q_SIGNALS:
     // Double-click or Enter on a dataset of the tree: look at it.
     void datasetActivated(const QString& path);
+    // The banner's "Reload" link: open the file again (File › Reload).
+    void reloadRequested();
 
 private:
     void buildCaseView();
+    void buildChangedOnDiskBanner();
     void buildTree();
     void onFileChanged();
     void showAttributes(const QString& path);
@@ -70,6 +74,7 @@ private:
 
     DebugContext* context_;
     QLabel* title_;
+    QLabel* changedOnDisk_;  // shown while the open file differs from the one on disk
     QTableView* caseView_;
     CaseListModel* cases_;
     QTimer* caseSettle_;
