@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include "main_window.h"
+#include "models/case_list_model.h"
 #include "opscope/h5/tensor_io.h"
 #include "opscope/trace.h"
 #include "session/session_io.h"
@@ -164,6 +165,8 @@ private Q_SLOTS:
         QVERIFY(!banner->isVisible());
         QVERIFY(QTest::qWaitFor([&] { return ctx->currentCase() && ctx->isPrepared(); }, 20000));
         QCOMPARE(ctx->currentCase()->path, std::string("/gn/basic"));
+        const QModelIndex row = w.fileBrowser()->caseView()->currentIndex();  // the list points at it too
+        QCOMPARE(row.data(CaseListModel::PathRole).toString(), QString("/gn/basic"));
 
         QFile inPlace(copy);  // the watch follows the new file at the path
         QVERIFY(inPlace.open(QIODevice::Append));

@@ -69,6 +69,7 @@ FileBrowserPanel::FileBrowserPanel(DebugContext* context, QWidget* parent) : QWi
             treeView_->expand(i);
             treeView_->scrollTo(i);
         }
+        selectCaseRow(path);
     });
     onFileChanged();
 }
@@ -115,6 +116,15 @@ void FileBrowserPanel::onCaseCurrentChanged(const QModelIndex& index) {
     if (!index.isValid() || (shown && QString::fromStdString(shown->path) == path)) return;
     context_->leaveCase();
     caseSettle_->start();
+}
+
+// A case loaded otherwise than from the list (--case, Reload, a session) is its current row too,
+// so the list never points at another case than the one shown.
+void FileBrowserPanel::selectCaseRow(const QString& path) {
+    const QModelIndexList rows = cases_->match(cases_->index(0, 0), CaseListModel::PathRole, path, 1, Qt::MatchExactly);
+    if (rows.isEmpty() || caseView_->currentIndex().row() == rows.front().row()) return;
+    caseView_->setCurrentIndex(rows.front());  // the shown case: onCaseCurrentChanged leaves it be
+    caseView_->scrollTo(rows.front());
 }
 
 void FileBrowserPanel::loadCaseAt(const QModelIndex& index) {

@@ -69,6 +69,7 @@ private:
     void showAttributes(const QString& path);
     void onCaseCurrentChanged(const QModelIndex& index);
     void loadCaseAt(const QModelIndex& index);
+    void selectCaseRow(const QString& path);
     void addBindEntries(QMenu* menu, const h5::NodeInfo& node);
     void addCopyEntries(QMenu* menu, const h5::NodeInfo& node);
 
