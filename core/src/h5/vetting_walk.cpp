@@ -1,5 +1,6 @@
 // The child's side of vetting: read a file the way the commands and the debugger will, through
 // the same readers, so that whatever libhdf5 does with damaged bytes happens here first.
+#include <algorithm>
 #include <memory>
 #include <new>
 
@@ -74,19 +75,30 @@ void readDataAt(const File& f, const std::string& d) {
     }
 }
 
-// Tensor data, where the command will read it: see walkUntrusted.
-void readData(const File& f, const std::string& path, const std::vector<std::string>& dataPaths) {
+// Whether the file is a trace, and (listed when asked) a case file's case groups.
+struct FileCases {
     bool trace = false;
-    if (!dataPaths.empty()) attempt([&] { trace = cases::isTraceFile(f); });
+    std::vector<std::string> paths;
+};
+
+FileCases casesOf(const File& f, bool listCases) {
+    FileCases c;
+    attempt([&] { c.trace = cases::isTraceFile(f); });
+    if (!c.trace && listCases) attempt([&] { c.paths = cases::findCases(f); });
+    return c;
+}
+
+// Tensor data, where the command will read it (see walkUntrusted); `listed` holds the case paths
+// when a data path is "/".
+void readData(const File& f, const std::string& path, const std::vector<std::string>& dataPaths,
+              const FileCases& listed) {
     for (const std::string& raw : dataPaths) {
         const std::string d = normalizePath(raw);
-        if (d == "/" && trace) {
+        if (d == "/" && listed.trace) {
             attempt([&] { cases::casesFromTrace(path); });
         } else if (d == "/") {
-            std::vector<std::string> casePaths;
-            attempt([&] { casePaths = cases::findCases(f); });
-            for (const std::string& c : casePaths) attempt([&] { cases::readCase(f, c); });
-        } else if (trace && d.rfind("/executors/", 0) == 0) {
+            for (const std::string& c : listed.paths) attempt([&] { cases::readCase(f, c); });
+        } else if (listed.trace && d.rfind("/executors/", 0) == 0) {
             attempt([&] { cases::caseFromTrace(f, d); });
         } else {
             readDataAt(f, d);
@@ -110,7 +122,11 @@ void readDataUntrusted(const std::string& path, const std::vector<std::string>& 
                        const std::vector<DataBlock>& blocks) {
     const std::unique_ptr<File> file = openUntrusted(path);
     if (!file) return;
-    readData(*file, path, dataPaths);
+    if (!dataPaths.empty()) {
+        const bool all = std::any_of(dataPaths.begin(), dataPaths.end(),
+                                     [](const std::string& d) { return normalizePath(d) == "/"; });
+        readData(*file, path, dataPaths, casesOf(*file, all));  // a shard's cases: no listing of all
+    }
     readBlocks(*file, blocks);
 }
 
@@ -121,14 +137,9 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
     const File& f = *file;
 
     // What info, run and the debugger's case list read.
-    bool trace = false;
-    attempt([&] { trace = cases::isTraceFile(f); });
-    std::vector<std::string> casePaths;
-    if (trace)
-        attempt([&] { readTrace(f, TraceValues::Skip); });
-    else
-        attempt([&] { casePaths = cases::findCases(f); });
-    for (const std::string& c : casePaths) {
+    const FileCases listed = casesOf(f, true);
+    if (listed.trace) attempt([&] { readTrace(f, TraceValues::Skip); });
+    for (const std::string& c : listed.paths) {
         attempt([&] { cases::inspectCase(f, c); });
         attempt([&] { f.readAttribute<std::string>(c, cases::kOpAttribute); });
     }
@@ -142,7 +153,7 @@ void walkUntrusted(const std::string& path, const std::vector<std::string>& data
         readAttributes(f, n.path);
     }
 
-    readData(f, path, dataPaths);
+    readData(f, path, dataPaths, listed);
     readBlocks(f, blocks);
 }
 
