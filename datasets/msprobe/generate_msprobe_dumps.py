@@ -19,6 +19,10 @@ operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
     dump_l0/step0/rank0/   L0: Conv2d and GroupNorm modules with parameters and parameters_grad
     dump_mix/step0/rank0/  mix: modules and the Functional calls they ran (construct.json), one
                            call at the top level, one module whose call was not dumped
+    dump_aten/step0/rank0/ Aten backward ops (convolution_backward, native_group_norm_backward,
+                           grid_sampler_2d_backward) as torch.ops.aten callers dump them: no
+                           backward entry, the outputs are the gradients; output masks, fp16/bf16,
+                           transposed, an unrelated Aten op, a mode out of range, a wrong gradient
     readers/               .pt (zip, legacy, saved on an NPU) and .npy/.npz files of every dtype (contiguous, strided views,
                            storage offsets, Fortran order, big-endian, format versions 1-3),
                            .safetensors checkpoints, and each tensor's values as raw C-order
@@ -26,6 +30,7 @@ operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
                            (manifest.txt: file key dtype shape bytes-file)
 
     /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py            # the fixtures
+    /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py --only dump_aten   # one of them
     /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py --bench N OUT
         # a dump of N calls for bench/README.md (not committed)
     /usr/bin/python3 datasets/msprobe/generate_msprobe_dumps.py --bench N OUT --scale 16
@@ -398,6 +403,106 @@ def write_mix(root):
     w.close()
 
 
+def aten_conv_call(name, dtype, x_shape, w_shape, stride, padding, dilation, groups, mask, bias_sizes=True,
+                   transposed=False, output_padding=None):
+    """aten::convolution_backward as a custom autograd Function calls it: the device's gradients
+    from HF32 operands (see conv_grads), rounded once; None where output_mask leaves one out."""
+    g = rng_for(name)
+    dt = DT[dtype]
+    x = randn(g, x_shape, dt)
+    wt = randn(g, w_shape, dt, 0.5)
+    spatial = len(x_shape) - 2
+    output_padding = output_padding or [0] * spatial
+    cout = w_shape[1] * groups if transposed else w_shape[0]
+    with torch.no_grad():
+        y = torch.ops.aten.convolution(x.double(), wt.double(), None, stride, padding, dilation, transposed,
+                                       output_padding, groups)
+    gy = randn(g, y.shape, dt)
+    gx, gw, _ = torch.ops.aten.convolution_backward(hf32(gy).double(), hf32(x).double(), hf32(wt).double(), [cout],
+                                                     stride, padding, dilation, transposed, output_padding, groups,
+                                                     [True, True, False])
+    gb = gy.double().sum(dim=[0] + list(range(2, gy.dim())))
+    outs = [t.to(dt) if m else None for t, m in zip((gx, gw, gb), mask)]
+    args = [gy, x, wt, [cout] if bias_sizes else None, stride, padding, dilation, transposed, output_padding, groups,
+            mask]
+    return args, {}, outs
+
+
+def aten_group_norm_call(name, dtype, shape, groups, affine, mask):
+    """aten::native_group_norm_backward with the statistics the device's forward saved (float32,
+    held in the input's dtype)."""
+    g = rng_for(name)
+    dt = DT[dtype]
+    N, C, HxW = shape[0], shape[1], int(np.prod(shape[2:]))
+    x = randn(g, shape, dt, 2.0) + 0.5
+    w = randn(g, (C,), dt, 0.3).abs().add(0.5).to(dt) if affine else None
+    xg = x.double().reshape(N, groups, -1)
+    mean = xg.mean(-1).float().to(dt)
+    rstd = torch.rsqrt(xg.var(-1, unbiased=False) + 1e-5).float().to(dt)
+    gy = randn(g, shape, dt)
+    grads = torch.ops.aten.native_group_norm_backward(gy.double(), x.double(), mean.double(), rstd.double(),
+                                                      None if w is None else w.double(), N, C, HxW, groups,
+                                                      [True, affine, affine])
+    outs = [t.to(dt) if m and t is not None else None for t, m in zip(grads, mask)]
+    return [gy, x, mean, rstd, w, N, C, HxW, groups, mask], {}, outs
+
+
+def aten_grid_sampler_call(name, dtype, in_shape, out_hw, mode, padding_mode, align_corners, mask,
+                           wrong_grid_grad=False):
+    """aten::grid_sampler_2d_backward; the modes are PyTorch's enums (0 bilinear / zeros, ...)."""
+    g = rng_for(name)
+    dt = DT[dtype]
+    N = in_shape[0]
+    x = randn(g, in_shape, dt)
+    grid = (torch.rand((N,) + tuple(out_hw) + (2,), generator=g, dtype=torch.float64) * 1.8 - 0.9).to(dt)
+    gy = randn(g, (N, in_shape[1]) + tuple(out_hw), dt)
+    gx, ggrid = torch.ops.aten.grid_sampler_2d_backward(gy.double(), x.double(), grid.double(), mode, padding_mode,
+                                                        align_corners, [True, True])
+    ggrid = ggrid.to(dt)
+    if wrong_grid_grad:
+        ggrid = ggrid.clone()
+        ggrid.view(-1)[5] += 0.25 * (ggrid.abs().max() + 1)   # one element off
+    outs = [gx.to(dt) if mask[0] else None, ggrid if mask[1] else None]
+    return [gy, x, grid, mode, padding_mode, align_corners, mask], {}, outs
+
+
+def write_aten(root):
+    """Aten-level calls: the backward ops a custom autograd Function (or a compiled graph) calls
+    through torch.ops.aten, which msprobe dumps as "Aten.<op>.default.<n>" with no backward entry:
+    the call is the backward. Also an Aten op OpScope does not run (skipped silently), one whose
+    interpolation mode is out of range, and one deliberately wrong grid gradient."""
+    w = DumpWriter(os.path.join(root, "step0", "rank0"), "L1")
+
+    def aten(name, call):
+        args, kwargs, outs = call
+        w.api(name, args, kwargs, outs, [], [], backward=False)
+
+    aten("Aten.convolution_backward.default.0",
+         aten_conv_call("a0", "fp32", (2, 4, 7, 6), (6, 4, 3, 3), [1, 1], [1, 1], [1, 1], 1, [True, True, True]))
+    aten("Aten.convolution_backward.default.1",
+         aten_conv_call("a1", "fp16", (2, 4, 9, 8), (6, 2, 3, 2), [2, 1], [1, 0], [1, 2], 2, [False, True, False],
+                        bias_sizes=False))
+    aten("Aten.convolution_backward.default.2",
+         aten_conv_call("a2", "fp32", (2, 4, 5, 4), (4, 3, 3, 3), [2, 2], [1, 1], [1, 1], 1, [True, True, True],
+                        transposed=True, output_padding=[1, 1]))
+    aten("Aten.convolution_backward.default.3",
+         aten_conv_call("a3", "bf16", (2, 3, 12), (5, 3, 3), [1], [2], [2], 1, [True, True, False]))
+    aten("Aten.native_group_norm_backward.default.0",
+         aten_group_norm_call("an0", "fp32", (2, 6, 4, 3), 3, True, [True, True, True]))
+    aten("Aten.native_group_norm_backward.default.1",
+         aten_group_norm_call("an1", "bf16", (3, 4, 10), 2, False, [True, False, False]))
+    aten("Aten.grid_sampler_2d_backward.default.0",
+         aten_grid_sampler_call("as0", "fp32", (2, 3, 6, 5), (4, 3), 0, 0, False, [True, True]))
+    aten("Aten.grid_sampler_2d_backward.default.1",
+         aten_grid_sampler_call("as1", "fp32", (1, 2, 5, 7), (3, 4), 2, 1, True, [False, True],
+                                wrong_grid_grad=True))
+    aten("Aten.grid_sampler_2d_backward.default.2",
+         aten_grid_sampler_call("as2", "fp32", (1, 2, 4, 4), (2, 2), 7, 0, False, [True, True]))
+    r = randn(rng_for("aten_relu"), (2, 4), torch.float32)
+    w.api("Aten.threshold_backward.default.0", [r, r, 0.0], {}, [r.clamp(min=0)], [], [], backward=False)
+    w.close()
+
+
 # ---- reader fixtures ----------------------------------------------------------------------
 
 def raw_bytes(t):
@@ -665,17 +770,19 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", nargs=2, metavar=("N", "OUT"), help="write a dump of N calls to OUT instead")
     p.add_argument("--scale", type=int, default=1, help="with --bench: multiply the batch of every call")
+    p.add_argument("--only", nargs="+", metavar="FOLDER", help="write only these fixtures (dump_aten, readers, ...)")
     a = p.parse_args()
     torch.manual_seed(0)
     if a.bench:
         write_bench(int(a.bench[0]), a.bench[1], a.scale)
         return
-    for sub in ("dump_l1", "dump_l0", "dump_mix", "readers"):
+    writers = {"dump_l1": write_l1, "dump_l0": write_l0, "dump_mix": write_mix, "dump_aten": write_aten,
+               "readers": write_readers}
+    for sub, write in writers.items():
+        if a.only and sub not in a.only:
+            continue
         shutil.rmtree(os.path.join(HERE, sub), ignore_errors=True)
-    write_l1(os.path.join(HERE, "dump_l1"))
-    write_l0(os.path.join(HERE, "dump_l0"))
-    write_mix(os.path.join(HERE, "dump_mix"))
-    write_readers(os.path.join(HERE, "readers"))
+        write(os.path.join(HERE, sub))
 
 
 if __name__ == "__main__":

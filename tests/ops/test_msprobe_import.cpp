@@ -362,6 +362,65 @@ TEST(MsprobeImport, MixLevelModulesAreImportedOnceAsTheCallTheyRan) {
     EXPECT_EQ(callsWith(twoCalls), 5u);
 }
 
+// Custom autograd Functions and compiled graphs call the aten backward ops directly; msprobe
+// dumps them as "Aten.<op>.default.<n>" with no backward entry: the call is the backward, its
+// arguments the operator's and its outputs the device's gradients (dump_aten).
+TEST(MsprobeImport, AtenBackwardOpsImportAsTheCallTheDeviceRan) {
+    msprobe::ImportSummary s;
+    const auto cs = byCall(msprobe::importCases((dumps() / "dump_aten").string(), {}, &s));
+    EXPECT_EQ(s.supported, 9u) << "Aten.threshold_backward is not one of OpScope's operators";
+    ASSERT_EQ(s.imported.size(), 8u) << (s.skipped.empty() ? "" : s.skipped[0].reason);
+    ASSERT_EQ(s.skipped.size(), 1u);
+    EXPECT_EQ(s.skipped[0].call, "step0/rank0/Aten.grid_sampler_2d_backward.default.2");
+    EXPECT_CONTAINS(s.skipped[0].reason, "interpolation_mode is 7, which is none of 0 (bilinear)");
+
+    const cases::Case& c0 = cs.at("Aten.convolution_backward.default.0");
+    EXPECT_EQ(c0.op, "aclnnConvolutionBackward");
+    EXPECT_CONTAINS(c0.description, "the call is the device's backward");
+    EXPECT_EQ(std::get<Ints>(param(c0, "biasSizes")), (Ints{6}));
+    EXPECT_EQ(std::get<Bools>(param(c0, "outputMask")), (Bools{true, true, true}));
+    EXPECT_EQ(c0.input("gradOutput")->shape(), (Ints{2, 6, 7, 6}));
+    // output_mask [False, True, False], bias_sizes None: only gradWeight, no biasSizes
+    const cases::Case& c1 = cs.at("Aten.convolution_backward.default.1");
+    EXPECT_EQ(std::get<Bools>(param(c1, "outputMask")), (Bools{false, true, false}));
+    EXPECT_EQ(std::get<Ints>(param(c1, "stride")), (Ints{2, 1}));
+    EXPECT_EQ(std::get<Ints>(param(c1, "dilation")), (Ints{1, 2}));
+    EXPECT_EQ(std::get<int64_t>(param(c1, "groups")), 2);
+    EXPECT_TRUE(std::none_of(c1.params.begin(), c1.params.end(), [](const Param& p) { return p.name == "biasSizes"; }));
+    ASSERT_EQ(c1.source("npu")->tensors.size(), 1u);
+    EXPECT_EQ(c1.source("npu")->tensors[0].first, "gradWeight");
+    const cases::Case& t = cs.at("Aten.convolution_backward.default.2");
+    EXPECT_TRUE(std::get<bool>(param(t, "transposed")));
+    EXPECT_EQ(std::get<Ints>(param(t, "outputPadding")), (Ints{1, 1}));
+    EXPECT_EQ(std::get<Ints>(param(cs.at("Aten.convolution_backward.default.3"), "padding")), (Ints{2}));
+    // the device's own statistics, as its forward saved them
+    const cases::Case& g0 = cs.at("Aten.native_group_norm_backward.default.0");
+    EXPECT_EQ(g0.op, "aclnnGroupNormBackward");
+    EXPECT_EQ(g0.input("mean")->shape(), (Ints{2, 3}));
+    EXPECT_EQ(std::get<int64_t>(param(g0, "HxW")), 12);
+    const cases::Case& g1 = cs.at("Aten.native_group_norm_backward.default.1");
+    EXPECT_EQ(g1.input("gamma"), nullptr);
+    EXPECT_EQ(g1.input("rstd")->dtype(), DType::BFloat16);
+    EXPECT_EQ(std::get<Bools>(param(g1, "outputMask")), (Bools{true, false, false}));
+    // PyTorch's mode enums, stored by name
+    const cases::Case& s1 = cs.at("Aten.grid_sampler_2d_backward.default.1");
+    EXPECT_EQ(std::get<std::string>(param(s1, "interpolationMode")), "bicubic");
+    EXPECT_EQ(std::get<std::string>(param(s1, "paddingMode")), "border");
+    EXPECT_TRUE(std::get<bool>(param(s1, "alignCorners")));
+    EXPECT_EQ(std::get<Bools>(param(s1, "outputMask")), (Bools{false, true}));
+
+    // The one wrong device gradient fails, and only it.
+    for (const auto& [name, c] : cs) {
+        const ops::CaseResult r = ops::runCase(c, "", {});
+        ASSERT_TRUE(r.ok()) << name << ": " << r.error;
+        const bool wrong = name == "Aten.grid_sampler_2d_backward.default.1";
+        EXPECT_EQ(r.deviceVerdict().kind,
+                  wrong ? ops::DeviceVerdict::Kind::DeviceFails : ops::DeviceVerdict::Kind::Agree)
+            << name << ": " << r.deviceVerdict().line;
+        if (wrong) EXPECT_CONTAINS(r.deviceVerdict().line, "npu/gridGrad");
+    }
+}
+
 // The in-memory import (the debugger's) keeps the call's name and stack as the file does.
 TEST(MsprobeImport, InMemoryCasesKeepTheCallAndItsStack) {
     msprobe::ImportSummary s;

@@ -28,8 +28,10 @@ public:
 struct Call {
     std::string name;     // "Functional.conv2d.0", "Module.conv1.Conv2d.0"
     std::string api;      // "conv2d", "conv_transpose1d", "group_norm", "npu_rms_norm", "grid_sample",
+                          // an aten op without its overload "convolution_backward",
                           // or the module class "Conv2d", "GroupNorm"
     bool module = false;  // an L0 module call (hyper-parameters not in the dump)
+    bool aten = false;    // an aten backward op: the call is the backward, its outputs the gradients
     const json* forward = nullptr;
     const json* backward = nullptr;
     const json* parametersGrad = nullptr;  // L0 only
@@ -70,5 +72,9 @@ cases::Case convolutionCase(const Call& call, const DeviceSettings& device);
 cases::Case groupNormCase(const Call& call);
 cases::Case rmsNormCase(const Call& call);
 cases::Case gridSampleCase(const Call& call);
+// The aten backward ops (msprobe_aten.cpp).
+cases::Case atenConvolutionCase(const Call& call, const DeviceSettings& device);
+cases::Case atenGroupNormCase(const Call& call);
+cases::Case atenGridSamplerCase(const Call& call);
 
 }  // namespace opscope::import::msprobe::detail

@@ -171,6 +171,10 @@ const std::vector<std::string> kConvApis = {"conv1d",           "conv2d",       
                                             "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
 const std::vector<std::string> kConvModules = {"Conv1d",          "Conv2d",          "Conv3d",
                                                "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"};
+// "Aten.<op>.<overload>.<n>": the backward ops OpScope emulates, in their default overload (or
+// msprobe's name for an op packet, which has none).
+const std::vector<std::string> kAtenBackwardOps = {"convolution_backward", "native_group_norm_backward",
+                                                   "grid_sampler_2d_backward"};
 
 // One entry of dump.json; null for an empty span (the entry is not in the dump).
 json parseEntry(const std::string& text, JsonSpan span, const std::string& source) {
@@ -201,7 +205,15 @@ std::string operatorKind(const std::string& api) {
 bool supportedApi(const std::string& prefix, const std::string& api) {
     if (prefix == "Functional" || prefix == "Torch")
         return contains(kConvApis, api) || api == "group_norm" || api == "grid_sample";
+    if (prefix == "Aten") return contains(kAtenBackwardOps, api);
     return prefix == "NPU" && api == "npu_rms_norm";
+}
+
+// An aten call's op without its default overload: "convolution_backward.default" -> "convolution_backward".
+std::string withoutDefaultOverload(const std::string& api) {
+    const std::string suffix = ".default";
+    const bool has = api.size() > suffix.size() && api.compare(api.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return has ? api.substr(0, api.size() - suffix.size()) : api;
 }
 
 }  // namespace
@@ -231,8 +243,11 @@ void Dump::Impl::findCalls(const std::vector<JsonMember>& data) {
             const std::string base = key.substr(0, key.size() - 8);
             const std::size_t first = base.find('.'), last = base.rfind('.');
             if (first == std::string::npos || last <= first) continue;
-            if (!supportedApi(base.substr(0, first), base.substr(first + 1, last - first - 1))) continue;
+            const std::string prefix = base.substr(0, first);
+            call.aten = prefix == "Aten";
             call.api = base.substr(first + 1, last - first - 1);
+            if (call.aten) call.api = withoutDefaultOverload(call.api);
+            if (!supportedApi(prefix, call.api)) continue;
             call.name = base;
             e.backward = span(base + ".backward");
         } else {
@@ -243,6 +258,7 @@ void Dump::Impl::findCalls(const std::vector<JsonMember>& data) {
         call.folder = folder.path;
         call.description =
             "msprobe " + call.name + " (" + folder.label() + (level.empty() ? "" : ", level " + level) + ")";
+        if (call.aten) call.description += "; the call is the device's backward, its outputs the gradients";
         forwardKeyOf[call.name] = key;
         names.push_back(call.name);
         entries.emplace(call.name, e);
@@ -370,12 +386,16 @@ cases::Case Dump::makeCase(const std::string& name, const DeviceSettings& device
             if (out) *out = call.bytesRead;
         }
     } count{call, bytesRead};
-    if (!call.backward)
+    if (!call.backward && !call.aten)
         throw detail::Unsupported(
             "no backward entry: the device's gradients of this call were not dumped "
             "(data_mode, or no gradient flowed through it)");
     cases::Case c;
-    if (contains(kConvApis, call.api) || contains(kConvModules, call.api))
+    if (call.aten)
+        c = call.api == "convolution_backward"         ? detail::atenConvolutionCase(call, device)
+            : call.api == "native_group_norm_backward" ? detail::atenGroupNormCase(call)
+                                                       : detail::atenGridSamplerCase(call);
+    else if (contains(kConvApis, call.api) || contains(kConvModules, call.api))
         c = detail::convolutionCase(call, device);
     else if (call.api == "group_norm" || call.api == "GroupNorm")
         c = detail::groupNormCase(call);

@@ -6,9 +6,8 @@
 // Arguments follow PyTorch's signatures and defaults; the device's gradients become the
 // source "npu" (role actual), judged against OpScope's float64 golden.
 #include <cmath>
-#include <initializer_list>
 
-#include "msprobe_call.h"
+#include "msprobe_case_parts.h"
 #include "opscope/import/format_error.h"
 #include "opscope/import/msprobe.h"
 #include "opscope/printf_text.h"
@@ -21,7 +20,8 @@ void requireFloating(const HostTensor& t, const std::string& what, const char* o
     throw Unsupported(what + " is " + dtypeName(t.dtype()) + "; " + op + " takes float32, float16 and bfloat16");
 }
 
-// Starts a case with the device's gradients as the source "npu".
+}  // namespace
+
 cases::Case newCase(const Call& call, const char* op) {
     cases::Case c;
     c.op = op;
@@ -34,19 +34,11 @@ cases::Case newCase(const Call& call, const char* op) {
     return c;
 }
 
-struct DumpedInput {
-    const char* name;  // the operator's argument
-    const json* tensor;
-    const char* what;  // for messages
-};
-
-// Reads the case's inputs from the dump, then requires each to be a floating type the operator takes.
 void addFloatingInputs(cases::Case& c, const Call& call, std::initializer_list<DumpedInput> inputs) {
     for (const DumpedInput& in : inputs) c.inputs.emplace_back(in.name, call.tensor(in.tensor, in.what));
     for (const auto& [name, t] : c.inputs) requireFloating(t, name, c.op.c_str());
 }
 
-// Reads an optional device gradient into the "npu" source; returns whether it is there.
 bool addGradient(cases::Case& c, const Call& call, const json* g, const char* output, const std::string& what) {
     if (!g) return false;
     c.sources[0].tensors.emplace_back(output, call.tensor(g, what));
@@ -59,6 +51,8 @@ std::vector<int64_t> perDim(const std::vector<int64_t>& v, std::size_t spatial, 
     throw Unsupported(what + " has " + std::to_string(v.size()) + " values for " + std::to_string(spatial) +
                       " spatial dimensions");
 }
+
+namespace {
 
 std::vector<int64_t> intsOr(const json* v, int64_t fallback, std::size_t spatial, const std::string& what) {
     return perDim(v ? intList(*v, what) : std::vector<int64_t>{fallback}, spatial, what);
