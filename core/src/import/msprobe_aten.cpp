@@ -27,6 +27,18 @@ const json& requiredTensor(const Call& call, std::size_t pos, const char* name) 
     return t;
 }
 
+struct LeadingTensor {
+    const char* input;  // the operator's
+    const char* arg;    // aten's
+};
+
+// The call's first tensor arguments, in aten's order, as the case's floating inputs.
+void addLeadingTensors(cases::Case& c, const Call& call, std::initializer_list<LeadingTensor> tensors) {
+    std::size_t pos = 0;
+    for (const LeadingTensor& t : tensors)
+        addFloatingInputs(c, call, {{t.input, &requiredTensor(call, pos++, t.arg), t.arg}});
+}
+
 // output_mask as passed, each entry kept only where the dump holds that gradient; the gradients
 // go into the source "npu" under the operator's output names.
 std::vector<bool> deviceGradients(cases::Case& c, const Call& call, std::size_t maskPos,
@@ -63,9 +75,9 @@ const char* enumName(const json& v, const std::array<const char*, 3>& names, con
 //                      transposed, output_padding, groups, output_mask) -> (grad_input, grad_weight, grad_bias)
 cases::Case atenConvolutionCase(const Call& call, const DeviceSettings& device) {
     cases::Case c = newCase(call, "aclnnConvolutionBackward");
-    const json& weight = requiredTensor(call, 2, "weight");
-    const std::vector<int64_t> wShape = declaredShape(weight);
-    const std::vector<int64_t> xShape = declaredShape(requiredTensor(call, 1, "input"));
+    addLeadingTensors(c, call, {{"gradOutput", "grad_output"}, {"input", "input"}, {"weight", "weight"}});
+    const std::vector<int64_t> wShape = c.input("weight")->shape();
+    const std::vector<int64_t> xShape = c.input("input")->shape();
     if (wShape.size() < 3 || wShape.size() > 5 || xShape.size() != wShape.size())
         throw Unsupported("input " + shapeToString(xShape) + " and weight " + shapeToString(wShape) +
                           " are not a batched 1-D, 2-D or 3-D convolution");
@@ -73,10 +85,6 @@ cases::Case atenConvolutionCase(const Call& call, const DeviceSettings& device) 
     const auto axes = [&](std::size_t pos, const char* name) {
         return perDim(intList(required(call, pos, name), name), spatial, name);
     };
-    addFloatingInputs(c, call,
-                      {{"gradOutput", &requiredTensor(call, 0, "grad_output"), "grad_output"},
-                       {"input", call.arg(1, "input"), "input"},
-                       {"weight", &weight, "weight"}});
     c.params.push_back({"stride", axes(4, "stride")});
     c.params.push_back({"padding", axes(5, "padding")});
     c.params.push_back({"dilation", axes(6, "dilation")});
@@ -94,11 +102,7 @@ cases::Case atenConvolutionCase(const Call& call, const DeviceSettings& device) 
 //   -> (grad_input, grad_weight, grad_bias)
 cases::Case atenGroupNormCase(const Call& call) {
     cases::Case c = newCase(call, "aclnnGroupNormBackward");
-    addFloatingInputs(c, call,
-                      {{"gradOut", &requiredTensor(call, 0, "grad_out"), "grad_out"},
-                       {"input", &requiredTensor(call, 1, "input"), "input"},
-                       {"mean", &requiredTensor(call, 2, "mean"), "the device's mean"},
-                       {"rstd", &requiredTensor(call, 3, "rstd"), "the device's rstd"}});
+    addLeadingTensors(c, call, {{"gradOut", "grad_out"}, {"input", "input"}, {"mean", "mean"}, {"rstd", "rstd"}});
     if (const json* weight = call.arg(4, "weight")) addFloatingInputs(c, call, {{"gamma", weight, "weight"}});
     c.params.push_back({"N", intValue(required(call, 5, "N"), "N")});
     c.params.push_back({"C", intValue(required(call, 6, "C"), "C")});
@@ -114,10 +118,7 @@ cases::Case atenGroupNormCase(const Call& call) {
 // The two modes are PyTorch's GridSamplerInterpolation and GridSamplerPadding, aclnn's order too.
 cases::Case atenGridSamplerCase(const Call& call) {
     cases::Case c = newCase(call, "aclnnGridSampler2DBackward");
-    addFloatingInputs(c, call,
-                      {{"gradOutput", &requiredTensor(call, 0, "grad_output"), "grad_output"},
-                       {"input", &requiredTensor(call, 1, "input"), "input"},
-                       {"grid", &requiredTensor(call, 2, "grid"), "grid"}});
+    addLeadingTensors(c, call, {{"gradOutput", "grad_output"}, {"input", "input"}, {"grid", "grid"}});
     c.params.push_back(
         {"interpolationMode", std::string(enumName(required(call, 3, "interpolation_mode"),
                                                    {"bilinear", "nearest", "bicubic"}, "interpolation_mode"))});
