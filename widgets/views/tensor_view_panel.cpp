@@ -505,8 +505,20 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
     } else if (main.beyondCount == 0)
         stats += tr(" · none beyond tolerance in this slice");
     stats_->setText(stats);
-    if (!hoverActive_) readout_->setText(tr("Hover over the map for values; click to pick an element (history)."));
+    // The tensors may have changed under the pointer or the pick (a step ran, the output was
+    // written): the readout says what they hold now, never what they held at the last hover.
+    refreshReadout();
     Q_EMIT frameShown();
+}
+
+void TensorViewPanel::refreshReadout() {
+    QString text;
+    if (const TensorPtr primary = fetched(dataKey()); hoverActive_ && primary)
+        text = describeElement(
+            view::elementIndex(view::normalizeSlice(primary->shape(), slice_->slice()), hoverRow_, hoverCol_));
+    else if (!marked_.empty() && !describeElement(marked_).isEmpty())
+        text = tr("Picked: ") + describeElement(marked_);
+    readout_->setText(text.isEmpty() ? tr("Hover over the map for values; click to pick an element (history).") : text);
 }
 
 QString TensorViewPanel::describeElement(const std::vector<int64_t>& index) const {
@@ -541,14 +553,9 @@ QString TensorViewPanel::describeElement(const std::vector<int64_t>& index) cons
 
 void TensorViewPanel::onHover(qint64 row, qint64 col) {
     hoverActive_ = row >= 0;
-    if (row < 0) {
-        readout_->setText(marked_.empty() ? QString() : tr("Picked: ") + describeElement(marked_));
-        return;
-    }
-    const TensorPtr primary = fetched(dataKey());
-    if (!primary) return;
-    readout_->setText(
-        describeElement(view::elementIndex(view::normalizeSlice(primary->shape(), slice_->slice()), row, col)));
+    hoverRow_ = row;
+    hoverCol_ = col;
+    refreshReadout();
 }
 
 void TensorViewPanel::onClick(qint64 row, qint64 col) {

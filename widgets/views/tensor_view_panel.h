@@ -82,6 +82,8 @@ private:
     void showFrames(const DisplayFrame& main, const DisplayFrame& side);
     void onHover(qint64 row, qint64 col);
     void onClick(qint64 row, qint64 col);
+    // The element under the pointer, else the picked one, described from the tensors fetched now.
+    void refreshReadout();
     const Entry* entry() const;
     std::optional<TensorKey> partnerKey() const;
     TensorKey dataKey() const;  // the tensor the entry is drawn from (the output for an error map)
@@ -117,6 +119,7 @@ private:
     DisplayFrame frame_;
     std::vector<int64_t> marked_;  // picked element index, empty if none
     bool hoverActive_ = false;
+    qint64 hoverRow_ = -1, hoverCol_ = -1;  // the pointer's cell in the shown slice
 };
 
 }  // namespace opscope::gui
