@@ -331,6 +331,26 @@ private Q_SLOTS:
         QVERIFY2(worst < 500, qPrintable(QString("the GUI thread was blocked for %1 ms").arg(worst)));
     }
 
+    // What differs from the case as loaded: a tensor is the same when it is the same data (a
+    // copy of the binding shares it), an attribute when it has the same value.
+    void changedArgumentsNameWhatDiffers() {
+        const ops::Operator* op = ops::findOperator("group_norm_backward");
+        QVERIFY(op);
+        ArgumentState loaded = defaultArguments(op->schema());
+        loaded.tensors["input"] = {"/c/inputs/input", HostTensor(DType::Float32, {2, 3})};
+        loaded.tensors["gamma"] = {"/c/inputs/gamma", HostTensor(DType::Float32, {3})};
+        ArgumentState now = loaded;
+        QVERIFY(changedArguments(loaded, now).empty());
+        now.attributes["group"] = int64_t{7};
+        now.tensors["input"] = {"/c/inputs/input", HostTensor(DType::Float32, {2, 3})};  // equal values, other data
+        now.tensors.erase("gamma");
+        now.tensors["mean"] = {"m.npy", HostTensor(DType::Float32, {2, 1})};
+        QCOMPARE(changedArguments(loaded, now), (std::vector<std::string>{"gamma", "group", "input", "mean"}));
+        now = loaded;
+        now.attributes.erase("group");
+        QCOMPARE(changedArguments(loaded, now), std::vector<std::string>{"group"});
+    }
+
     void faultyArgumentParsing() {
         const ops::Operator* op = ops::findOperator("group_norm_backward");
         QVERIFY(op);

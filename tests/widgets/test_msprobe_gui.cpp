@@ -101,6 +101,49 @@ private Q_SLOTS:
         QVERIFY(repro->isHidden());
     }
 
+    // The device's gradients belong to the call it ran. Edited in the form (an attribute, a
+    // tensor bound), the call is another one: the banner said "Device fails" for a device that
+    // never ran these arguments. Now the device is not judged and the banner says why; undone,
+    // the verdict is back.
+    void anEditedCallDoesNotJudgeTheDevice() {
+        MainWindow w(nullptr, false);
+        w.show();
+        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
+        w.openDumpFolder(kDumps + "dump_aten");
+        QVERIFY(opened.wait(60000));
+        DebugContext* ctx = w.context();
+        const char* call = "/msprobe/step0/rank0/Aten.grid_sampler_2d_backward.default.1";
+        QCOMPARE(verdictOf(w, call), ops::DeviceVerdict::Kind::DeviceFails);
+        QVERIFY(ctx->changedFromCase().empty());
+
+        const ParamValue border = ctx->arguments().attributes.at("paddingMode");
+        ctx->setAttribute("paddingMode", int64_t{0});  // zeros: the device ran border
+        QCOMPARE(ctx->changedFromCase(), std::vector<std::string>{"paddingMode"});
+        ctx->prepare();
+        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 60000));
+        w.action("continue")->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000));
+        QVERIFY(test::waitIdle(*ctx));
+        QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::NoDevice);
+        const QString banner = w.metricsPanel()->verdictText();
+        QVERIFY2(!banner.contains("Device fails"), qPrintable(banner));
+        QVERIFY2(banner.contains("Changed since the case was loaded: paddingMode"), qPrintable(banner));
+        QVERIFY2(banner.contains("the device is not judged"), qPrintable(banner));
+        auto* repro = w.metricsPanel()->findChild<QPushButton*>("exportReproButton");
+        QVERIFY(repro && repro->isHidden());
+
+        // Back to the arguments the device ran: judged again.
+        ctx->setAttribute("paddingMode", border);
+        QVERIFY(ctx->changedFromCase().empty());
+        ctx->prepare();
+        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 60000));
+        w.action("continue")->trigger();
+        QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000));
+        QVERIFY(test::waitIdle(*ctx));
+        QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::DeviceFails);
+        QVERIFY(!w.metricsPanel()->verdictText().contains("Changed since"));
+    }
+
     // File > "Dumps Ran with Conv HF32": turning it off imports the open dump again with
     // cubeMathType 0 (never its cached import of the other setting), and a float32 convolution
     // the device ran in HF32 is then "device ran other settings" on an amber banner, not a

@@ -1,5 +1,6 @@
 #include "session/analysis.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "opscope/error.h"
@@ -139,6 +140,18 @@ void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>
     for (ops::Comparison& c : ops::judgeActualSources(devices, golden, standard)) all.push_back(std::move(c));
     report->device = ops::deviceVerdict(
         all, call.op ? ops::deviceArithmetic(all, *call.op, call.args, call.product, devices, standard) : std::nullopt);
+}
+
+std::string storedOutputsNote(const cases::Case* c, const std::vector<std::string>& changed) {
+    if (!c || c->sources.empty() || changed.empty()) return "";
+    std::string names, sources;
+    for (const std::string& n : changed) names += (names.empty() ? "" : ", ") + n;
+    for (const cases::OutputSource& src : c->sources) sources += (sources.empty() ? "" : ", ") + src.name + "/";
+    const bool device = std::any_of(c->sources.begin(), c->sources.end(),
+                                    [](const cases::OutputSource& s) { return s.role == cases::SourceRole::Actual; });
+    return "Changed since the case was loaded: " + names + ". The case's stored outputs (" + sources +
+           ") are of the call as loaded" + (device ? ", so the device is not judged against this run" : "") +
+           "; load the case again to judge them.";
 }
 
 }  // namespace opscope::gui

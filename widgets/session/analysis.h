@@ -73,4 +73,9 @@ struct CallAsRun {
 void judgeDevices(AnalysisReport* report, const std::vector<cases::OutputSource>& devices, const TensorMap& golden,
                   const metrics::Standard& standard, const CallAsRun& call);
 
+// Why the case's stored outputs do not judge this run when the call was changed since the case
+// loaded (`changed`: DebugContext::changedFromCase); "" when nothing changed or the case stores
+// no outputs.
+std::string storedOutputsNote(const cases::Case* c, const std::vector<std::string>& changed);
+
 }  // namespace opscope::gui

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "opscope/import/tensor_file.h"
 
@@ -76,6 +77,26 @@ ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& 
         s.attributes[p.name] = std::move(v);
     }
     return s;
+}
+
+std::vector<std::string> changedArguments(const ArgumentState& loaded, const ArgumentState& now) {
+    std::set<std::string> changed;
+    for (const auto& [name, value] : now.attributes) {
+        const auto was = loaded.attributes.find(name);
+        if (was == loaded.attributes.end() || !(was->second == value)) changed.insert(name);
+    }
+    for (const auto& [name, value] : loaded.attributes)
+        if (!now.attributes.count(name)) changed.insert(name);
+    // A tensor is the same when it is the same data: a binding shares the loaded tensor's storage.
+    for (const auto& [name, b] : now.tensors) {
+        const auto was = loaded.tensors.find(name);
+        if (was == loaded.tensors.end() || was->second.tensor.data() != b.tensor.data() ||
+            was->second.tensor.shape() != b.tensor.shape() || was->second.tensor.dtype() != b.tensor.dtype())
+            changed.insert(name);
+    }
+    for (const auto& [name, b] : loaded.tensors)
+        if (!now.tensors.count(name)) changed.insert(name);
+    return {changed.begin(), changed.end()};
 }
 
 TensorBinding bindingFromFileOnWorker(const std::string& spec) { return {spec, import::readTensorFile(spec)}; }

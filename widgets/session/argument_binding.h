@@ -32,6 +32,11 @@ ArgumentState defaultArguments(const ops::OpSchema& schema);
 // `notes` (one sentence each) and skipped, as are inputs it does not know.
 ArgumentState argumentsFromCase(const ops::OpSchema& schema, const cases::Case& c, std::vector<std::string>* notes);
 
+// The arguments of `now` that differ from `loaded`, in name order: an attribute with another
+// value, a tensor bound to other data, bound or unbound since. A case's stored outputs (a
+// device's gradients, an expected result) belong to its arguments as loaded.
+std::vector<std::string> changedArguments(const ArgumentState& loaded, const ArgumentState& now);
+
 // A tensor from a numpy or PyTorch file, named as on opscope-cli's command line ("x.npy",
 // "d.npz:key", "w.pt"), read by the CLI's readers (import/tensor_file.h); the spec is its origin.
 // Throws import::FormatError naming the file. Runs on a worker thread.

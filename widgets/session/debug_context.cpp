@@ -244,6 +244,7 @@ void DebugContext::loadCase(const QString& casePath) {
             op_ = op;
             std::vector<std::string> notes;
             args_ = argumentsFromCase(op->schema(), *c, &notes);
+            loadedArgs_ = args_;
             editedAttributes_.clear();
             standardSpec_ = QString::fromStdString(c->standard);
             runAs_ = DType::Undefined;  // "run as" is a choice per case: each starts as stored
@@ -267,6 +268,13 @@ void DebugContext::loadCase(const QString& casePath) {
             for (const std::string& n : notes) Q_EMIT statusMessage(QString::fromStdString(n), false);
             prepare();
         });
+}
+
+std::vector<std::string> DebugContext::changedFromCase() const {
+    if (!case_) return {};
+    std::vector<std::string> changed = changedArguments(loadedArgs_, args_);
+    if (case_->product && *case_->product != product_) changed.push_back("product");
+    return changed;
 }
 
 void DebugContext::leaveCase() {
@@ -686,17 +694,21 @@ void DebugContext::computeAnalysis() {
                                      : baselineSource_ == kStoredInputsBaseline
                                          ? "golden of the stored inputs (float64)"
                                          : baselineSource_.toStdString();
-            // The device verdict needs the golden of the inputs as run (the CLI's).
+            // The device verdict needs the golden of the inputs as run (the CLI's), and the call
+            // the device ran: after an edit its outputs belong to other arguments.
+            const std::vector<std::string> changed = changedFromCase();
             const std::shared_ptr<const cases::Case> devices =
-                baselineSource_ == kComputedBaseline ? case_ : std::shared_ptr<const cases::Case>();
+                baselineSource_ == kComputedBaseline && changed.empty() ? case_ : std::shared_ptr<const cases::Case>();
+            const std::string storedNote = storedOutputsNote(case_.get(), changed);
             const CallAsRun call{op_, usedArgs_, product_};
             beginBackground("Analysing outputs");
             runInBackground<AnalysisPtr>(
                 this,
-                [outputs, baseline, standards, name, devices, call] {
+                [outputs, baseline, standards, name, devices, call, storedNote] {
                     auto report =
                         std::make_shared<AnalysisReport>(analyzeOutputs(*outputs, *baseline, standards, name));
                     if (devices) judgeDevices(report.get(), devices->sources, *baseline, standards.front(), call);
+                    report->storedOutputsNote = storedNote;
                     return AnalysisPtr(std::move(report));
                 },
                 [this, gen, request](AnalysisPtr report, QString error) {

@@ -86,6 +86,10 @@ public:
     // steps and verdict go now, so none of them stays beside a case it does not belong to.
     void leaveCase();
     const cases::Case* currentCase() const { return case_.get(); }
+    // What of the call differs from the case as loaded: argument names, and "product" when it
+    // is emulated on another product than the one the case was recorded on. The case's stored
+    // outputs (a device's gradients, an expected result) are of the call as loaded.
+    std::vector<std::string> changedFromCase() const;
 
     // ---- operator and arguments --------------------------------------------------------
     bool setOperator(const QString& name);  // clears the arguments to the schema defaults
@@ -255,6 +259,7 @@ private:
 
     const ops::Operator* op_ = nullptr;
     ArgumentState args_;
+    ArgumentState loadedArgs_;                // args_ as the case filled them (changedFromCase)
     std::set<std::string> editedAttributes_;  // set by the user: binding never overwrites them
     DType runAs_ = DType::Undefined;
     Product product_ = Product::AtlasA2;        // emulated now

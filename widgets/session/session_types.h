@@ -144,6 +144,7 @@ struct AnalysisReport {
     ops::Overall overall() const { return ops::overallOf(comparisons); }
     // Set by judgeDevices when the case holds a device's outputs and the baseline is the golden.
     ops::DeviceVerdict device;
+    std::string storedOutputsNote;  // storedOutputsNote(): the call differs from the case as loaded
     const OutputAnalysis* find(const std::string& output) const {
         for (const OutputAnalysis& o : outputs)
             if (o.output == output) return &o;

@@ -162,6 +162,7 @@ void MetricsPanel::refreshVerdict() {
         text = device.left(1).toUpper() + device.mid(1) + "\n" + text;
     else if (a->device.kind != ops::DeviceVerdict::Kind::NoDevice)
         text += "\n" + device;
+    if (!a->storedOutputsNote.empty()) text += "\n" + QString::fromStdString(a->storedOutputsNote);
     verdict_->setText(text);
 }
 
