@@ -272,9 +272,7 @@ void DebugContext::loadCase(const QString& casePath) {
 
 std::vector<std::string> DebugContext::changedFromCase() const {
     if (!case_) return {};
-    std::vector<std::string> changed = changedArguments(loadedArgs_, args_);
-    if (case_->product && *case_->product != product_) changed.push_back("product");
-    return changed;
+    return changedArguments(loadedArgs_, args_);
 }
 
 void DebugContext::leaveCase() {

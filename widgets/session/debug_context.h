@@ -86,9 +86,10 @@ public:
     // steps and verdict go now, so none of them stays beside a case it does not belong to.
     void leaveCase();
     const cases::Case* currentCase() const { return case_.get(); }
-    // What of the call differs from the case as loaded: argument names, and "product" when it
-    // is emulated on another product than the one the case was recorded on. The case's stored
-    // outputs (a device's gradients, an expected result) are of the call as loaded.
+    // The arguments that differ from the case as loaded: the case's stored outputs (a device's
+    // gradients, an expected result) are of the call as loaded. Another product is not among
+    // them: the device verdict names the arithmetic the device ran (ops::deviceArithmetic), as
+    // opscope-cli run --product does.
     std::vector<std::string> changedFromCase() const;
 
     // ---- operator and arguments --------------------------------------------------------
