@@ -23,6 +23,8 @@ operands (torch_npu.npu.conv.allow_hf32 = True), see hf32(). Layout:
                            grid_sampler_2d_backward) as torch.ops.aten callers dump them: no
                            backward entry, the outputs are the gradients; output masks, fp16/bf16,
                            transposed, an unrelated Aten op, a mode out of range, a wrong gradient
+    dump_npu_conv/step0/rank0/  torch_npu's npu_conv2d/3d, npu_convolution, npu_conv_transpose2d and
+                           npu_convolution_transpose, every argument positional
     readers/               .pt (zip, legacy, saved on an NPU) and .npy/.npz files of every dtype (contiguous, strided views,
                            storage offsets, Fortran order, big-endian, format versions 1-3),
                            .safetensors checkpoints, and each tensor's values as raw C-order
@@ -503,6 +505,30 @@ def write_aten(root):
     w.close()
 
 
+def write_npu_conv(root):
+    """torch_npu's own convolutions at L1, as "NPU.npu_conv2d.0": every argument positional (torch_npu
+    gives them no defaults); the transposed ones take (padding, output_padding, stride, dilation,
+    groups) in that order."""
+    w = DumpWriter(os.path.join(root, "step0", "rank0"), "L1")
+
+    def transposed(dims):
+        conv = F.conv_transpose2d if dims == 2 else F.conv_transpose3d
+        return lambda x, wt, b, pad, opad, st, dil, gr: conv(x, wt, b, st, pad, opad, gr, dil)
+
+    w.api("NPU.npu_conv2d.0", *conv_call(w, "n0", "fp32", (2, 4, 9, 8), (6, 4, 3, 3), 6, F.conv2d, (), {},
+                                         positional_params=([2, 2], [1, 1], [1, 1], 1)))
+    w.api("NPU.npu_convolution.0", *conv_call(w, "n1", "fp16", (2, 4, 7, 6), (6, 2, 3, 2), 0, F.conv2d, (), {},
+                                              positional_params=([1, 1], [1, 0], [2, 1], 2)))
+    w.api("NPU.npu_conv3d.0", *conv_call(w, "n2", "bf16", (1, 2, 5, 6, 5), (3, 2, 2, 3, 2), 3, F.conv3d, (), {},
+                                         positional_params=([1, 2, 1], [0, 1, 0], [1, 1, 1], 1)))
+    w.api("NPU.npu_conv_transpose2d.0", *conv_call(w, "n3", "fp32", (2, 4, 5, 4), (4, 3, 3, 3), 3, transposed(2), (),
+                                                   {}, positional_params=([1, 1], [1, 0], [2, 2], [1, 1], 1)))
+    w.api("NPU.npu_convolution_transpose.0",
+          *conv_call(w, "n4", "fp32", (1, 4, 3, 4, 3), (4, 1, 2, 2, 2), 2, transposed(3), (), {},
+                     positional_params=([0, 0, 0], [0, 1, 0], [1, 2, 1], [1, 1, 1], 2)))
+    w.close()
+
+
 # ---- reader fixtures ----------------------------------------------------------------------
 
 def raw_bytes(t):
@@ -777,6 +803,7 @@ def main():
         write_bench(int(a.bench[0]), a.bench[1], a.scale)
         return
     writers = {"dump_l1": write_l1, "dump_l0": write_l0, "dump_mix": write_mix, "dump_aten": write_aten,
+               "dump_npu_conv": write_npu_conv,
                "readers": write_readers}
     for sub, write in writers.items():
         if a.only and sub not in a.only:

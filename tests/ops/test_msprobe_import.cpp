@@ -421,6 +421,36 @@ TEST(MsprobeImport, AtenBackwardOpsImportAsTheCallTheDeviceRan) {
     }
 }
 
+// torch_npu's own convolutions take every argument positionally, the transposed ones in their
+// own order: (input, weight, bias, padding, output_padding, stride, dilation, groups).
+TEST(MsprobeImport, TorchNpuConvolutionsTakeTheirOwnArgumentOrder) {
+    msprobe::ImportSummary s;
+    const auto cs = byCall(msprobe::importCases((dumps() / "dump_npu_conv").string(), {}, &s));
+    ASSERT_EQ(s.imported.size(), 5u) << (s.skipped.empty() ? "" : s.skipped[0].reason);
+    const cases::Case& c = cs.at("NPU.npu_conv2d.0");
+    EXPECT_EQ(c.op, "aclnnConvolutionBackward");
+    EXPECT_EQ(std::get<Ints>(param(c, "stride")), (Ints{2, 2}));
+    EXPECT_EQ(std::get<Ints>(param(c, "biasSizes")), (Ints{6}));
+    const cases::Case& g = cs.at("NPU.npu_convolution.0");
+    EXPECT_EQ(std::get<Ints>(param(g, "padding")), (Ints{1, 0}));
+    EXPECT_EQ(std::get<Ints>(param(g, "dilation")), (Ints{2, 1}));
+    EXPECT_EQ(std::get<int64_t>(param(g, "groups")), 2);
+    const cases::Case& t = cs.at("NPU.npu_conv_transpose2d.0");
+    EXPECT_TRUE(std::get<bool>(param(t, "transposed")));
+    EXPECT_EQ(std::get<Ints>(param(t, "padding")), (Ints{1, 1}));
+    EXPECT_EQ(std::get<Ints>(param(t, "outputPadding")), (Ints{1, 0}));
+    EXPECT_EQ(std::get<Ints>(param(t, "stride")), (Ints{2, 2}));
+    const cases::Case& t3 = cs.at("NPU.npu_convolution_transpose.0");
+    EXPECT_EQ(std::get<Ints>(param(t3, "stride")), (Ints{1, 2, 1}));
+    EXPECT_EQ(std::get<Ints>(param(t3, "outputPadding")), (Ints{0, 1, 0}));
+    EXPECT_EQ(std::get<int64_t>(param(t3, "groups")), 2);
+    for (const auto& [name, k] : cs) {
+        const ops::CaseResult r = ops::runCase(k, "", {});
+        ASSERT_TRUE(r.ok()) << name << ": " << r.error;
+        EXPECT_EQ(r.deviceVerdict().kind, ops::DeviceVerdict::Kind::Agree) << name << ": " << r.deviceVerdict().line;
+    }
+}
+
 // The in-memory import (the debugger's) keeps the call's name and stack as the file does.
 TEST(MsprobeImport, InMemoryCasesKeepTheCallAndItsStack) {
     msprobe::ImportSummary s;

@@ -171,6 +171,10 @@ const std::vector<std::string> kConvApis = {"conv1d",           "conv2d",       
                                             "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
 const std::vector<std::string> kConvModules = {"Conv1d",          "Conv2d",          "Conv3d",
                                                "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"};
+// torch_npu's own convolutions ("NPU.npu_conv2d.0"): F.conv2d's arguments, or for the transposed
+// ones (padding, output_padding, stride, dilation, groups) in that order (msprobe_mappings.cpp).
+const std::vector<std::string> kNpuConvApis = {"npu_conv2d", "npu_conv3d", "npu_convolution", "npu_conv_transpose2d",
+                                               "npu_convolution_transpose"};
 // "Aten.<op>.<overload>.<n>": the backward ops OpScope emulates, in their default overload (or
 // msprobe's name for an op packet, which has none).
 const std::vector<std::string> kAtenBackwardOps = {"convolution_backward", "native_group_norm_backward",
@@ -196,9 +200,13 @@ const std::regex& moduleForwardKey() {
     return key;
 }
 
+bool isConvolution(const std::string& api) {
+    return contains(kConvApis, api) || contains(kConvModules, api) || contains(kNpuConvApis, api);
+}
+
 // The operator a call or module class runs: "conv" (every convolution), "group_norm", or the api.
 std::string operatorKind(const std::string& api) {
-    if (contains(kConvApis, api) || contains(kConvModules, api)) return "conv";
+    if (isConvolution(api)) return "conv";
     return api == "GroupNorm" ? "group_norm" : api;
 }
 
@@ -206,7 +214,7 @@ bool supportedApi(const std::string& prefix, const std::string& api) {
     if (prefix == "Functional" || prefix == "Torch")
         return contains(kConvApis, api) || api == "group_norm" || api == "grid_sample";
     if (prefix == "Aten") return contains(kAtenBackwardOps, api);
-    return prefix == "NPU" && api == "npu_rms_norm";
+    return prefix == "NPU" && (api == "npu_rms_norm" || contains(kNpuConvApis, api));
 }
 
 // An aten call's op without its default overload: "convolution_backward.default" -> "convolution_backward".
@@ -395,7 +403,7 @@ cases::Case Dump::makeCase(const std::string& name, const DeviceSettings& device
         c = call.api == "convolution_backward"         ? detail::atenConvolutionCase(call, device)
             : call.api == "native_group_norm_backward" ? detail::atenGroupNormCase(call)
                                                        : detail::atenGridSamplerCase(call);
-    else if (contains(kConvApis, call.api) || contains(kConvModules, call.api))
+    else if (isConvolution(call.api))
         c = detail::convolutionCase(call, device);
     else if (call.api == "group_norm" || call.api == "GroupNorm")
         c = detail::groupNormCase(call);

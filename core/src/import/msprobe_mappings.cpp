@@ -1,5 +1,7 @@
 // The four PyTorch calls OpScope replays, as aclnn cases (see docs/MSPROBE.md):
-//   conv1d/2d/3d, conv_transpose1d/2d/3d, Conv*d modules  -> aclnnConvolutionBackward
+//   conv1d/2d/3d, conv_transpose1d/2d/3d, Conv*d modules,
+//   torch_npu.npu_conv2d/3d, npu_convolution(_transpose), npu_conv_transpose2d
+//                                                           -> aclnnConvolutionBackward
 //   group_norm, GroupNorm modules                           -> aclnnGroupNormBackward
 //   torch_npu.npu_rms_norm                                  -> aclnnRmsNormGrad
 //   grid_sample (4-D)                                       -> aclnnGridSampler2DBackward
@@ -142,18 +144,32 @@ ConvGeometry moduleGeometry(const Call& call, const std::vector<int64_t>& xShape
     return g;
 }
 
-// conv:           (input, weight, bias, stride, padding, dilation, groups)
-// conv_transpose: (input, weight, bias, stride, padding, output_padding, groups, dilation)
+// Where each argument of a convolution call stands (PyTorch's and torch_npu's signatures):
+//   conv, npu_conv2d/3d, npu_convolution:  (input, weight, bias, stride, padding, dilation, groups)
+//   conv_transpose:                        (input, weight, bias, stride, padding, output_padding, groups, dilation)
+//   npu_conv_transpose2d, npu_convolution_transpose:
+//                                          (input, weight, bias, padding, output_padding, stride, dilation, groups)
+struct ConvSignature {
+    std::size_t stride, padding, outputPadding, groups, dilation;
+};
+
+ConvSignature signatureOf(const std::string& api, bool transposed) {
+    if (!transposed) return {3, 4, 0, 6, 5};
+    if (api.rfind("npu_", 0) == 0) return {5, 3, 4, 7, 6};
+    return {3, 4, 5, 6, 7};
+}
+
 ConvGeometry functionalGeometry(const Call& call, const std::vector<int64_t>& wShape, bool transposed) {
     const std::size_t spatial = wShape.size() - 2;
+    const ConvSignature at = signatureOf(call.api, transposed);
     ConvGeometry g;
-    g.stride = intsOr(call.arg(3, "stride"), 1, spatial, "stride");
-    g.dilation = intsOr(call.arg(transposed ? 7 : 5, "dilation"), 1, spatial, "dilation");
-    const json* groups = call.arg(6, "groups");  // the same position in both signatures
+    g.stride = intsOr(call.arg(at.stride, "stride"), 1, spatial, "stride");
+    g.dilation = intsOr(call.arg(at.dilation, "dilation"), 1, spatial, "dilation");
+    const json* groups = call.arg(at.groups, "groups");
     g.groups = groups ? intValue(*groups, "groups") : 1;
-    g.outputPadding = transposed ? intsOr(call.arg(5, "output_padding"), 0, spatial, "output_padding")
+    g.outputPadding = transposed ? intsOr(call.arg(at.outputPadding, "output_padding"), 0, spatial, "output_padding")
                                  : std::vector<int64_t>(spatial, 0);
-    const json* pad = call.arg(4, "padding");
+    const json* pad = call.arg(at.padding, "padding");
     if (!pad || !isString(*pad)) {
         g.padding = intsOr(pad, 0, spatial, "padding");
         return g;
