@@ -135,7 +135,8 @@ int runImportMsprobe(const ParsedArgs& a) {
     if (!s.written)
         throw CliError("none of the " + std::to_string(s.supported) + " supported calls could be imported" +
                        (s.skipped.empty()
-                            ? std::string(" (the dump has no call of conv*, group_norm, npu_rms_norm or grid_sample)")
+                            ? std::string(" (the dump has no call of conv* (torch, torch_npu), group_norm, "
+                                          "npu_rms_norm, grid_sample or their aten backward ops)")
                             : ""));
     return kExitPass;
 }

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "sanitizers.h"
 #include "opscope/file_text.h"
 #include "opscope/h5/h5_file.h"
@@ -448,6 +450,29 @@ TEST(MsprobeImport, TorchNpuConvolutionsTakeTheirOwnArgumentOrder) {
         const ops::CaseResult r = ops::runCase(k, "", {});
         ASSERT_TRUE(r.ok()) << name << ": " << r.error;
         EXPECT_EQ(r.deviceVerdict().kind, ops::DeviceVerdict::Kind::Agree) << name << ": " << r.deviceVerdict().line;
+    }
+}
+
+// msprobe's data_mode "backward" dumps no forward entries: the calls are listed with why they
+// cannot be replayed (their arguments are not in the dump), not silently absent.
+TEST(MsprobeImport, ACallWhoseForwardWasNotDumpedIsListedWithWhy) {
+    opscope::test::ScratchDir dir("msprobe");
+    for (const char* level : {"dump_l1", "dump_l0"}) {
+        SCOPED_TRACE(level);
+        const fs::path rank = fs::path(dir.file(level)) / "rank0";
+        fs::create_directories(rank.parent_path());
+        fs::copy(dumps() / level / "step0" / "rank0", rank, fs::copy_options::recursive);
+        nlohmann::ordered_json dump = nlohmann::ordered_json::parse(readFileText(rank / "dump.json").value());
+        nlohmann::ordered_json kept = nlohmann::ordered_json::object();
+        for (const auto& [key, entry] : dump["data"].items())
+            if (key.find(".forward") == std::string::npos) kept[key] = entry;
+        dump["data"] = kept;
+        std::ofstream(rank / "dump.json", std::ios::binary | std::ios::trunc) << dump.dump();
+        msprobe::ImportSummary s;
+        EXPECT_TRUE(msprobe::importCases(rank.string(), {}, &s).empty());
+        EXPECT_EQ(s.supported, std::string(level) == "dump_l1" ? 19u : 2u) << "every supported call is counted";
+        ASSERT_EQ(s.skipped.size(), s.supported);
+        for (const msprobe::Skipped& k : s.skipped) EXPECT_CONTAINS(k.reason, "no forward entry");
     }
 }
 

@@ -6,6 +6,7 @@
 #include "opscope/import/msprobe.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -123,6 +124,10 @@ struct CallEntries {
     JsonSpan forward, backward, parametersGrad;  // an empty span: not in the dump
 };
 
+struct CallKeys {
+    std::string forward, backward, parametersGrad;  // "" for none
+};
+
 struct Dump::Impl {
     DumpFolder folder;
     std::string dumpText;  // dump.json, whose entries are parsed call by call
@@ -200,6 +205,12 @@ const std::regex& moduleForwardKey() {
     return key;
 }
 
+// "Module.conv1.Conv2d.backward.3" (or forward, parameters_grad): prefix, class, entry, number.
+const std::regex& moduleEntryKey() {
+    static const std::regex key(R"(^(Module\..*\.)([A-Za-z0-9_]+)\.(forward|backward|parameters_grad)\.(\d+)$)");
+    return key;
+}
+
 bool isConvolution(const std::string& api) {
     return contains(kConvApis, api) || contains(kConvModules, api) || contains(kNpuConvApis, api);
 }
@@ -226,6 +237,42 @@ std::string withoutDefaultOverload(const std::string& api) {
 
 }  // namespace
 
+namespace {
+
+// A supported call's entries in dump.json, from the key of either its forward or its backward:
+// "Functional.conv2d.0.forward" / ".backward", "Module.conv1.Conv2d.forward.0" / "backward.0" /
+// "parameters_grad.0". Sets the call's name and kind; nullopt for any other key or API.
+std::optional<CallKeys> callKeys(const std::string& key, detail::Call* call) {
+    std::smatch match;
+    if (key.rfind("Module.", 0) == 0 && std::regex_match(key, match, moduleEntryKey())) {
+        const std::string module = match[1].str() + match[2].str();
+        if (!contains(kConvModules, match[2].str()) && match[2].str() != "GroupNorm") return std::nullopt;
+        call->module = true;
+        call->api = match[2].str();
+        call->name = module + "." + match[4].str();
+        return CallKeys{module + ".forward." + match[4].str(), module + ".backward." + match[4].str(),
+                        module + ".parameters_grad." + match[4].str()};
+    }
+    const char* ends[] = {".forward", ".backward"};
+    for (const char* end : ends) {
+        const std::size_t n = std::strlen(end);
+        if (key.size() <= n || key.compare(key.size() - n, n, end) != 0) continue;
+        const std::string base = key.substr(0, key.size() - n);
+        const std::size_t first = base.find('.'), last = base.rfind('.');
+        if (first == std::string::npos || last <= first) return std::nullopt;
+        const std::string prefix = base.substr(0, first);
+        call->aten = prefix == "Aten";
+        call->api = base.substr(first + 1, last - first - 1);
+        if (call->aten) call->api = withoutDefaultOverload(call->api);
+        if (!supportedApi(prefix, call->api)) return std::nullopt;
+        call->name = base;
+        return CallKeys{base + ".forward", base + ".backward", ""};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 void Dump::Impl::findCalls(const std::vector<JsonMember>& data) {
     std::unordered_map<std::string_view, JsonSpan> byName;
     byName.reserve(data.size());
@@ -234,40 +281,20 @@ void Dump::Impl::findCalls(const std::vector<JsonMember>& data) {
         const auto found = byName.find(key);
         return found == byName.end() ? JsonSpan{} : found->second;
     };
-    const std::regex& moduleKey = moduleForwardKey();
     for (const JsonMember& m : data) {
-        const std::string& key = m.name;
         detail::Call call;
-        CallEntries e;
-        std::smatch match;
-        if (key.rfind("Module.", 0) == 0 && std::regex_match(key, match, moduleKey)) {
-            if (!contains(kConvModules, match[2].str()) && match[2].str() != "GroupNorm") continue;
-            call.module = true;
-            call.api = match[2].str();
-            call.name = match[1].str() + match[2].str() + "." + match[3].str();
-            e.backward = span(match[1].str() + match[2].str() + ".backward." + match[3].str());
-            e.parametersGrad = span(match[1].str() + match[2].str() + ".parameters_grad." + match[3].str());
-        } else if (key.size() > 8 && key.compare(key.size() - 8, 8, ".forward") == 0) {
-            const std::string base = key.substr(0, key.size() - 8);
-            const std::size_t first = base.find('.'), last = base.rfind('.');
-            if (first == std::string::npos || last <= first) continue;
-            const std::string prefix = base.substr(0, first);
-            call.aten = prefix == "Aten";
-            call.api = base.substr(first + 1, last - first - 1);
-            if (call.aten) call.api = withoutDefaultOverload(call.api);
-            if (!supportedApi(prefix, call.api)) continue;
-            call.name = base;
-            e.backward = span(base + ".backward");
-        } else {
-            continue;
-        }
-        if (calls.count(call.name)) continue;  // a key the file repeats: the first one counts
-        e.forward = m.value;
+        const std::optional<CallKeys> keys = callKeys(m.name, &call);
+        if (!keys || calls.count(call.name)) continue;  // a key the file repeats: the first one counts
+        CallEntries e{span(keys->forward), span(keys->backward), span(keys->parametersGrad)};
+        // A call is found at its forward entry; at its backward only when the forward was not
+        // dumped (msprobe's data_mode "backward"), so that it is listed with why, not lost.
+        const bool hasForward = e.forward.end > e.forward.begin;
+        if (m.name != keys->forward && (hasForward || m.name != keys->backward)) continue;
         call.folder = folder.path;
         call.description =
             "msprobe " + call.name + " (" + folder.label() + (level.empty() ? "" : ", level " + level) + ")";
         if (call.aten) call.description += "; the call is the device's backward, its outputs the gradients";
-        forwardKeyOf[call.name] = key;
+        forwardKeyOf[call.name] = keys->forward;
         names.push_back(call.name);
         entries.emplace(call.name, e);
         calls.emplace(call.name, std::move(call));
@@ -394,6 +421,10 @@ cases::Case Dump::makeCase(const std::string& name, const DeviceSettings& device
             if (out) *out = call.bytesRead;
         }
     } count{call, bytesRead};
+    if (e.forward.end <= e.forward.begin)
+        throw detail::Unsupported(
+            "no forward entry: the call's arguments were not dumped (msprobe data_mode \"backward\"); dump with "
+            "data_mode \"all\" to replay it");
     if (!call.backward && !call.aten)
         throw detail::Unsupported(
             "no backward entry: the device's gradients of this call were not dumped "
