@@ -31,14 +31,35 @@ using namespace opscope::gui;
 namespace {
 const QString kDumps = QStringLiteral(OPSCOPE_SOURCE_DIR "/datasets/msprobe/");
 
+// Opens a dump folder in the window and waits for its import: the case file, "" when none came.
+QString openDump(MainWindow& w, const char* folder) {
+    QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
+    w.openDumpFolder(kDumps + folder);
+    return opened.wait(60000) ? opened.last().at(0).toString() : QString();
+}
+
+// Runs the prepared call to the end (F5); its analysis, or nullptr when none came.
+AnalysisPtr runToTheEnd(MainWindow& w) {
+    DebugContext* ctx = w.context();
+    w.action("continue")->trigger();
+    if (!QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000)) return nullptr;
+    test::waitIdle(*ctx);
+    return ctx->analysis();
+}
+
 // Loads a call of the open dump, runs it to the end and returns its device verdict.
 ops::DeviceVerdict::Kind verdictOf(MainWindow& w, const char* call) {
+    if (!test::loadPrepared(*w.context(), call, 60000)) return ops::DeviceVerdict::Kind::NoDevice;
+    const AnalysisPtr a = runToTheEnd(w);
+    return a ? a->device.kind : ops::DeviceVerdict::Kind::NoDevice;
+}
+
+// Prepares the call as the form now holds it and runs it to the end.
+AnalysisPtr prepareAndRun(MainWindow& w) {
     DebugContext* ctx = w.context();
-    if (!test::loadPrepared(*ctx, call, 60000)) return ops::DeviceVerdict::Kind::NoDevice;
-    w.action("continue")->trigger();
-    if (!QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000)) return ops::DeviceVerdict::Kind::NoDevice;
-    test::waitIdle(*ctx);
-    return ctx->analysis()->device.kind;
+    ctx->prepare();
+    if (!QTest::qWaitFor([&] { return ctx->isPrepared(); }, 60000)) return nullptr;
+    return runToTheEnd(w);
 }
 }  // namespace
 
@@ -53,10 +74,8 @@ private Q_SLOTS:
     void openingADumpFolderListsItsCallsAndTheCallsNotImported() {
         MainWindow w(nullptr, false);
         w.show();
-        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
-        w.openDumpFolder(kDumps + "dump_l1");
-        QVERIFY(opened.wait(60000));
-        const QString caseFile = opened.last().at(0).toString();
+        const QString caseFile = openDump(w, "dump_l1");
+        QVERIFY(!caseFile.isEmpty());
         QVERIFY2(caseFile.startsWith(cache_.path()), qPrintable(caseFile));
         QCOMPARE(caseFile, dumpCaseFilePath(kDumps + "dump_l1"));
         DebugContext* ctx = w.context();
@@ -108,9 +127,7 @@ private Q_SLOTS:
     void anEditedCallDoesNotJudgeTheDevice() {
         MainWindow w(nullptr, false);
         w.show();
-        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
-        w.openDumpFolder(kDumps + "dump_aten");
-        QVERIFY(opened.wait(60000));
+        QVERIFY(!openDump(w, "dump_aten").isEmpty());
         DebugContext* ctx = w.context();
         const char* call = "/msprobe/step0/rank0/Aten.grid_sampler_2d_backward.default.1";
         QCOMPARE(verdictOf(w, call), ops::DeviceVerdict::Kind::DeviceFails);
@@ -119,12 +136,9 @@ private Q_SLOTS:
         const ParamValue border = ctx->arguments().attributes.at("paddingMode");
         ctx->setAttribute("paddingMode", int64_t{0});  // zeros: the device ran border
         QCOMPARE(ctx->changedFromCase(), std::vector<std::string>{"paddingMode"});
-        ctx->prepare();
-        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 60000));
-        w.action("continue")->trigger();
-        QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000));
-        QVERIFY(test::waitIdle(*ctx));
-        QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::NoDevice);
+        const AnalysisPtr edited = prepareAndRun(w);
+        QVERIFY(edited);
+        QCOMPARE(edited->device.kind, ops::DeviceVerdict::Kind::NoDevice);
         const QString banner = w.metricsPanel()->verdictText();
         QVERIFY2(!banner.contains("Device fails"), qPrintable(banner));
         QVERIFY2(banner.contains("Changed since the case was loaded: paddingMode"), qPrintable(banner));
@@ -135,12 +149,9 @@ private Q_SLOTS:
         // Back to the arguments the device ran: judged again.
         ctx->setAttribute("paddingMode", border);
         QVERIFY(ctx->changedFromCase().empty());
-        ctx->prepare();
-        QVERIFY(QTest::qWaitFor([&] { return ctx->isPrepared(); }, 60000));
-        w.action("continue")->trigger();
-        QVERIFY(QTest::qWaitFor([&] { return ctx->analysis() != nullptr; }, 60000));
-        QVERIFY(test::waitIdle(*ctx));
-        QCOMPARE(ctx->analysis()->device.kind, ops::DeviceVerdict::Kind::DeviceFails);
+        const AnalysisPtr asLoaded = prepareAndRun(w);
+        QVERIFY(asLoaded);
+        QCOMPARE(asLoaded->device.kind, ops::DeviceVerdict::Kind::DeviceFails);
         QVERIFY(!w.metricsPanel()->verdictText().contains("Changed since"));
     }
 
