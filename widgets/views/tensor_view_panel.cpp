@@ -390,12 +390,8 @@ void TensorViewPanel::recompute() {
     if (e->errors) s.showBeyond = false;  // an error map shows the errors themselves
     // An output slot before the step that writes it holds no result: nothing to judge there
     // (no overlay and no "beyond tolerance" count).
-    bool unwritten = false;
-    if (e->key.source == TensorKey::Source::Slot) {
-        const SlotInfo* slot = context_->plan().findSlot(e->key.name);
-        unwritten = slot && !slotWritten(context_->plan(), context_->stepStates(), slot->id);
-        if (unwritten) s.showBeyond = false;
-    }
+    const bool unwritten = shownSlotUnwritten();
+    if (unwritten) s.showBeyond = false;
     const std::optional<TensorKey> partner = partnerKey();
     const TensorPtr other = fetched(partner);
     const bool ab = ab_->isChecked() && other;
@@ -478,11 +474,7 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
             info += tr(" · downsampled %1×%2 (extremes kept)").arg(main.blockRows).arg(main.blockCols);
         if (main.sampled) info += tr(" · histogram of an even sample");
     }
-    if (e && e->key.source == TensorKey::Source::Slot) {
-        const SlotInfo* slot = context_->plan().findSlot(e->key.name);
-        if (slot && !slotWritten(context_->plan(), context_->stepStates(), slot->id))
-            info += tr(" · <b style='color:#b25e00'>not written yet at this step</b>");
-    }
+    if (shownSlotUnwritten()) info += tr(" · <b style='color:#b25e00'>not written yet at this step</b>");
     info_->setText(info);
     info_->setToolTip(info);
     QString stats =
@@ -511,6 +503,13 @@ void TensorViewPanel::showFrames(const DisplayFrame& main, const DisplayFrame& s
     Q_EMIT frameShown();
 }
 
+bool TensorViewPanel::shownSlotUnwritten() const {
+    const Entry* e = entry();
+    if (!e || e->key.source != TensorKey::Source::Slot) return false;
+    const SlotInfo* slot = context_->plan().findSlot(e->key.name);
+    return slot && !slotWritten(context_->plan(), context_->stepStates(), slot->id);
+}
+
 void TensorViewPanel::refreshReadout() {
     QString text;
     if (const TensorPtr primary = fetched(dataKey()); hoverActive_ && primary)
@@ -529,8 +528,10 @@ QString TensorViewPanel::describeElement(const std::vector<int64_t>& index) cons
         if (index[a] < 0 || index[a] >= primary->shape()[a]) return {};
     const TensorPtr actual = fetched(TensorKey{TensorKey::Source::Slot, e->output});
     const TensorPtr ref = fetched(TensorKey{TensorKey::Source::Baseline, e->output});
-    const bool paired =
-        !e->output.empty() && actual && ref && actual->shape() == primary->shape() && ref->numel() == primary->numel();
+    // An output before the step that writes it holds no result: its reference alone, no error.
+    const bool unwritten = shownSlotUnwritten();
+    const bool paired = !unwritten && !e->output.empty() && actual && ref && actual->shape() == primary->shape() &&
+                        ref->numel() == primary->numel();
     std::optional<metrics::ElementErrors> errors;
     double a = 0, r = 0;
     if (paired) {
@@ -544,6 +545,9 @@ QString TensorViewPanel::describeElement(const std::vector<int64_t>& index) cons
     if (e->errors && errors) shown = e->key.source == TensorKey::Source::AbsError ? errors->abs : errors->rel;
     QString text = QStringLiteral("<b>%1</b> %2 = <b>%3</b>")
                        .arg(e->label.section(QStringLiteral(" — "), 0, 0), indexText(index), formatNumber(shown, 9));
+    if (unwritten && ref && ref->numel() == primary->numel())
+        return text + tr("<br>not written yet at this step · reference %1")
+                          .arg(formatNumber(ref->getAsDouble(view::flatIndex(primary->shape(), index)), 9));
     if (!errors) return text;
     text +=
         tr("<br>output %1 · reference %2 · |error| %3 · rel. error %4")

@@ -84,6 +84,8 @@ private:
     void onClick(qint64 row, qint64 col);
     // The element under the pointer, else the picked one, described from the tensors fetched now.
     void refreshReadout();
+    // The entry is an executor slot that no step has written yet at the current position.
+    bool shownSlotUnwritten() const;
     const Entry* entry() const;
     std::optional<TensorKey> partnerKey() const;
     TensorKey dataKey() const;  // the tensor the entry is drawn from (the output for an error map)
