@@ -66,8 +66,20 @@ expect_err "dump.json' is not valid JSON"
 expect_exit 1 "$CLI" run "$WORK/step0.h5" --report "$WORK/step0.json"
 expect_out "step0/rank0/Functional.conv2d.4: device fails: npu/gradWeight"
 expect_out "step0/rank0/Functional.conv2d.0: emulation and device agree"
-[ "$(grep -c 'device fails' "$WORK/out")" -eq 1 ] || fail "expected exactly one 'device fails' line"
-[ "$(grep -c 'emulation and device agree' "$WORK/out")" -eq 15 ] || fail "expected 15 'agree' lines"
+[ "$(grep -c ': device fails:' "$WORK/out")" -eq 1 ] || fail "expected exactly one 'device fails' line"
+[ "$(grep -c ': emulation and device agree:' "$WORK/out")" -eq 15 ] || fail "expected 15 'agree' lines"
+expect_out "  16 calls: 1 device fails, 15 emulation and device agree"
+checks=$((checks + 1))
+# Past 20 calls the agreements are counted, not listed: the failures stay in sight.
+cp "$WORK/step0.h5" "$WORK/step0_again.h5"
+expect_exit 1 "$CLI" run "$WORK/step0.h5" "$WORK/step0_again.h5" --brief
+[ "$(grep -c ': device fails:' "$WORK/out")" -eq 2 ] || fail "expected both files' 'device fails' lines"
+[ "$(grep -c ': emulation and device agree:' "$WORK/out")" -eq 0 ] || fail "32 calls listed their agreements"
+expect_out "  ... and 30 more on which the emulation and the device agree (--verbose lists them)"
+expect_out "  32 calls: 2 device fails, 30 emulation and device agree"
+expect_exit 1 "$CLI" run "$WORK/step0.h5" "$WORK/step0_again.h5" --brief --verbose
+[ "$(grep -c ': emulation and device agree:' "$WORK/out")" -eq 30 ] || fail "--verbose did not list the agreements"
+checks=$((checks + 1))
 checks=$((checks + 1))
 /usr/bin/python3 - "$WORK/step0.json" <<'PY' || fail "the JSON report lacks msprobe_call or device_verdict"
 import json, sys
@@ -89,9 +101,9 @@ expect_exit 1 "$CLI" run "$WORK/hf32_off.h5"
 expect_out "step0/rank0/Functional.conv2d.0: device ran other settings: npu/gradInput"
 expect_out "every device output passes: the run kept torch_npu's default torch_npu.npu.conv.allow_hf32 = True"
 expect_out "step0/rank0/Functional.conv2d.4: device fails"
-[ "$(grep -c 'device ran other settings' "$WORK/out")" -eq 4 ] || fail "expected 4 'other settings' lines"
+[ "$(grep -c ': device ran other settings' "$WORK/out")" -eq 4 ] || fail "expected 4 'other settings' lines"
 expect_exit 1 "$CLI" run "$WORK/hf32_off.h5" --jobs 2  # the worker processes send the other arithmetic too
-[ "$(grep -c 'device ran other settings' "$WORK/out")" -eq 4 ] || fail "expected 4 'other settings' lines with --jobs"
+[ "$(grep -c ': device ran other settings' "$WORK/out")" -eq 4 ] || fail "expected 4 'other settings' lines with --jobs"
 expect_exit 0 "$CLI" info "$WORK/step0.h5"
 expect_out "cubeMathType=3"
 expect_exit 2 "$CLI" import msprobe "$L1" -o "$WORK/x.h5" --conv-allow-hf32 maybe
