@@ -9,6 +9,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "device_verdicts.h"
 #include "opscope/h5/atomic_write.h"
 #include "report_merge.h"
 #include "shard_coverage.h"
@@ -18,25 +19,48 @@ namespace opscope::cli {
 using json = ReportJson;
 
 CommandSpec reportMergeSpec() {
-    return {"report merge",
-            "report merge REPORT.json... -o ALL.json",
-            "merge the JSON reports of several runs (e.g. --shard I/N on a cluster) into one",
-            "Cases are concatenated in the order of the files; reports of the shards of one run (--shard I/N with\n"
-            "the same N) are put back in the order of the unsharded run. The summary is recounted. The reports\n"
-            "must agree on product, dtype and standard, hold each case once, and together hold every shard: every\n"
-            "I of a --shard I/N, and every import shard of the case files they ran ('import msprobe --shard').\n"
-            "Exit code as for 'run': 1 when a case failed or could not run; 2 when a shard is missing.",
-            {{"-o", "ALL.json", false, "the merged report (written atomically; never over an input)"},
-             {"--allow-missing", "", false,
-              "merge even when shards are missing; the report lists them under \"missing_shards\""}},
-            /*minPositionals=*/1,
-            /*maxPositionals=*/-1,
-            "  opscope-cli report merge shard_*.json -o all.json\n"};
+    return {
+        "report merge",
+        "report merge REPORT.json... -o ALL.json",
+        "merge the JSON reports of several runs (e.g. --shard I/N on a cluster) into one",
+        "Cases are concatenated in the order of the files; reports of the shards of one run (--shard I/N with\n"
+        "the same N) are put back in the order of the unsharded run. The summary is recounted. The reports\n"
+        "must agree on product, dtype and standard, hold each case once, and together hold every shard: every\n"
+        "I of a --shard I/N, and every import shard of the case files they ran ('import msprobe --shard').\n"
+        "Exit code as for 'run': 1 when a case failed or could not run; 2 when a shard is missing.",
+        {{"-o", "ALL.json", false, "the merged report (written atomically; never over an input)"},
+         {"--allow-missing", "", false,
+          "merge even when shards are missing; the report lists them under \"missing_shards\""},
+         {"--verbose", "", false, "list every device verdict (past 20 calls, only the ones that are not agreements)"}},
+        /*minPositionals=*/1,
+        /*maxPositionals=*/-1,
+        "  opscope-cli report merge shard_*.json -o all.json\n"};
 }
 
 int runReportMerge(const ParsedArgs& a);  // below
 
 Command reportMergeCommand() { return {reportMergeSpec(), runReportMerge}; }
+
+namespace {
+
+// The merged cases' device verdicts, as their runs wrote them (writeCaseJson).
+std::vector<DeviceVerdictRow> deviceVerdictRows(const json& merged) {
+    std::vector<DeviceVerdictRow> rows;
+    const auto cases = merged.find("cases");
+    if (cases == merged.end() || !cases->is_array()) return rows;
+    for (const json& c : *cases) {
+        const auto text = [&c](const char* key) {
+            const auto it = c.find(key);
+            return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
+        };
+        if (c.is_object() && !text("device_verdict").empty())
+            rows.push_back(
+                {verdictCallLabel(text("file"), text("path")), text("device_verdict"), text("device_explanation")});
+    }
+    return rows;
+}
+
+}  // namespace
 
 int runReportMerge(const ParsedArgs& a) {
     if (!a.has("-o")) throw CliError("'report merge' needs -o ALL.json (the merged report)");
@@ -81,6 +105,7 @@ int runReportMerge(const ParsedArgs& a) {
               << summary["failed"].get<int>() << " failed, " << summary["errors"].get<int>() << " errors -> " << out
               << "\n";
     if (!missing.empty()) std::cout << "missing (--allow-missing): " << what << "\n";
+    printDeviceVerdicts(std::cout, deviceVerdictRows(merged), a.has("--verbose"));
     return exitCode == kExitPass ? kExitPass : kExitFail;
 }
 

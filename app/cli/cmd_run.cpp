@@ -4,13 +4,13 @@
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
 
 #include "opscope/ops/case_runner.h"
 #include "cli_common.h"
+#include "device_verdicts.h"
 #include "progress_line.h"
 #include "commands.h"
 #include "opscope/h5/h5_file.h"
@@ -330,45 +330,6 @@ void runItems(const std::vector<WorkItem>& items, const ops::RunSettings& settin
     }
 }
 
-// Up to this many calls every device verdict is listed; past it, the calls on which the
-// emulation and the device agree are counted, not listed (--verbose lists them), so that the
-// failures of a run of thousands of calls are not lost among the agreements.
-constexpr std::size_t kListEveryVerdictUpTo = 20;
-
-// One line per case that holds a device's outputs: the msprobe call (or the case path) and
-// which side is wrong; then, for several calls, how many of each verdict.
-void printDeviceVerdicts(std::ostream& os, const RunSummary& summary, bool verbose) {
-    using Kind = ops::DeviceVerdict::Kind;
-    std::vector<std::pair<const ops::CaseResult*, ops::DeviceVerdict>> judged;
-    for (const ops::CaseResult& r : summary.results)
-        if (ops::DeviceVerdict v = r.deviceVerdict(); v.kind != Kind::NoDevice) judged.emplace_back(&r, std::move(v));
-    if (judged.empty()) return;
-    os << "\ndevice verdicts (each device output and OpScope's against the float64 golden):\n";
-    const bool listAll = verbose || judged.size() <= kListEveryVerdictUpTo;
-    std::map<Kind, std::size_t> tally;
-    for (const auto& [r, v] : judged) {
-        ++tally[v.kind];
-        if (!listAll && v.kind == Kind::Agree) continue;
-        const std::string call = import::msprobe::callOfCasePath(r->path);
-        os << "  "
-           << (call.empty() ? (r->file.empty() ? "" : r->file + ":") + r->path
-                            : r->path.substr(std::string(import::msprobe::kCaseRoot).size() + 1))
-           << ": " << v.line << "\n";
-    }
-    if (!listAll && tally[Kind::Agree])
-        os << "  ... and " << tally[Kind::Agree]
-           << " more on which the emulation and the device agree (--verbose lists them)\n";
-    if (judged.size() < 2) return;
-    os << "  " << judged.size() << " calls:";
-    const char* separator = " ";
-    for (Kind k : {Kind::DeviceFails, Kind::BothFail, Kind::OtherSettings, Kind::EmulationFails, Kind::Agree})
-        if (tally[k]) {
-            os << separator << tally[k] << " " << ops::deviceVerdictName(k);
-            separator = ", ";
-        }
-    os << "\n";
-}
-
 }  // namespace
 
 namespace {
@@ -607,7 +568,13 @@ void printResults(const ParsedArgs& a, const RunSummary& summary, const std::vec
         printBriefTable(std::cout, summary);
     else
         printRunTable(std::cout, summary, a.has("--verbose"));
-    if (!a.has("--json")) printDeviceVerdicts(std::cout, summary, a.has("--verbose"));
+    if (!a.has("--json")) {
+        std::vector<DeviceVerdictRow> rows;
+        for (const ops::CaseResult& r : summary.results)
+            if (const ops::DeviceVerdict v = r.deviceVerdict(); v.kind != ops::DeviceVerdict::Kind::NoDevice)
+                rows.push_back({verdictCallLabel(r.file, r.path), ops::deviceVerdictName(v.kind), v.line});
+        printDeviceVerdicts(std::cout, rows, a.has("--verbose"));
+    }
     if (a.has("--report")) writeReport(a.value("--report"), summary, inputFiles);
     for (const ops::CaseResult& r : summary.results)
         if (!r.ok())

@@ -249,6 +249,9 @@ for i in 0 1 2; do
 done
 expect_exit 1 "$CLI" report merge "$WORK/s2.json" "$WORK/s0.json" "$WORK/s1.json" -o "$WORK/all.json"
 expect_out "merged 3 reports: 16 cases, 15 passed, 1 failed, 0 errors"
+# The merged shards' device verdicts, as the whole run prints them.
+expect_out "step0/rank0/Functional.conv2d.4: device fails: npu/gradWeight"
+expect_out "  16 calls: 1 device fails, 15 emulation and device agree"
 checks=$((checks + 1))
 /usr/bin/python3 - "$WORK/step0.json" "$WORK/all.json" <<'PY' || fail "the merged shards differ from the whole run"
 import json, sys
