@@ -235,10 +235,6 @@ std::string withoutDefaultOverload(const std::string& api) {
     return has ? api.substr(0, api.size() - suffix.size()) : api;
 }
 
-}  // namespace
-
-namespace {
-
 // A supported call's entries in dump.json, from the key of either its forward or its backward:
 // "Functional.conv2d.0.forward" / ".backward", "Module.conv1.Conv2d.forward.0" / "backward.0" /
 // "parameters_grad.0". Sets the call's name and kind; nullopt for any other key or API.
