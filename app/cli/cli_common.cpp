@@ -74,6 +74,16 @@ DType parseFloatDtype(const std::string& text) {
     throw CliError("unknown --dtype '" + text + "': use float32 (fp32), float16 (fp16), bfloat16 (bf16) or float64");
 }
 
+std::string requiredOutput(const ParsedArgs& a, const std::string& command, const std::string& names,
+                           const std::string& extension) {
+    if (!a.has("-o")) throw CliError("'" + command + "' needs -o " + names);
+    const std::string out = a.value("-o");
+    const std::size_t n = extension.size();
+    if (n && (out.size() <= n || out.compare(out.size() - n, n, extension) != 0))
+        throw CliError("-o '" + out + "' must end in " + extension);
+    return out;
+}
+
 void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs, const std::string& what) {
     std::vector<std::filesystem::path> paths(inputs.begin(), inputs.end());
     try {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "opscope/dtype.h"
 #include "opscope/error.h"
 #include "opscope/host_tensor.h"
@@ -49,6 +50,11 @@ DType parseFloatDtype(const std::string& text);
 // Throws CliError when `output` is one of `inputs` (the same file by any name), a directory, or
 // in a directory that does not exist: checked before any work starts.
 void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs, const std::string& what);
+
+// The -o a writing command requires: "'<command>' needs -o <names>" when it is missing, and
+// "-o 'x' must end in <extension>" unless it does (no extension: a folder).
+std::string requiredOutput(const ParsedArgs& a, const std::string& command, const std::string& names,
+                           const std::string& extension = "");
 
 // `text` as a whole number in [min, max], or nothing (not a number, trailing text, out of range).
 std::optional<long> parseWholeNumber(const std::string& text, long min, long max);

@@ -88,10 +88,7 @@ void printSummary(const import::msprobe::ImportSummary& s, const import::msprobe
 }  // namespace
 
 int runImportMsprobe(const ParsedArgs& a) {
-    if (!a.has("-o")) throw CliError("'import msprobe' needs -o OUT.h5 (the case file to write)");
-    const std::string out = a.value("-o");
-    if (out.size() < 3 || out.compare(out.size() - 3, 3, ".h5") != 0)
-        throw CliError("-o '" + out + "' must end in .h5 (a case file)");
+    const std::string out = requiredOutput(a, "import msprobe", "OUT.h5 (the case file to write)", ".h5");
     import::msprobe::ImportOptions o;
     o.step = a.valueOr("--step", "");
     o.rank = a.valueOr("--rank", "");

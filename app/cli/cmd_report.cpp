@@ -63,10 +63,7 @@ std::vector<DeviceVerdictRow> deviceVerdictRows(const json& merged) {
 }  // namespace
 
 int runReportMerge(const ParsedArgs& a) {
-    if (!a.has("-o")) throw CliError("'report merge' needs -o ALL.json (the merged report)");
-    const std::string out = a.value("-o");
-    if (out.size() < 5 || out.compare(out.size() - 5, 5, ".json") != 0)
-        throw CliError("-o '" + out + "' must end in .json");
+    const std::string out = requiredOutput(a, "report merge", "ALL.json (the merged report)", ".json");
     checkOutputPath(out, a.positionals, "-o");
     for (std::size_t i = 0; i < a.positionals.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)

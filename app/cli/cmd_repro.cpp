@@ -177,7 +177,7 @@ int exportBundle(const CaseSource& source, const std::vector<std::string>& paths
 }  // namespace
 
 int runExportRepro(const ParsedArgs& a) {
-    if (!a.has("-o")) throw CliError("'export repro' needs -o DIR (the folder to create)");
+    requiredOutput(a, "export repro", "DIR (the folder to create)");
     const CaseSource source = openCases(a.positionals[0]);
     if (!a.has("--case") && !a.has("--device-fails") && source.paths.size() > 1)
         throw CliError("'" + source.file + "' holds " + std::to_string(source.paths.size()) +
@@ -233,9 +233,8 @@ cases::Case judgedCase(const std::string& folder, std::optional<Product>* produc
 }  // namespace
 
 int runImportRepro(const ParsedArgs& a) {
-    if (!a.has("-o")) throw CliError("'import repro' needs -o OUT.h5 (the case file to write)");
+    const std::string out = requiredOutput(a, "import repro", "OUT.h5 (the case file to write)", ".h5");
     const std::string& dir = a.positionals[0];
-    const std::string out = a.value("-o");
     const std::vector<std::string> folders = ops::reproFoldersOf(dir);
     if (folders.empty())
         throw CliError("'" + dir + "' is neither a reproducer nor a bundle of them: no " + ops::kReproCase +

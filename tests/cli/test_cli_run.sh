@@ -56,6 +56,14 @@ expect_err "outputs never overwrite inputs"
 [ "$(md5sum <"$WORK/copy.h5")" = "$before" ] || fail "an input file was modified"
 expect_exit 2 "$CLI" run "$GN" --report "$WORK/r.txt"
 expect_err "must end in .json or .csv"
+# Every writing command wants its -o, with the ending of what it writes.
+expect_exit 2 "$CLI" import repro "$WORK" -o "$WORK/cases.txt"
+expect_one_line_error
+expect_err "-o '$WORK/cases.txt' must end in .h5"
+expect_exit 2 "$CLI" import msprobe "$WORK"
+expect_err "'import msprobe' needs -o OUT.h5 (the case file to write)"
+expect_exit 2 "$CLI" report merge "$WORK/r.json" -o "$WORK/all.csv"
+expect_err "must end in .json"
 expect_exit 2 "$CLI" run "$GN" --report "$WORK/no/such/dir/r.json"
 expect_err "does not exist"
 
