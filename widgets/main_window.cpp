@@ -21,6 +21,8 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include <utility>
+
 #include "opscope/h5/atomic_write.h"
 #include "session/debug_context.h"
 #include "session/dump_import.h"
@@ -316,7 +318,16 @@ void MainWindow::reloadFile() {
     if (path.isEmpty()) return;
     const cases::Case* shown = context_->currentCase();
     const QString casePath = shown ? QString::fromStdString(shown->path) : QString();
-    if (!openFile(path) || casePath.isEmpty()) return;
+    if (!openDump_.isEmpty()) {
+        // An import: the dump is imported again (its cache sees what changed), then the case.
+        reloadCase_ = casePath;
+        return openDumpFolder(openDump_);
+    }
+    if (openFile(path)) loadCaseIfPresent(casePath);
+}
+
+void MainWindow::loadCaseIfPresent(const QString& casePath) {
+    if (casePath.isEmpty()) return;
     for (const CaseEntry& c : context_->cases())
         if (QString::fromStdString(c.path) == casePath) return context_->loadCase(casePath);
 }
@@ -450,8 +461,11 @@ void MainWindow::openDumpFolder(const QString& dir) {
             log_->addMessage(r.reused ? tr("%1 (reused: the dump has not changed since)").arg(r.summary) : r.summary,
                              false);
             for (const QString& why : r.notDone) log_->addMessage(tr("Not imported: %1").arg(why), true);
-            openFile(r.caseFile);
+            const QString reload = std::exchange(reloadCase_, QString());
+            if (!openFile(r.caseFile)) return;
             openDump_ = dir;
+            context_->watchSources(r.sources);  // a new dump at `dir` changes what is shown
+            loadCaseIfPresent(reload);
             Q_EMIT dumpFolderOpened(r.caseFile);
         });
 }

@@ -43,6 +43,8 @@ public:
 
     DebugContext* context() const { return context_; }
     bool openFile(const QString& path);
+    // File › Reload: the open file opened again, or for an import its dump imported again; the
+    // case that was shown loads again when it is still there.
     void reloadFile();
     // Imports an msprobe dump folder into a case file in the cache (session/dump_import.h) off
     // the GUI thread, lists the calls not imported in the Log panel, then opens the file;
@@ -101,6 +103,7 @@ protected:
     void dropEvent(QDropEvent*) override;
 
 private:
+    void loadCaseIfPresent(const QString& casePath);
     void showDataset(const QString& path, const DatasetRef* reference);
     void createDocks();
     void createActions();
@@ -160,7 +163,8 @@ private:
     bool layoutRestored_ = false;
     bool shownOnce_ = false;
     std::vector<QAction*> debugActions_;
-    QString openDump_;  // the msprobe dump folder whose import is open, if one is
+    QString openDump_;    // the msprobe dump folder whose import is open, if one is
+    QString reloadCase_;  // File › Reload of an import: the case to load once it is imported again
 };
 
 }  // namespace opscope::gui

@@ -4,6 +4,8 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -19,6 +21,7 @@
 #include "session/dump_import.h"
 #include "session/dump_import_cache.h"
 #include "views/argument_form.h"
+#include "views/file_browser_panel.h"
 #include "views/import_progress.h"
 #include "views/log_panel.h"
 #include "views/metrics_panel.h"
@@ -279,6 +282,45 @@ private Q_SLOTS:
         QVERIFY(!QFileInfo::exists(dumpCaseFilePath(dir)));
     }
 
+    // msprobe dumps again into the folder whose import is open (the next run of the job): the
+    // File panel says so, and Reload imports the dump again and loads the shown case from it.
+    void aDumpDumpedAgainIsSaidAndReloadImportsItAgain() {
+        MainWindow w(nullptr, false);
+        w.show();
+        const QString dir = copyOfDump("dump_redumped", "dump_aten", 1);
+        QSignalSpy opened(&w, &MainWindow::dumpFolderOpened);
+        w.openDumpFolder(dir);
+        QVERIFY(opened.wait(60000));
+        DebugContext* ctx = w.context();
+        const std::string call = "/msprobe/step0/rank0/Aten.convolution_backward.default.0";
+        QVERIFY(test::loadPrepared(*ctx, QString::fromStdString(call), 60000));
+        QCOMPARE(ctx->cases().size(), std::size_t{8});
+        QVERIFY(!ctx->changedOnDisk());
+
+        // The new dump.json holds one call fewer.
+        const QString json = dir + "/step0/rank0/dump.json";
+        QFile in(json);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject dump = QJsonDocument::fromJson(in.readAll()).object();
+        in.close();
+        QJsonObject data = dump["data"].toObject();
+        data.remove("Aten.grid_sampler_2d_backward.default.0.forward");
+        dump["data"] = data;
+        QFile out(json);
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        out.write(QJsonDocument(dump).toJson());
+        out.close();
+        QVERIFY(QTest::qWaitFor([&] { return ctx->changedOnDisk(); }, 10000));
+        QVERIFY(w.fileBrowser()->changedOnDiskBanner()->isVisible());
+
+        w.action("reload")->trigger();
+        QVERIFY(opened.wait(60000));
+        QVERIFY(!ctx->changedOnDisk());
+        QVERIFY(!w.fileBrowser()->changedOnDiskBanner()->isVisible());
+        QCOMPARE(ctx->cases().size(), std::size_t{7});
+        QVERIFY(QTest::qWaitFor([&] { return ctx->currentCase() && ctx->currentCase()->path == call; }, 60000));
+    }
+
     // Reopening an unchanged dump reuses its case file; a changed tensor file imports again.
     void reopeningAnUnchangedDumpReusesItsImport() {
         MainWindow w(nullptr, false);
@@ -408,12 +450,12 @@ private Q_SLOTS:
     }
 
 private:
-    // A dump of 80 ranks, each a copy of the committed dump_l1's rank0 (20 supported calls).
-    QString copyOfDump(const QString& name) {
+    // A dump of `ranks` ranks, each a copy of a committed dump's rank0 (dump_l1's: 20 supported calls).
+    QString copyOfDump(const QString& name, const char* from = "dump_l1", int ranks = 80) {
         const std::filesystem::path to = QDir(dir_.path()).filePath(name).toStdString();
-        const std::filesystem::path rank0 = (kDumps + "dump_l1/step0/rank0").toStdString();
+        const std::filesystem::path rank0 = (kDumps + from + "/step0/rank0").toStdString();
         std::filesystem::create_directories(to / "step0");
-        for (int r = 0; r < 80; ++r)
+        for (int r = 0; r < ranks; ++r)
             std::filesystem::copy(rank0, to / "step0" / ("rank" + std::to_string(r)),
                                   std::filesystem::copy_options::recursive);
         return QString::fromStdString(to.string());

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -56,9 +57,13 @@ public:
     // The user trusts the open file: it may read the files it points at (h5/file_safety.h).
     void allowExternalData();
     void closeFile();
-    // The open file changed on disk since it was opened (rewritten, replaced or removed): the
-    // cases, tree and verdicts shown are of the file as it was. Opening it again clears this.
+    // The open file changed on disk since it was opened (rewritten, replaced or removed), or a
+    // file it was made from (watchSources): the cases, tree and verdicts shown are of the file as
+    // it was. Opening it again clears this.
     bool changedOnDisk() const { return changedOnDisk_; }
+    // Files the open file was made from (an msprobe dump's dump.json per rank, for its import):
+    // watched with it until another file is opened.
+    void watchSources(const QStringList& files);
     QString filePath() const { return filePath_; }
     const h5::File* file() const { return file_.get(); }
     bool isTraceFile() const { return isTrace_; }
@@ -247,7 +252,8 @@ private:
     void watchOpenFile();
     void onWatchedFileChanged();
     QFileSystemWatcher* watcher_ = nullptr;
-    std::string openedStamp_;  // the open file's identity, size and modification time
+    std::string openedStamp_;                      // the open file's identity, size and modification time
+    std::map<QString, std::string> sourceStamps_;  // watchSources: each file's stamp when it was given
     bool changedOnDisk_ = false;
     QStringList outside_;
     std::unique_ptr<h5::File> file_;

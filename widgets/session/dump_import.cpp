@@ -26,11 +26,18 @@ QString dumpCaseFilePath(const QString& dir) {
 
 DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control) {
     const QString caseFile = dumpCaseFilePath(dir);
+    QStringList sources;
+    for (const import::msprobe::DumpFolder& f : import::msprobe::findDumpFolders(dir.toStdString()))
+        sources << QDir(QString::fromStdString(f.path)).filePath("dump.json");
     const QString fingerprint = dumpFingerprint(dir, control.device);
-    if (std::optional<DumpImport> last = reusableImport(caseFile, fingerprint)) return *last;
+    if (std::optional<DumpImport> last = reusableImport(caseFile, fingerprint)) {
+        last->sources = sources;
+        return *last;
+    }
     forgetImport(caseFile);
     DumpImport r;
     r.caseFile = caseFile;
+    r.sources = sources;
     import::msprobe::ImportOptions options;
     options.jobs = std::max(1, QThread::idealThreadCount());
     options.cancelled = control.cancelled;

@@ -19,6 +19,7 @@ struct DumpImport {
     QStringList notDone;     // "step0/rank0/Functional.conv2d.5: <reason>", one per call not imported
     bool cancelled = false;  // DumpImportControl::cancelled stopped it: no file written
     bool reused = false;     // nothing changed since the last import: its case file is opened
+    QStringList sources;     // each rank folder's dump.json: what a new dump at `dir` writes again
 };
 
 // How the GUI follows an import: both called on the importing (pool) thread. The device's

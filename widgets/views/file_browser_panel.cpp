@@ -81,8 +81,8 @@ void FileBrowserPanel::buildChangedOnDiskBanner() {
     changedOnDisk_->setWordWrap(true);
     changedOnDisk_->setStyleSheet("color: #b71c1c; font-weight: bold");
     changedOnDisk_->setText(
-        tr("Changed on disk since it was opened: the cases, tree and verdicts are of the file as it was. "
-           "<a href=\"reload\">Reload</a> (Ctrl+R)"));
+        tr("Changed on disk since it was opened (the file, or the dump it was imported from): the cases, tree "
+           "and verdicts are of it as it was. <a href=\"reload\">Reload</a> (Ctrl+R)"));
     changedOnDisk_->hide();
     static_cast<QVBoxLayout*>(layout())->insertWidget(1, changedOnDisk_);  // under titledSplitter's title
     connect(changedOnDisk_, &QLabel::linkActivated, this, &FileBrowserPanel::reloadRequested);
