@@ -447,6 +447,7 @@ void MainWindow::openDumpFolder(const QString& dir) {
         this, [dir, control = followImport(flag)] { return importDumpFolderOnWorker(dir, control); },
         [this, dir, flag](DumpImport r, QString error) {
             importProgress_->finish(flag);
+            const QString reload = std::exchange(reloadCase_, QString());  // a Reload's case, this import only
             if (error.isEmpty() && r.cancelled) {
                 log_->addMessage(tr("Import of %1 cancelled: nothing was written").arg(dir), false);
                 Q_EMIT dumpFolderFailed(tr("the import was cancelled"));
@@ -461,7 +462,6 @@ void MainWindow::openDumpFolder(const QString& dir) {
             log_->addMessage(r.reused ? tr("%1 (reused: the dump has not changed since)").arg(r.summary) : r.summary,
                              false);
             for (const QString& why : r.notDone) log_->addMessage(tr("Not imported: %1").arg(why), true);
-            const QString reload = std::exchange(reloadCase_, QString());
             if (!openFile(r.caseFile)) return;
             openDump_ = dir;
             context_->watchSources(r.sources);  // a new dump at `dir` changes what is shown
