@@ -54,8 +54,8 @@ std::vector<DeviceVerdictRow> deviceVerdictRows(const json& merged) {
             return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
         };
         if (c.is_object() && !text("device_verdict").empty())
-            rows.push_back(
-                {verdictCallLabel(text("file"), text("path")), text("device_verdict"), text("device_explanation")});
+            rows.push_back({verdictCallLabel(text("file"), text("path")), text("device_verdict"),
+                            text("device_explanation"), text("file"), text("path")});
     }
     return rows;
 }

@@ -572,7 +572,8 @@ void printResults(const ParsedArgs& a, const RunSummary& summary, const std::vec
         std::vector<DeviceVerdictRow> rows;
         for (const ops::CaseResult& r : summary.results)
             if (const ops::DeviceVerdict v = r.deviceVerdict(); v.kind != ops::DeviceVerdict::Kind::NoDevice)
-                rows.push_back({verdictCallLabel(r.file, r.path), ops::deviceVerdictName(v.kind), v.line});
+                rows.push_back(
+                    {verdictCallLabel(r.file, r.path), ops::deviceVerdictName(v.kind), v.line, r.file, r.path});
         printDeviceVerdicts(std::cout, rows, a.has("--verbose"));
     }
     if (a.has("--report")) writeReport(a.value("--report"), summary, inputFiles);

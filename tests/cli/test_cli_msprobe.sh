@@ -69,6 +69,7 @@ expect_out "step0/rank0/Functional.conv2d.0: emulation and device agree"
 [ "$(grep -c ': device fails:' "$WORK/out")" -eq 1 ] || fail "expected exactly one 'device fails' line"
 [ "$(grep -c ': emulation and device agree:' "$WORK/out")" -eq 15 ] || fail "expected 15 'agree' lines"
 expect_out "  16 calls: 1 device fails, 15 emulation and device agree"
+expect_out "  the first the device fails, in the debugger: opscope $WORK/step0.h5 --case /msprobe/step0/rank0/Functional.conv2d.4"
 checks=$((checks + 1))
 # Past 20 calls the agreements are counted, not listed: the failures stay in sight.
 cp "$WORK/step0.h5" "$WORK/step0_again.h5"
@@ -252,6 +253,7 @@ expect_out "merged 3 reports: 16 cases, 15 passed, 1 failed, 0 errors"
 # The merged shards' device verdicts, as the whole run prints them.
 expect_out "step0/rank0/Functional.conv2d.4: device fails: npu/gradWeight"
 expect_out "  16 calls: 1 device fails, 15 emulation and device agree"
+expect_out "in the debugger: opscope $WORK/step0.h5 --case /msprobe/step0/rank0/Functional.conv2d.4"
 checks=$((checks + 1))
 /usr/bin/python3 - "$WORK/step0.json" "$WORK/all.json" <<'PY' || fail "the merged shards differ from the whole run"
 import json, sys
