@@ -26,10 +26,12 @@ QString dumpCaseFilePath(const QString& dir) {
 
 DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl& control) {
     const QString caseFile = dumpCaseFilePath(dir);
+    // The dump's folders, walked once: what the fingerprint reads and what the debugger watches.
+    const std::vector<import::msprobe::DumpFolder> folders = import::msprobe::findDumpFolders(dir.toStdString());
     QStringList sources;
-    for (const import::msprobe::DumpFolder& f : import::msprobe::findDumpFolders(dir.toStdString()))
+    for (const import::msprobe::DumpFolder& f : folders)
         sources << QDir(QString::fromStdString(f.path)).filePath("dump.json");
-    const QString fingerprint = dumpFingerprint(dir, control.device);
+    const QString fingerprint = dumpFingerprint(folders, control.device);
     if (std::optional<DumpImport> last = reusableImport(caseFile, fingerprint)) {
         last->sources = sources;
         return *last;

@@ -36,13 +36,14 @@ QString importerBinaryPath() {
     return QCoreApplication::applicationFilePath();
 }
 
-QString dumpFingerprint(const QString& dir, const import::msprobe::DeviceSettings& device) {
+QString dumpFingerprint(const std::vector<import::msprobe::DumpFolder>& folders,
+                        const import::msprobe::DeviceSettings& device) {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     addFile(hash, QFileInfo(QCoreApplication::applicationFilePath()));  // another build imports again
     addFile(hash, QFileInfo(importerBinaryPath()));
     hash.addData(device.convAllowHf32 ? QByteArrayLiteral("conv_allow_hf32\n") : QByteArrayLiteral("conv_fp32\n"));
     hash.addData(QByteArray("product ") + productId(device.product) + '\n');
-    for (const import::msprobe::DumpFolder& folder : import::msprobe::findDumpFolders(dir.toStdString())) {
+    for (const import::msprobe::DumpFolder& folder : folders) {
         const QDir d(QString::fromStdString(folder.path));
         hash.addData((d.absolutePath() + '\n').toUtf8());
         for (const char* name : {"dump.json", "stack.json", "construct.json"}) addFile(hash, QFileInfo(d, name));

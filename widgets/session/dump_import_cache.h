@@ -16,9 +16,10 @@
 
 namespace opscope::gui {
 
-// The dump's files and the settings it is imported with. Throws the importer's FormatError when
-// `dir` holds no dump.
-QString dumpFingerprint(const QString& dir, const import::msprobe::DeviceSettings& device);
+// The dump's files (of `folders`, import::msprobe::findDumpFolders, which throws when a folder
+// holds no dump) and the settings it is imported with.
+QString dumpFingerprint(const std::vector<import::msprobe::DumpFolder>& folders,
+                        const import::msprobe::DeviceSettings& device);
 // The file the importer's code was loaded from: libopscope_core.so (or the program, linked in).
 QString importerBinaryPath();
 
