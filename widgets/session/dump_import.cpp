@@ -55,12 +55,12 @@ DumpImport importDumpFolderOnWorker(const QString& dir, const DumpImportControl&
     if (!s.written)
         throw std::runtime_error("none of the " + std::to_string(s.supported) + " supported calls of '" +
                                  dir.toStdString() + "' could be imported");
-    QStringList folders;
-    for (const import::msprobe::DumpFolder& f : s.folders) folders << QString::fromStdString(f.label());
+    QStringList labels;
+    for (const import::msprobe::DumpFolder& f : s.folders) labels << QString::fromStdString(f.label());
     r.summary = QString("Imported %1 of %2 supported calls from %3 into %4")
                     .arg(s.imported.size())
                     .arg(s.supported)
-                    .arg(folders.join(", "), r.caseFile);
+                    .arg(labels.join(", "), r.caseFile);
     // The assumptions a dump cannot confirm, said where the user sees them.
     r.summary +=
         QString("; device %1 (File > Dumps Came From)").arg(QString::fromUtf8(productName(control.device.product)));
